@@ -1,0 +1,162 @@
+"""File-system helpers: atomic writes, deterministic JSON, safe reads.
+
+Every file the library writes goes through :func:`atomic_write_bytes` (a temporary
+file in the same folder, fsync, then ``os.replace``), so a run killed at any moment
+leaves either the old file or the complete new one.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import InputError, UnsafePathError
+
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "atomic_write_text",
+    "atomic_writer",
+    "dumps_json",
+    "read_json",
+    "read_text",
+    "resolve_inside",
+]
+
+
+@contextmanager
+def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path``; on success it replaces ``path`` atomically.
+
+    Args:
+        path: Destination file. Its folder is created if missing.
+        mode: ``"wb"`` or ``"w"`` (text, UTF-8, ``\\n`` newlines).
+
+    Yields:
+        The open temporary file. If the block raises, the temporary file is removed and
+        ``path`` is left as it was.
+    """
+    dest = Path(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        if "b" in mode:
+            fh: IO[Any] = os.fdopen(fd, mode)
+        else:
+            fh = os.fdopen(fd, mode, encoding="utf-8", newline="\n")
+        with fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_writer(path, "wb") as fh:
+        fh.write(data)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write UTF-8 ``text`` to ``path`` atomically."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def dumps_json(obj: Any) -> str:
+    """Serialise ``obj`` deterministically: 2-space indent, UTF-8 kept, trailing newline.
+
+    Key order is the insertion order (JSON-LD documents keep their authors' order).
+    """
+    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def atomic_write_json(path: str | Path, obj: Any) -> None:
+    """Write ``obj`` as deterministic JSON (see :func:`dumps_json`) atomically."""
+    atomic_write_text(path, dumps_json(obj))
+
+
+def read_text(path: str | Path) -> tuple[str, str]:
+    """Read a text file, tolerating the encodings real benchmark files use.
+
+    UTF-8 first; in a file with stray non-UTF-8 bytes, only those bytes are decoded as
+    Mac Roman (the single 0xD5 byte of MMLU-Redux's ``moral_scenarios.csv`` is a Mac
+    Roman apostrophe). A UTF-8 BOM is dropped. NUL bytes are an error.
+
+    Returns:
+        ``(text, encoding)``: the decoded text and the encoding that decoded it.
+
+    Raises:
+        InputError: the file is missing, a folder, or holds NUL bytes.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=p, hint="check the path") from None
+    except IsADirectoryError:
+        raise InputError("is a folder, not a file", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=p) from None
+    if b"\x00" in raw:
+        raise InputError("contains NUL bytes: not a text file", path=p)
+    try:
+        return raw.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError:
+        # Decode only the bad bytes as Mac Roman so valid UTF-8 stays as it is.
+        return raw.decode("utf-8", errors="macroman_fallback"), "utf-8+mac_roman"
+
+
+def _macroman_fallback(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeDecodeError):
+        raise err
+    bad = err.object[err.start : err.end]
+    return bytes(bad).decode("mac_roman"), err.end
+
+
+codecs.register_error("macroman_fallback", _macroman_fallback)
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file, raising :class:`InputError` with the position on bad JSON."""
+    text, _ = read_text(path)
+    if not text.strip():
+        raise InputError("empty file", path=path, hint="expected a JSON document")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", path=path
+        ) from None
+
+
+def resolve_inside(base: str | Path, relative: str, *, allow_outside: bool = False) -> Path:
+    """Resolve ``relative`` against ``base`` and refuse paths that leave ``base``.
+
+    Absolute paths, ``..`` segments and symlinks that lead outside ``base`` are refused
+    unless ``allow_outside`` is true.
+
+    Raises:
+        UnsafePathError: the resolved path is outside ``base``.
+    """
+    root = Path(base).resolve()
+    candidate = Path(relative)
+    target = (candidate if candidate.is_absolute() else root / candidate).resolve()
+    if not allow_outside and target != root and root not in target.parents:
+        raise UnsafePathError(
+            f"{relative!r} resolves outside {root}",
+            path=relative,
+            hint="pass allow_outside=True (CLI: --allow-outside) if this is intended",
+        )
+    return target

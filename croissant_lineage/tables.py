@@ -1,0 +1,180 @@
+"""Reading the files behind a descriptor into Arrow tables, tolerating real-world mess.
+
+Supported encodings: CSV / TSV (delimiter sniffed per file, ``,`` ``;`` or tab; UTF-8
+with stray Mac Roman bytes; NEL characters kept inside fields; ragged rows reported),
+JSON Lines, JSON (a list of records), Parquet, and Arrow IPC (stream or file, as
+``datasets.save_to_disk`` writes).
+
+Headerless CSV: a FileObject/FileSet may carry ``cl:csvColumns`` (a list of column
+names); the file is then read without a header row. (mlcroissant always reads the
+first row as a header, so this extension is ours; see README.)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+from ._io import read_text
+from .errors import DataError, InputError
+
+__all__ = ["read_table", "sniff_delimiter"]
+
+CSV_FORMATS = {"text/csv", "text/tab-separated-values"}
+JSONL_FORMATS = {"application/jsonlines", "application/jsonl", "application/x-jsonlines"}
+PARQUET_FORMATS = {"application/x-parquet", "application/vnd.apache.parquet", "application/parquet"}
+ARROW_FORMATS = {"application/vnd.apache.arrow.stream", "application/vnd.apache.arrow.file", "application/x-arrow"}
+
+csv.field_size_limit(2**31 - 1)
+
+
+def sniff_delimiter(header_line: str) -> str:
+    """Pick the delimiter of a CSV from its first line: tab, ``;`` or ``,``.
+
+    The character that splits the header into the most fields outside quotes wins;
+    ties go to ``,``.
+    """
+    best, best_n = ",", 1
+    for cand in (",", ";", "\t"):
+        n = len(next(csv.reader([header_line], delimiter=cand), []))
+        if n > best_n:
+            best, best_n = cand, n
+    return best
+
+
+def _read_csv(path: Path, columns: list[str] | None, delimiter: str | None) -> pa.Table:
+    text, _enc = read_text(path)
+    if not text.strip():
+        raise InputError("empty file", path=path)
+    first = text.split("\n", 1)[0]
+    delim = delimiter or sniff_delimiter(first)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
+    rows = list(reader)
+    if columns is None:
+        header, body = rows[0], rows[1:]
+        header = [h.strip() for h in header]
+        # Unnamed trailing columns (econometrics in MMLU-Redux) get placeholder names.
+        header = [h or f"_unnamed_{i}" for i, h in enumerate(header)]
+    else:
+        header, body = list(columns), rows
+    width = len(header)
+    out: list[list[str | None]] = [[] for _ in range(width)]
+    for lineno, row in enumerate(body, start=2 if columns is None else 1):
+        if not row:
+            continue
+        if len(row) > width and any(cell.strip() for cell in row[width:]):
+            raise DataError(
+                f"row {lineno} has {len(row)} cells, header has {width}",
+                path=path,
+                hint="check the delimiter and quoting of that row",
+            )
+        for i in range(width):
+            out[i].append(row[i] if i < len(row) else None)
+    return pa.table({name: pa.array(col, pa.string()) for name, col in zip(header, out)})
+
+
+def _read_jsonl(path: Path) -> pa.Table:
+    text, _enc = read_text(path)
+    records: list[dict[str, Any]] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"line {lineno}: invalid JSON ({exc.msg})", path=path) from None
+        if not isinstance(rec, dict):
+            raise DataError(f"line {lineno}: not a JSON object", path=path)
+        records.append(rec)
+    if not records:
+        raise InputError("empty file", path=path)
+    return _records_to_table(records, path)
+
+
+def _records_to_table(records: list[dict[str, Any]], path: Path) -> pa.Table:
+    try:
+        return pa.Table.from_pylist(records)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        # Mixed types across records: keep every value as JSON text.
+        keys: dict[str, None] = {}
+        for r in records:
+            keys.update(dict.fromkeys(r))
+        cols = {
+            k: pa.array(
+                [None if r.get(k) is None else (r[k] if isinstance(r[k], str) else json.dumps(r[k])) for r in records],
+                pa.string(),
+            )
+            for k in keys
+        }
+        return pa.table(cols)
+
+
+def _read_json(path: Path) -> pa.Table:
+    text, _enc = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        # ``datasets.to_json`` writes JSON Lines under a .json name.
+        return _read_jsonl(path)
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise DataError("expected a JSON list of objects", path=path)
+    return _records_to_table(data, path)
+
+
+def _read_arrow(path: Path) -> pa.Table:
+    try:
+        with pa.memory_map(str(path), "r") as src:
+            try:
+                return ipc.open_stream(src).read_all()
+            except pa.ArrowInvalid:
+                src.seek(0)
+                return ipc.open_file(src).read_all()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"not an Arrow IPC file: {exc}", path=path) from None
+
+
+def read_table(
+    path: Path, encoding_format: str, *, csv_columns: list[str] | None = None
+) -> pa.Table:
+    """Read one data file into an Arrow table.
+
+    Args:
+        path: The file.
+        encoding_format: Its Croissant ``encodingFormat`` (MIME type).
+        csv_columns: Column names for a CSV without a header row.
+
+    Raises:
+        InputError: missing or empty file.
+        DataError: the content does not parse as ``encoding_format``.
+    """
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    fmt = encoding_format.split(";")[0].strip().lower()
+    if fmt in CSV_FORMATS:
+        return _read_csv(path, csv_columns, "\t" if fmt.endswith("values") else None)
+    if fmt in JSONL_FORMATS:
+        return _read_jsonl(path)
+    if fmt == "application/json":
+        return _read_json(path)
+    if fmt in PARQUET_FORMATS:
+        try:
+            return pq.read_table(path)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise DataError(f"not a Parquet file: {exc}", path=path) from None
+    if fmt in ARROW_FORMATS:
+        return _read_arrow(path)
+    raise DataError(
+        f"unsupported encodingFormat {encoding_format!r}",
+        path=path,
+        hint="use text/csv, application/jsonlines, application/json, application/x-parquet "
+        "or application/vnd.apache.arrow.stream",
+    )
