@@ -9,6 +9,7 @@ meant to sit in (``relative_to``), as Croissant resolves them.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections import defaultdict
@@ -104,6 +105,7 @@ class DescribeOptions:
         relative_to: Folder the descriptor will sit in (globs are relative to it);
             default: the described folder.
         config: Name of the config when files are not split into config folders.
+        split: Split name for files whose path names none (train/validation/test/dev/val).
     """
 
     name: str | None = None
@@ -117,6 +119,7 @@ class DescribeOptions:
     file_fields: dict[str, str] = field(default_factory=dict)
     relative_to: Path | None = None
     config: str = "default"
+    split: str = "train"
 
 
 def _data_type(t: pa.DataType) -> tuple[str, bool]:
@@ -133,13 +136,13 @@ def _data_type(t: pa.DataType) -> tuple[str, bool]:
     return "sc:Text", is_array
 
 
-def _split_of(rel: str) -> str:
+def _split_of(rel: str, default: str) -> str:
     for part in rel.replace("\\", "/").split("/"):
         stem = part.split(".")[0].lower()
         for s in _SPLITS:
             if stem == s or stem.startswith(s + "-") or stem.startswith(s + "_") or stem.endswith("_" + s):
                 return s
-    return "train"
+    return default
 
 
 def _config_of(rel: str, default: str) -> str:
@@ -196,9 +199,14 @@ def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict
         cfg = _slug(config)
         fs_id = f"{fmt.split('/')[-1].replace('x-', '')}-files-for-config-{cfg}"
         rels = [p.relative_to(root).as_posix() for p in paths]
-        dirs = sorted({os.path.dirname(r) for r in rels})
-        suffixes = sorted({Path(r).suffix for r in rels})
-        includes = [f"{prefix}{d + '/' if d else ''}*{s}" for d in dirs for s in suffixes]
+        if opts.include:
+            hit = {p.relative_to(root).as_posix() for p in paths}
+            patterns = [pat for pat in opts.include if any(fnmatch.fnmatch(r, pat) for r in hit)]
+            includes = [f"{prefix}{pat}" for pat in patterns]
+        else:
+            dirs = sorted({os.path.dirname(r) for r in rels})
+            suffixes = sorted({Path(r).suffix for r in rels})
+            includes = [f"{prefix}{d + '/' if d else ''}*{s}" for d in dirs for s in suffixes]
         fs: dict[str, Any] = {
             "@type": "cr:FileSet",
             "@id": fs_id,
@@ -211,7 +219,7 @@ def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict
             fs["cl:csvColumns"] = list(opts.csv_columns)
         distribution.append(fs)
 
-        splits = sorted({_split_of(r) for r in rels})
+        splits = sorted({_split_of(r, opts.split) for r in rels})
         sample = read_table(paths[0], fmt, csv_columns=opts.csv_columns if fmt == "text/csv" else None)
         src = {"fileSet": {"@id": fs_id}}
         record_sets.append({
@@ -224,14 +232,17 @@ def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict
             "field": [{"@type": "cr:Field", "@id": f"{cfg}_splits/split_name", "dataType": "sc:Text"}],
             "data": [{f"{cfg}_splits/split_name": s} for s in splits],
         })
-        split_rx = "(?:^|/|_|-)(" + "|".join(splits) + r")(?:[/_.-]|$)"
-        fields: list[dict[str, Any]] = [{
-            "@type": "cr:Field",
-            "@id": f"{cfg}/split",
-            "dataType": "sc:Text",
-            "source": {**src, "extract": {"fileProperty": "fullpath"}, "transform": {"regex": split_rx}},
-            "references": {"field": {"@id": f"{cfg}_splits/split_name"}},
-        }]
+        fields: list[dict[str, Any]] = []
+        if all(_split_of(r, "") for r in rels):
+            # A split field only where every file path names its split (the Hub's shape).
+            split_rx = "(?:^|/|_|-)(" + "|".join(splits) + r")(?:[/_.-]|$)"
+            fields.append({
+                "@type": "cr:Field",
+                "@id": f"{cfg}/split",
+                "dataType": "sc:Text",
+                "source": {**src, "extract": {"fileProperty": "fullpath"}, "transform": {"regex": split_rx}},
+                "references": {"field": {"@id": f"{cfg}_splits/split_name"}},
+            })
         for fname, rx in sorted(opts.file_fields.items()):
             fields.append({
                 "@type": "cr:Field",
@@ -243,12 +254,11 @@ def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict
             if col.name.startswith("_unnamed_"):
                 continue
             dtype, is_array = _data_type(col.type)
-            fnode: dict[str, Any] = {
-                "@type": "cr:Field",
-                "@id": f"{cfg}/{col.name}",
-                "dataType": dtype,
-                "source": {**src, "extract": {"column": col.name}},
-            }
+            fnode: dict[str, Any] = {"@type": "cr:Field", "@id": f"{cfg}/{_slug(col.name)}"}
+            if _slug(col.name) != col.name:
+                fnode["name"] = col.name
+            fnode["dataType"] = dtype
+            fnode["source"] = {**src, "extract": {"column": col.name}}
             if is_array:
                 fnode["isArray"] = True
                 fnode["arrayShape"] = "-1"

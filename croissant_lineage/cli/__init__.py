@@ -1,0 +1,64 @@
+"""The ``croissant-lineage`` command line: a thin shell over the library.
+
+Each command lives in its own module here with a ``register(subparsers)`` function
+that adds its parser and sets ``func``; ``func(args)`` calls one public library
+function and renders the result. Errors of the library (:class:`LineageError`) print
+one line and exit with status 2; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import LineageError
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+#: Command modules, in the order ``--help`` lists them.
+COMMANDS = (
+    "describe",
+    "link",
+    "family",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (used by ``main`` and by the docs test)."""
+    parser = argparse.ArgumentParser(
+        prog="croissant-lineage",
+        description="Item-level lineage, audit findings and PROV-O provenance for benchmarks "
+        "described with Croissant.",
+        epilog="Run 'croissant-lineage COMMAND --help' for a command's options and examples.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 1 validation failed, 2 error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.func(args)
+    except LineageError as exc:
+        if args.debug:
+            traceback.print_exc()
+        print(f"croissant-lineage: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("croissant-lineage: interrupted", file=sys.stderr)
+        return 130
+    return int(status or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

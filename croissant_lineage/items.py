@@ -1,0 +1,205 @@
+"""Loading a dataset's items into one columnar table.
+
+:func:`load_items` reads a dataset's RecordSet through its Croissant descriptor (see
+:mod:`croissant_lineage.records`) and maps the fields named by the family spec's roles
+onto the item table of :data:`croissant_lineage.schema.ITEMS_SCHEMA`: dataset, item id,
+subject, stem, options, key (as a letter), the file and row it came from, and the raw
+record as JSON.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from .croissant import read_descriptor
+from .errors import DataError, SpecError
+from .family import DatasetSpec
+from .records import FILE_COLUMN, ROW_COLUMN, read_record_set
+from .schema import ITEMS_SCHEMA
+
+__all__ = ["LETTERS", "evaluate", "key_letter", "load_items"]
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_TEMPLATE = re.compile(r"\{([^{}]+)\}")
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _parse_list(value: Any, how: str) -> list[Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return value
+    text = str(value)
+    try:
+        parsed = ast.literal_eval(text) if how == "python_list" else json.loads(text)
+    except (ValueError, SyntaxError, json.JSONDecodeError):
+        return None
+    return list(parsed) if isinstance(parsed, (list, tuple)) else None
+
+
+def evaluate(expr: Any, columns: dict[str, list[Any]], n: int, where: str = "") -> list[Any]:
+    """Evaluate a role expression (see :mod:`croissant_lineage.family`) over columns.
+
+    Args:
+        expr: Field name, template, ``{"field", "regex"|"parse"}`` object, or list of fields.
+        columns: Column name -> values (all the same length ``n``).
+        n: Row count.
+        where: Context for error messages.
+
+    Returns:
+        One value per row (a list per row for list expressions).
+
+    Raises:
+        SpecError: the expression names a field that is not there.
+    """
+
+    def col(name: str) -> list[Any]:
+        if name not in columns:
+            raise SpecError(
+                f"{where}names field {name!r}, which the RecordSet does not have",
+                hint=f"fields are: {', '.join(sorted(c for c in columns if not c.startswith('_')))}",
+            )
+        return columns[name]
+
+    if isinstance(expr, list):
+        cols = [col(c) for c in expr]
+        return [[_as_text(c[i]) for c in cols if c[i] is not None] for i in range(n)]
+    if isinstance(expr, dict):
+        values = col(expr["field"])
+        if "parse" in expr:
+            return [_parse_list(v, expr["parse"]) for v in values]
+        if "regex" in expr:
+            rx = re.compile(expr["regex"])
+            out: list[Any] = []
+            for v in values:
+                m = rx.search(_as_text(v) or "") if v is not None else None
+                out.append((m.group(1) if m.groups() else m.group(0)) if m else None)
+            return out
+        return values
+    if isinstance(expr, str) and _TEMPLATE.search(expr):
+        names = _TEMPLATE.findall(expr)
+        cols = {name: col(name) for name in names}
+        return [_TEMPLATE.sub(lambda m, i=i: _as_text(cols[m.group(1)][i]) or "", expr) for i in range(n)]
+    return col(str(expr))
+
+
+def key_letter(value: Any, key_format: str, options: list[str] | None) -> str | None:
+    """Normalise a key to a letter: ``"B"``, ``1`` (index) or an option's text -> ``"B"``.
+
+    Returns None when the key is missing or cannot be read as that format.
+    """
+    if value is None:
+        return None
+    if key_format == "index":
+        try:
+            idx = int(str(value).strip())
+        except ValueError:
+            return None
+        return LETTERS[idx] if 0 <= idx < len(LETTERS) else None
+    if key_format == "text":
+        if options and str(value) in options:
+            return LETTERS[options.index(str(value))]
+        return None
+    text = str(value).strip().upper()
+    return text if len(text) == 1 and text in LETTERS else None
+
+
+def load_items(
+    spec: DatasetSpec, *, data_dir: str | Path | None = None, allow_outside: bool = False
+) -> pa.Table:
+    """Load one dataset's items into a table with :data:`ITEMS_SCHEMA`.
+
+    Args:
+        spec: The dataset's entry in the family spec.
+        data_dir: Folder the descriptor's relative file URLs resolve against when the
+            spec says ``files_relative_to_data_dir`` (the shipped MMLU family does).
+        allow_outside: Allow file URLs that leave that folder.
+
+    Returns:
+        The item table, in file order.
+
+    Raises:
+        SpecError: a role names a missing field, or the dataset has no descriptor.
+        DataError: duplicate item ids, or data that does not match the descriptor.
+        InputError, DescriptorError: unreadable descriptor or data files.
+    """
+    if spec.descriptor is None:
+        raise SpecError(f"dataset {spec.name!r} has no descriptor (documented coverage only)")
+    base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
+    desc = read_descriptor(spec.descriptor, base_dir=base)
+    table = read_record_set(desc, spec.record_set, allow_outside=allow_outside)
+    columns = {name: table.column(name).to_pylist() for name in table.column_names}
+    n = table.num_rows
+    if spec.where:
+        keep = [
+            all(_as_text(columns.get(k, [None] * n)[i]) == str(v) for k, v in spec.where.items())
+            for i in range(n)
+        ]
+        columns = {k: [x for x, ok in zip(v, keep) if ok] for k, v in columns.items()}
+        n = sum(keep)
+    where = f"dataset {spec.name!r}: role "
+    ids = [_as_text(v) for v in evaluate(spec.roles["id"], columns, n, where)]
+    stems = [_as_text(v) for v in evaluate(spec.roles["stem"], columns, n, where)]
+    subjects = (
+        [_as_text(v) for v in evaluate(spec.roles["subject"], columns, n, where)]
+        if "subject" in spec.roles
+        else [None] * n
+    )
+    if "options" in spec.roles:
+        options = [
+            None if o is None else [_as_text(x) or "" for x in o]
+            for o in evaluate(spec.roles["options"], columns, n, where)
+        ]
+    else:
+        options = [None] * n
+    raw_keys = evaluate(spec.roles["key"], columns, n, where) if "key" in spec.roles else [None] * n
+    keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options)]
+
+    missing = [i for i, x in enumerate(ids) if not x]
+    if missing:
+        raise DataError(
+            f"dataset {spec.name!r}: {len(missing)} items have no id (first at row {missing[0]})",
+            path=spec.descriptor,
+        )
+    dupes = [i for i, c in Counter(ids).items() if c > 1]
+    if dupes:
+        raise DataError(
+            f"dataset {spec.name!r}: {len(dupes)} duplicate item ids (e.g. {sorted(dupes)[0]!r})",
+            path=spec.descriptor,
+            hint="make the id role unique, e.g. add the file or row to its template",
+        )
+    field_names = [c for c in columns if not c.startswith("_")]
+    records = [
+        json.dumps({k: columns[k][i] for k in field_names}, ensure_ascii=False, default=str)
+        for i in range(n)
+    ]
+    return pa.table(
+        {
+            "dataset": [spec.name] * n,
+            "item": ids,
+            "subject": subjects,
+            "stem": stems,
+            "options": options,
+            "key": keys,
+            "source_file": columns[FILE_COLUMN],
+            "source_row": columns[ROW_COLUMN],
+            "record": records,
+        },
+        schema=ITEMS_SCHEMA,
+    )

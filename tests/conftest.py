@@ -1,0 +1,30 @@
+"""Shared fixtures.
+
+Real-data tests read ``../shared/data`` (beside the repository). They skip only when
+that folder is absent (a user's fresh clone); ``.ci/run`` refuses to run without it.
+``CROISSANT_LINEAGE_DATA`` overrides the location.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("CROISSANT_LINEAGE_DATA", REPO.parent / "shared" / "data"))
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real benchmark data folder; skips the test when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return FIXTURES
