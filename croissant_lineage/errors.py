@@ -17,6 +17,7 @@ __all__ = [
     "InputError",
     "LineageError",
     "OutputExistsError",
+    "SizeLimitError",
     "SpecError",
     "UnsafePathError",
 ]
@@ -85,3 +86,9 @@ class OutputExistsError(LineageError):
     """An output exists and was not made by this library; it is not replaced silently."""
 
     code = "CL-E007"
+
+
+class SizeLimitError(LineageError):
+    """An input is, or expands to, more than a size limit allows (e.g. a zip bomb)."""
+
+    code = "CL-E008"
