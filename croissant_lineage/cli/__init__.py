@@ -21,7 +21,6 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS = (
-    "describe",
     "link",
     "family",
 )

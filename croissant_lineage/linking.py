@@ -1,0 +1,415 @@
+"""Reconstructing item-level lineage: which child item came from which parent item.
+
+For each derivation of a family spec with item data on both sides, every selected
+child item is linked to at most one parent item:
+
+* ``by: id`` / ``by: index`` - a child field (default: the child's own id) names the
+  parent item id. ``index`` marks row-index conventions whose alignment is not
+  guaranteed (verify them with :mod:`croissant_lineage.translations`).
+* ``by: text`` - the normalised stem is looked up among the parents of the same block
+  (subject by default): an exact match first; where several parents share the stem,
+  the one whose options the child copies best wins and the others are recorded as
+  alternatives (``ambiguous`` when the options cannot separate them). The rest are
+  scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block) and
+  linked only at or above the derivation's ``threshold``; among near-equal stems
+  (within 3 points of the best) option overlap decides. Below the threshold the child
+  is reported as unmatched with its best candidate.
+
+Every edge carries its evidence: method, stem score (0-100), the option diff (which
+child option copies which parent option; added and dropped options) and whether the
+key's text was inherited. Translations pair options by position.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from rapidfuzz import fuzz
+from rapidfuzz.process import cdist
+from tqdm.auto import tqdm
+
+from .errors import SpecError
+from .family import Derivation, FamilySpec, LinkRule, load_family
+from .items import LETTERS, evaluate, load_items
+from .lineage import Lineage, family_info
+from .normalize import normalize_option, normalize_stem
+from .options import OptionDiff, diff_normalized, positional_diff
+from .schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, UNMATCHED_SCHEMA
+
+__all__ = ["Match", "find_duplicates", "link", "link_derivation", "match_text"]
+
+#: Fuzzy candidates within this many points of the best stem score compete on options.
+NEAR = 3.0
+
+
+@dataclass(frozen=True)
+class Match:
+    """The chosen parent of one child item (indices into the parent table)."""
+
+    child: int
+    parent: int
+    method: str
+    score: float
+    alternatives: tuple[int, ...] = ()
+    ambiguous: bool = False
+
+
+@dataclass
+class _Side:
+    """One dataset's items as Python lists, with lazily parsed records."""
+
+    table: pa.Table
+
+    def __post_init__(self) -> None:
+        t = self.table
+        self.ids: list[str] = t.column("item").to_pylist()
+        self.stems: list[str | None] = t.column("stem").to_pylist()
+        self.options: list[list[str] | None] = t.column("options").to_pylist()
+        self.keys: list[str | None] = t.column("key").to_pylist()
+        self.subjects: list[str | None] = t.column("subject").to_pylist()
+        self._records: list[str] = t.column("record").to_pylist()
+        self._columns: dict[str, list[Any]] | None = None
+        self._norm: list[str] | None = None
+        self._norm_opts: list[list[str] | None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def norm_stems(self) -> list[str]:
+        if self._norm is None:
+            self._norm = [normalize_stem(s) for s in self.stems]
+        return self._norm
+
+    @property
+    def norm_options(self) -> list[list[str] | None]:
+        if self._norm_opts is None:
+            self._norm_opts = [None if o is None else [normalize_option(x) for x in o] for o in self.options]
+        return self._norm_opts
+
+    def columns(self) -> dict[str, list[Any]]:
+        """Record fields as columns, plus the roles ``subject`` and ``item``."""
+        if self._columns is None:
+            recs = [json.loads(r) if r else {} for r in self._records]
+            names: dict[str, None] = {}
+            for r in recs:
+                names.update(dict.fromkeys(r))
+            cols = {k: [r.get(k) for r in recs] for k in names}
+            cols.setdefault("subject", self.subjects)
+            cols.setdefault("item", self.ids)
+            self._columns = cols
+        return self._columns
+
+    def eval(self, expr: Any, where: str) -> list[Any]:
+        return evaluate(expr, self.columns(), len(self), where)
+
+
+def _key_index(key: str | None) -> int | None:
+    return LETTERS.index(key) if key and key in LETTERS else None
+
+
+def _best_by_options(child_opts: list[str] | None, parent: _Side, cands: Iterable[int]) -> list[tuple[tuple[float, int], int]]:
+    """Candidates sorted best first by (option score, copied options); options normalised."""
+    scored = []
+    for j in cands:
+        popts = parent.norm_options[j]
+        if child_opts is not None and popts is not None:
+            d = diff_normalized(child_opts, popts)
+            scored.append(((d.score, d.copied), j))
+        else:
+            scored.append(((0.0, 0), j))
+    scored.sort(key=lambda t: (-t[0][0], -t[0][1], t[1]))
+    return scored
+
+
+def _block_keys(side: _Side, expr: Any, where: str) -> list[Any]:
+    if expr is None:
+        return [None] * len(side)
+    return [None if v is None else str(v) for v in side.eval(expr, where)]
+
+
+def match_text(
+    child: _Side, parent: _Side, rule: LinkRule, selected: list[int], where: str = ""
+) -> tuple[list[Match], dict[int, tuple[int | None, float]]]:
+    """Link selected children to parents by stem (see module docstring).
+
+    Returns:
+        ``(matches, unmatched)`` where ``unmatched`` maps a child index to its best
+        parent candidate (or None) and that candidate's score.
+    """
+    cblock = _block_keys(child, rule.child_block, where + "child_block ")
+    pblock = _block_keys(parent, rule.parent_block, where + "parent_block ")
+    by_block: dict[Any, list[int]] = defaultdict(list)
+    exact: dict[tuple[Any, str], list[int]] = defaultdict(list)
+    for j, (b, s) in enumerate(zip(pblock, parent.norm_stems)):
+        by_block[b].append(j)
+        exact[(b, s)].append(j)
+    matches: list[Match] = []
+    pending: dict[Any, list[int]] = defaultdict(list)
+    fallback: dict[int, Match] = {}
+    for i in selected:
+        b = cblock[i]
+        cands = exact.get((b, child.norm_stems[i]))
+        if not cands:
+            pending[b].append(i)
+            continue
+        ranked = _best_by_options(child.norm_options[i], parent, cands)
+        (best_ev, best), rest = ranked[0], ranked[1:]
+        tie = any(ev == best_ev for ev, _ in rest)
+        m = Match(i, best, "exact", 100.0, tuple(j for _, j in rest), tie)
+        if best_ev[0] == 0.0 and child.options[i] and parent.options[best]:
+            # Same stem, none of the options: a generic stem; let fuzzy look further.
+            fallback[i] = m
+            pending[b].append(i)
+        else:
+            matches.append(m)
+    unmatched: dict[int, tuple[int | None, float]] = {}
+    for b, kids in sorted(pending.items(), key=lambda kv: str(kv[0])):
+        pool = by_block.get(b, [])
+        if not pool:
+            for i in kids:
+                if i in fallback:
+                    matches.append(fallback[i])
+                else:
+                    unmatched[i] = (None, 0.0)
+            continue
+        scores = cdist(
+            [child.norm_stems[i] for i in kids],
+            [parent.norm_stems[j] for j in pool],
+            scorer=fuzz.ratio,
+            dtype=np.float32,
+            workers=1,
+        )
+        for row, i in enumerate(kids):
+            srow = scores[row]
+            k = int(srow.argmax())
+            top = float(srow[k])
+            if top < rule.threshold:
+                if i in fallback:
+                    matches.append(fallback[i])
+                else:
+                    unmatched[i] = (pool[k], round(top, 2))
+                continue
+            near = [pool[c] for c in np.flatnonzero(srow >= top - NEAR)]
+            ranked = _best_by_options(child.norm_options[i], parent, near)
+            order = sorted(
+                ((ev, float(srow[pool.index(j)]), j) for ev, j in ranked),
+                key=lambda t: (-t[0][0], -t[0][1], -t[1], t[2]),
+            )
+            best_ev, best_score, best = order[0]
+            if i in fallback and best_ev[0] == 0.0:
+                matches.append(fallback[i])
+                continue
+            tie = any(ev == best_ev and s == best_score for ev, s, _ in order[1:])
+            alts = tuple(j for _, _, j in order[1:])
+            matches.append(Match(i, best, "fuzzy", round(best_score, 2), alts, tie))
+    return matches, unmatched
+
+
+def _match_id(child: _Side, parent: _Side, rule: LinkRule, selected: list[int], where: str) -> tuple[list[Match], dict[int, tuple[int | None, float]]]:
+    targets = child.eval(rule.child_field, where + "child_field ") if rule.child_field else child.ids
+    index = {pid: j for j, pid in enumerate(parent.ids)}
+    matches, unmatched = [], {}
+    for i in selected:
+        t = targets[i]
+        key = None if t is None else (str(int(t)) if isinstance(t, float) and t.is_integer() else str(t))
+        j = index.get(key) if key is not None else None
+        if j is None:
+            unmatched[i] = (None, 0.0)
+        else:
+            matches.append(Match(i, j, rule.by, 100.0))
+    return matches, unmatched
+
+
+def link_derivation(
+    deriv: Derivation, child_table: pa.Table, parent_table: pa.Table, *, translated: bool | None = None
+) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    """Link the items of one derivation.
+
+    Args:
+        deriv: The derivation (with its link rule).
+        child_table, parent_table: Item tables of the two datasets.
+        translated: Texts are in different languages, so options pair by position and
+            stems are not compared (default: the activity is ``translation``).
+
+    Returns:
+        ``(edges, unmatched, stats)``: tables with EDGES_SCHEMA and UNMATCHED_SCHEMA,
+        and counts (selected, linked per method, unmatched, ambiguous, key inherited).
+    """
+    rule = deriv.link
+    if rule is None:
+        raise SpecError(f"derivation {deriv.child} <- {deriv.parent} has no item link rule")
+    child, parent = _Side(child_table), _Side(parent_table)
+    where = f"derivation {deriv.child} <- {deriv.parent}: "
+    selected = list(range(len(child)))
+    if rule.select:
+        rx = re.compile(rule.select["regex"])
+        values = child.eval(rule.select["field"], where + "select ")
+        selected = [i for i in selected if values[i] is not None and rx.search(str(values[i]))]
+    if rule.by == "text":
+        matches, unmatched = match_text(child, parent, rule, selected, where)
+    else:
+        matches, unmatched = _match_id(child, parent, rule, selected, where)
+    matches.sort(key=lambda m: m.child)
+    if translated is None:
+        translated = deriv.activity == "translation"
+    rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
+    for m in matches:
+        copts, popts = child.norm_options[m.child] or [], parent.norm_options[m.parent] or []
+        diff: OptionDiff = positional_diff(copts, popts) if translated else diff_normalized(copts, popts)
+        ck, pk = _key_index(child.keys[m.child]), _key_index(parent.keys[m.parent])
+        if translated:
+            key_inh = None if ck is None or pk is None else ck == pk
+            score, stem_changed = m.score, None
+        else:
+            key_inh = diff.key_inherited(ck, pk)
+            same = child.norm_stems[m.child] == parent.norm_stems[m.parent]
+            score = m.score if m.method in ("exact", "fuzzy") else (
+                100.0 if same else round(fuzz.ratio(child.norm_stems[m.child], parent.norm_stems[m.parent]), 2)
+            )
+            stem_changed = not same
+        rows["child_dataset"].append(deriv.child)
+        rows["child_item"].append(child.ids[m.child])
+        rows["parent_dataset"].append(deriv.parent)
+        rows["parent_item"].append(parent.ids[m.parent])
+        rows["activity"].append(deriv.activity)
+        rows["method"].append(m.method)
+        rows["score"].append(float(score))
+        rows["options_score"].append(diff.score)
+        rows["option_map"].append(list(diff.option_map))
+        rows["options_copied"].append(diff.copied)
+        rows["options_added"].append(diff.added)
+        rows["options_dropped"].append(diff.dropped)
+        rows["key_inherited"].append(key_inh)
+        rows["stem_changed"].append(stem_changed)
+        rows["ambiguous"].append(m.ambiguous)
+        rows["alternatives"].append([parent.ids[j] for j in m.alternatives])
+    edges = pa.table(rows, schema=EDGES_SCHEMA)
+    urows: dict[str, list[Any]] = {f.name: [] for f in UNMATCHED_SCHEMA}
+    for i, (j, s) in sorted(unmatched.items()):
+        urows["child_dataset"].append(deriv.child)
+        urows["child_item"].append(child.ids[i])
+        urows["parent_dataset"].append(deriv.parent)
+        urows["best_parent_item"].append(None if j is None else parent.ids[j])
+        urows["best_score"].append(s)
+        urows["reason"].append(
+            "no parent with that id" if rule.by != "text"
+            else ("no parent in block" if j is None else f"best stem score {s} < threshold {rule.threshold}")
+        )
+    methods = Counter(m.method for m in matches)
+    stats = {
+        "child": deriv.child,
+        "parent": deriv.parent,
+        "activity": deriv.activity,
+        "children": len(child),
+        "selected": len(selected),
+        "linked": len(matches),
+        "by_method": dict(sorted(methods.items())),
+        "unmatched": len(unmatched),
+        "ambiguous": sum(m.ambiguous for m in matches),
+        "with_alternatives": sum(bool(m.alternatives) for m in matches),
+        "key_inherited": sum(1 for v in rows["key_inherited"] if v is True),
+        "key_changed": sum(1 for v in rows["key_inherited"] if v is False),
+        "options_added": int(sum(rows["options_added"])),
+    }
+    return edges, pa.table(urows, schema=UNMATCHED_SCHEMA), stats
+
+
+def find_duplicates(items: pa.Table, edges: pa.Table) -> pa.Table:
+    """Groups of identical items within each dataset.
+
+    Two items are duplicates when their normalised stems are equal and their
+    normalised options are the same multiset (so a copy with permuted options still
+    counts). ``parent_*`` is filled when every member has the same single parent
+    (siblings copied from one parent).
+
+    Returns:
+        A table with DUPLICATES_SCHEMA, one row per member, sorted by dataset and group.
+    """
+    parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    for cd, ci, pd_, pi in zip(*(edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item"))):
+        parents[(cd, ci)].add((pd_, pi))
+    groups: dict[tuple[str, str, tuple[str, ...]], list[str]] = defaultdict(list)
+    cols = [items.column(c).to_pylist() for c in ("dataset", "item", "stem", "options")]
+    for ds, it, stem, opts in zip(*cols):
+        key = (ds, normalize_stem(stem), tuple(sorted(normalize_option(o) for o in (opts or []))))
+        groups[key].append(it)
+    rows: dict[str, list[Any]] = {f.name: [] for f in DUPLICATES_SCHEMA}
+    found = []
+    for (ds, _s, _o), members in groups.items():
+        if len(members) > 1 and _s:
+            found.append((ds, members))
+    found.sort(key=lambda t: (t[0], t[1][0]))
+    for ds, members in found:
+        ps = [parents.get((ds, m), set()) for m in members]
+        common = set.intersection(*ps) if all(ps) else set()
+        parent = sorted(common)[0] if len(common) >= 1 else (None, None)
+        for m in members:
+            rows["dataset"].append(ds)
+            rows["item"].append(m)
+            rows["group"].append(members[0])
+            rows["parent_dataset"].append(parent[0])
+            rows["parent_item"].append(parent[1])
+            rows["size"].append(len(members))
+    return pa.table(rows, schema=DUPLICATES_SCHEMA)
+
+
+def link(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    progress: bool = False,
+    allow_outside: bool = False,
+) -> Lineage:
+    """Load every dataset of a family and link their items.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        data_dir: Folder the shipped descriptors' file URLs resolve against.
+        progress: Show progress bars (tqdm; works in terminals and notebooks).
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+
+    Returns:
+        The :class:`Lineage` (items of every dataset, edges, duplicates, unmatched,
+        summary).
+
+    Raises:
+        LineageError: any input problem (missing files, bad descriptor, bad spec).
+    """
+    spec = family if isinstance(family, FamilySpec) else load_family(family)
+    with_items = [d for d in spec.datasets.values() if d.has_items]
+    tables: dict[str, pa.Table] = {}
+    for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
+        tables[ds.name] = load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
+    edge_parts, unmatched_parts, stats = [], [], []
+    for deriv in tqdm(spec.item_derivations(), desc="link", unit="derivation", disable=not progress):
+        langs = (spec.datasets[deriv.child].languages, spec.datasets[deriv.parent].languages)
+        translated = deriv.activity == "translation" and (not all(langs) or langs[0] != langs[1])
+        e, u, s = link_derivation(deriv, tables[deriv.child], tables[deriv.parent], translated=translated)
+        edge_parts.append(e)
+        unmatched_parts.append(u)
+        stats.append(s)
+    items = pa.concat_tables([tables[d.name] for d in with_items])
+    edges = pa.concat_tables(edge_parts) if edge_parts else EDGES_SCHEMA.empty_table()
+    unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
+    duplicates = find_duplicates(items, edges)
+    dup_groups = Counter(
+        ds for ds, g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist()))
+    )
+    summary = {
+        "family": spec.name,
+        "items": {d.name: tables[d.name].num_rows for d in with_items},
+        "edges": edges.num_rows,
+        "derivations": stats,
+        "duplicate_groups": dict(sorted(dup_groups.items())),
+        "unmatched": unmatched.num_rows,
+    }
+    return Lineage(family_info(spec), items, edges, duplicates, unmatched, summary)
