@@ -28,3 +28,29 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def mmlu_lineage_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real MMLU family linked once per test session, written to a lineage folder."""
+    from croissant_lineage.linking import link
+
+    out = tmp_path_factory.mktemp("mmlu-lineage")
+    link("mmlu", data_dir=shared_data).write(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def mmlu_lineage(mmlu_lineage_dir: Path):
+    """The real MMLU family's :class:`~croissant_lineage.lineage.Lineage` (read back from disk)."""
+    from croissant_lineage.lineage import Lineage
+
+    return Lineage.read(mmlu_lineage_dir)
+
+
+@pytest.fixture(scope="session")
+def mmlu_graph(mmlu_lineage):
+    """A :class:`~croissant_lineage.graph.LineageGraph` over the real MMLU family."""
+    from croissant_lineage.graph import LineageGraph
+
+    return LineageGraph(mmlu_lineage)

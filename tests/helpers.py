@@ -1,0 +1,26 @@
+"""Small builders for tests (invented items, not benchmark text)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+
+from croissant_lineage.schema import ITEMS_SCHEMA
+
+
+def items_table(dataset: str, rows: list[dict[str, Any]]) -> pa.Table:
+    """An item table from dicts with item, stem, options, key and optional subject/record."""
+    out: dict[str, list[Any]] = {f.name: [] for f in ITEMS_SCHEMA}
+    for n, r in enumerate(rows):
+        out["dataset"].append(dataset)
+        out["item"].append(str(r["item"]))
+        out["subject"].append(r.get("subject"))
+        out["stem"].append(r["stem"])
+        out["options"].append(r.get("options"))
+        out["key"].append(r.get("key"))
+        out["source_file"].append("f")
+        out["source_row"].append(n)
+        out["record"].append(json.dumps(r.get("record", {})))
+    return pa.table(out, schema=ITEMS_SCHEMA)

@@ -1,0 +1,77 @@
+"""The MMLU family linked from ../shared/data (the foundation issue's acceptance checks)."""
+
+from __future__ import annotations
+
+import pyarrow.compute as pc
+import pytest
+
+from croissant_lineage.graph import family_of
+from croissant_lineage.items import LETTERS
+
+pytestmark = pytest.mark.realdata
+
+
+def _stats(lineage, child, parent):
+    (s,) = [s for s in lineage.summary["derivations"] if s["child"] == child and s["parent"] == parent]
+    return s
+
+
+def test_mmlu_pro_links_to_mmlu(mmlu_lineage) -> None:
+    s = _stats(mmlu_lineage, "mmlu-pro", "mmlu")
+    assert s["selected"] == 6810  # src starts with ori_mmlu
+    assert s["linked"] >= 6800
+    assert s["linked"] + s["unmatched"] == s["selected"]
+
+
+def test_mmlu_redux_links_to_mmlu(mmlu_lineage) -> None:
+    s = _stats(mmlu_lineage, "mmlu-redux", "mmlu")
+    assert s["selected"] == 5700
+    assert s["linked"] >= 5650
+    assert _stats(mmlu_lineage, "mmlu-redux-2.0", "mmlu")["linked"] >= 568
+
+
+def test_hub_release_links_to_2020_release_by_text(mmlu_lineage) -> None:
+    s = _stats(mmlu_lineage, "mmlu", "mmlu-2020")
+    # 14 rows of the Hub release are new; everything else has a 2020 counterpart.
+    assert s["linked"] >= 14042 - 20
+    e = mmlu_lineage.edges
+    shifted = e.filter(
+        pc.and_(pc.equal(e["child_dataset"], "mmlu"), pc.not_equal(e["child_item"], e["parent_item"]))
+    )
+    # 11 subjects do not line up row for row: the links must not assume index alignment.
+    subjects = {i.split("/")[0] for i in shifted.column("child_item").to_pylist()}
+    assert {"professional_psychology", "miscellaneous", "high_school_physics"} <= subjects
+
+
+def test_3542_options_copied_added_and_key_inherited(mmlu_graph) -> None:
+    (edge,) = mmlu_graph.parents("mmlu-pro:3542")
+    assert edge.parent == "mmlu:college_chemistry/test/86"
+    assert (edge.options_copied, edge.options_added, edge.key_inherited) == (4, 6, True)
+    assert edge.activity == "option_expansion"
+
+
+def test_6268_key_inherited_and_near_copy_option_added(mmlu_graph) -> None:
+    (edge,) = mmlu_graph.parents("mmlu-pro:6268")
+    child = mmlu_graph.item("mmlu-pro:6268")
+    parent = mmlu_graph.item(edge.parent)
+    assert child.key_text == "> 95%" and parent.key_text == "> 95%"
+    assert edge.key_inherited is True
+    added = [child.options[i] for i, m in enumerate(edge.option_map) if m == -1]
+    assert "95-100%" in added
+    assert edge.option_map[LETTERS.index(child.key)] == LETTERS.index(parent.key)
+
+
+def test_1932_and_1933_are_duplicates(mmlu_graph, mmlu_lineage) -> None:
+    assert mmlu_graph.duplicates("mmlu-pro:1932") == ["mmlu-pro:1933"]
+    fam = family_of(mmlu_graph, "mmlu-pro:1933")
+    assert fam.duplicates == ("mmlu-pro:1932",)
+    assert fam.ancestors[0].ref == mmlu_graph.parents("mmlu-pro:1932")[0].parent
+
+
+def test_family_lookup_reaches_snapshots_translations_and_documented(mmlu_graph) -> None:
+    fam = family_of(mmlu_graph, "mmlu:college_chemistry/test/86")
+    refs = {r.ref: r for r in fam.descendants}
+    assert "mmlu-pro:3542" in refs
+    assert refs["mmlu-pro@2025-10-01:3542"].depth == 3
+    assert "global-mmlu-fr:college_chemistry/test/86" in refs
+    assert {d["child"] for d in fam.documented} == {"mmmlu", "global-mmlu"}

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pytest
+
+from croissant_lineage.normalize import normalize_option, normalize_stem
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("What  is\nX?", "what is x?"),
+        ("It’s “quoted”", "it's \"quoted\""),
+        ("A\u0085B", "a b"),  # NEL inside a field is white space
+        ("tab\tand\u00a0nbsp ", "tab and nbsp"),
+        ("the ÕcodeÕ", "the 'code'"),  # Mac Roman apostrophe read as Latin-1
+        ("ﬁne", "fine"),  # NFKC ligature
+        ("en–dash — em", "en-dash - em"),
+    ],
+)
+def test_normalize_stem_unifies_presentation(a: str, b: str) -> None:
+    assert normalize_stem(a) == normalize_stem(b)
+
+
+def test_normalize_stem_keeps_content() -> None:
+    assert normalize_stem("x = 1") != normalize_stem("x = 2")
+    assert normalize_stem(None) == ""
+
+
+@pytest.mark.parametrize(
+    ("damaged", "original"),
+    [
+        ("1.0/2", "1/2"),
+        ("3/4.0", "3/4"),
+        ("1:04", "1:4"),
+        ("$1,000", "$1000"),
+        ("2-Jan", "1/2"),
+        ("12-Mar", "3/12"),
+        ("Yes.", "yes"),
+    ],
+)
+def test_normalize_option_undoes_spreadsheet_damage(damaged: str, original: str) -> None:
+    assert normalize_option(damaged) == normalize_option(original)
+
+
+@pytest.mark.parametrize(("a", "b"), [("1.5/2", "1/2"), ("10:45", "1:45"), ("1,2", "12"), ("2-Jan-2020", "1/2")])
+def test_normalize_option_does_not_over_merge(a: str, b: str) -> None:
+    assert normalize_option(a) != normalize_option(b)
