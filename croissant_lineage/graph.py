@@ -42,7 +42,10 @@ class ItemRecord:
 
 @dataclass(frozen=True)
 class Edge:
-    """A derivation edge child <- parent with its evidence (see ``schema.EDGES_SCHEMA``)."""
+    """A derivation edge child <- parent with its evidence (see ``schema.EDGES_SCHEMA``).
+
+    ``child``, ``parent`` and ``alternatives`` are item refs (``dataset:item``).
+    """
 
     child: str
     parent: str
@@ -139,7 +142,7 @@ def _edge_rows(lineage: Lineage) -> list[Edge]:
                 key_inherited=cols["key_inherited"][i],
                 stem_changed=cols["stem_changed"][i],
                 ambiguous=bool(cols["ambiguous"][i]),
-                alternatives=tuple(cols["alternatives"][i] or ()),
+                alternatives=tuple(join_ref(cols["parent_dataset"][i], a) for a in cols["alternatives"][i] or ()),
             )
         )
     return out
