@@ -28,7 +28,12 @@ from .errors import (
     UnsafePathError,
 )
 from .family import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from .graph import Edge, Family, ItemRecord, LineageGraph, Relative, family_of
 from .items import load_items
+from .lineage import Lineage
+from .linking import link
+from .normalize import normalize_option, normalize_stem
+from .options import OptionDiff, diff_options
 
 __all__ = [
     "DataError",
@@ -37,17 +42,29 @@ __all__ = [
     "DescribeOptions",
     "Descriptor",
     "DescriptorError",
+    "Edge",
+    "Family",
     "FamilySpec",
     "FindingsError",
     "InputError",
+    "ItemRecord",
+    "Lineage",
     "LineageError",
+    "LineageGraph",
     "LinkRule",
+    "OptionDiff",
     "OutputExistsError",
+    "Relative",
     "SpecError",
     "UnsafePathError",
     "__version__",
     "describe",
+    "diff_options",
+    "family_of",
+    "link",
     "load_family",
     "load_items",
+    "normalize_option",
+    "normalize_stem",
     "read_descriptor",
 ]
