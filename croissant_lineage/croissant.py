@@ -12,29 +12,44 @@ JSON-LD processing elsewhere uses the local copy of the Croissant context.
 from __future__ import annotations
 
 import fnmatch
-import glob
+import functools
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ._io import read_json, resolve_inside
-from .errors import DescriptorError
+from .errors import DescriptorError, LineageError, OutputExistsError
 
 __all__ = [
     "CL_NS",
+    "GENERATED_BY",
+    "GENERATOR",
     "Descriptor",
     "FieldNode",
     "FileNode",
     "RecordSetNode",
     "as_list",
+    "ensure_replaceable",
+    "is_generated",
+    "match_files",
     "node_id",
     "read_descriptor",
 ]
 
 #: Namespace of this library's own extension properties (reserved IRI).
 CL_NS = "https://w3id.org/croissant-lineage/ns#"
+
+#: The property this library puts on the top of every descriptor it writes, with the
+#: value :data:`GENERATOR` (no version, so that output stays byte-identical across
+#: releases). A file that has it may be replaced; any other file is not, unless forced.
+GENERATED_BY = "cl:generatedBy"
+GENERATOR = "croissant-lineage"
+
+#: Existing outputs larger than this are never taken for ours (they are not read).
+_MAX_OWN_OUTPUT_BYTES = 256 * 1024 * 1024
 
 
 def as_list(value: Any) -> list[Any]:
@@ -55,7 +70,9 @@ def node_id(node: Any) -> str | None:
 
 
 def _short_type(node: dict[str, Any]) -> str:
-    types = [t.split(":")[-1].split("/")[-1] for t in as_list(node.get("@type")) if isinstance(t, str)]
+    types = [
+        t.split(":")[-1].split("/")[-1] for t in as_list(node.get("@type")) if isinstance(t, str)
+    ]
     return types[0] if types else ""
 
 
@@ -225,12 +242,19 @@ class Descriptor:
         )
 
     def local_paths(self, file_id: str, *, allow_outside: bool = False) -> list[Path]:
-        """Files on disk behind a FileObject or FileSet, sorted for determinism.
+        """Files on disk behind a FileObject or FileSet, in mlcroissant's order.
 
         Relative ``contentUrl`` and ``includes`` resolve against :attr:`base_dir`; a FileSet
         ``containedIn`` a remote repository (as the Hub generates) resolves its globs
-        against :attr:`base_dir` too. Paths outside ``base_dir`` are refused unless
-        ``allow_outside``.
+        against :attr:`base_dir` too. ``includes`` / ``excludes`` are matched as mlcroissant
+        matches them: :func:`fnmatch.fnmatch` on the path relative to that folder, so ``*``
+        also crosses ``/`` (``*.csv`` takes CSVs in sub-folders too). Folder symlinks are not
+        followed (as in mlcroissant); a file symlink is read only if it leads inside the
+        folder. Paths outside ``base_dir`` are refused unless ``allow_outside``.
+
+        Returns:
+            Paths (``base_dir`` joined with the relative path, not resolved), sorted by
+            their string form, as mlcroissant sorts them.
 
         Raises:
             DescriptorError: unknown id, or a remote URL with no local copy.
@@ -254,26 +278,33 @@ class Descriptor:
                     path=self.path,
                     hint="download it, or point the descriptor at a local file",
                 )
-            return [resolve_inside(self.base_dir, url.removeprefix("file://"), allow_outside=allow_outside)]
+            rel = url.removeprefix("file://")
+            resolve_inside(self.base_dir, rel, allow_outside=allow_outside)
+            return [Path(rel) if Path(rel).is_absolute() else self.base_dir / rel]
         includes = [i for i in as_list(fnode.node.get("includes")) if isinstance(i, str)]
         excludes = [e for e in as_list(fnode.node.get("excludes")) if isinstance(e, str)]
         root = self.base_dir
         for parent in fnode.contained_in:
             pnode = files.get(parent)
             url = pnode.node.get("contentUrl") if pnode else None
-            if isinstance(url, str) and "://" not in url and pnode and pnode.encoding_format != "git+https":
-                root = resolve_inside(self.base_dir, url, allow_outside=allow_outside)
-        found: set[Path] = set()
+            if (
+                isinstance(url, str)
+                and "://" not in url
+                and pnode is not None
+                and pnode.encoding_format != "git+https"
+            ):
+                resolve_inside(self.base_dir, url, allow_outside=allow_outside)
+                root = self.base_dir / url
+        found: dict[str, Path] = {}
         for pattern in includes:
-            resolve_inside(root, pattern.split("*")[0] or ".", allow_outside=allow_outside)
-            for hit in glob.glob(os.path.join(glob.escape(str(root)), pattern), recursive=True):
-                rel = os.path.relpath(hit, root)
-                if any(fnmatch.fnmatch(rel, ex) for ex in excludes):
+            for rel in match_files(root, pattern, allow_outside=allow_outside):
+                if any(_glob_regex(ex).match(rel) for ex in excludes):
                     continue
-                p = resolve_inside(root, rel, allow_outside=allow_outside)
-                if p.is_file():
-                    found.add(p)
-        return sorted(found)
+                path = root / rel
+                resolve_inside(root, rel, allow_outside=allow_outside)
+                if path.is_file():
+                    found[os.fspath(path)] = path
+        return [found[k] for k in sorted(found)]
 
     def iter_nodes(self) -> Iterator[dict[str, Any]]:
         """Every JSON object in the document, depth first (for checks and enrichment)."""
@@ -285,6 +316,92 @@ class Descriptor:
                 stack.extend(reversed(list(cur.values())))
             elif isinstance(cur, list):
                 stack.extend(reversed(cur))
+
+
+
+@functools.cache
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob compiled as mlcroissant compiles it (``fnmatch.translate``, case-sensitive)."""
+    return re.compile(fnmatch.translate(pattern))
+
+
+def match_files(root: str | Path, pattern: str, *, allow_outside: bool = False) -> list[str]:
+    """Files under ``root`` that a Croissant ``includes`` glob takes, as mlcroissant matches.
+
+    The glob is matched with :func:`fnmatch.fnmatch` semantics (case-sensitive) against
+    each file's path relative to ``root``, so ``*`` also crosses ``/``. Only the folder
+    named by the glob's literal start is walked, without following folder symlinks.
+
+    Returns:
+        Relative, ``/``-separated paths, in walk order (not sorted).
+
+    Raises:
+        UnsafePathError: the glob starts outside ``root`` (``../x/*.csv``, ``/etc/*``)
+            and not ``allow_outside``.
+    """
+    root = Path(root)
+    literal = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+    start = literal.rsplit("/", 1)[0] if "/" in literal else ""
+    if pattern.startswith("/") and not start:
+        start = "/"
+    resolve_inside(root, start or ".", allow_outside=allow_outside)
+    if literal == pattern:  # no wildcard: one file
+        return [pattern] if (root / pattern).is_file() else []
+    rx = _glob_regex(pattern)
+    top = root / start if start else root
+    out: list[str] = []
+    for dirpath, _dirs, names in os.walk(top):
+        for name in names:
+            rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+            if rx.match(rel):
+                out.append(rel)
+    return out
+
+def is_generated(doc: Any) -> bool:
+    """True when a parsed JSON document carries this library's generator marker."""
+    if not isinstance(doc, dict):
+        return False
+    ctx = doc.get("@context")
+    cl_declared = isinstance(ctx, dict) and ctx.get("cl") == CL_NS
+    value = doc.get(f"{CL_NS}generatedBy")
+    if value is None and cl_declared:
+        value = doc.get(GENERATED_BY)
+    return value == GENERATOR
+
+
+def ensure_replaceable(path: str | Path, *, force: bool = False) -> bool:
+    """Check that an output file may be written: it is absent, ours, or ``force``.
+
+    "Ours" means a JSON object carrying ``"cl:generatedBy": "croissant-lineage"`` (see
+    :data:`GENERATED_BY`) with ``cl`` bound to :data:`CL_NS` in its ``@context``.
+
+    Returns:
+        True when ``path`` exists and will be replaced, False when it does not exist.
+
+    Raises:
+        OutputExistsError: ``path`` is a folder, or a file not written by this library
+            and ``force`` is false.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise OutputExistsError("is a folder", path=p, hint="give a file path for the output")
+    if not p.exists():
+        return False
+    if force:
+        return True
+    ours = False
+    try:
+        if p.stat().st_size <= _MAX_OWN_OUTPUT_BYTES:
+            ours = is_generated(read_json(p))
+    except LineageError:
+        ours = False
+    if not ours:
+        raise OutputExistsError(
+            "exists and was not written by croissant-lineage; not replacing it",
+            path=p,
+            hint="choose another output path, or pass --force (force=True) to replace it",
+        )
+    return True
 
 
 def read_descriptor(
@@ -315,7 +432,8 @@ def check_croissant(doc: Any, path: Path | None = None) -> None:
     if not isinstance(doc, dict):
         raise DescriptorError("not a JSON object: a Croissant descriptor is one", path=path)
     types = [t for t in as_list(doc.get("@type")) if isinstance(t, str)]
-    if not any(t in ("sc:Dataset", "schema:Dataset", "Dataset", "https://schema.org/Dataset") for t in types):
+    dataset_types = ("sc:Dataset", "schema:Dataset", "Dataset", "https://schema.org/Dataset")
+    if not any(t in dataset_types for t in types):
         raise DescriptorError(
             "not a Croissant descriptor: @type is not sc:Dataset",
             path=path,

@@ -1,15 +1,30 @@
 """Writing a Croissant 1.1 descriptor for a local benchmark folder.
 
 The descriptor has the shape the Hugging Face Hub generates for a dataset: a FileSet
-per config, a ``{config}_splits`` RecordSet listing the splits, and a RecordSet per
-config whose first field is ``split`` (from the file path) followed by one field per
-column of the data files. File globs are relative to the folder the descriptor is
-meant to sit in (``relative_to``), as Croissant resolves them.
+per config (and file format), a ``{config}_splits`` RecordSet listing the splits, and a
+RecordSet per config whose first field is ``split`` (from the file path) followed by one
+field per column of the data files. It is written so that mlcroissant 1.1.1 validates it
+with no error and no ``@context`` warning, and so that ``mlcroissant.Dataset.records``
+and :func:`croissant_lineage.records.read_record_set` yield the same rows:
+
+* ``includes`` globs are matched the way mlcroissant matches them (``fnmatch`` on the
+  path relative to the descriptor's folder, ``*`` crossing ``/``); when a glob would
+  take any other file, the files are listed one by one instead;
+* the ``split`` field's regex is applied with ``re.match`` on that relative path, as
+  mlcroissant applies it, and the split of each file is computed with that same regex;
+* JSON files (a list of records) are read by ``jsonPath`` ``$[*].column``, since
+  mlcroissant reads a JSON file by ``column`` as one single record.
+
+File globs are relative to the folder the descriptor is meant to sit in
+(``relative_to``), as Croissant resolves them. The descriptor carries
+``"cl:generatedBy": "croissant-lineage"`` (:data:`croissant_lineage.croissant.GENERATOR`),
+which is how :func:`describe_folder` recognises a file it may replace.
 """
 
 from __future__ import annotations
 
-import fnmatch
+import glob
+import json
 import os
 import re
 from collections import defaultdict
@@ -19,12 +34,24 @@ from typing import Any
 
 import pyarrow as pa
 
-from .errors import InputError
+from ._io import atomic_write_json, read_text, resolve_inside
+from .croissant import CL_NS, GENERATED_BY, GENERATOR, ensure_replaceable, match_files
+from .errors import InputError, UnsafePathError
 from .tables import read_table
 
-__all__ = ["CROISSANT_CONTEXT", "DescribeOptions", "describe", "encoding_format_of"]
+__all__ = [
+    "CROISSANT_CONTEXT",
+    "DescribeOptions",
+    "DescribeResult",
+    "describe",
+    "describe_folder",
+    "encoding_format_of",
+    "split_regex",
+]
 
-#: The Croissant 1.1 ``@context`` as the Hub writes it, plus this library's prefix.
+#: The ``@context`` mlcroissant 1.1.1 treats as standard for Croissant 1.1
+#: (``mlcroissant._src.core.rdf.make_context`` for a 1.1 document, same keys, values and
+#: order), plus the ``prov`` prefix the Hub also declares and this library's ``cl`` prefix.
 CROISSANT_CONTEXT: dict[str, Any] = {
     "@language": "en",
     "@vocab": "https://schema.org/",
@@ -34,9 +61,12 @@ CROISSANT_CONTEXT: dict[str, Any] = {
     "conformsTo": "dct:conformsTo",
     "containedIn": "cr:containedIn",
     "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
     "data": {"@id": "cr:data", "@type": "@json"},
     "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
     "dct": "http://purl.org/dc/terms/",
+    "description": {"@container": "@language"},
+    "equivalentProperty": "cr:equivalentProperty",
     "examples": {"@id": "cr:examples", "@type": "@json"},
     "extract": "cr:extract",
     "field": "cr:field",
@@ -50,11 +80,9 @@ CROISSANT_CONTEXT: dict[str, Any] = {
     "jsonPath": "cr:jsonPath",
     "key": "cr:key",
     "md5": "cr:md5",
+    "name": {"@container": "@language"},
     "parentField": "cr:parentField",
     "path": "cr:path",
-    "prov": "http://www.w3.org/ns/prov#",
-    "equivalentProperty": "cr:equivalentProperty",
-    "rai": "http://mlcommons.org/croissant/RAI/",
     "recordSet": "cr:recordSet",
     "references": "cr:references",
     "regex": "cr:regex",
@@ -66,6 +94,8 @@ CROISSANT_CONTEXT: dict[str, Any] = {
     "source": "cr:source",
     "subField": "cr:subField",
     "transform": "cr:transform",
+    "prov": "http://www.w3.org/ns/prov#",
+    "cl": CL_NS,
 }
 
 _FORMATS = {
@@ -76,15 +106,66 @@ _FORMATS = {
     ".parquet": "application/x-parquet",
     ".arrow": "application/vnd.apache.arrow.stream",
 }
-_SPLITS = ("train", "validation", "test", "dev", "val")
+_SHORT_FORMAT = {
+    "text/csv": "csv",
+    "text/tab-separated-values": "tsv",
+    "application/jsonlines": "jsonlines",
+    "application/json": "json",
+    "application/x-parquet": "parquet",
+    "application/vnd.apache.arrow.stream": "vnd.apache.arrow.stream",
+}
+#: Split names recognised in file paths, as the Hub recognises them.
+SPLIT_NAMES = ("dev", "test", "train", "val", "validation")
 _SKIP = {"dataset_info.json", "state.json", "metadata.json", "croissant.json", "dataset_dict.json"}
 
 
 def encoding_format_of(path: Path) -> str | None:
-    """The Croissant ``encodingFormat`` for a data file, by suffix; None if not data."""
+    """The Croissant ``encodingFormat`` for a data file, by suffix; None if not data.
+
+    Hidden files and the metadata files ``datasets`` and Croissant write
+    (``dataset_info.json``, ``state.json``, ``croissant.json``...) are not data.
+    """
     if path.name in _SKIP or path.name.startswith("."):
         return None
     return _FORMATS.get(path.suffix.lower())
+
+
+def split_regex(splits: list[str] | tuple[str, ...], prefix: str = "") -> str:
+    """The regex that finds a file's split in its path, as the ``split`` field applies it.
+
+    A path component names split ``s`` when it is ``s``, starts with ``s-`` / ``s_`` /
+    ``s.`` (``test-00000-of-00001.parquet``, ``test.jsonl``) or its stem ends with ``_s``
+    (``abstract_algebra_test.csv``). The leftmost such component after ``prefix`` wins.
+    The regex is meant for :func:`re.match` on the path relative to the descriptor's
+    folder (mlcroissant's ``fullpath``); the split is the first group that matched.
+
+    Args:
+        splits: Split names to recognise.
+        prefix: Literal path prefix (the described folder, relative to the descriptor).
+
+    Returns:
+        The regex source.
+    """
+    names = "|".join(_escape(s) for s in sorted(splits))
+    return (
+        f"^{_escape(prefix)}(?:[^/]*/)*?"
+        f"(?:({names})(?:[-_][^/.]*)?|[^/.]*_({names}))(?:\\.[^/]*)?(?:/|$)"
+    )
+
+
+def _escape(text: str) -> str:
+    """:func:`re.escape` for regex metacharacters only (``-``, ``/``, ``@`` stay readable)."""
+    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)
+
+
+_ALL_SPLITS = re.compile(split_regex(SPLIT_NAMES))
+
+
+def _split_of(rel: str) -> str | None:
+    m = _ALL_SPLITS.match(rel)
+    if not m:
+        return None
+    return next(g for g in m.groups() if g is not None)
 
 
 @dataclass
@@ -98,14 +179,18 @@ class DescribeOptions:
         license: SPDX id or URL.
         version: Dataset version string.
         date_published: ISO date of the release.
-        include: Glob(s) of data files relative to the folder (default: all data files).
-        csv_columns: Column names for headerless CSV files.
-        file_fields: Extra fields extracted from each file's path: name -> regex with one
-            group (e.g. ``{"subject": r"([^/]+)_test\\.csv$"}``).
-        relative_to: Folder the descriptor will sit in (globs are relative to it);
-            default: the described folder.
-        config: Name of the config when files are not split into config folders.
-        split: Split name for files whose path names none (train/validation/test/dev/val).
+        include: Glob(s) of data files relative to the folder, matched as Croissant
+            ``includes`` are (``fnmatch``: ``*`` also crosses ``/``); default: every data
+            file in the folder and its sub-folders.
+        csv_columns: Column names for headerless CSV files (written as ``cl:csvColumns``;
+            mlcroissant cannot read such files, this library can).
+        file_fields: Extra fields extracted from each file's name: name -> regex whose
+            first group is the value (e.g. ``{"subject": r"^(.+)_test\\.csv$"}``).
+        relative_to: Folder the descriptor will sit in (globs are relative to it); it
+            must contain the described folder. Default: the described folder.
+        config: Name of the config for files not in a config folder.
+        split: Split name for files whose path names none (the splits RecordSet lists it;
+            there is then no ``split`` field, since no regex can yield it).
     """
 
     name: str | None = None
@@ -122,8 +207,55 @@ class DescribeOptions:
     split: str = "train"
 
 
-def _data_type(t: pa.DataType) -> tuple[str, bool]:
-    """(Croissant dataType, is_array) for an Arrow type."""
+@dataclass(frozen=True)
+class DescribeResult:
+    """What :func:`describe_folder` wrote.
+
+    Attributes:
+        path: The descriptor file.
+        descriptor: The descriptor (as written).
+        files: Number of data files described.
+        rows: Rows per data RecordSet id, as read while describing.
+        replaced: True when an earlier descriptor written by this library was replaced.
+    """
+
+    path: Path
+    descriptor: dict[str, Any]
+    files: int
+    rows: dict[str, int]
+    replaced: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (the descriptor itself is left out: it is in ``path``)."""
+        return {
+            "path": str(self.path),
+            "files": self.files,
+            "rows": dict(self.rows),
+            "replaced": self.replaced,
+        }
+
+
+@dataclass
+class _Group:
+    config: str
+    fmt: str
+    paths: list[Path]
+    tables: list[pa.Table]
+
+
+@dataclass
+class _Built:
+    doc: dict[str, Any]
+    files: int
+    rows: dict[str, int]
+
+
+def _data_type(types: list[pa.DataType]) -> tuple[str, bool]:
+    """(Croissant dataType, is_array) for the Arrow types one column has across files."""
+    known = [t for t in types if not pa.types.is_null(t)]
+    if not known or any(t != known[0] for t in known):
+        return "sc:Text", False
+    t = known[0]
     is_array = pa.types.is_list(t) or pa.types.is_large_list(t)
     if is_array:
         t = t.value_type
@@ -136,25 +268,286 @@ def _data_type(t: pa.DataType) -> tuple[str, bool]:
     return "sc:Text", is_array
 
 
-def _split_of(rel: str, default: str) -> str:
-    for part in rel.replace("\\", "/").split("/"):
-        stem = part.split(".")[0].lower()
-        for s in _SPLITS:
-            if stem == s or stem.startswith(s + "-") or stem.startswith(s + "_") or stem.endswith("_" + s):
-                return s
-    return default
-
-
 def _config_of(rel: str, default: str) -> str:
-    parts = rel.replace("\\", "/").split("/")[:-1]
-    for part in parts:
-        if part.lower() not in _SPLITS:
+    for part in rel.split("/")[:-1]:
+        if _split_of(part + "/") is None:
             return part
     return default
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "default"
+
+
+def _walk(root: Path) -> list[Path]:
+    """Files under ``root``, folder symlinks not followed (as mlcroissant walks)."""
+    out: list[Path] = []
+    for dirpath, _dirs, names in os.walk(root):
+        out.extend(Path(dirpath) / n for n in names)
+    return out
+
+
+def _json_kind(path: Path) -> str | None:
+    """``application/json`` for a JSON list (or object) of records, ``application/jsonlines``
+    for JSON Lines under a ``.json`` name, None for a JSON-LD document (not data)."""
+    text, _ = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return "application/jsonlines"
+    if isinstance(data, dict) and "@context" in data:
+        return None
+    return "application/json"
+
+
+def _format_of(path: Path) -> str | None:
+    fmt = encoding_format_of(path)
+    if fmt == "application/json":
+        return _json_kind(path)
+    return fmt
+
+
+def _is_empty(table: pa.Table, name: str) -> bool:
+    values = table.column(name).to_pylist()
+    return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
+
+
+def _includes(
+    group: _Group, root: Path, rel_to: Path, prefix: str, opts: DescribeOptions
+) -> list[str]:
+    """Globs that take exactly the group's files (relative to ``rel_to``), or the files."""
+    rels = [p.relative_to(root).as_posix() for p in group.paths]
+    wanted = {prefix + r for r in rels}
+    esc = glob.escape(prefix)
+    if opts.include:
+        candidates = [esc + pat for pat in opts.include]
+    else:
+        dirs = sorted({os.path.dirname(r) for r in rels})
+        # A glob on a folder also takes its sub-folders: keep the outermost folders.
+        dirs = [d for d in dirs if not any(_covers(o, d) for o in dirs)]
+        suffixes = sorted({Path(r).suffix for r in rels})
+        candidates = [f"{esc}{_dir_glob(d)}*{s}" for d in dirs for s in suffixes]
+    if group.fmt != "application/json":
+        taken: set[str] = set()
+        useful = []
+        for pat in candidates:
+            hits = set(match_files(rel_to, pat))
+            if hits & wanted:
+                useful.append(pat)
+                taken |= hits
+        if taken == wanted:
+            return useful
+    # JSON files are always listed: a *.json glob would also take descriptors beside them.
+    return [glob.escape(w) for w in sorted(wanted)]
+
+
+def _covers(outer: str, inner: str) -> bool:
+    return outer != inner and (outer == "" or inner.startswith(outer + "/"))
+
+
+def _dir_glob(folder: str) -> str:
+    return glob.escape(folder) + "/" if folder else ""
+
+
+def _unique(candidate: str, used: set[str]) -> str:
+    out, i = candidate, 1
+    while out in used:
+        i += 1
+        out = f"{candidate}_{i}"
+    used.add(out)
+    return out
+
+
+def _record_set(
+    group: _Group,
+    rs_id: str,
+    splits_id: str,
+    fs_id: str,
+    rels: list[str],
+    prefix: str,
+    opts: DescribeOptions,
+    name: str,
+) -> dict[str, Any]:
+    """The data RecordSet of one group; ``rels`` are its files relative to the folder."""
+    src: dict[str, Any] = {"fileSet": {"@id": fs_id}}
+    ids: set[str] = set()
+    shorts: set[str] = set()
+    fields: list[dict[str, Any]] = []
+    file_splits = [_split_of(r) for r in rels]
+    if all(file_splits):
+        names = sorted({s for s in file_splits if s})
+        fid = _unique(f"{rs_id}/split", ids)
+        shorts.add("split")
+        fields.append({
+            "@type": "cr:Field",
+            "@id": fid,
+            "dataType": "sc:Text",
+            "source": {
+                **src,
+                "extract": {"fileProperty": "fullpath"},
+                "transform": {"regex": split_regex(names, prefix)},
+            },
+            "references": {"field": {"@id": f"{splits_id}/split_name"}},
+        })
+    for fname, rx in sorted(opts.file_fields.items()):
+        fid = _unique(f"{rs_id}/{_slug(fname)}", ids)
+        shorts.add(fid.removeprefix(f"{rs_id}/"))
+        fields.append({
+            "@type": "cr:Field",
+            "@id": fid,
+            "dataType": "sc:Text",
+            "source": {**src, "extract": {"fileProperty": "filename"}, "transform": {"regex": rx}},
+        })
+    columns: dict[str, list[pa.DataType]] = {}
+    for table in group.tables:
+        for col in table.schema:
+            columns.setdefault(col.name, []).append(col.type)
+    for column, types in columns.items():
+        if column.startswith("_unnamed_") and all(
+            column not in t.column_names or _is_empty(t, column) for t in group.tables
+        ):
+            continue
+        dtype, is_array = _data_type(types)
+        fid = _unique(f"{rs_id}/{_slug(column)}", ids)
+        short = fid.removeprefix(f"{rs_id}/")
+        fnode: dict[str, Any] = {"@type": "cr:Field", "@id": fid}
+        if short != column and column not in shorts:
+            fnode["name"] = column
+            short = column
+        shorts.add(short)
+        fnode["dataType"] = dtype
+        if group.fmt == "application/json":
+            simple = re.fullmatch(r"[A-Za-z0-9_\-]+", column) is not None
+            path = f"$[*].{column}" if simple else "$[*][" + json.dumps(column) + "]"
+            fnode["source"] = {**src, "extract": {"jsonPath": path}}
+        else:
+            fnode["source"] = {**src, "extract": {"column": column}}
+        if is_array:
+            fnode["isArray"] = True
+            fnode["arrayShape"] = "-1"
+        fields.append(fnode)
+    splits = sorted({s for s in file_splits if s}) if all(file_splits) else [opts.split]
+    return {
+        "@type": "cr:RecordSet",
+        "@id": rs_id,
+        "name": rs_id,
+        "description": f"{name} - {group.config!r} config; splits: {', '.join(splits)}",
+        "field": fields,
+    }
+
+
+def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
+    opts = options or DescribeOptions()
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputError("not a folder", path=root, hint="give the folder holding the data files")
+    rel_to = Path(opts.relative_to) if opts.relative_to is not None else root
+    prefix = os.path.relpath(root.resolve(), rel_to.resolve()).replace(os.sep, "/")
+    if prefix == ".." or prefix.startswith("../"):
+        raise UnsafePathError(
+            f"the folder is not inside {rel_to}",
+            path=root,
+            hint="relative_to must be the folder itself or one of its parents",
+        )
+    prefix = "" if prefix == "." else prefix + "/"
+    candidates = sorted(_walk(root), key=os.fspath)
+    if opts.include:
+        keep = set()
+        for pattern in opts.include:
+            keep.update(match_files(root, pattern))
+        candidates = [p for p in candidates if p.relative_to(root).as_posix() in keep]
+    groups: dict[tuple[str, str], _Group] = {}
+    for p in candidates:
+        fmt = _format_of(p) if p.is_file() else None
+        if fmt is None:
+            continue
+        rel = p.relative_to(root).as_posix()
+        resolve_inside(rel_to, prefix + rel)  # a symlink out of the folder is refused
+        config = _config_of(rel, opts.config)
+        group = groups.setdefault((config, fmt), _Group(config, fmt, [], []))
+        group.paths.append(p)
+    if not groups:
+        raise InputError(
+            "no data files (csv, tsv, jsonl, json, parquet, arrow)",
+            path=root,
+            hint="check the folder, or the --include globs",
+        )
+    per_config: dict[str, list[_Group]] = defaultdict(list)
+    for (config, _fmt), group in sorted(groups.items()):
+        per_config[config].append(group)
+
+    name = opts.name or root.resolve().name
+    distribution: list[dict[str, Any]] = []
+    record_sets: list[dict[str, Any]] = []
+    rows: dict[str, int] = {}
+    files = 0
+    used_ids: set[str] = set()
+    for config, config_groups in per_config.items():
+        cfg = _slug(config)
+        splits_id = _unique(f"{cfg}_splits", used_ids)
+        all_splits: set[str] = set()
+        data_sets: list[dict[str, Any]] = []
+        for group in config_groups:
+            csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
+            group.tables = [read_table(p, group.fmt, csv_columns=csv_cols) for p in group.paths]
+            short_fmt = _SHORT_FORMAT.get(group.fmt, group.fmt.split("/")[-1])
+            fs_id = _unique(f"{short_fmt}-files-for-config-{cfg}", used_ids)
+            fs: dict[str, Any] = {
+                "@type": "cr:FileSet",
+                "@id": fs_id,
+                "name": fs_id,
+                "description": f"{group.fmt} files of config {config}.",
+                "encodingFormat": group.fmt,
+            }
+            includes = _includes(group, root, rel_to, prefix, opts)
+            fs["includes"] = includes if len(includes) > 1 else includes[0]
+            if csv_cols:
+                fs["cl:csvColumns"] = list(csv_cols)
+            distribution.append(fs)
+            rels = [p.relative_to(root).as_posix() for p in group.paths]
+            file_splits = [_split_of(r) for r in rels]
+            if all(file_splits):
+                all_splits.update(s for s in file_splits if s)
+            else:
+                all_splits.add(opts.split)
+            rs_id = _unique(cfg if len(config_groups) == 1 else f"{cfg}-{short_fmt}", used_ids)
+            rs = _record_set(group, rs_id, splits_id, fs_id, rels, prefix, opts, name)
+            data_sets.append(rs)
+            rows[rs_id] = sum(t.num_rows for t in group.tables)
+            files += len(group.paths)
+        record_sets.append({
+            "@type": "cr:RecordSet",
+            "dataType": "cr:Split",
+            "key": {"@id": f"{splits_id}/split_name"},
+            "@id": splits_id,
+            "name": splits_id,
+            "description": f"Splits for the {config} config.",
+            "field": [
+                {"@type": "cr:Field", "@id": f"{splits_id}/split_name", "dataType": "sc:Text"}
+            ],
+            "data": [{f"{splits_id}/split_name": s} for s in sorted(all_splits)],
+        })
+        record_sets.extend(data_sets)
+
+    doc: dict[str, Any] = {
+        "@context": dict(CROISSANT_CONTEXT),
+        "@type": "sc:Dataset",
+        "conformsTo": "http://mlcommons.org/croissant/1.1",
+        GENERATED_BY: GENERATOR,
+        "name": name,
+        "description": opts.description or f"Local benchmark data in {root.resolve().name}.",
+    }
+    for key, value in (
+        ("url", opts.url),
+        ("license", opts.license),
+        ("version", opts.version),
+        ("datePublished", opts.date_published),
+    ):
+        if value:
+            doc[key] = value
+    doc["distribution"] = distribution
+    doc["recordSet"] = record_sets
+    return _Built(doc, files, rows)
 
 
 def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict[str, Any]:
@@ -169,123 +562,42 @@ def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict
         The descriptor as a JSON object (dict). Same files in, same dict out.
 
     Raises:
-        InputError: the folder does not exist or holds no data file.
+        InputError: the folder does not exist or holds no data file; unreadable files.
+        DataError: a data file does not parse (ragged CSV row, bad JSON line...).
+        UnsafePathError: ``relative_to`` does not contain the folder.
     """
-    opts = options or DescribeOptions()
-    root = Path(folder)
-    if not root.is_dir():
-        raise InputError("not a folder", path=root)
-    rel_to = Path(opts.relative_to) if opts.relative_to is not None else root
-    files: list[Path] = []
-    if opts.include:
-        for pattern in opts.include:
-            files.extend(p for p in root.glob(pattern) if p.is_file())
-    else:
-        files = [p for p in root.rglob("*") if p.is_file()]
-    files = sorted({p for p in files if encoding_format_of(p)})
-    if not files:
-        raise InputError("no data files (csv, tsv, jsonl, json, parquet, arrow)", path=root)
-    prefix = os.path.relpath(root, rel_to).replace(os.sep, "/")
-    prefix = "" if prefix == "." else prefix + "/"
+    return _build(folder, options).doc
 
-    groups: dict[tuple[str, str], list[Path]] = defaultdict(list)
-    for p in files:
-        rel = p.relative_to(root).as_posix()
-        groups[(_config_of(rel, opts.config), encoding_format_of(p) or "")].append(p)
 
-    distribution: list[dict[str, Any]] = []
-    record_sets: list[dict[str, Any]] = []
-    for (config, fmt), paths in sorted(groups.items()):
-        cfg = _slug(config)
-        fs_id = f"{fmt.split('/')[-1].replace('x-', '')}-files-for-config-{cfg}"
-        rels = [p.relative_to(root).as_posix() for p in paths]
-        if opts.include:
-            hit = {p.relative_to(root).as_posix() for p in paths}
-            patterns = [pat for pat in opts.include if any(fnmatch.fnmatch(r, pat) for r in hit)]
-            includes = [f"{prefix}{pat}" for pat in patterns]
-        else:
-            dirs = sorted({os.path.dirname(r) for r in rels})
-            suffixes = sorted({Path(r).suffix for r in rels})
-            includes = [f"{prefix}{d + '/' if d else ''}*{s}" for d in dirs for s in suffixes]
-        fs: dict[str, Any] = {
-            "@type": "cr:FileSet",
-            "@id": fs_id,
-            "name": fs_id,
-            "description": f"{fmt} files of config {config}.",
-            "encodingFormat": fmt,
-            "includes": includes if len(includes) > 1 else includes[0],
-        }
-        if opts.csv_columns and fmt == "text/csv":
-            fs["cl:csvColumns"] = list(opts.csv_columns)
-        distribution.append(fs)
+def describe_folder(
+    folder: str | Path,
+    options: DescribeOptions | None = None,
+    *,
+    out: str | Path | None = None,
+    force: bool = False,
+) -> DescribeResult:
+    """Describe a folder (see :func:`describe`) and write the descriptor atomically.
 
-        splits = sorted({_split_of(r, opts.split) for r in rels})
-        sample = read_table(paths[0], fmt, csv_columns=opts.csv_columns if fmt == "text/csv" else None)
-        src = {"fileSet": {"@id": fs_id}}
-        record_sets.append({
-            "@type": "cr:RecordSet",
-            "dataType": "cr:Split",
-            "key": {"@id": f"{cfg}_splits/split_name"},
-            "@id": f"{cfg}_splits",
-            "name": f"{cfg}_splits",
-            "description": f"Splits for the {config} config.",
-            "field": [{"@type": "cr:Field", "@id": f"{cfg}_splits/split_name", "dataType": "sc:Text"}],
-            "data": [{f"{cfg}_splits/split_name": s} for s in splits],
-        })
-        fields: list[dict[str, Any]] = []
-        if all(_split_of(r, "") for r in rels):
-            # A split field only where every file path names its split (the Hub's shape).
-            split_rx = "(?:^|/|_|-)(" + "|".join(splits) + r")(?:[/_.-]|$)"
-            fields.append({
-                "@type": "cr:Field",
-                "@id": f"{cfg}/split",
-                "dataType": "sc:Text",
-                "source": {**src, "extract": {"fileProperty": "fullpath"}, "transform": {"regex": split_rx}},
-                "references": {"field": {"@id": f"{cfg}_splits/split_name"}},
-            })
-        for fname, rx in sorted(opts.file_fields.items()):
-            fields.append({
-                "@type": "cr:Field",
-                "@id": f"{cfg}/{fname}",
-                "dataType": "sc:Text",
-                "source": {**src, "extract": {"fileProperty": "filename"}, "transform": {"regex": rx}},
-            })
-        for col in sample.schema:
-            if col.name.startswith("_unnamed_"):
-                continue
-            dtype, is_array = _data_type(col.type)
-            fnode: dict[str, Any] = {"@type": "cr:Field", "@id": f"{cfg}/{_slug(col.name)}"}
-            if _slug(col.name) != col.name:
-                fnode["name"] = col.name
-            fnode["dataType"] = dtype
-            fnode["source"] = {**src, "extract": {"column": col.name}}
-            if is_array:
-                fnode["isArray"] = True
-                fnode["arrayShape"] = "-1"
-            fields.append(fnode)
-        record_sets.append({
-            "@type": "cr:RecordSet",
-            "@id": cfg,
-            "name": cfg,
-            "description": f"{opts.name or root.name} - {config!r} config; splits: {', '.join(splits)}",
-            "field": fields,
-        })
+    Args:
+        folder: The data folder.
+        options: See :class:`DescribeOptions`. When ``relative_to`` is not set and ``out``
+            is, globs are made relative to ``out``'s folder (where the descriptor sits).
+        out: Where to write; default ``croissant.json`` in ``relative_to`` (or ``folder``).
+        force: Replace ``out`` even when it was not written by this library.
 
-    doc: dict[str, Any] = {
-        "@context": dict(CROISSANT_CONTEXT, cl="https://w3id.org/croissant-lineage/ns#"),
-        "@type": "sc:Dataset",
-        "conformsTo": "http://mlcommons.org/croissant/1.1",
-        "name": opts.name or root.name,
-        "description": opts.description or f"Local benchmark data in {root.name}.",
-    }
-    for key, value in (
-        ("url", opts.url),
-        ("license", opts.license),
-        ("version", opts.version),
-        ("datePublished", opts.date_published),
-    ):
-        if value:
-            doc[key] = value
-    doc["distribution"] = distribution
-    doc["recordSet"] = record_sets
-    return doc
+    Returns:
+        A :class:`DescribeResult`.
+
+    Raises:
+        OutputExistsError: ``out`` exists, was not written by this library, and not
+            ``force``. Nothing is written.
+        InputError, DataError, UnsafePathError: as :func:`describe`; nothing is written.
+    """
+    opts = DescribeOptions(**(options or DescribeOptions()).__dict__)
+    if out is not None and opts.relative_to is None:
+        opts.relative_to = Path(out).parent
+    target = Path(out) if out is not None else Path(opts.relative_to or folder) / "croissant.json"
+    replaced = ensure_replaceable(target, force=force)
+    built = _build(folder, opts)
+    atomic_write_json(target, built.doc)
+    return DescribeResult(target, built.doc, built.files, built.rows, replaced)

@@ -11,6 +11,7 @@ Joins between RecordSets (``source.field``) are left to mlcroissant.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any
@@ -21,7 +22,9 @@ from .croissant import CL_NS, Descriptor, FieldNode
 from .errors import DataError, DescriptorError
 from .tables import read_table
 
-__all__ = ["FILE_COLUMN", "ROW_COLUMN", "read_record_set"]
+__all__ = ["FILE_COLUMN", "ROW_COLUMN", "apply_regex", "read_record_set"]
+
+_FILE_PROPERTIES = ("filename", "filepath", "fullpath")
 
 #: Extra columns every table gets: the file a record came from and its 0-based row in it.
 FILE_COLUMN = "_file"
@@ -36,18 +39,26 @@ def _csv_columns(node: dict[str, Any]) -> list[str] | None:
     return None
 
 
+_JSON_PATH = re.compile(r"\$(?:\[\*\])?(?:\.([A-Za-z0-9_\-]+)|\[['\"](.+)['\"]\])")
+
+
 def _column_name(field: FieldNode) -> tuple[str, str]:
-    """(kind, name) of what a field extracts: ("column", c) or ("fileProperty", p)."""
+    """(kind, name) of what a field extracts: ("column", c) or ("fileProperty", p).
+
+    ``jsonPath`` is supported for one key of each record: ``$.name``, ``$[*].name``
+    (a JSON file holding a list of records, as :func:`~croissant_lineage.describe.describe`
+    writes it) and the bracket forms ``$['name']``, ``$[*]['name']``.
+    """
     ext = field.extract
     if isinstance(ext.get("column"), str):
         return "column", ext["column"]
     if isinstance(ext.get("jsonPath"), str):
         path = ext["jsonPath"]
-        m = re.fullmatch(r"\$\.([A-Za-z0-9_\-]+)|\$\[['\"](.+)['\"]\]", path)
+        m = _JSON_PATH.fullmatch(path)
         if not m:
             raise DescriptorError(
                 f"field {field.id!r}: jsonPath {path!r} is not a single key",
-                hint="this reader supports $.name; use mlcroissant for nested paths",
+                hint="this reader supports $.name and $[*].name; use mlcroissant for nested paths",
             )
         return "column", m.group(1) or m.group(2)
     if isinstance(ext.get("fileProperty"), str):
@@ -55,17 +66,43 @@ def _column_name(field: FieldNode) -> tuple[str, str]:
     return "column", field.name
 
 
-def _apply_regex(values: list[Any], patterns: list[str]) -> list[Any]:
+def apply_regex(value: Any, pattern: str) -> Any:
+    """Apply a ``transform.regex`` to one value exactly as mlcroissant 1.1.1 does.
+
+    The regex must match at the start of the value (:meth:`re.Pattern.match`); the
+    result is the first group that took part in the match. When the regex does not
+    match, or matches with no group taking part, the value is returned unchanged.
+    Null values stay null.
+
+    Returns:
+        The extracted string, or ``value`` itself.
+    """
+    if value is None:
+        return None
+    m = _regex(pattern).match(str(value))
+    if m is None:
+        return value
+    for group in m.groups():
+        if group is not None:
+            return group
+    return value
+
+
+@functools.cache
+def _regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise DescriptorError(f"invalid transform regex {pattern!r}: {exc}") from None
+
+
+def _apply_regexes(values: list[Any], patterns: list[str]) -> list[Any]:
+    # mlcroissant applies a transform to each element of a list value.
     for pat in patterns:
-        rx = re.compile(pat)
-        out = []
-        for v in values:
-            if v is None:
-                out.append(None)
-                continue
-            m = rx.search(str(v))
-            out.append((m.group(1) if m.groups() else m.group(0)) if m else None)
-        values = out
+        values = [
+            [apply_regex(x, pat) for x in v] if isinstance(v, list) else apply_regex(v, pat)
+            for v in values
+        ]
     return values
 
 
@@ -98,49 +135,69 @@ def read_record_set(
     wanted = [f for f in wanted if f.source_file]
     if not wanted:
         raise DescriptorError(f"RecordSet {rs.id!r} has no fields read from files", path=desc.path)
-    sources = {f.source_file for f in wanted}
+    sources = sorted({f.source_file for f in wanted if f.source_file})
     if len(sources) != 1:
         raise DescriptorError(
-            f"RecordSet {rs.id!r} reads from several files ({', '.join(sorted(s for s in sources if s))})",
+            f"RecordSet {rs.id!r} reads from several files ({', '.join(sources)})",
             path=desc.path,
             hint="this reader handles one FileObject/FileSet per RecordSet",
         )
-    file_id = sources.pop()
-    assert file_id is not None
-    fnode = desc.files()[file_id] if file_id in desc.files() else None
+    file_id = sources[0]
+    fnode = desc.files().get(file_id)
     if fnode is None:
         raise DescriptorError(f"field source {file_id!r} is not in distribution", path=desc.path)
     paths = desc.local_paths(file_id, allow_outside=allow_outside)
     if not paths:
-        raise DataError(f"{fnode.kind} {file_id!r} matches no file under {desc.base_dir}", path=desc.path)
+        raise DataError(
+            f"{fnode.kind} {file_id!r} matches no file under {desc.base_dir}", path=desc.path
+        )
     csv_cols = _csv_columns(fnode.node)
+    extracts = {f.name: _column_name(f) for f in wanted}
+    found: set[str] = set()
+    first_columns: list[str] = []
     parts: list[pa.Table] = []
     for path in paths:
         table = read_table(path, fnode.encoding_format, csv_columns=csv_cols)
-        rel = os.path.relpath(path, desc.base_dir)
-        cols: dict[str, pa.Array | list[Any]] = {}
+        first_columns = first_columns or list(table.column_names)
+        rel = os.path.relpath(path, desc.base_dir).replace(os.sep, "/")
+        n = table.num_rows
+        cols: dict[str, Any] = {}
         for f in wanted:
-            kind, name = _column_name(f)
+            kind, name = extracts[f.name]
+            col: Any
             if kind == "fileProperty":
-                value = {"filename": path.name, "filepath": rel, "fullpath": rel}.get(name)
-                if value is None:
-                    raise DescriptorError(f"field {f.id!r}: fileProperty {name!r} not supported")
-                col: Any = [value] * table.num_rows
-            else:
-                if name not in table.column_names:
-                    raise DataError(
-                        f"field {f.id!r} extracts column {name!r}, which {path.name} does not have",
-                        path=path,
-                        hint=f"columns are: {', '.join(table.column_names)}",
+                if name not in _FILE_PROPERTIES:
+                    raise DescriptorError(
+                        f"field {f.id!r}: fileProperty {name!r} not supported",
+                        path=desc.path,
+                        hint=f"use one of: {', '.join(_FILE_PROPERTIES)}",
                     )
+                col = [path.name if name == "filename" else rel] * n
+                found.add(f.name)
+            elif name in table.column_names:
                 col = table.column(name)
+                found.add(f.name)
+            else:
+                # As mlcroissant (pandas concat): a column some files lack reads as null.
+                col = pa.nulls(n)
             if f.regexes:
-                col = _apply_regex(col if isinstance(col, list) else col.to_pylist(), f.regexes)
+                col = _apply_regexes(col if isinstance(col, list) else col.to_pylist(), f.regexes)
             cols[f.name] = col
-        cols[FILE_COLUMN] = [rel] * table.num_rows
-        cols[ROW_COLUMN] = pa.array(range(table.num_rows), pa.int64())
+        cols[FILE_COLUMN] = [rel] * n
+        cols[ROW_COLUMN] = pa.array(range(n), pa.int64())
         parts.append(pa.table(cols))
+    missing = [f for f in wanted if f.name not in found]
+    if missing:
+        f = missing[0]
+        raise DataError(
+            f"field {f.id!r} extracts column {extracts[f.name][1]!r}, which no file of "
+            f"{file_id!r} has",
+            path=paths[0],
+            hint=f"columns of {paths[0].name} are: {', '.join(first_columns)}",
+        )
     try:
         return pa.concat_tables(parts, promote_options="permissive")
-    except pa.ArrowInvalid as exc:
-        raise DataError(f"files of {file_id!r} disagree on column types: {exc}", path=desc.path) from None
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise DataError(
+            f"files of {file_id!r} disagree on column types: {exc}", path=desc.path
+        ) from None

@@ -30,9 +30,18 @@ __all__ = ["read_table", "sniff_delimiter"]
 CSV_FORMATS = {"text/csv", "text/tab-separated-values"}
 JSONL_FORMATS = {"application/jsonlines", "application/jsonl", "application/x-jsonlines"}
 PARQUET_FORMATS = {"application/x-parquet", "application/vnd.apache.parquet", "application/parquet"}
-ARROW_FORMATS = {"application/vnd.apache.arrow.stream", "application/vnd.apache.arrow.file", "application/x-arrow"}
+ARROW_FORMATS = {
+    "application/vnd.apache.arrow.stream",
+    "application/vnd.apache.arrow.file",
+    "application/x-arrow",
+}
 
-csv.field_size_limit(2**31 - 1)
+#: Longest CSV field accepted, in characters. A longer field almost always means a quote
+#: that is never closed and swallows the rest of the file; such a file is refused with a
+#: :class:`DataError` naming the line, instead of being read as one giant field.
+MAX_FIELD_CHARS = 16 * 1024 * 1024
+
+csv.field_size_limit(MAX_FIELD_CHARS)
 
 
 def sniff_delimiter(header_line: str) -> str:
@@ -49,35 +58,76 @@ def sniff_delimiter(header_line: str) -> str:
     return best
 
 
+def _csv_rows(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]]]:
+    """Parse CSV text into ``(first line number, cells)`` pairs, strictly.
+
+    Strict parsing turns a quote that is never closed into an error instead of one
+    field holding the rest of the file. Only ``\\n``, ``\\r`` and ``\\r\\n`` end a row: a
+    U+0085 (NEL) or U+2028 character stays inside its field.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        msg = str(exc)
+        if "field limit" in msg:
+            msg = f"a field is longer than {MAX_FIELD_CHARS:,} characters"
+        raise DataError(
+            f"line {start}: cannot parse CSV ({msg})",
+            path=path,
+            hint="look for a quote that is never closed on or after that line",
+        ) from None
+    return rows
+
+
+def _unique_header(cells: list[str]) -> list[str]:
+    """Header names: stripped; blanks become ``_unnamed_{i}``; repeats get ``.1``, ``.2``
+    (as pandas names them)."""
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for i, cell in enumerate(cells):
+        name = cell.strip() or f"_unnamed_{i}"
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}.{seen[name]}"
+        seen.setdefault(name, 0)
+        out.append(name)
+    return out
+
+
 def _read_csv(path: Path, columns: list[str] | None, delimiter: str | None) -> pa.Table:
     text, _enc = read_text(path)
     if not text.strip():
-        raise InputError("empty file", path=path)
+        raise InputError("empty file", path=path, hint="expected a header row and data rows")
     first = text.split("\n", 1)[0]
     delim = delimiter or sniff_delimiter(first)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
-    rows = list(reader)
+    # Blank lines are skipped (as pandas does); a row of empty cells is a row.
+    rows = [(line, row) for line, row in _csv_rows(path, text, delim) if row and row != [""]]
+    if not rows:
+        raise InputError("empty file", path=path, hint="expected a header row and data rows")
     if columns is None:
-        header, body = rows[0], rows[1:]
-        header = [h.strip() for h in header]
-        # Unnamed trailing columns (econometrics in MMLU-Redux) get placeholder names.
-        header = [h or f"_unnamed_{i}" for i, h in enumerate(header)]
+        header = _unique_header(rows[0][1])
+        body = rows[1:]
     else:
         header, body = list(columns), rows
     width = len(header)
     out: list[list[str | None]] = [[] for _ in range(width)]
-    for lineno, row in enumerate(body, start=2 if columns is None else 1):
-        if not row:
-            continue
-        if len(row) > width and any(cell.strip() for cell in row[width:]):
+    for index, (line, row) in enumerate(body):
+        if len(row) < width or any(cell.strip() for cell in row[width:]):
             raise DataError(
-                f"row {lineno} has {len(row)} cells, header has {width}",
+                f"line {line} (data row {index}, 0-based) has {len(row)} cells, "
+                f"the header has {width}",
                 path=path,
                 hint="check the delimiter and quoting of that row",
             )
         for i in range(width):
-            out[i].append(row[i] if i < len(row) else None)
-    return pa.table({name: pa.array(col, pa.string()) for name, col in zip(header, out)})
+            out[i].append(row[i])
+    arrays = {name: pa.array(col, pa.string()) for name, col in zip(header, out, strict=True)}
+    return pa.table(arrays)
 
 
 def _read_jsonl(path: Path) -> pa.Table:
@@ -108,12 +158,16 @@ def _records_to_table(records: list[dict[str, Any]], path: Path) -> pa.Table:
             keys.update(dict.fromkeys(r))
         cols = {
             k: pa.array(
-                [None if r.get(k) is None else (r[k] if isinstance(r[k], str) else json.dumps(r[k])) for r in records],
+                [None if r.get(k) is None else _as_json_text(r[k]) for r in records],
                 pa.string(),
             )
             for k in keys
         }
         return pa.table(cols)
+
+
+def _as_json_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _read_json(path: Path) -> pa.Table:
