@@ -12,9 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from tests import netguard
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("CROISSANT_LINEAGE_DATA", REPO.parent / "shared" / "data"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Every test runs with non-local network access blocked (see tests/netguard.py).
+    netguard.install()
 
 
 @pytest.fixture(scope="session")

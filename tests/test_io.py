@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from croissant_lineage._io import atomic_write_json, atomic_writer, read_json, read_text, resolve_inside
+from croissant_lineage.errors import InputError, UnsafePathError
+from tests.netguard import NetworkBlocked
+
+
+def test_killed_write_leaves_old_file_intact(tmp_path: Path) -> None:
+    target = tmp_path / "big.bin"
+    target.write_bytes(b"old content")
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        from croissant_lineage._io import atomic_writer
+        with atomic_writer({str(target)!r}) as fh:
+            fh.write(b"new" * 1000)
+            fh.flush()
+            print("writing", flush=True)
+            time.sleep(60)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=Path(__file__).parents[1])
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == b"writing"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert target.read_bytes() == b"old content"
+    # The orphaned temporary file is hidden (a dot file) beside the target, never the target.
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name != "big.bin"]
+    assert all(n.startswith(".big.bin.") and n.endswith(".tmp") for n in leftovers)
+
+
+def test_failed_write_removes_temporary_and_keeps_old(tmp_path: Path) -> None:
+    target = tmp_path / "x.json"
+    atomic_write_json(target, {"a": 1})
+    with pytest.raises(RuntimeError), atomic_writer(target, "w") as fh:
+        fh.write("{partial")
+        raise RuntimeError("boom")
+    assert read_json(target) == {"a": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json"]
+
+
+def test_json_output_is_deterministic(tmp_path: Path) -> None:
+    obj = {"b": [1, 2], "a": "é"}
+    atomic_write_json(tmp_path / "1.json", obj)
+    atomic_write_json(tmp_path / "2.json", obj)
+    assert (tmp_path / "1.json").read_bytes() == (tmp_path / "2.json").read_bytes()
+    assert (tmp_path / "1.json").read_bytes().endswith(b"\n")
+
+
+def test_read_text_handles_stray_mac_roman_byte(tmp_path: Path) -> None:
+    p = tmp_path / "t.csv"
+    p.write_bytes("caf\u00e9, it".encode() + b"\xd5s\n")
+    text, enc = read_text(p)
+    assert text == "caf\u00e9, it\u2019s\n" and enc == "utf-8+mac_roman"
+
+
+@pytest.mark.parametrize(("content", "code"), [(b"a\x00b", "CL-E001"), (b"", "CL-E001"), (b"{bad", "CL-E001")])
+def test_read_json_errors_are_coded(tmp_path: Path, content: bytes, code: str) -> None:
+    p = tmp_path / "f.json"
+    p.write_bytes(content)
+    with pytest.raises(InputError) as exc:
+        read_json(p)
+    assert exc.value.code == code and exc.value.path == str(p)
+
+
+def test_resolve_inside_refuses_escapes(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "secret").write_text("x")
+    os.symlink(tmp_path / "secret", tmp_path / "in" / "link")
+    for rel in ("../secret", str(tmp_path / "secret"), "link"):
+        with pytest.raises(UnsafePathError):
+            resolve_inside(tmp_path / "in", rel)
+    assert resolve_inside(tmp_path / "in", "link", allow_outside=True) == (tmp_path / "secret").resolve()
+
+
+def test_network_is_blocked_in_tests() -> None:
+    with pytest.raises(NetworkBlocked):
+        socket.create_connection(("203.0.113.1", 80), timeout=1)
+    with pytest.raises(NetworkBlocked):
+        socket.getaddrinfo("huggingface.co", 443)
+    # Loopback stays usable.
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    c = socket.create_connection(srv.getsockname(), timeout=5)
+    c.close()
+    srv.close()
+    time.sleep(0)
