@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,10 +56,8 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO[Any]]:
             os.fsync(fh.fileno())
         os.replace(tmp, dest)
     except BaseException:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

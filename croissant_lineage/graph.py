@@ -167,11 +167,11 @@ class LineageGraph:
         if with_items:
             ds = lineage.items.column("dataset").to_pylist()
             it = lineage.items.column("item").to_pylist()
-            self._items = {join_ref(d, i): n for n, (d, i) in enumerate(zip(ds, it))}
+            self._items = {join_ref(d, i): n for n, (d, i) in enumerate(zip(ds, it, strict=True))}
         self._dups: dict[str, tuple[str, ...]] = {}
         groups: dict[tuple[str, str], list[str]] = defaultdict(list)
         d = lineage.duplicates
-        for dsn, item, group in zip(*(d.column(c).to_pylist() for c in ("dataset", "item", "group"))):
+        for dsn, item, group in zip(*(d.column(c).to_pylist() for c in ("dataset", "item", "group")), strict=True):
             groups[(dsn, group)].append(join_ref(dsn, item))
         for members in groups.values():
             for m in members:

@@ -93,9 +93,12 @@ def evaluate(expr: Any, columns: dict[str, list[Any]], n: int, where: str = "") 
             return out
         return values
     if isinstance(expr, str) and _TEMPLATE.search(expr):
-        names = _TEMPLATE.findall(expr)
-        cols = {name: col(name) for name in names}
-        return [_TEMPLATE.sub(lambda m, i=i: _as_text(cols[m.group(1)][i]) or "", expr) for i in range(n)]
+        named = {name: col(name) for name in _TEMPLATE.findall(expr)}
+
+        def render(i: int) -> str:
+            return _TEMPLATE.sub(lambda m: _as_text(named[m.group(1)][i]) or "", str(expr))
+
+        return [render(i) for i in range(n)]
     return col(str(expr))
 
 
@@ -151,7 +154,7 @@ def load_items(
             all(_as_text(columns.get(k, [None] * n)[i]) == str(v) for k, v in spec.where.items())
             for i in range(n)
         ]
-        columns = {k: [x for x, ok in zip(v, keep) if ok] for k, v in columns.items()}
+        columns = {k: [x for x, ok in zip(v, keep, strict=True) if ok] for k, v in columns.items()}
         n = sum(keep)
     where = f"dataset {spec.name!r}: role "
     ids = [_as_text(v) for v in evaluate(spec.roles["id"], columns, n, where)]
@@ -169,7 +172,7 @@ def load_items(
     else:
         options = [None] * n
     raw_keys = evaluate(spec.roles["key"], columns, n, where) if "key" in spec.roles else [None] * n
-    keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options)]
+    keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
 
     missing = [i for i, x in enumerate(ids) if not x]
     if missing:
@@ -177,10 +180,10 @@ def load_items(
             f"dataset {spec.name!r}: {len(missing)} items have no id (first at row {missing[0]})",
             path=spec.descriptor,
         )
-    dupes = [i for i, c in Counter(ids).items() if c > 1]
+    dupes = [i for i, c in Counter(ids).items() if c > 1 and i is not None]
     if dupes:
         raise DataError(
-            f"dataset {spec.name!r}: {len(dupes)} duplicate item ids (e.g. {sorted(dupes)[0]!r})",
+            f"dataset {spec.name!r}: {len(dupes)} duplicate item ids (e.g. {sorted(str(d) for d in dupes)[0]!r})",
             path=spec.descriptor,
             hint="make the id role unique, e.g. add the file or row to its template",
         )

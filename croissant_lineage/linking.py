@@ -149,7 +149,7 @@ def match_text(
     pblock = _block_keys(parent, rule.parent_block, where + "parent_block ")
     by_block: dict[Any, list[int]] = defaultdict(list)
     exact: dict[tuple[Any, str], list[int]] = defaultdict(list)
-    for j, (b, s) in enumerate(zip(pblock, parent.norm_stems)):
+    for j, (b, s) in enumerate(zip(pblock, parent.norm_stems, strict=True)):
         by_block[b].append(j)
         exact[(b, s)].append(j)
     matches: list[Match] = []
@@ -217,7 +217,8 @@ def match_text(
 def _match_id(child: _Side, parent: _Side, rule: LinkRule, selected: list[int], where: str) -> tuple[list[Match], dict[int, tuple[int | None, float]]]:
     targets = child.eval(rule.child_field, where + "child_field ") if rule.child_field else child.ids
     index = {pid: j for j, pid in enumerate(parent.ids)}
-    matches, unmatched = [], {}
+    matches: list[Match] = []
+    unmatched: dict[int, tuple[int | None, float]] = {}
     for i in selected:
         t = targets[i]
         key = None if t is None else (str(int(t)) if isinstance(t, float) and t.is_integer() else str(t))
@@ -335,11 +336,11 @@ def find_duplicates(items: pa.Table, edges: pa.Table) -> pa.Table:
         A table with DUPLICATES_SCHEMA, one row per member, sorted by dataset and group.
     """
     parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-    for cd, ci, pd_, pi in zip(*(edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item"))):
+    for cd, ci, pd_, pi in zip(*(edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")), strict=True):
         parents[(cd, ci)].add((pd_, pi))
     groups: dict[tuple[str, str, tuple[str, ...]], list[str]] = defaultdict(list)
     cols = [items.column(c).to_pylist() for c in ("dataset", "item", "stem", "options")]
-    for ds, it, stem, opts in zip(*cols):
+    for ds, it, stem, opts in zip(*cols, strict=True):
         key = (ds, normalize_stem(stem), tuple(sorted(normalize_option(o) for o in (opts or []))))
         groups[key].append(it)
     rows: dict[str, list[Any]] = {f.name: [] for f in DUPLICATES_SCHEMA}
@@ -402,7 +403,7 @@ def link(
     unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
     duplicates = find_duplicates(items, edges)
     dup_groups = Counter(
-        ds for ds, g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist()))
+        ds for ds, g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
     )
     summary = {
         "family": spec.name,

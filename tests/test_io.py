@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from croissant_lineage._io import atomic_write_json, atomic_writer, read_json, read_text, resolve_inside
+from croissant_lineage._io import (
+    atomic_write_json,
+    atomic_writer,
+    read_json,
+    read_text,
+    resolve_inside,
+)
 from croissant_lineage.errors import InputError, UnsafePathError
 from tests.netguard import NetworkBlocked
 

@@ -96,7 +96,7 @@ def test_select_and_block_expressions_from_record_fields() -> None:
         dict(PARENTS[3], item="c7", subject="other", record={"src": "ori-geo"}),
         dict(PARENTS[3], item="c8", subject="other", record={"src": "new-geo"}),
     ]
-    edges, unmatched, stats = _derive(kids, rule)
+    edges, _, stats = _derive(kids, rule)
     assert [r["child_item"] for r in edges.to_pylist()] == ["c7"]
     assert stats["selected"] == 1
 
