@@ -17,6 +17,7 @@ __all__ = [
     "InputError",
     "LineageError",
     "OutputExistsError",
+    "PublishError",
     "SizeLimitError",
     "SpecError",
     "UnsafePathError",
@@ -92,3 +93,9 @@ class SizeLimitError(LineageError):
     """An input is, or expands to, more than a size limit allows (e.g. a zip bomb)."""
 
     code = "CL-E008"
+
+
+class PublishError(LineageError):
+    """Publishing to the Hugging Face Hub failed: huggingface_hub missing, or the Hub refused."""
+
+    code = "CL-E009"
