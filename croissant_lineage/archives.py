@@ -51,6 +51,7 @@ __all__ = [
 
 _MIB = 1024 * 1024
 _WS = re.compile(r"[ \t\n\r]*")
+_NUMBER_TAIL = re.compile(r"[0-9.eE+\-]*")
 _MODEL = re.compile(r"^model_outputs_(.+?)(?:_\d+shots)?$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -229,6 +230,13 @@ def _text_chunks(reader: _CappedReader, chunk: int, path: Path) -> Iterator[str]
         ) from None
 
 
+def _may_continue(obj: Any, buf: str, end: int) -> bool:
+    """A number at the end of the buffer may go on in the next chunk (``1`` -> ``1.5e3``)."""
+    if isinstance(obj, bool) or not isinstance(obj, (int, float)):
+        return False
+    return _NUMBER_TAIL.fullmatch(buf, end) is not None
+
+
 def _iter_json_values(chunks: Iterator[str], max_chars: int, path: Path) -> Iterator[Any]:
     """Yield the elements of a top-level JSON array, or a sequence of JSON values."""
     decoder = json.JSONDecoder()
@@ -274,7 +282,7 @@ def _iter_json_values(chunks: Iterator[str], max_chars: int, path: Path) -> Iter
                     ) from None
                 refill()
                 continue
-            if end == len(buf) and not eof:  # a number or literal may go on in the next chunk
+            if not eof and _may_continue(obj, buf, end):
                 refill()
                 continue
             pos = end
