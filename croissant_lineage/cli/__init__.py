@@ -21,11 +21,9 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS = (
-    "describe",
     "link",
     "family",
     "witnesses",
-    "validate",
 )
 
 
