@@ -1,0 +1,205 @@
+"""Routing: a finding or an item to the ranked re-review queue."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from croissant_lineage.errors import InputError
+from croissant_lineage.findings import Finding, Source
+from croissant_lineage.graph import LineageGraph
+from croissant_lineage.importers import import_redux
+from croissant_lineage.routing import QUEUE_COLUMNS, route
+from tests.findings_helpers import ANN, BASE, PRO, TRANS, edge, lineage, toy_lineage
+from tests.helpers import items_table
+
+REVIEWER = Source("Invented reviewer", kind="person")
+
+
+@pytest.fixture(scope="module")
+def graph() -> LineageGraph:
+    return LineageGraph(toy_lineage())
+
+
+def _f(item: str, target: str = "key", kind: str = "wrong_key", **kw) -> Finding:
+    return Finding(item=item, target=target, kind=kind, source=kw.pop("source", REVIEWER), **kw)
+
+
+def _status(q, ref: str) -> tuple[str, int]:
+    r = q.row(ref)
+    return r.status, r.rank
+
+
+def test_key_finding_reaches_copies_where_the_key_text_was_inherited(graph) -> None:
+    q = route(graph, _f("base:s/0", proposed="Cedar"))
+    assert _status(q, "base:s/0") == ("added", 1)  # no parent: the key first appears here
+    for ref in ("pro:10", "pro:11", "prosnap:10", "prosnap:11", "trans:s/0", "ann:s/7"):
+        assert _status(q, ref) == ("inherited", 1), ref
+    assert q.row("pro:10").letter == "A" and q.row("trans:s/0").letter == "B"
+    assert "option D here" in q.row("pro:10").note  # Cedar sits at D in the child
+    assert "option C here" in q.row("trans:s/0").note  # traced by position through the translation
+    assert q.row("pro:11").relation in ("descendant", "duplicate")
+    assert _status(q, "pro-x") == ("unverified", 3) and _status(q, "base-x") == ("unverified", 3)
+    assert [r.rank for r in q.rows] == sorted(r.rank for r in q.rows)
+
+
+def test_changed_key_stops_a_key_finding(graph) -> None:
+    q = route(graph, _f("base:s/1"))
+    assert _status(q, "pro:12") == ("unaffected", 4)
+    assert "key changed" in q.row("pro:12").note
+    assert _status(q, "ann:s/8") == ("inherited", 1)
+    assert _status(q, "pro-x") == ("unaffected", 4)  # no pro item carries the key
+
+
+def test_added_option_does_not_reach_the_parent_or_its_translations(graph) -> None:
+    q = route(graph, _f("pro:10", "option", "multiple_correct_answers", option_index=1))  # Xylo, added
+    assert _status(q, "pro:10") == ("added", 1)
+    assert q.row("pro:10").letter == "B"
+    for ref in ("base:s/0", "trans:s/0", "ann:s/7", "base-x"):
+        assert q.row(ref).status == "unaffected", ref
+    for ref in ("pro:11", "prosnap:10"):
+        assert q.row(ref).status == "inherited", ref
+    assert q.row("pro:11").letter == "B"
+    assert _status(q, "pro-x") == ("unverified", 3)
+    reached = {r.dataset for r in q.rows if r.status in ("inherited", "added", "unverified")}
+    assert reached == {"pro", "prosnap", "pro-x"}
+
+
+def test_copied_option_is_traced_to_its_origin_and_its_positions(graph) -> None:
+    q = route(graph, _f("pro:10", "option", "bad_options_clarity", option_index=2))  # Ash, from base A
+    assert _status(q, "base:s/0") == ("added", 1)
+    assert q.row("base:s/0").letter == "A" and q.row("trans:s/0").letter == "A"
+    assert _status(q, "pro:10") == ("inherited", 1) and q.row("pro:10").letter == "C"
+
+
+def test_fuzzy_or_ambiguous_links_make_rows_probable() -> None:
+    lin = lineage(
+        [items_table("base", BASE), items_table("pro", PRO[:1]), items_table("trans", TRANS)],
+        [
+            edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3], method="fuzzy", score=91.0),
+            edge("trans:s/0", "base:s/0", "translation", [0, 1, 2, 3], ambiguous=True),
+        ],
+    )
+    q = route(lin, _f("base:s/0"))
+    assert _status(q, "pro:10") == ("inherited", 2) and q.row("pro:10").certainty == "probable"
+    assert "fuzzy 91" in q.row("pro:10").transformation
+    assert _status(q, "trans:s/0") == ("inherited", 2)
+
+
+def test_unknown_edge_evidence_is_probable_not_certain() -> None:
+    lin = lineage(
+        [items_table("base", BASE), items_table("pro", PRO[:1])],
+        [edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3], key_inherited=None)],
+    )
+    assert _status(route(lin, _f("base:s/0")), "pro:10") == ("inherited", 2)
+
+
+def test_rejected_source_annotation_is_rank_zero_and_other_statuses_are_not(graph) -> None:
+    ann = import_redux(items_table("ann", ANN), family=_toy_family(), dataset="ann", lineage=graph,
+                       parent_dataset="base").findings[0]
+    assert route(graph, ann).row("ann:s/7").rank == 1
+    assert route(graph, ann).row("ann:s/7").relation == "source_annotation"
+    rejected = ann.with_status("rejected", date="2025-01-01", reason="the published key is right")
+    q = route(graph, "pro:10", [rejected])
+    assert q.findings == [rejected.id]
+    assert q.rows[0].ref == "ann:s/7" and q.rows[0].rank == 0
+    assert [r.rank for r in q.rows].count(0) == 1
+    assert "queried item" in q.row("pro:10").note
+
+
+def test_item_route_picks_findings_of_relatives_only(graph) -> None:
+    near, far = _f("base:s/0"), _f("base:s/1", kind="no_correct_answer")
+    q = route(graph, "trans:s/0", [near, far])
+    assert q.findings == [near.id]
+    assert {r.finding for r in q.rows} == {near.id}
+    # no finding: the item routed as a whole
+    whole = route(graph, "trans:s/0")
+    assert whole.findings == [] and whole.row("pro:10").status == "inherited"
+    # a finding id is looked up among the findings
+    assert route(graph, far.id, [near, far]).item == "base:s/1"
+
+
+def test_bad_queries_raise_input_error(graph) -> None:
+    with pytest.raises(InputError):
+        route(graph, "pro:999")
+    with pytest.raises(InputError):
+        route(graph, _f("nowhere:1"))
+    with pytest.raises(InputError):
+        route(graph, _f("base:s/0", "option", "other", option_index=9))
+
+
+def test_queue_renders_as_table_json_and_text(graph) -> None:
+    q = route(graph, _f("base:s/0", proposed="Cedar"))
+    df = q.to_pandas()
+    assert tuple(df.columns) == QUEUE_COLUMNS and len(df) == len(q.rows)
+    assert json.loads(json.dumps(q.to_dict()))["rows"][0]["ref"] == q.rows[0].ref
+    text = str(q)
+    assert all(r.ref in text for r in q.rows)
+
+
+def _toy_family():
+    from croissant_lineage.family import DatasetSpec, FamilySpec
+
+    return FamilySpec(name="toy", path=None, datasets={"ann": DatasetSpec(name="ann", iri="https://example.org/ann")},
+                      derivations=())
+
+
+# ----------------------------------------------------------------------------- real data
+
+
+@pytest.fixture(scope="module")
+def redux(shared_data: Path, mmlu_graph) -> list[Finding]:
+    return import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
+
+
+@pytest.mark.realdata
+def test_real_3542_redux_parent_annotation_and_translations(mmlu_graph, redux) -> None:
+    q = route(mmlu_graph, "mmlu-pro:3542", redux)
+    parent = "mmlu:college_chemistry/test/86"
+    (finding,) = [f for f in redux if f.id in q.findings]
+    assert (finding.item, finding.kind, finding.target) == (parent, "bad_question_clarity", "stem")
+    assert q.row("mmlu-redux:college_chemistry/99").relation == "source_annotation"
+    assert q.row("mmlu-pro:3542").status == "inherited" and q.row("mmlu-pro:3542").rank == 1
+    # MMLU-Pro kept MMLU's key text: the edge says so
+    (e,) = mmlu_graph.parents("mmlu-pro:3542")
+    assert e.parent == parent and e.key_inherited is True and e.activity == "option_expansion"
+    for lang in ("es", "fr", "ja", "ru"):  # the parent's translations
+        r = q.row(f"global-mmlu-{lang}:college_chemistry/test/86")
+        assert (r.status, r.transformation) == ("inherited", "down:translation")
+    # the item's (and the parent's) documented translations: unverified
+    assert q.row("mmlu-prox").status == "unverified" and q.row("mmmlu").status == "unverified"
+
+
+@pytest.mark.realdata
+def test_real_6268_added_option_routes_to_mmlu_pro_and_prox_only(mmlu_graph) -> None:
+    assert mmlu_graph.item("mmlu-pro:6268").options[1] == "95-100%"
+    f = Finding(item="mmlu-pro:6268", target="option", option_index=1, kind="multiple_correct_answers",
+                source=REVIEWER, evidence=["95-100% overlaps the key > 95%"])
+    q = route(mmlu_graph, f)
+    assert q.row("mmlu-pro:6268").status == "added"
+    assert q.row("mmlu:nutrition/test/124").status == "unaffected"
+    assert q.row("mmmlu-zh-cn:nutrition/test/124").status == "unaffected"  # the parent's translation
+    assert q.row("mmmlu").status == "unaffected" and q.row("global-mmlu").status == "unaffected"
+    assert q.row("mmlu-prox").status == "unverified"
+    reached = {r.dataset for r in q.rows if r.status in ("inherited", "added", "unverified")}
+    assert reached <= {"mmlu-pro", "mmlu-pro@2025-08-03", "mmlu-pro@2025-10-01", "mmlu-prox-lite-en", "mmlu-prox"}
+    assert {"mmlu-pro", "mmlu-prox"} <= reached
+
+
+@pytest.mark.realdata
+def test_real_1932_rejected_redux_proposal_and_identical_copy(mmlu_graph, redux) -> None:
+    (law,) = [f for f in redux if f.source.item == "mmlu-redux:international_law/19"]
+    assert law.kind == "wrong_key" and law.proposed != mmlu_graph.item(law.item).key_text
+    reviewed = [
+        f.with_status("rejected", date="2025-01-01", reason="passive personality: nationality of the victims")
+        if f.id == law.id else f
+        for f in redux
+    ]
+    q = route(mmlu_graph, "mmlu-pro:1932", reviewed)
+    assert q.rows[0].ref == "mmlu-redux:international_law/19" and q.rows[0].rank == 0
+    assert "mmlu-pro:1933" in mmlu_graph.duplicates("mmlu-pro:1932")
+    twin = q.row("mmlu-pro:1933")
+    assert twin.status == "inherited" and "mmlu-pro:1932" in twin.note
+    assert q.row("mmlu-pro:1932").letter == twin.letter == "D"
