@@ -24,6 +24,7 @@ COMMANDS = (
     "link",
     "family",
     "witnesses",
+    "validate",
 )
 
 

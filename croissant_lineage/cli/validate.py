@@ -1,0 +1,63 @@
+"""``croissant-lineage validate``: coded issues for CI (exit 0 valid, 1 errors, 2 could not run)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import InputError
+from ..validate import codes_table, validate
+from ._common import example_epilog, print_json
+
+__all__ = ["register"]
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [c for v in values for c in v.split(",") if c.strip()]
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.list_codes:
+        print(codes_table())
+        return 0
+    if not args.paths:
+        raise InputError("nothing to validate", hint="give at least one PATH, or --list-codes")
+    report = validate(
+        args.paths,
+        select=_split(args.select),
+        ignore=_split(args.ignore),
+        strict=args.strict,
+        max_per_code=None if args.all else 50,
+    )
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(report)
+    return 0 if report.valid else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="check descriptors, lineage, family specs, findings and dataset cards (for CI)",
+        description="Validate Croissant descriptors (plain or enriched), lineage folders and tables, family "
+        "specs, findings files and dataset cards, offline, and report coded issues (CLV...). Folders are "
+        "searched. Exit status: 0 valid, 1 errors, 2 could not run. Codes: --list-codes.",
+        epilog=example_epilog(
+            "croissant-lineage validate croissant.json lineage/ findings.yaml",
+            "croissant-lineage validate hub-repo/ --ignore CLV103,CLV106",
+            "croissant-lineage validate lineage/ findings.yaml --select CLV4 --json",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to validate")
+    p.add_argument("--select", action="append", metavar="CODES",
+                   help="report only these codes or prefixes (comma-separated, repeatable), e.g. CLV2,CLV301")
+    p.add_argument("--ignore", action="append", metavar="CODES",
+                   help="do not report these codes or prefixes (comma-separated, repeatable)")
+    p.add_argument("--strict", action="store_true", help="count warnings as errors")
+    p.add_argument("--all", action="store_true", help="list every issue (default: at most 50 per code and file)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (Report.to_dict())")
+    p.add_argument("--list-codes", action="store_true", help="print the table of codes and exit")
+    p.set_defaults(func=_run)

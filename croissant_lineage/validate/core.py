@@ -1,0 +1,240 @@
+"""``validate(paths)``: detect what each path is, run the checks for its kind, report.
+
+Cross-file checks use everything passed to one run: findings are checked against the
+items and edges of the lineage folders given alongside, and a dataset card against the
+descriptor beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..croissant import Descriptor, check_croissant
+from ..errors import InputError, LineageError
+from .card import check_card
+from .codes import expand_selection, issue
+from .context import check_context
+from .croissant import check_with_mlcroissant
+from .detect import Target, detect, expand_folder
+from .family import check_family
+from .findings import check_findings
+from .lineage import (
+    ItemIndex,
+    check_cycles,
+    check_edges,
+    check_items,
+    check_lineage_folder,
+    check_references,
+    read_lineage_table,
+)
+from .report import Checked, Issue, Report
+
+__all__ = ["validate"]
+
+_DESCRIPTOR_NAMES = ("croissant.json", "metadata.json")
+
+
+def _name(path: Path) -> str:
+    return path.as_posix()
+
+
+def _collect(paths: Sequence[str | Path]) -> tuple[list[Target], list[Issue]]:
+    targets: list[Target] = []
+    issues: list[Issue] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise InputError("not found", path=p, hint="give existing files or folders")
+        t = detect(p)
+        if p.is_dir() and t.kind == "unknown":
+            inner = expand_folder(p)
+            if not inner:
+                issues.append(issue("CLV003", "no descriptor, lineage, family spec, findings file or dataset card here", _name(p)))
+            targets += inner
+        else:
+            targets.append(t)
+    # One target per path, first occurrence wins (a file given twice is checked once).
+    seen: set[Path] = set()
+    unique = []
+    for t in targets:
+        key = t.path.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(t)
+    return unique, issues
+
+
+def _findings_doc(t: Target) -> Any:
+    if t.path.suffix.lower() != ".parquet":
+        return t.doc
+    from ..publish import findings_entries_from_table
+
+    return {"findings": findings_entries_from_table(pq.read_table(t.path))}
+
+
+def _check_table(t: Target, where: str, index: ItemIndex) -> list[Issue]:
+    assert t.table is not None
+    table, problems = read_lineage_table(t.path, t.table, where)
+    if table is None:
+        return problems
+    if t.table == "items.parquet":
+        return problems + check_items(table, where)
+    if t.table == "edges.parquet":
+        return problems + check_edges(table, where, index if index.refs else None)
+    if t.table == "unmatched.parquet":
+        scores = table.column("best_score").to_pylist()
+        return problems + [issue("CLV304", f"best_score {s} is outside 0-100", f"{where}#row={n}")
+                           for n, s in enumerate(scores) if s is not None and not 0 <= s <= 100]
+    return problems
+
+
+def _descriptor_issues(t: Target, where: str) -> list[Issue]:
+    out = check_context(t.doc, where)
+    out += check_with_mlcroissant(t.doc, where)
+    out += check_references(Descriptor(t.path, t.doc, t.path.parent), where)
+    return out
+
+
+def _card_descriptor(card: Path, descriptors: dict[Path, Target]) -> Descriptor | None:
+    folder = card.parent.resolve()
+    for name in _DESCRIPTOR_NAMES:
+        p = folder / name
+        if p in descriptors:
+            d = descriptors[p]
+            return Descriptor(d.path, d.doc, d.path.parent)
+    here = [d for p, d in descriptors.items() if p.parent == folder]
+    if len(here) == 1:
+        return Descriptor(here[0].path, here[0].doc, here[0].path.parent)
+    for name in _DESCRIPTOR_NAMES:
+        t = detect(folder / name) if (folder / name).is_file() else None
+        if t is not None and t.kind in ("descriptor", "enriched-descriptor"):
+            return Descriptor(t.path, t.doc, t.path.parent)
+    return None
+
+
+def _run(targets: list[Target]) -> list[Issue]:
+    index = ItemIndex()
+    out: list[Issue] = []
+    # Items first: findings and standalone edge tables are checked against them.
+    order = {"lineage": 0, "lineage-table": 1}
+    for t in sorted(targets, key=lambda t: order.get(t.kind, 2)):
+        if t.kind == "lineage":
+            out += check_lineage_folder(t.path, _name(t.path), index)
+        elif t.kind == "lineage-table" and t.table == "items.parquet":
+            table, problems = read_lineage_table(t.path, "items.parquet", _name(t.path))
+            out += problems
+            if table is not None:
+                out += check_items(table, _name(t.path))
+                index.add(table)
+    descriptors = {t.path.resolve(): t for t in targets if t.kind in ("descriptor", "enriched-descriptor")}
+    for t in targets:
+        where = _name(t.path)
+        if t.problem:
+            out.append(issue("CLV001", t.problem, where))
+        elif t.kind == "unknown":
+            out.append(issue("CLV002", "not a Croissant descriptor, lineage folder or table, family spec, "
+                             "findings file or dataset card", where))
+        elif t.kind in ("descriptor", "enriched-descriptor"):
+            try:
+                check_croissant(t.doc, t.path)
+            except LineageError as exc:
+                out.append(issue("CLV107", exc.message, where))
+                continue
+            out += _descriptor_issues(t, where)
+        elif t.kind == "lineage-table" and t.table != "items.parquet":
+            out += _check_table(t, where, index)
+        elif t.kind == "lineage-family":
+            derivs = t.doc.get("derivations", [])
+            pairs = [(d["child"], d["parent"]) for d in derivs if isinstance(derivs, list) and isinstance(d, dict)
+                     and isinstance(d.get("child"), str) and isinstance(d.get("parent"), str)]
+            out += check_cycles(pairs, where, what="dataset")
+        elif t.kind == "family":
+            out += check_family(t.doc, t.path, where)
+        elif t.kind == "findings":
+            try:
+                doc = _findings_doc(t)
+            except (pa.ArrowInvalid, OSError, KeyError) as exc:
+                out.append(issue("CLV001", f"findings table does not read: {exc}"[:300], where))
+                continue
+            out += check_findings(doc, where, index)
+        elif t.kind == "card":
+            try:
+                text = t.path.read_text("utf-8-sig")
+            except (OSError, UnicodeDecodeError) as exc:
+                out.append(issue("CLV001", f"cannot read: {exc}"[:300], where))
+                continue
+            out += check_card(t.path, text, where, _card_descriptor(t.path, descriptors))
+    return out
+
+
+def _select(issues: Iterable[Issue], select: set[str] | None, ignore: set[str] | None, strict: bool) -> list[Issue]:
+    out = []
+    for i in issues:
+        if select is not None and i.code not in select:
+            continue
+        if ignore and i.code in ignore:
+            continue
+        out.append(Issue(i.code, "error", i.message, i.where) if strict else i)
+    return out
+
+
+def _cap(issues: list[Issue], limit: int | None) -> list[Issue]:
+    if limit is None:
+        return issues
+    counts: dict[tuple[str, str], int] = {}
+    out: list[Issue] = []
+    for i in issues:
+        key = (i.code, i.where.split("#", 1)[0])
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] <= limit:
+            out.append(i)
+    for (code, file), n in counts.items():
+        if n > limit:
+            sev = next(i.severity for i in out if i.code == code and i.where.split("#", 1)[0] == file)
+            out.append(Issue(code, sev, f"{n - limit} more {code} issue(s) in this file not listed", file))
+    return out
+
+
+def validate(
+    paths: str | Path | Sequence[str | Path],
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    strict: bool = False,
+    max_per_code: int | None = 50,
+) -> Report:
+    """Validate descriptors, lineage, family specs, findings files and dataset cards offline.
+
+    Args:
+        paths: Files or folders. A folder is a lineage folder when it holds
+            ``edges.parquet`` with ``items.parquet`` or ``family.json``; any other folder
+            is searched for the kinds above (hidden folders skipped).
+        select: Report only these codes (or code prefixes such as ``CLV2``).
+        ignore: Do not report these codes (or prefixes).
+        strict: Count warnings as errors.
+        max_per_code: At most this many issues of one code per file, then one issue
+            saying how many more there are (None: all).
+
+    Returns:
+        A :class:`Report`: ``valid`` is False when an error remains after selection.
+
+    Raises:
+        InputError: a path does not exist, or ``select``/``ignore`` names no code.
+    """
+    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not items:
+        raise InputError("nothing to validate", hint="give at least one file or folder")
+    sel = expand_selection(select)
+    ign = expand_selection(ignore)
+    targets, issues = _collect(items)
+    issues += _run(targets)
+    unique = list(dict.fromkeys(issues))
+    kept = _cap(_select(unique, sel, ign, strict), max_per_code)
+    order = {_name(t.path): n for n, t in enumerate(targets)}
+    kept.sort(key=lambda i: order.get(i.where.split("#", 1)[0], len(order)))
+    return Report(tuple(kept), tuple(Checked(_name(t.path), t.kind) for t in targets))

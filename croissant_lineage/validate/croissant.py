@@ -1,0 +1,130 @@
+"""What mlcroissant itself reports about a descriptor, as coded issues.
+
+The descriptor is handed to ``mlcroissant.Metadata.from_json``, which runs every
+check mlcroissant has; its errors and warnings (and the "@context is not standard"
+warning it only logs) become issues ``CLV101``-``CLV108``. Nothing is re-implemented.
+
+mlcroissant never touches the network here: the JSON object is passed in memory (no
+URL), and a document whose ``@context`` names a remote URL is not handed over at all
+(rdflib would fetch it); :mod:`.context` reports that as ``CLV202``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ._jsonld import JsonLdContext, pointer, walk
+from .codes import issue
+from .report import Issue
+
+__all__ = ["check_with_mlcroissant"]
+
+_PATTERNS = [
+    ("CLV103", re.compile(r"is recommended, but does not exist")),
+    ("CLV108", re.compile(r"is mandatory, but does not exist")),
+    ("CLV104", re.compile(r"reference to node .* doesn't exist|does not refer to any existing node"
+                          r"|Node with uuid=.* does not exist")),
+    ("CLV105", re.compile(r"does not specify a valid .*dataType")),
+]
+_NOT_STANDARD = re.compile(r"`@context` is not standard.*different keys are: (\{.*\})", re.S)
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextmanager
+def _captured_logs() -> Iterator[_Capture]:
+    """Capture mlcroissant's absl/root log warnings instead of printing them."""
+    handler = _Capture()
+    loggers = [logging.getLogger("absl"), logging.getLogger()]
+    saved = [(lg, lg.propagate, list(lg.handlers)) for lg in loggers]
+    try:
+        for lg in loggers:
+            lg.handlers = [handler]
+            if lg.name == "absl":
+                lg.propagate = False
+        yield handler
+    finally:
+        for lg, propagate, handlers in saved:
+            lg.handlers = handlers
+            lg.propagate = propagate
+
+
+def _id_pointers(doc: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for path, node in walk(doc, skip_keys=frozenset({"data", "examples"})):
+        for key in ("@id", "name"):
+            value = node.get(key)
+            if isinstance(value, str) and len(node) > 1 and value not in out:
+                out[value] = pointer(path)
+    return out
+
+
+def _code_for(message: str, default: str) -> str:
+    for code, rx in _PATTERNS:
+        if rx.search(message):
+            return code
+    return default
+
+
+def check_with_mlcroissant(doc: dict[str, Any], where: str) -> list[Issue]:
+    """Run mlcroissant's own validation on a descriptor and code what it reports.
+
+    Args:
+        doc: The descriptor JSON object (not modified).
+        where: The file name issues are reported against.
+
+    Returns:
+        Issues ``CLV101``-``CLV108``; each ``where`` is the JSON pointer of the node
+        mlcroissant names when it can be found, else the file with mlcroissant's own
+        ``Metadata(x) > RecordSet(y)`` context in the message. Empty when the
+        ``@context`` is remote (not run; see ``CLV202``).
+    """
+    if JsonLdContext(doc.get("@context")).remote:
+        return []
+    import copy
+
+    import mlcroissant as mlc
+
+    ctx = mlc.Context()
+    crashed: str | None = None
+    with _captured_logs() as logs:
+        try:
+            mlc.Metadata.from_json(ctx=ctx, json_=copy.deepcopy(doc))
+        except mlc.ValidationError:
+            pass  # the errors are in ctx.issues
+        except Exception as exc:  # mlcroissant fails on inputs it does not expect
+            crashed = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    pointers = _id_pointers(doc)
+    out: list[Issue] = []
+    for default, found in (("CLV101", ctx.issues._errors), ("CLV102", ctx.issues._warnings)):
+        for message, node in found:
+            context = ""
+            loc: str | None = None
+            get = getattr(node, "get_issue_context", None)
+            if callable(get):
+                context = str(get())
+            uuid = getattr(node, "uuid", None) or getattr(node, "id", None)
+            if type(node).__name__ == "Metadata":
+                loc = ""
+            elif isinstance(uuid, str) and uuid in pointers:
+                loc = pointers[uuid]
+            text = f"{message} [{context}]" if context and loc is None else message
+            out.append(issue(_code_for(message, default), text, f"{where}#{loc or ''}"))
+    for message in logs.messages:
+        m = _NOT_STANDARD.search(message)
+        if m:
+            out.append(issue("CLV106", f"@context lacks standard Croissant terms {m.group(1)}", f"{where}#/@context"))
+    if crashed and not any(i.severity == "error" for i in out):
+        out.append(issue("CLV107", f"mlcroissant failed: {crashed}", f"{where}#"))
+    return sorted(set(out))

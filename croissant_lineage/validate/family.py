@@ -1,0 +1,42 @@
+"""Checks of a family spec: the schema and rules of :func:`croissant_lineage.family.parse_family`
+(``CLV501``), descriptors that do not exist (``CLV502``), dataset-level cycles (``CLV303``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import SpecError
+from ..family import parse_family
+from ._jsonld import pointer
+from .codes import issue
+from .lineage import check_cycles
+from .report import Issue
+
+__all__ = ["check_family"]
+
+
+def check_family(doc: Any, path: Path, where: str) -> list[Issue]:
+    """Check a parsed family spec read from ``path``.
+
+    Returns:
+        Issues ``CLV303``, ``CLV501``, ``CLV502``.
+    """
+    out: list[Issue] = []
+    derivs = doc.get("derivations", []) if isinstance(doc, dict) else []
+    pairs = [(d["child"], d["parent"]) for d in derivs if isinstance(derivs, list) and isinstance(d, dict)
+             and isinstance(d.get("child"), str) and isinstance(d.get("parent"), str)]
+    cycles = check_cycles(pairs, where, what="dataset")
+    out += cycles
+    try:
+        parse_family(doc, path)
+    except SpecError as exc:
+        if not (cycles and "cycle" in exc.message):
+            out.append(issue("CLV501", exc.message, f"{where}#"))
+    datasets = doc.get("datasets", []) if isinstance(doc, dict) else []
+    for n, d in enumerate(datasets if isinstance(datasets, list) else []):
+        desc = d.get("descriptor") if isinstance(d, dict) else None
+        if isinstance(desc, str) and not (path.parent / desc).is_file():
+            out.append(issue("CLV502", f"dataset {d.get('name')!r}: descriptor {desc} not found",
+                             f"{where}#{pointer(['datasets', n, 'descriptor'])}"))
+    return out

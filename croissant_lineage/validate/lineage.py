@@ -1,0 +1,365 @@
+"""Checks of lineage: the tables a lineage folder holds, and ``references`` joins.
+
+* ``CLV301``: an edge (or duplicate group) names an item that is not in the items table;
+* ``CLV302``: an item id appears twice within a dataset;
+* ``CLV303``: a derivation cycle, between items (edges) or datasets (``family.json``);
+* ``CLV304``: a ``score`` or ``options_score`` outside 0-100 (or NaN);
+* ``CLV305``: a Field's ``references`` joins two columns that pandas (which mlcroissant
+  uses) reads as different types (``int64`` vs ``str``), so ``records()`` fails;
+* ``CLV306``: a lineage file is missing or does not have the lineage schema.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..croissant import Descriptor, as_list, node_id
+from ..errors import LineageError
+from ..lineage import Lineage
+from ..schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA, join_ref
+from ._jsonld import pointer
+from .codes import issue
+from .report import Issue
+
+__all__ = [
+    "LINEAGE_TABLES",
+    "ItemIndex",
+    "check_cycles",
+    "check_edges",
+    "check_items",
+    "check_lineage_folder",
+    "check_references",
+    "read_lineage_table",
+    "table_kind",
+]
+
+#: Lineage file name -> schema.
+LINEAGE_TABLES: dict[str, pa.Schema] = {
+    "items.parquet": ITEMS_SCHEMA,
+    "edges.parquet": EDGES_SCHEMA,
+    "duplicates.parquet": DUPLICATES_SCHEMA,
+    "unmatched.parquet": UNMATCHED_SCHEMA,
+}
+
+
+@dataclass
+class ItemIndex:
+    """The items known to a validation run, by ref, with their item rows.
+
+    Attributes:
+        refs: Every known item ref (``dataset:item``).
+        datasets: Datasets that have at least one item (refs into other datasets are
+            only checked when the dataset is known).
+        tables: The item tables the refs came from.
+        lineages: Lineage folders read whole (items and edges), for findings routing.
+    """
+
+    refs: set[str] = field(default_factory=set)
+    datasets: set[str] = field(default_factory=set)
+    tables: list[pa.Table] = field(default_factory=list)
+    lineages: list[Lineage] = field(default_factory=list)
+
+    def add(self, items: pa.Table) -> None:
+        ds = items.column("dataset").to_pylist()
+        it = items.column("item").to_pylist()
+        self.refs.update(join_ref(d, i) for d, i in zip(ds, it, strict=True))
+        self.datasets.update(ds)
+        self.tables.append(items)
+
+    def knows(self, ref: str) -> bool | None:
+        """True/False when the ref's dataset is known; None when it is not."""
+        dataset = ref.partition(":")[0]
+        if dataset not in self.datasets:
+            return None
+        return ref in self.refs
+
+
+def table_kind(schema: pa.Schema) -> str | None:
+    """Which lineage table a Parquet schema is (``edges.parquet``...), by its columns."""
+    names = set(schema.names)
+    for fname, ref in (("edges.parquet", EDGES_SCHEMA), ("duplicates.parquet", DUPLICATES_SCHEMA),
+                       ("unmatched.parquet", UNMATCHED_SCHEMA), ("items.parquet", ITEMS_SCHEMA)):
+        required = {f.name for f in ref if not f.nullable}
+        if fname == "items.parquet":
+            required |= {"stem"}
+        if required <= names:
+            return fname
+    return None
+
+
+def read_lineage_table(path: Path, name: str, where: str) -> tuple[pa.Table | None, list[Issue]]:
+    """Read one lineage table and cast it to its schema.
+
+    Returns:
+        The table (None when it cannot be used) and ``CLV306`` issues.
+    """
+    schema = LINEAGE_TABLES[name]
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        return None, [issue("CLV306", f"not a Parquet file: {exc}"[:300], where)]
+    missing = [f.name for f in schema if f.name not in table.column_names and not f.nullable]
+    if missing:
+        return None, [issue("CLV306", f"{name} lacks column(s) {', '.join(missing)}", where)]
+    cols = {}
+    for f in schema:
+        if f.name in table.column_names:
+            cols[f.name] = table.column(f.name)
+        else:
+            cols[f.name] = pa.nulls(table.num_rows, f.type)
+    try:
+        return pa.table(cols).cast(schema), []
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
+        return None, [issue("CLV306", f"{name} columns do not have the lineage types: {exc}"[:300], where)]
+
+
+def check_items(items: pa.Table, where: str) -> list[Issue]:
+    """``CLV302``: item ids that appear more than once within a dataset."""
+    seen: dict[str, int] = {}
+    out: list[Issue] = []
+    for row, (d, i) in enumerate(zip(items.column("dataset").to_pylist(), items.column("item").to_pylist(), strict=True)):
+        ref = join_ref(d, i)
+        if ref in seen:
+            out.append(issue("CLV302", f"item {ref} also at row {seen[ref]}", f"{where}#row={row}"))
+        else:
+            seen[ref] = row
+    return out
+
+
+def _bad_score(v: Any) -> bool:
+    return v is not None and (math.isnan(v) or v < 0 or v > 100)
+
+
+def check_edges(edges: pa.Table, where: str, index: ItemIndex | None) -> list[Issue]:
+    """``CLV301`` (unknown endpoint items), ``CLV304`` (scores) and ``CLV303`` (cycles).
+
+    Args:
+        edges: A table with :data:`~croissant_lineage.schema.EDGES_SCHEMA`.
+        where: The file name.
+        index: Known items; endpoint checks are skipped when None.
+    """
+    out: list[Issue] = []
+    cols = {c: edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item", "score", "options_score")}
+    pairs: list[tuple[str, str]] = []
+    for row in range(edges.num_rows):
+        child = join_ref(cols["child_dataset"][row], cols["child_item"][row])
+        parent = join_ref(cols["parent_dataset"][row], cols["parent_item"][row])
+        pairs.append((child, parent))
+        if index is not None:
+            for role, ref in (("child", child), ("parent", parent)):
+                if index.knows(ref) is not True:
+                    out.append(issue("CLV301", f"{role} item {ref} of edge {child} -> {parent} is not in the items",
+                                     f"{where}#row={row}"))
+        for col in ("score", "options_score"):
+            if _bad_score(cols[col][row]):
+                out.append(issue("CLV304", f"{col} {cols[col][row]} of edge {child} -> {parent} is outside 0-100",
+                                 f"{where}#row={row}"))
+    out += check_cycles(pairs, where)
+    return out
+
+
+def check_cycles(pairs: Iterable[tuple[str, str]], where: str, *, what: str = "item") -> list[Issue]:
+    """``CLV303``: cycles in child -> parent pairs; one issue per cycle found."""
+    parents: dict[str, list[str]] = {}
+    for child, parent in pairs:
+        parents.setdefault(child, []).append(parent)
+    state: dict[str, int] = {}
+    out: list[Issue] = []
+    for start in sorted(parents):
+        if state.get(start):
+            continue
+        # Iterative DFS; the stack holds (node, iterator over its parents).
+        trail: list[str] = [start]
+        stack = [iter(parents.get(start, []))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[trail.pop()] = 2
+                stack.pop()
+                continue
+            if state.get(nxt) == 1:
+                cycle = [*trail[trail.index(nxt):], nxt]
+                out.append(issue("CLV303", f"{what} derivation cycle: {' -> '.join(cycle)}", f"{where}#{what}={nxt}"))
+                continue
+            if not state.get(nxt):
+                state[nxt] = 1
+                trail.append(nxt)
+                stack.append(iter(parents.get(nxt, [])))
+    return out
+
+
+def check_lineage_folder(folder: Path, where: str, index: ItemIndex) -> list[Issue]:
+    """Check a lineage folder (see :mod:`croissant_lineage.lineage`).
+
+    Args:
+        folder: The folder.
+        where: How to name it in issues.
+        index: Filled with the folder's items (so findings can be checked against them).
+
+    Returns:
+        Issues ``CLV301``-``CLV304`` and ``CLV306``.
+    """
+    out: list[Issue] = []
+    tables: dict[str, pa.Table] = {}
+    for name in LINEAGE_TABLES:
+        path = folder / name
+        if not path.exists():
+            out.append(issue("CLV306", f"lineage folder has no {name}", f"{where}/{name}"))
+            continue
+        table, problems = read_lineage_table(path, name, f"{where}/{name}")
+        out += problems
+        if table is not None:
+            tables[name] = table
+    if "items.parquet" in tables:
+        out += check_items(tables["items.parquet"], f"{where}/items.parquet")
+        index.add(tables["items.parquet"])
+    if "edges.parquet" in tables:
+        out += check_edges(tables["edges.parquet"], f"{where}/edges.parquet",
+                           index if "items.parquet" in tables else None)
+    if "duplicates.parquet" in tables and "items.parquet" in tables:
+        dup = tables["duplicates.parquet"]
+        for row, (d, i) in enumerate(zip(dup.column("dataset").to_pylist(), dup.column("item").to_pylist(), strict=True)):
+            if index.knows(join_ref(d, i)) is not True:
+                out.append(issue("CLV301", f"duplicate item {join_ref(d, i)} is not in the items",
+                                 f"{where}/duplicates.parquet#row={row}"))
+    family = folder / "family.json"
+    info: dict[str, Any] = {}
+    if not family.exists():
+        out.append(issue("CLV306", "lineage folder has no family.json", f"{where}/family.json"))
+    else:
+        try:
+            loaded = json.loads(family.read_text("utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            out.append(issue("CLV001", f"family.json does not parse: {exc}", f"{where}/family.json"))
+        else:
+            info = loaded if isinstance(loaded, dict) else {}
+            derivs = info.get("derivations", [])
+            pairs = [(d["child"], d["parent"]) for d in derivs if isinstance(derivs, list)
+                     and isinstance(d, dict) and isinstance(d.get("child"), str) and isinstance(d.get("parent"), str)]
+            out += check_cycles(pairs, f"{where}/family.json", what="dataset")
+    if "items.parquet" in tables and "edges.parquet" in tables:
+        index.lineages.append(Lineage(
+            family=info,
+            items=tables["items.parquet"],
+            edges=tables["edges.parquet"],
+            duplicates=tables.get("duplicates.parquet", DUPLICATES_SCHEMA.empty_table()),
+            unmatched=tables.get("unmatched.parquet", UNMATCHED_SCHEMA.empty_table()),
+        ))
+    return out
+
+
+# --- references joins (CLV305) ------------------------------------------------------
+
+
+def _kind_of_dtype(dtype: Any) -> str:
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    return "str"
+
+
+def _inline_kind(rs_node: dict[str, Any], field_id: str) -> str | None:
+    import pandas as pd
+
+    data = rs_node.get("data")
+    if not isinstance(data, list) or not data:
+        return None
+    values = [row.get(field_id) for row in data if isinstance(row, dict)]
+    if all(v is None for v in values):
+        return None
+    return _kind_of_dtype(pd.Series(values).dtype)
+
+
+def _file_kind(desc: Descriptor, field_node: dict[str, Any]) -> str | None:
+    """The pandas kind mlcroissant will read a file-sourced field's column as (None if unknown)."""
+    import pandas as pd
+
+    src = field_node.get("source")
+    if not isinstance(src, dict):
+        return None
+    file_id = node_id(src.get("fileObject")) or node_id(src.get("fileSet"))
+    extract = src.get("extract") if isinstance(src.get("extract"), dict) else {}
+    column = extract.get("column") if isinstance(extract, dict) else None
+    if not file_id:
+        return None
+    if not isinstance(column, str):
+        return "str" if isinstance(extract, dict) and "fileProperty" in extract else None
+    if src.get("transform"):
+        return "str"  # regex and friends yield strings
+    try:
+        paths = desc.local_paths(file_id)
+        fmt = desc.files()[file_id].encoding_format
+    except (LineageError, KeyError):
+        return None
+    paths = [p for p in paths if p.is_file()]
+    if not paths:
+        return None
+    path = paths[0]
+    try:
+        if fmt in ("text/csv", "text/tab-separated-values"):
+            frame = pd.read_csv(path, usecols=[column], sep="\t" if fmt.endswith("values") else ",")
+            return _kind_of_dtype(frame[column].dtype)
+        if "jsonl" in fmt or "jsonlines" in fmt:
+            frame = pd.read_json(path, lines=True)
+            return _kind_of_dtype(frame[column].dtype) if column in frame else None
+        if "parquet" in fmt:
+            return _kind_of_dtype(pq.read_schema(path).field(column).type.to_pandas_dtype())
+    except (ValueError, KeyError, OSError, pa.ArrowInvalid):
+        return None
+    return None
+
+
+def check_references(desc: Descriptor, where: str) -> list[Issue]:
+    """``CLV305``: ``references`` joins whose two columns pandas reads as different types.
+
+    mlcroissant reads each side with pandas (``read_csv``, ``read_json(lines=True)``,
+    ``read_parquet``, or a frame built from inline ``data``) and merges them; an ``int64``
+    column merged with a ``str`` column raises in ``records()``. Sides whose data is not
+    local (or not readable) are not judged.
+
+    Returns:
+        One issue per failing ``references``, at the referencing Field.
+    """
+    sets = as_list(desc.doc.get("recordSet"))
+    by_field: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for rs in sets:
+        if not isinstance(rs, dict):
+            continue
+        for f in as_list(rs.get("field")):
+            fid = node_id(f) if isinstance(f, dict) else None
+            if fid:
+                by_field[fid] = (rs, f)
+    out: list[Issue] = []
+    for r, rs in enumerate(sets):
+        if not isinstance(rs, dict):
+            continue
+        for i, f in enumerate(as_list(rs.get("field"))):
+            if not isinstance(f, dict) or "references" not in f:
+                continue
+            ref = f["references"]
+            target = node_id(ref.get("field")) if isinstance(ref, dict) and "field" in ref else node_id(ref)
+            if not target or target not in by_field:
+                continue
+            t_rs, t_field = by_field[target]
+            fid = node_id(f) or ""
+            mine = _inline_kind(rs, fid) or _file_kind(desc, f)
+            theirs = _inline_kind(t_rs, target) or _file_kind(desc, t_field)
+            if mine and theirs and mine != theirs and "str" in (mine, theirs):
+                path = ("recordSet", r, "field", i, "references") if isinstance(rs.get("field"), list) else ("recordSet", r, "field", "references")
+                out.append(issue("CLV305", f"{fid} (read as {mine}) references {target} (read as {theirs}): "
+                                 "mlcroissant's join fails in records()", f"{where}#{pointer(path)}"))
+    return out
