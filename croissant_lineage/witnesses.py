@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -84,6 +84,7 @@ __all__ = [
     "WitnessReport",
     "admit",
     "tally",
+    "with_witness_evidence",
     "witness",
     "witness_family",
 ]
@@ -458,6 +459,9 @@ class WitnessReport:
         skipped: dict[str, int] = {}
         for s in self.contested.skipped:
             skipped[s.reason] = skipped.get(s.reason, 0) + 1
+        unrouted: dict[str, int] = {}
+        for u in self.unrouted:
+            unrouted[u.reason] = unrouted.get(u.reason, 0) + 1
         return {
             "snapshot": self.snapshot,
             "snapshot_items": self.admission.snapshot_items,
@@ -465,7 +469,7 @@ class WitnessReport:
             "contested_items": len(self.contested.rows),
             "conflicting_items": len(self.contested.conflicting()),
             "claims_skipped": dict(sorted(skipped.items())),
-            "findings_unrouted": len(self.unrouted),
+            "findings_unrouted": dict(sorted(unrouted.items())),
             **{f"pooled_{k}": v for k, v in asdict(self.pooled).items()},
         }
 
@@ -483,6 +487,27 @@ class WitnessReport:
             "items": [asdict(r) for r in self.items.rows],
             "evidence": [e.to_dict() for e in self.evidence],
         }
+
+
+def with_witness_evidence(findings: Iterable[Any], report: WitnessReport) -> list[Any]:
+    """Copies of the findings with their witness evidence lines appended.
+
+    Args:
+        findings: Findings (frozen dataclasses with ``id`` and ``evidence``, e.g.
+            :class:`croissant_lineage.findings.Finding`).
+        report: A witness report.
+
+    Returns:
+        The findings in the same order; a finding with evidence in ``report`` is a copy
+        whose ``evidence`` ends with each :attr:`WitnessEvidence.text` it did not hold
+        already (so running twice adds nothing), the others are returned as they are.
+    """
+    by_finding = report.evidence_by_finding()
+    out = []
+    for f in findings:
+        lines = [e.text for e in by_finding.get(f.id, []) if e.text not in f.evidence]
+        out.append(replace(f, evidence=[*f.evidence, *lines]) if lines else f)
+    return out
 
 
 def _round(x: float | None) -> float | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import struct
-import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -294,21 +293,3 @@ def test_stream_parser_raises_only_coded_errors(text: str, chunk: int) -> None:
         list(_iter_json_values(chunks, 1000, Path("f")))
     except LineageError as exc:
         assert exc.code in ("CL-E001", "CL-E008")
-
-
-# --- the real archives -------------------------------------------------------------------------
-
-
-@pytest.mark.realdata
-def test_all_real_archives_stream(shared_data: Path) -> None:
-    paths = list_archives(shared_data / "mmlu_pro" / "eval_results")
-    assert len(paths) == 29
-    start = time.perf_counter()
-    records = malformed = 0
-    for p in paths:
-        for value in iter_archive(p):
-            records += 1
-            malformed += parse_prediction(value) is None
-    assert records == 347_258
-    assert malformed == 43  # DeepSeek-Coder-V2's summary strings
-    assert time.perf_counter() - start < 60

@@ -29,6 +29,7 @@ from croissant_lineage.witnesses import (
     ModelTally,
     admit,
     tally,
+    with_witness_evidence,
     witness,
     witness_family,
 )
@@ -443,6 +444,77 @@ def test_cli_prints_the_admission_and_json(
     assert doc["summary"]["admitted"] == 12 and doc["admission"][0]["model"] == "toy-model"
 
 
+def toy_findings(tmp_path: Path) -> tuple[Path, Path]:
+    """A findings file with a wrong-key finding on toy-pro:101 and one on its parent."""
+    from croissant_lineage.findings import Finding, Source, save_findings
+    from croissant_lineage.linking import link
+
+    lineage = link(TOY / "family.json")
+    lineage.write(tmp_path / "lineage")
+    e = lineage.edges.filter(pc.equal(lineage.edges.column("child_item"), "101")).to_pylist()[0]
+    parent_ref = f"{e['parent_dataset']}:{e['parent_item']}"
+    parent = lineage.items.filter(
+        pc.equal(lineage.items.column("item"), e["parent_item"])
+    ).to_pylist()[0]
+    proposed_idx = e["option_map"][2]  # child option C, copied from the parent
+    src = Source(name="test", kind="person")
+    findings = [
+        Finding(item="toy-pro:101", target="key", kind="wrong_key", source=src, proposed="Quill"),
+        Finding(
+            item=parent_ref,
+            target="key",
+            kind="wrong_key",
+            source=src,
+            proposed=parent["options"][proposed_idx],
+        ),
+        Finding(item="toy-pro:102", target="stem", kind="bad_question_clarity", source=src),
+    ]
+    return save_findings(tmp_path / "findings.json", findings), tmp_path / "lineage"
+
+
+def test_witness_family_routes_findings_and_evidence_attaches(tmp_path: Path) -> None:
+    from croissant_lineage.findings import load_findings
+
+    toy_archive(tmp_path / "archives")
+    findings_file, lineage_dir = toy_findings(tmp_path)
+    report = witness_family(
+        TOY / "family.json",
+        archives_dir=tmp_path / "archives",
+        data_dir=TOY,
+        dataset="toy-pro",
+        findings=findings_file,
+        lineage=lineage_dir,
+    )
+    (item,) = report.contested.rows
+    assert (item.item, item.proposed_letter, len(item.finding_ids)) == ("toy-pro:101", "C", 2)
+    assert report.summary()["findings_unrouted"] == {"not_wrong_key": 1}
+    findings = load_findings(findings_file)
+    updated = with_witness_evidence(findings, report)
+    assert [len(u.evidence) - len(f.evidence) for f, u in zip(findings, updated, strict=True)] == [
+        1,
+        1,
+        0,
+    ]
+    assert with_witness_evidence(updated, report) == updated  # idempotent
+
+
+def test_cli_with_findings_and_lineage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    toy_archive(tmp_path / "archives")
+    findings_file, lineage_dir = toy_findings(tmp_path)
+    args = [
+        "witnesses",
+        "--archives",
+        str(tmp_path / "archives"),
+        "--family",
+        str(TOY / "family.json"),
+    ]
+    args += ["--data-dir", str(TOY), "--dataset", "toy-pro", "--findings", str(findings_file)]
+    assert main([*args, "--lineage", str(lineage_dir), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"]["contested_items"] == 1 and len(doc["evidence"]) == 2
+    assert main([*args, "--lineage", str(tmp_path / "missing")]) == 2
+
+
 @pytest.mark.parametrize("kind", ["not_zip", "two_files", "bomb"])
 def test_cli_refuses_a_bad_archive_with_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
@@ -466,49 +538,6 @@ def test_cli_refuses_a_bad_archive_with_exit_2(
 
 
 # --- the real data ----------------------------------------------------------------------------
-
-
-def redux_wrong_key_standin(lineage: Any) -> list[FakeFinding]:
-    """Stand-in for the findings importer: MMLU-Redux ``wrong_groundtruth`` rows as findings
-    on their MMLU parent items, the proposed answer carried to the parent's option text.
-
-    ``correct_answer`` is read as a letter A-D or a 0-based index; other values give no
-    proposal.
-    """
-    redux = lineage.items.filter(
-        pc.equal(lineage.items.column("dataset"), "mmlu-redux")
-    ).to_pylist()
-    up = {
-        e["child_item"]: e
-        for e in lineage.edges.filter(
-            pc.equal(lineage.edges.column("child_dataset"), "mmlu-redux")
-        ).to_pylist()
-    }
-    mmlu = lineage.items.filter(pc.equal(lineage.items.column("dataset"), "mmlu"))
-    parent_options = dict(
-        zip(mmlu.column("item").to_pylist(), mmlu.column("options").to_pylist(), strict=True)
-    )
-    out = []
-    for r in redux:
-        raw = json.loads(r["record"])
-        if str(raw.get("error_type")).strip().lower().replace(" ", "_") != "wrong_groundtruth":
-            continue
-        e = up.get(r["item"])
-        if e is None:
-            continue
-        ca, opts = str(raw.get("correct_answer") or "").strip(), r["options"] or []
-        idx = (
-            "ABCD".index(ca) if ca in ("A", "B", "C", "D") else (int(ca) if ca.isdigit() else None)
-        )
-        proposed = None
-        if idx is not None and idx < len(opts):
-            pidx = e["option_map"][idx] if e["option_map"] else idx
-            popts = parent_options.get(e["parent_item"]) or []
-            proposed = popts[pidx] if 0 <= pidx < len(popts) else opts[idx]
-        out.append(
-            FakeFinding(f"redux:{r['item']}", f"mmlu:{e['parent_item']}", "wrong_key", proposed)
-        )
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -550,10 +579,12 @@ def test_real_admission_of_the_29_archives(real_admission: Admission) -> None:
 
 @pytest.mark.realdata
 def test_real_redux_wrong_keys_routed_to_mmlu_pro(
-    mmlu_lineage: Any, real_snapshot: pa.Table, real_admission: Admission
+    shared_data: Path, mmlu_lineage: Any, real_snapshot: pa.Table, real_admission: Admission
 ) -> None:
-    findings = redux_wrong_key_standin(mmlu_lineage)
-    assert len(findings) >= 100
+    from croissant_lineage.importers.redux import import_redux
+
+    findings = import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
+    assert sum(f.kind == "wrong_key" for f in findings) == 107
     routing = claims_from_findings(
         findings, dataset="mmlu-pro", items=mmlu_lineage.items, edges=mmlu_lineage.edges
     )
@@ -564,6 +595,7 @@ def test_real_redux_wrong_keys_routed_to_mmlu_pro(
         assert ref in by_item and not by_item[ref].proposed_beats_key
         assert by_item[ref].key_picks > 3 * by_item[ref].proposed_picks
     assert len(report.contested.rows) >= 40
+    assert {s.reason for s in report.contested.skipped} <= {"not_among_options", "proposes_key"}
     p = report.pooled
     assert p.models == 29 and p.models_preferring_proposed >= 25
     assert p.ratio is not None and p.ratio > 4

@@ -64,9 +64,10 @@ def render_report(report: WitnessReport) -> str:
         "",
     ]
     skipped = ", ".join(f"{k} {v}" for k, v in s["claims_skipped"].items()) or "none"
+    unrouted = ", ".join(f"{k} {v}" for k, v in s["findings_unrouted"].items()) or "none"
     out.append(
         f"contested items: {s['contested_items']} (claims skipped: {skipped}; "
-        f"findings giving no claim: {s['findings_unrouted']}; "
+        f"findings giving no claim: {unrouted}; "
         f"items with conflicting proposals: {s['conflicting_items']})"
     )
     p = report.pooled
