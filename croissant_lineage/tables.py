@@ -1,13 +1,24 @@
 """Reading the files behind a descriptor into Arrow tables, tolerating real-world mess.
 
-Supported encodings: CSV / TSV (delimiter sniffed per file, ``,`` ``;`` or tab; UTF-8
-with stray Mac Roman bytes; NEL characters kept inside fields; ragged rows reported),
-JSON Lines, JSON (a list of records), Parquet, and Arrow IPC (stream or file, as
-``datasets.save_to_disk`` writes).
+Supported encodings: CSV / TSV, JSON Lines, JSON (a list of records), Parquet, and Arrow
+IPC (stream or file, as ``datasets.save_to_disk`` writes).
+
+CSV is read with the standard library, strictly, every cell as a string:
+
+* the delimiter is sniffed per file from the header line (``,``, ``;`` or tab);
+* UTF-8 (a BOM is dropped); a stray non-UTF-8 byte is decoded as Mac Roman;
+* ``\\r\\n``, ``\\r`` and ``\\n`` end rows; U+0085 (NEL) and U+2028 stay inside fields;
+* quoted fields may hold newlines; a quote never closed is a :class:`DataError`;
+* blank lines are skipped; blank header cells become ``_unnamed_{i}``, repeated header
+  names get ``.1``, ``.2``;
+* a row with fewer cells than the header, or with non-empty cells beyond it, is a
+  :class:`DataError` (``CL-E004``) naming its line; empty trailing cells are dropped;
+* NUL bytes are an :class:`InputError` (``CL-E001``), a field longer than
+  :data:`MAX_FIELD_CHARS` a :class:`SizeLimitError` (``CL-E008``).
 
 Headerless CSV: a FileObject/FileSet may carry ``cl:csvColumns`` (a list of column
-names); the file is then read without a header row. (mlcroissant always reads the
-first row as a header, so this extension is ours; see README.)
+names); the file is then read without a header row. mlcroissant 1.1.1 ignores this
+property and reads the first row as a header, so it cannot read such files.
 """
 
 from __future__ import annotations
@@ -23,9 +34,9 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from ._io import read_text
-from .errors import DataError, InputError
+from .errors import DataError, InputError, SizeLimitError
 
-__all__ = ["read_table", "sniff_delimiter"]
+__all__ = ["MAX_FIELD_CHARS", "read_table", "sniff_delimiter"]
 
 CSV_FORMATS = {"text/csv", "text/tab-separated-values"}
 JSONL_FORMATS = {"application/jsonlines", "application/jsonl", "application/x-jsonlines"}
@@ -38,7 +49,8 @@ ARROW_FORMATS = {
 
 #: Longest CSV field accepted, in characters. A longer field almost always means a quote
 #: that is never closed and swallows the rest of the file; such a file is refused with a
-#: :class:`DataError` naming the line, instead of being read as one giant field.
+#: :class:`~croissant_lineage.errors.SizeLimitError` naming the line, instead of being
+#: read as one giant field. (JSON Lines, Parquet and Arrow records have no such limit.)
 MAX_FIELD_CHARS = 16 * 1024 * 1024
 
 csv.field_size_limit(MAX_FIELD_CHARS)
@@ -73,11 +85,14 @@ def _csv_rows(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str
             rows.append((start, row))
             start = reader.line_num + 1
     except csv.Error as exc:
-        msg = str(exc)
-        if "field limit" in msg:
-            msg = f"a field is longer than {MAX_FIELD_CHARS:,} characters"
+        if "field limit" in str(exc):
+            raise SizeLimitError(
+                f"line {start}: a field is longer than {MAX_FIELD_CHARS:,} characters",
+                path=path,
+                hint="most often a quote that is never closed; fix the quoting of that line",
+            ) from None
         raise DataError(
-            f"line {start}: cannot parse CSV ({msg})",
+            f"line {start}: cannot parse CSV ({exc})",
             path=path,
             hint="look for a quote that is never closed on or after that line",
         ) from None
@@ -206,9 +221,14 @@ def read_table(
         encoding_format: Its Croissant ``encodingFormat`` (MIME type).
         csv_columns: Column names for a CSV without a header row.
 
+    Returns:
+        The table: for CSV every column is a string column, in header order.
+
     Raises:
-        InputError: missing or empty file.
-        DataError: the content does not parse as ``encoding_format``.
+        InputError: missing or empty file, NUL bytes in a text file.
+        DataError: the content does not parse as ``encoding_format`` (the message names
+            the line), or the format is not supported.
+        SizeLimitError: a CSV field longer than :data:`MAX_FIELD_CHARS`.
     """
     if not path.exists():
         raise InputError("file not found", path=path)

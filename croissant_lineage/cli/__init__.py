@@ -21,6 +21,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS = (
+    "describe",
     "link",
     "family",
     "witnesses",
