@@ -1,0 +1,131 @@
+"""Corrections: keys change only from confirmed findings, each change names its finding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from croissant_lineage.corrections import apply_corrections
+from croissant_lineage.errors import InputError, OutputExistsError
+from croissant_lineage.findings import CONFIRMED, STATUSES, Finding, Source
+from croissant_lineage.graph import LineageGraph
+from croissant_lineage.importers import import_redux
+from tests.findings_helpers import BASE, PRO, edge, lineage, toy_lineage
+from tests.helpers import items_table
+
+REVIEW = Source("Invented reviewer", kind="person")
+
+
+def _key_finding(item: str = "base:s/0", proposed: str | None = "Cedar", status: str = "confirmed_fixed", **kw):
+    extra = {"status_date": "2025-01-01", "status_reason": "reviewed"}
+    return Finding(item=item, target="key", kind="wrong_key", source=kw.pop("source", REVIEW), proposed=proposed,
+                   status=status, **extra, **kw)
+
+
+def _keys(c) -> dict[str, str]:
+    return dict(zip(c.keys.column("item").to_pylist(), c.keys.column("key").to_pylist(), strict=True))
+
+
+@pytest.mark.parametrize("status", [s for s in STATUSES if s not in CONFIRMED])
+def test_unconfirmed_findings_never_change_a_key(status: str) -> None:
+    base = items_table("base", BASE)
+    findings = [
+        _key_finding("base:s/0", "Cedar", status),
+        _key_finding("base:s/1", "Elm", status, source=Source("Other")),
+    ]
+    c = apply_corrections(base, findings, lineage=toy_lineage())
+    assert c.changes == []
+    assert _keys(c) == {"s/0": "B", "s/1": "C"}
+    assert c.keys.column("finding").null_count == 2
+    assert {n.reason for n in c.not_applied} == {"not_confirmed"}
+    assert len(c.not_applied) == 2
+
+
+@pytest.mark.parametrize("status", CONFIRMED)
+def test_confirmed_key_finding_changes_the_key_and_records_it(status: str) -> None:
+    c = apply_corrections(items_table("base", BASE), [_key_finding(status=status)])
+    assert _keys(c) == {"s/0": "C", "s/1": "C"}
+    assert [(x.item, x.original_key, x.key, x.finding) for x in c.changes] == [
+        ("base:s/0", "B", "C", _key_finding(status=status).id)
+    ]
+    assert c.keys.column("original_key").to_pylist() == ["B", "C"]
+
+
+def test_every_other_finding_is_reported_with_its_reason() -> None:
+    base = items_table("base", BASE)
+    findings = [
+        _key_finding(proposed="Zinnia"),  # not an option
+        _key_finding(proposed="Birch", source=Source("b")),  # already the key
+        _key_finding(proposed=None, source=Source("c")),  # nothing proposed
+        Finding(item="base:s/0", target="stem", kind="bad_question_clarity", source=REVIEW, status="confirmed_fixed"),
+        _key_finding(item="elsewhere:1", source=Source("d")),
+        _key_finding(item="base:s/1", proposed="Elm", source=Source("e")),
+        _key_finding(item="base:s/1", proposed="Fir", source=Source("f")),  # conflicts with the one above
+    ]
+    c = apply_corrections(base, findings)
+    reasons = sorted(n.reason for n in c.not_applied)
+    assert reasons == sorted(["not_an_option", "already_the_key", "no_proposed_answer", "not_a_key_finding",
+                              "not_in_dataset", "conflict", "conflict"])
+    assert c.changes == [] and _keys(c) == {"s/0": "B", "s/1": "C"}
+
+
+def test_lineage_carries_a_confirmed_parent_finding_to_certain_copies_only() -> None:
+    lin = toy_lineage()
+    c = apply_corrections(lin, [_key_finding(proposed="Cedar")], dataset="pro", lineage=LineageGraph(lin))
+    assert _keys(c) == {"10": "D", "11": "D", "12": "D"}  # Cedar is option D in the copies
+    assert {x.via for x in c.changes} == {"base:s/0"}
+    fuzzy = lineage([items_table("base", BASE), items_table("pro", PRO[:1])],
+                    [edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3], method="fuzzy", score=90)])
+    c2 = apply_corrections(fuzzy, [_key_finding(proposed="Cedar")], dataset="pro", lineage=fuzzy)
+    assert c2.changes == [] and [n.reason for n in c2.not_applied] == ["probable_link_only"]
+
+
+def test_write_goes_to_a_new_file_only(tmp_path: Path) -> None:
+    c = apply_corrections(items_table("base", BASE), [_key_finding()])
+    out = c.write(tmp_path / "keys.parquet")
+    assert pq.read_table(out).column("finding").to_pylist() == [c.changes[0].finding, None]
+    with pytest.raises(OutputExistsError):
+        c.write(out)
+    src = tmp_path / "findings.json"
+    src.write_text("[]", encoding="utf-8")
+    with pytest.raises(OutputExistsError):
+        c.write(src, inputs=[src], overwrite=True)
+    assert src.read_text(encoding="utf-8") == "[]"
+    doc = json.loads(c.write(tmp_path / "keys.json").read_text(encoding="utf-8"))
+    assert doc["changed"] == 1 and doc["keys"][0]["key"] == "C"
+    first = (tmp_path / "a.csv")
+    c.write(first)
+    c.write(tmp_path / "b.csv")
+    assert first.read_bytes() == (tmp_path / "b.csv").read_bytes()
+    with pytest.raises(InputError):
+        c.write(tmp_path / "keys.txt")
+
+
+def test_table_with_several_datasets_needs_a_name() -> None:
+    with pytest.raises(InputError):
+        apply_corrections(toy_lineage(), [])
+
+
+# ----------------------------------------------------------------------------- real data
+
+
+@pytest.mark.realdata
+def test_real_redux_findings_change_no_key_until_confirmed(shared_data: Path, mmlu_lineage, mmlu_graph) -> None:
+    redux = import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
+    law = next(f for f in redux if f.source.item == "mmlu-redux:international_law/19")
+    reviewed = [f.with_status("rejected", date="2025-01-01", reason="key is right") if f.id == law.id else f
+                for f in redux]
+    for ds in ("mmlu", "mmlu-pro"):
+        c = apply_corrections(mmlu_lineage, reviewed, dataset=ds, lineage=mmlu_graph)
+        assert c.changes == []
+        assert c.keys.column("key").to_pylist() == c.keys.column("original_key").to_pylist()
+        assert {n.reason for n in c.not_applied} == {"not_confirmed"}
+    # once confirmed, a wrong-key finding whose answer is an option changes MMLU and its certain copies
+    wk = next(f for f in redux if f.kind == "wrong_key" and f.answers and mmlu_graph.item(f.item).key_text
+              not in f.answers)
+    ok = wk.with_status("confirmed_fixed", date="2025-02-02")
+    c = apply_corrections(mmlu_lineage, [ok], dataset="mmlu", lineage=mmlu_graph)
+    assert [x.finding for x in c.changes] == [ok.id]
