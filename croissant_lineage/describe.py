@@ -179,6 +179,7 @@ class DescribeOptions:
         license: SPDX id or URL.
         version: Dataset version string.
         date_published: ISO date of the release.
+        cite_as: How to cite the dataset (``citeAs``: a BibTeX entry or a reference).
         include: Glob(s) of data files relative to the folder, matched as Croissant
             ``includes`` are (``fnmatch``: ``*`` also crosses ``/``); default: every data
             file in the folder and its sub-folders.
@@ -199,6 +200,7 @@ class DescribeOptions:
     license: str | None = None
     version: str | None = None
     date_published: str | None = None
+    cite_as: str | None = None
     include: list[str] = field(default_factory=list)
     csv_columns: list[str] | None = None
     file_fields: dict[str, str] = field(default_factory=dict)
@@ -542,6 +544,7 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
         ("license", opts.license),
         ("version", opts.version),
         ("datePublished", opts.date_published),
+        ("citeAs", opts.cite_as),
     ):
         if value:
             doc[key] = value

@@ -1,12 +1,22 @@
 """A RecordSet of a descriptor read into one Arrow table, fast.
 
 This is the library's own reader for the part of Croissant that benchmark
-descriptors use: fields whose ``source`` is a FileObject or FileSet, extracted by
-``column``, ``jsonPath`` (``$.name``) or ``fileProperty`` (``filename``, ``filepath``,
-``fullpath``), with optional ``transform.regex``. It reads with pyarrow and the
-standard library instead of mlcroissant's pandas pipeline (see ``benchmarks/``), and it
-honours exactly what the descriptor says: which files, which columns, which splits.
-Joins between RecordSets (``source.field``) are left to mlcroissant.
+descriptors use: fields whose ``source`` is one FileObject or FileSet, extracted by
+``column``, ``jsonPath`` (``$.name`` / ``$[*].name``) or ``fileProperty``
+(``filename``, ``filepath``, ``fullpath``), with optional ``transform.regex``. It reads
+with pyarrow and the standard library (see :mod:`croissant_lineage.tables`) instead of
+mlcroissant's pandas pipeline, and honours what the descriptor says: which files
+(``includes`` / ``excludes``, see :meth:`Descriptor.local_paths`), which columns, which
+splits. Joins between RecordSets (``source.field``) are left to mlcroissant.
+
+Where it matches mlcroissant 1.1.1 on purpose: files in the order of their path string;
+``transform.regex`` applied with :func:`re.match` (see :func:`apply_regex`); a column
+that some files of a FileSet lack reads as null. Where it differs: ``filepath`` is the
+path relative to the base folder (mlcroissant gives the absolute path on this machine);
+CSV cells are strings and an empty cell is ``""`` (pandas infers numbers and reads empty
+cells, ``NA``, ``null``... as NaN); ``excludes`` are honoured (mlcroissant ignores them);
+CSV files with ``;`` delimiters, stray non-UTF-8 bytes, headerless CSV
+(``cl:csvColumns``) and Arrow IPC are read (mlcroissant cannot).
 """
 
 from __future__ import annotations

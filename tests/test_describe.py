@@ -417,14 +417,15 @@ def test_cli_describe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     folder = _make(tmp_path, "csv")
     out = folder / "meta.json"
     argv = ["describe", str(folder), "--out", str(out), "--name", "tiny", "--license", "MIT",
-            "--version", "1.0", "--date", "2024-01-02", "--json"]
+            "--version", "1.0", "--date", "2024-01-02", "--cite-as", "@misc{tiny}", "--json"]
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed == {"path": str(out), "files": 1, "rows": {"default": 2}, "replaced": False}
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert (doc["name"], doc["license"], doc["version"], doc["datePublished"]) == (
-        "tiny", "MIT", "1.0", "2024-01-02"
+    assert (doc["name"], doc["license"], doc["version"], doc["datePublished"], doc["citeAs"]) == (
+        "tiny", "MIT", "1.0", "2024-01-02", "@misc{tiny}"
     )
+    assert open_dataset(out).metadata.ctx.issues.warnings == set()  # nothing recommended missing
     assert main(argv) == 0  # ours: replaced
     (folder / "foreign.json").write_text("{}", encoding="utf-8")
     assert main(["describe", str(folder), "--out", str(folder / "foreign.json")]) == 2

@@ -53,6 +53,7 @@ def _run(args: argparse.Namespace) -> int:
         license=args.license,
         version=args.dataset_version,
         date_published=args.date,
+        cite_as=args.cite_as,
         include=list(args.include or []),
         csv_columns=[c.strip() for c in args.csv_columns.split(",")] if args.csv_columns else None,
         file_fields=_file_fields(args.file_field or []),
@@ -94,6 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--license", help="license (SPDX id or URL)")
     p.add_argument("--version", dest="dataset_version", metavar="VERSION", help="dataset version")
     p.add_argument("--date", metavar="YYYY-MM-DD", help="datePublished")
+    p.add_argument("--cite-as", metavar="TEXT", help="citeAs: how to cite the dataset (e.g. BibTeX)")
     p.add_argument(
         "--include",
         nargs="+",
