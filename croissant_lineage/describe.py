@@ -271,8 +271,10 @@ def _data_type(types: list[pa.DataType]) -> tuple[str, bool]:
 
 
 def _config_of(rel: str, default: str) -> str:
+    """The first folder of ``rel`` that names no split and is not ``data`` (the Hub keeps
+    the default config's files in ``data/``); else ``default``."""
     for part in rel.split("/")[:-1]:
-        if _split_of(part + "/") is None:
+        if part != "data" and _split_of(part + "/") is None:
             return part
     return default
 

@@ -247,6 +247,16 @@ def test_split_regex(path: str, split: str | None) -> None:
     assert re.match(split_regex(SPLIT_NAMES, "data/v1.0/"), "data/v1x0/" + path) is None
 
 
+def test_data_folder_is_the_default_config(tmp_path: Path) -> None:
+    folder = tmp_path / "repo"
+    (folder / "data").mkdir(parents=True)
+    pq.write_table(pa.table({"q": ["a"]}), folder / "data" / "train-00000-of-00001.parquet")
+    pq.write_table(pa.table({"q": ["b"]}), folder / "data" / "test-00000-of-00001.parquet")
+    doc = describe(folder)
+    assert [rs["@id"] for rs in doc["recordSet"]] == ["default_splits", "default"]
+    assert doc["distribution"][0]["includes"] == "data/*.parquet"
+
+
 def test_no_split_field_when_a_path_names_no_split(tmp_path: Path) -> None:
     folder = tmp_path / "bench"
     folder.mkdir()
