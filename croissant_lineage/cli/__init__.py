@@ -26,6 +26,7 @@ COMMANDS = (
     "family",
     "witnesses",
     "validate",
+    "publish",
 )
 
 

@@ -22,7 +22,7 @@ import yaml
 from ._jsonld import PROV_NS, JsonLdContext, walk
 from .lineage import table_kind
 
-__all__ = ["Target", "detect", "expand_folder", "is_lineage_folder"]
+__all__ = ["Target", "detect", "expand_folder", "is_enriched", "is_lineage_folder"]
 
 _SKIP_DIRS = {".git", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
 _FINDINGS_COLUMNS = {"id", "item", "target", "kind", "status"}
@@ -54,7 +54,8 @@ def is_lineage_folder(path: Path) -> bool:
     )
 
 
-def _is_enriched(doc: dict[str, Any]) -> bool:
+def is_enriched(doc: dict[str, Any]) -> bool:
+    """True when some property of the descriptor is a PROV-O property."""
     ctx = JsonLdContext(doc.get("@context"))
     for _, node in walk(doc, skip_keys=frozenset({"data", "examples"})):
         for key in node:
@@ -67,7 +68,7 @@ def _is_enriched(doc: dict[str, Any]) -> bool:
 def _json_kind(doc: Any) -> str:
     if isinstance(doc, dict):
         if "@context" in doc or "@type" in doc:
-            return "enriched-descriptor" if _is_enriched(doc) else "descriptor"
+            return "enriched-descriptor" if is_enriched(doc) else "descriptor"
         if isinstance(doc.get("findings"), list):
             return "findings"
         datasets = doc.get("datasets")

@@ -5,8 +5,8 @@
 * ``CLV403``: a finding names an item (``item``, ``related``, ``source.item``) that is not
   in the lineage given alongside (skipped when no lineage is given);
 * ``CLV404``: *stale*: a ``confirmed_fixed`` correction that a descendant which inherited
-  the questioned part (key, option or stem, per the edges' ``key_inherited``,
-  ``option_map`` and ``stem_changed``) still does not carry;
+  the questioned part (as :func:`croissant_lineage.routing.route` decides) still does
+  not carry;
 * ``CLV405``: an id defined twice, or a status update for an id not defined before;
 * ``CLV406``: an ``option_index`` beyond the item's options.
 """
@@ -27,12 +27,13 @@ from ..errors import FindingsError, LineageError
 from ..findings import Finding
 from ..graph import Edge, LineageGraph
 from ..normalize import normalize_option, normalize_stem
+from ..routing import route
 from ._jsonld import pointer
 from .codes import issue
 from .lineage import ItemIndex
 from .report import Issue
 
-__all__ = ["check_findings", "stale_descendants"]
+__all__ = ["StaleCopy", "check_findings", "stale_descendants"]
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -64,6 +65,7 @@ class StaleCopy:
         descendant: The descendant's ref.
         depth: Edges between them.
         target: ``key``, ``option`` or ``stem``.
+        certainty: ``certain`` or ``probable`` (a fuzzy or ambiguous link on the way).
     """
 
     finding: str
@@ -71,6 +73,7 @@ class StaleCopy:
     descendant: str
     depth: int
     target: str
+    certainty: str
 
 
 def _map_option(index: int | None, path: tuple[Edge, ...]) -> int | None:
@@ -83,8 +86,14 @@ def _map_option(index: int | None, path: tuple[Edge, ...]) -> int | None:
 
 
 def stale_descendants(finding: Finding, graph: LineageGraph) -> list[StaleCopy]:
-    """Descendants of a ``confirmed_fixed`` finding's item that inherited the flawed part
-    and still do not carry the correction (``proposed``).
+    """Descendants of a ``confirmed_fixed`` finding's item that inherited the questioned
+    part and still do not carry the correction (``proposed``).
+
+    Which descendants inherited the part is :func:`croissant_lineage.routing.route`'s
+    call (status ``inherited``); whether one carries the correction is read from its
+    item: for a key, its key letter against the corrected option followed down the
+    edges' ``option_map``; for an option or a stem, its text (translations are not
+    compared).
 
     Returns:
         Nearest first; empty when the finding is not a confirmed fix with a proposed
@@ -96,38 +105,42 @@ def stale_descendants(finding: Finding, graph: LineageGraph) -> list[StaleCopy]:
         return []
     try:
         root = graph.item(finding.item)
+        queue = route(graph, finding)
     except (LineageError, KeyError):
         return []
+    paths = {rel.ref: rel for rel in graph.descendants(finding.item)}
+    want = normalize_option(finding.proposed)
+    fixed_index = next((i for i, o in enumerate(root.options) if normalize_option(o) == want), None)
     out: list[StaleCopy] = []
-    want_opt = normalize_option(finding.proposed)
-    fixed_index = next((i for i, o in enumerate(root.options) if normalize_option(o) == want_opt), None)
-    for rel in graph.descendants(finding.item):
+    for row in queue.rows:
+        rel = paths.get(row.ref)
+        if row.relation != "descendant" or row.status != "inherited" or rel is None:
+            continue
         try:
-            d = graph.item(rel.ref)
+            d = graph.item(row.ref)
         except (LineageError, KeyError):  # an edge endpoint without an item row is CLV301's business
             continue
+        translated = any(e.activity == "translation" for e in rel.path)
         if finding.target == "key":
-            if not all(e.key_inherited is True for e in rel.path):
-                continue
             if fixed_index is not None:
                 j = _map_option(fixed_index, rel.path)
                 carries = j is not None and d.key is not None and _LETTERS.find(d.key) == j
+            elif translated:
+                continue
             else:
-                carries = normalize_option(d.key_text) == want_opt
+                carries = normalize_option(d.key_text) == want
         elif finding.target == "option":
-            if any(e.activity == "translation" for e in rel.path):
-                continue
             j = _map_option(finding.option_index, rel.path)
-            if j is None or j >= len(d.options):
+            if translated or j is None or j >= len(d.options):
                 continue
-            carries = normalize_option(d.options[j]) == want_opt
+            carries = normalize_option(d.options[j]) == want
         else:  # stem
-            if not all(e.stem_changed is False for e in rel.path):
+            if translated:
                 continue
             carries = normalize_stem(d.stem) == normalize_stem(finding.proposed)
         if not carries:
-            out.append(StaleCopy(finding.id, finding.item, rel.ref, rel.depth, finding.target))
-    return out
+            out.append(StaleCopy(finding.id, finding.item, row.ref, rel.depth, finding.target, row.certainty))
+    return sorted(out, key=lambda s: (s.depth, s.descendant))
 
 
 def _schema_issues(entry: Any, where: str) -> list[Issue]:
@@ -237,6 +250,6 @@ def _against_lineage(findings: list[tuple[Finding, str]], index: ItemIndex) -> l
                                      f"{f.item} has {n_opts} options", at))
             for s in stale_descendants(f, g):
                 out.append(issue("CLV404", f"finding {f.id} (confirmed_fixed, {s.target}) on {s.item}: "
-                                 f"{s.descendant} (depth {s.depth}) inherited the {s.target} and does not carry the fix",
+                                 f"{s.descendant} (depth {s.depth}, {s.certainty}) inherited the {s.target} and does not carry the fix",
                                  at))
     return out
