@@ -1,0 +1,78 @@
+"""The family report: figures with definitions, on an invented family and on MMLU."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from croissant_lineage.findings import Finding, Source
+from croissant_lineage.importers import import_redux
+from croissant_lineage.report import DEFINITIONS, family_report
+from tests.findings_helpers import toy_lineage
+
+SRC = Source("Invented reviewer", kind="person")
+WRONG = Finding(item="base:s/0", target="key", kind="wrong_key", proposed="Cedar", source=SRC)
+NONE = Finding(item="base:s/1", target="key", kind="no_correct_answer", proposed="Oak", source=SRC)
+
+
+def _values(report) -> dict:
+    return {f.name: (f.value, f.by_dataset) for f in report.figures}
+
+
+def test_toy_family_figures() -> None:
+    r = family_report(toy_lineage(), [WRONG, NONE])
+    v = _values(r)
+    assert v["flagged_parents"] == (2, {"base": 2})
+    assert r.figure("flagged_parents").by_kind == {"no_correct_answer": 1, "wrong_key": 1}
+    # base:s/0's key survives in pro, its snapshot and the translation; the annotation is not counted
+    assert v["flagged_keys_surviving"] == (1, {"pro": 1, "prosnap": 1, "trans": 1})
+    # Cedar is among the options of each (traced through option_map; by position in the translation)
+    assert v["proposed_answer_among_options"] == (1, {"pro": 1, "prosnap": 1, "trans": 1})
+    # pro:12 changed base:s/1's key, but not to a proposed answer
+    assert v["flagged_keys_changed"] == (1, {"pro": 1})
+    assert v["flagged_keys_changed_to_proposed"] == (0, {})
+    assert v["descendants_graded_on_flagged_keys"] == (5, {"pro": 2, "prosnap": 2, "trans": 1})
+    # base:s/0 has two identical children in pro
+    assert v["parents_with_identical_copies"] == (1, {"pro": 1})
+    assert [f.name for f in r.figures] == list(DEFINITIONS)
+    assert all(f.definition == DEFINITIONS[f.name] for f in r.figures)
+
+
+def test_rejected_and_non_key_findings_flag_nothing() -> None:
+    rejected = WRONG.with_status("rejected", reason="the key is right")
+    clarity = Finding(item="base:s/0", target="stem", kind="bad_question_clarity", source=SRC)
+    r = family_report(toy_lineage(), [rejected, clarity])
+    assert r.figure("flagged_parents").value == 0
+    assert r.figure("descendants_graded_on_flagged_keys").value == 0
+    assert r.findings == {"status": {"proposed": 1, "rejected": 1},
+                          "kind": {"bad_question_clarity": 1, "wrong_key": 1}}
+
+
+def test_report_renders() -> None:
+    r = family_report(toy_lineage(), [WRONG])
+    doc = json.loads(json.dumps(r.to_dict()))
+    assert [f["name"] for f in doc["figures"]] == list(DEFINITIONS)
+    df = r.to_pandas()
+    assert set(df["figure"]) == set(DEFINITIONS)
+    assert all(DEFINITIONS[f.name] in str(r) for f in r.figures)
+
+
+@pytest.mark.realdata
+def test_real_mmlu_report(shared_data: Path, mmlu_graph) -> None:
+    redux = import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
+    r = family_report(mmlu_graph, redux)
+    v = _values(r)
+    # 107 wrong_groundtruth + 35 no_correct_answer rows, each on its own MMLU item
+    assert v["flagged_parents"] == (142, {"mmlu": 142})
+    assert r.figure("flagged_parents").by_kind == {"no_correct_answer": 35, "wrong_key": 107}
+    surv, present = r.figure("flagged_keys_surviving"), r.figure("proposed_answer_among_options")
+    assert 0 < present.value <= surv.value <= 142
+    assert surv.by_dataset["mmlu-pro"] > 50
+    assert all(present.by_dataset.get(d, 0) <= n for d, n in surv.by_dataset.items())
+    graded = r.figure("descendants_graded_on_flagged_keys")
+    assert graded.by_dataset["mmlu-pro"] >= surv.by_dataset["mmlu-pro"]
+    assert "mmlu-redux" not in graded.by_dataset  # annotations are not graded copies
+    assert r.figure("flagged_keys_changed_to_proposed").value <= r.figure("flagged_keys_changed").value
+    assert r.figure("parents_with_identical_copies").by_dataset["mmlu-pro"] > 0
