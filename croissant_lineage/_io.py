@@ -23,6 +23,7 @@ __all__ = [
     "atomic_write_json",
     "atomic_write_text",
     "atomic_writer",
+    "check_writable_folder",
     "dumps_json",
     "read_json",
     "read_text",
@@ -44,8 +45,11 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO[Any]]:
     """
     dest = Path(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    check_writable_folder(dest.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     try:
+        # mkstemp creates 0600; give the file the mode an ordinary open() would.
+        os.fchmod(fd, 0o666 & ~_umask())
         if "b" in mode:
             fh: IO[Any] = os.fdopen(fd, mode)
         else:
@@ -59,6 +63,31 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO[Any]]:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_writable_folder(folder: str | Path) -> None:
+    """Refuse to write into a folder whose mode has no write bit at all.
+
+    Benchmark data is often laid out read-only (no ``w`` bits); running as root
+    ignores modes, so the library checks them itself rather than silently adding
+    files to a data folder.
+
+    Raises:
+        InputError: the folder is read-only by its mode.
+    """
+    mode = Path(folder).stat().st_mode
+    if not mode & 0o222:
+        raise InputError(
+            "folder is read-only (no write permission bits); not writing into it",
+            path=folder,
+            hint="write the output elsewhere (--out)",
+        )
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

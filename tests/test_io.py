@@ -104,3 +104,22 @@ def test_network_is_blocked_in_tests() -> None:
     c.close()
     srv.close()
     time.sleep(0)
+
+
+def test_refuses_to_write_into_read_only_folder(tmp_path: Path) -> None:
+    ro = tmp_path / "data"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        with pytest.raises(InputError):
+            atomic_write_json(ro / "croissant.json", {})
+        assert list(ro.iterdir()) == []
+    finally:
+        ro.chmod(0o755)
+
+
+def test_written_files_get_umask_mode(tmp_path: Path) -> None:
+    atomic_write_json(tmp_path / "m.json", {})
+    old = os.umask(0o022)
+    os.umask(old)
+    assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o666 & ~old
