@@ -29,6 +29,7 @@ from .errors import (
 )
 from .family import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
 from .graph import Edge, Family, ItemRecord, LineageGraph, Relative, family_of
+from .hub import descriptor_for
 from .items import load_items
 from .lineage import Lineage
 from .linking import link
@@ -59,6 +60,7 @@ __all__ = [
     "UnsafePathError",
     "__version__",
     "describe",
+    "descriptor_for",
     "diff_options",
     "family_of",
     "link",
