@@ -29,6 +29,7 @@ import yaml
 
 from ._io import read_text
 from .errors import InputError, SpecError
+from .hub import is_hub_id
 from .schema import ACTIVITIES
 
 __all__ = [
@@ -55,7 +56,9 @@ class DatasetSpec:
         name: Short name used in item refs (``mmlu-pro``); no ``:``.
         iri: The dataset's IRI (its Hub or repository URL).
         descriptor: Path to its Croissant descriptor (absolute), or None when the
-            dataset has no item data here (documented coverage only).
+            dataset has no item data here (documented coverage only) or is on the Hub.
+        hub_id: A Hugging Face dataset id (``owner/name``) given as ``descriptor`` in the
+            spec: its Croissant and files are downloaded when items are loaded.
         record_set: RecordSet holding the items.
         roles: Role -> field expression (see module docstring).
         key_format: ``letter`` (A, B...), ``index`` (0-based) or ``text``.
@@ -77,10 +80,11 @@ class DatasetSpec:
     coverage: str = "items"  # "items" | "documented"
     note: str = ""
     files_relative_to_data_dir: bool = False
+    hub_id: str | None = None
 
     @property
     def has_items(self) -> bool:
-        return self.descriptor is not None
+        return self.descriptor is not None or self.hub_id is not None
 
 
 @dataclass(frozen=True)
@@ -206,11 +210,13 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
         if d["name"] in datasets:
             raise SpecError(f"dataset {d['name']!r} is declared twice", path=path)
         desc = d.get("descriptor")
+        hub_id = desc if desc and is_hub_id(desc) and not (base / desc).exists() else None
         datasets[d["name"]] = DatasetSpec(
             name=d["name"],
             iri=d["iri"],
             title=d.get("title", ""),
-            descriptor=(base / desc).resolve() if desc else None,
+            descriptor=(base / desc).resolve() if desc and not hub_id else None,
+            hub_id=hub_id,
             record_set=d.get("record_set"),
             roles=dict(d.get("roles", {})),
             key_format=d.get("key_format", "letter"),

@@ -21,6 +21,8 @@ import pyarrow as pa
 from .croissant import read_descriptor
 from .errors import DataError, SpecError
 from .family import DatasetSpec
+from .hub import descriptor_for
+from .hub_files import local_copy
 from .records import FILE_COLUMN, ROW_COLUMN, read_record_set
 from .schema import ITEMS_SCHEMA
 
@@ -28,9 +30,13 @@ __all__ = ["LETTERS", "evaluate", "key_letter", "load_items"]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
+#: What ``json.dumps(record, ensure_ascii=False, default=str)`` uses, built once.
+_RECORD_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def _as_text(value: Any) -> str | None:
+    if type(value) is str:  # the common case, first
+        return value
     if value is None:
         return None
     if isinstance(value, bytes):
@@ -129,7 +135,9 @@ def load_items(
     """Load one dataset's items into a table with :data:`ITEMS_SCHEMA`.
 
     Args:
-        spec: The dataset's entry in the family spec.
+        spec: The dataset's entry in the family spec. A Hub dataset id given as its
+            descriptor is fetched (descriptor and the files it includes) through
+            ``huggingface_hub``: the only case in which loading touches the network.
         data_dir: Folder the descriptor's relative file URLs resolve against when the
             spec says ``files_relative_to_data_dir`` (the shipped MMLU family does).
         allow_outside: Allow file URLs that leave that folder.
@@ -142,10 +150,14 @@ def load_items(
         DataError: duplicate item ids, or data that does not match the descriptor.
         InputError, DescriptorError: unreadable descriptor or data files.
     """
-    if spec.descriptor is None:
+    if spec.hub_id is not None:
+        desc = read_descriptor(descriptor_for(spec.hub_id))
+        desc.base_dir = local_copy(desc, spec.hub_id)
+    elif spec.descriptor is None:
         raise SpecError(f"dataset {spec.name!r} has no descriptor (documented coverage only)")
-    base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
-    desc = read_descriptor(spec.descriptor, base_dir=base)
+    else:
+        base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
+        desc = read_descriptor(spec.descriptor, base_dir=base)
     table = read_record_set(desc, spec.record_set, allow_outside=allow_outside)
     columns = {name: table.column(name).to_pylist() for name in table.column_names}
     n = table.num_rows
@@ -188,10 +200,11 @@ def load_items(
             hint="make the id role unique, e.g. add the file or row to its template",
         )
     field_names = [c for c in columns if not c.startswith("_")]
+    encode = _RECORD_JSON.encode
     records = [
-        json.dumps({k: columns[k][i] for k in field_names}, ensure_ascii=False, default=str)
-        for i in range(n)
-    ]
+        encode(dict(zip(field_names, row, strict=True)))
+        for row in zip(*(columns[k] for k in field_names), strict=True)
+    ] if field_names else ["{}"] * n
     return pa.table(
         {
             "dataset": [spec.name] * n,
