@@ -122,6 +122,17 @@ class Family:
             "findings": [dict(f) for f in self.findings],
         }
 
+    def to_pandas(self) -> Any:
+        """One row per relative with the edge evidence (see ``display.family_frame``)."""
+        from .display import family_frame
+
+        return family_frame(self)
+
+    def _repr_html_(self) -> str:
+        from .display import to_html
+
+        return to_html(self)
+
 
 def _edge_rows(lineage: Lineage) -> list[Edge]:
     cols = {f.name: lineage.edges.column(f.name).to_pylist() for f in EDGES_SCHEMA}

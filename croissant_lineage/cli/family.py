@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..graph import Edge, Family, family_of
+from ..graph import Edge, Family, LineageGraph, family_of
 from ..lineage import Lineage
 from ._common import example_epilog, print_json
 
@@ -44,7 +44,12 @@ def render_family(fam: Family) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    fam = family_of(Lineage.read(args.lineage), args.item)
+    graph = LineageGraph(Lineage.read(args.lineage))
+    fam = family_of(graph, args.item)
+    if args.svg:
+        from ..picture import family_picture
+
+        family_picture(graph, args.item).save(args.svg)
     if args.json:
         print_json(fam.to_dict())
     else:
@@ -60,10 +65,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=example_epilog(
             "croissant-lineage family mmlu-pro:3542 --lineage lineage/",
             "croissant-lineage family mmlu:college_chemistry/test/86 --lineage lineage/ --json",
+            "croissant-lineage family mmlu-pro:3542 --lineage lineage/ --svg 3542.svg",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("item", metavar="ITEM", help="item ref, dataset:item (e.g. mmlu-pro:3542)")
     p.add_argument("--lineage", required=True, help="lineage folder written by 'croissant-lineage link'")
     p.add_argument("--json", action="store_true", help="print the family as JSON")
+    p.add_argument("--svg", metavar="OUT", help="also draw the family to OUT (SVG; PNG if OUT ends in .png)")
     p.set_defaults(func=_run)
