@@ -129,3 +129,22 @@ def test_real_redux_findings_change_no_key_until_confirmed(shared_data: Path, mm
     ok = wk.with_status("confirmed_fixed", date="2025-02-02")
     c = apply_corrections(mmlu_lineage, [ok], dataset="mmlu", lineage=mmlu_graph)
     assert [x.finding for x in c.changes] == [ok.id]
+
+
+def test_cli_apply_writes_a_new_file_and_never_an_input(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+    from croissant_lineage.findings import save_findings
+
+    lin_dir = toy_lineage().write(tmp_path / "lineage")
+    findings = save_findings(tmp_path / "f.json", [_key_finding(), _key_finding(item="base:s/1", proposed="Elm",
+                                                                              status="proposed")])
+    before = findings.read_bytes()
+    out = tmp_path / "keys.csv"
+    args = ["apply", "--lineage", str(lin_dir), "--dataset", "pro", "--findings", str(findings), "--out"]
+    assert main([*args, str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["changed"] == 2 and doc["not_applied_by_reason"] == {"not_confirmed": 1}
+    assert "D" in out.read_text(encoding="utf-8")
+    assert main([*args, str(out)]) == 2  # exists
+    assert main([*args, str(findings), "--force"]) == 2  # an input, even with --force
+    assert findings.read_bytes() == before

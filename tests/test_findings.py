@@ -160,3 +160,16 @@ def test_unparseable_or_missing_files_are_input_errors(tmp_path: Path) -> None:
         load_findings(_write(tmp_path, "{not json", "bad.json"))
     with pytest.raises(InputError):
         load_findings(_write(tmp_path, "a: [1, 2", "bad.yaml"))
+
+
+def test_cli_findings_list_applies_updates_and_filters(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+
+    f = _finding()
+    a = save_findings(tmp_path / "a.json", [f, _finding(item="toy:q/2")])
+    b = _write(tmp_path, [{"id": f.id, "status": "rejected", "status_reason": "no"}], "b.json")
+    assert main(["findings", "list", str(a), str(b), "--status", "rejected", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [x["id"] for x in doc["findings"]] == [f.id]
+    bad = _write(tmp_path, [{"id": "F-0", "status": "weird"}], "bad.json")
+    assert main(["findings", "list", str(bad)]) == 2

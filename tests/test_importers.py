@@ -200,3 +200,21 @@ def test_real_errata(shared_data: Path, mmlu_lineage) -> None:
     assert fix.proposed == "Should receive both breast milk and other foods as tolerated in the first 6 months"
     dup = next(f for f in result if f.item == "mmlu-pro:6132")
     assert dup.related == ["mmlu-pro:6131"]
+
+
+@pytest.mark.realdata
+def test_cli_import_redux_writes_a_findings_file(shared_data: Path, mmlu_lineage_dir: Path, tmp_path: Path,
+                                                 capsys) -> None:
+    from croissant_lineage.cli import main
+    from croissant_lineage.findings import load_findings
+
+    out = tmp_path / "redux.json"
+    args = ["findings", "import", "redux", "--lineage", str(mmlu_lineage_dir), "--data-dir", str(shared_data),
+            "--out", str(out)]
+    assert main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == 370
+    assert len(load_findings(out)) == 370
+    first = out.read_bytes()
+    assert main(args) == 2  # exists
+    assert main([*args, "--force", "-q"]) == 0
+    assert out.read_bytes() == first  # same inputs, same bytes

@@ -76,3 +76,14 @@ def test_real_mmlu_report(shared_data: Path, mmlu_graph) -> None:
     assert "mmlu-redux" not in graded.by_dataset  # annotations are not graded copies
     assert r.figure("flagged_keys_changed_to_proposed").value <= r.figure("flagged_keys_changed").value
     assert r.figure("parents_with_identical_copies").by_dataset["mmlu-pro"] > 0
+
+
+def test_cli_report_json(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+    from croissant_lineage.findings import save_findings
+
+    lin_dir = toy_lineage().write(tmp_path / "lineage")
+    f = save_findings(tmp_path / "f.yaml", [WRONG, NONE])
+    assert main(["report", "--lineage", str(lin_dir), "--findings", str(f), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {x["name"]: x["value"] for x in doc["figures"]}["flagged_parents"] == 2

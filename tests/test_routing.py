@@ -203,3 +203,15 @@ def test_real_1932_rejected_redux_proposal_and_identical_copy(mmlu_graph, redux)
     twin = q.row("mmlu-pro:1933")
     assert twin.status == "inherited" and "mmlu-pro:1932" in twin.note
     assert q.row("mmlu-pro:1932").letter == twin.letter == "D"
+
+
+def test_cli_route_json_and_ad_hoc_option_finding(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+
+    lin_dir = toy_lineage().write(tmp_path / "lineage")
+    assert main(["route", "pro:10", "--lineage", str(lin_dir), "--target", "option", "--option", "B",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    status = {r["ref"]: r["status"] for r in doc["rows"]}
+    assert status["pro:10"] == "added" and status["base:s/0"] == "unaffected"
+    assert main(["route", "pro:999", "--lineage", str(lin_dir)]) == 2

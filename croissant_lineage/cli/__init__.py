@@ -27,6 +27,10 @@ COMMANDS = (
     "witnesses",
     "validate",
     "publish",
+    "findings",
+    "route",
+    "apply",
+    "report",
 )
 
 

@@ -1,0 +1,70 @@
+"""``croissant-lineage apply``: a corrected copy of a dataset's keys, from confirmed findings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..corrections import apply_corrections
+from ..family import load_family
+from ..findings import load_findings
+from ..graph import LineageGraph
+from ..lineage import Lineage
+from ._common import example_epilog, print_json
+
+__all__ = ["register"]
+
+
+def _run(args: argparse.Namespace) -> int:
+    findings = load_findings(args.findings)
+    inputs: list[str | Path] = list(args.findings)
+    if args.lineage:
+        lineage = Lineage.read(args.lineage)
+        inputs.append(Path(args.lineage) / "items.parquet")
+        result = apply_corrections(
+            lineage, findings, dataset=args.dataset, lineage=LineageGraph(lineage)
+        )
+    else:
+        spec = load_family(args.family).dataset(args.dataset)
+        result = apply_corrections(spec, findings, data_dir=args.data_dir)
+    out = result.write(args.out, inputs=inputs, overwrite=args.force)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        print(result)
+        print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "apply",
+        help="write a corrected copy of a dataset's keys from confirmed findings only",
+        description="Change a key only for a finding whose status is confirmed_fixed or "
+        "confirmed_documented, that questions the key, and whose proposed answer is one of the "
+        "item's options; with --lineage, confirmed findings on ancestors also correct the items "
+        "that certainly inherited the key. Every change names its finding; every other finding is "
+        "reported with its reason. The output is a NEW file (.parquet, .csv, .jsonl, .json), never "
+        "an input.",
+        epilog=example_epilog(
+            "croissant-lineage apply --lineage lineage/ --dataset mmlu-pro --findings redux.json "
+            "review.yaml --out mmlu-pro-keys.csv",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--dataset", required=True, help="the dataset whose keys to correct")
+    p.add_argument(
+        "--findings", required=True, nargs="+", metavar="FILE", help="findings files, in order"
+    )
+    p.add_argument("--out", required=True, help="new file for the corrected keys")
+    p.add_argument(
+        "--lineage", metavar="DIR", help="lineage folder (items, and routing of parent findings)"
+    )
+    p.add_argument("--family", default="mmlu", help="family (without --lineage; default: mmlu)")
+    p.add_argument("--data-dir", default="../shared/data", help="data folder (without --lineage)")
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing --out (never an input)"
+    )
+    p.add_argument("--json", action="store_true", help="print changes and reasons as JSON")
+    p.set_defaults(func=_run)

@@ -1,0 +1,45 @@
+"""``croissant-lineage report``: family-level figures, each with its definition."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..findings import load_findings
+from ..lineage import Lineage
+from ..report import family_report
+from ._common import example_epilog, print_json
+
+__all__ = ["register"]
+
+
+def _run(args: argparse.Namespace) -> int:
+    findings = load_findings(args.findings)
+    report = family_report(Lineage.read(args.lineage), findings)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(report)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="family-level figures (flagged keys and where they survive), with definitions",
+        description="How many parent items carry a wrong-key or no-correct-answer finding; how many "
+        "of those keys survive unchanged in each descendant dataset, and in how many the proposed "
+        "answer is among the descendant's options; how many descendant items are graded against a "
+        "key flagged wrong; how many parents have identical copies. Every figure states its "
+        "definition.",
+        epilog=example_epilog(
+            "croissant-lineage report --lineage lineage/ --findings redux.json",
+            "croissant-lineage report --lineage lineage/ --findings redux.json errata.json --json",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder (from 'link')")
+    p.add_argument(
+        "--findings", required=True, nargs="+", metavar="FILE", help="findings files, in order"
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_run)

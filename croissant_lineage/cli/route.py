@@ -1,0 +1,72 @@
+"""``croissant-lineage route``: the ranked re-review queue of an item or a finding."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..findings import KINDS, Finding, Source, load_findings
+from ..graph import LineageGraph
+from ..lineage import Lineage
+from ..routing import route
+from ._common import example_epilog, print_json
+
+__all__ = ["register"]
+
+
+def _run(args: argparse.Namespace) -> int:
+    findings = load_findings(args.findings) if args.findings else []
+    graph = LineageGraph(Lineage.read(args.lineage))
+    query: str | Finding = args.query
+    if args.target:
+        query = Finding(
+            item=args.query,
+            target=args.target,
+            option_index=None if args.option is None else ord(args.option.upper()) - ord("A"),
+            kind=args.kind,
+            proposed=args.proposed,
+            source=Source("command line", kind="person"),
+        )
+    queue = route(graph, query, findings)
+    if args.json:
+        print_json(queue.to_dict())
+    else:
+        print(queue)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "route",
+        help="the ranked re-review queue of an item or a finding",
+        description="Follow the questioned content (a key, an option, the stem or the whole item) "
+        "through every known relative: inherited, added, unaffected or unverified, with the "
+        "transformation on the path, a rank (0 source annotation to amend, 1 certain, 2 probable, "
+        "3 unverified, 4 unaffected) and a one-line note. ITEM_OR_FINDING is an item ref (every "
+        "finding of its relatives is routed) or a finding id from --findings; --target routes an "
+        "ad-hoc finding on the item.",
+        epilog=example_epilog(
+            "croissant-lineage route mmlu-pro:3542 --lineage lineage/ --findings redux.json",
+            "croissant-lineage route mmlu-pro:6268 --lineage lineage/ --target option --option B",
+            "croissant-lineage route F-3f2a9c1b7d20 --lineage lineage/ --findings redux.json review.yaml --json",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "query", metavar="ITEM_OR_FINDING", help="item ref (mmlu-pro:3542) or finding id"
+    )
+    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder (from 'link')")
+    p.add_argument(
+        "--findings", nargs="+", metavar="FILE", help="findings files (JSON or YAML), in order"
+    )
+    p.add_argument(
+        "--target",
+        choices=("key", "option", "stem", "item"),
+        help="route an ad-hoc finding on the item questioning this",
+    )
+    p.add_argument(
+        "--option", metavar="LETTER", help="the questioned option (with --target option)"
+    )
+    p.add_argument("--kind", choices=KINDS, default="other", help="kind of the ad-hoc finding")
+    p.add_argument("--proposed", help="proposed answer text of the ad-hoc finding")
+    p.add_argument("--json", action="store_true", help="print the queue as JSON")
+    p.set_defaults(func=_run)
