@@ -1,0 +1,61 @@
+"""validate on the real MMLU family: shipped descriptors and spec, the linked lineage, and
+the imported findings (MMLU-Redux and the MMLU-Pro errata)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from croissant_lineage.findings import save_findings
+from croissant_lineage.validate import validate
+
+REPO = Path(__file__).resolve().parents[1]
+FAMILY = REPO / "croissant_lineage" / "families" / "mmlu"
+
+
+def test_shipped_family_spec_and_descriptors_are_valid():
+    report = validate([FAMILY])
+    assert report.valid, str(report)
+    assert report.codes() <= {"CLV103"}  # only recommended properties (citeAs, version...) missing
+    kinds = [c.kind for c in report.checked]
+    assert kinds.count("descriptor") == 12 and kinds.count("family") == 1
+
+
+def test_real_lineage_folder_is_valid(mmlu_lineage_dir: Path):
+    report = validate([mmlu_lineage_dir])
+    assert report.valid and report.issues == (), str(report)
+    assert [c.kind for c in report.checked] == ["lineage"]
+
+
+@pytest.fixture(scope="module")
+def real_findings(mmlu_lineage, shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from croissant_lineage.importers.errata import import_mmlu_pro_errata
+    from croissant_lineage.importers.redux import import_redux
+
+    redux = import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
+    errata = import_mmlu_pro_errata(data_dir=shared_data).findings
+    out = tmp_path_factory.mktemp("findings") / "findings.yaml"
+    save_findings(out, [*redux, *errata])
+    return out
+
+
+def test_imported_findings_are_valid_against_the_lineage(mmlu_lineage_dir: Path, real_findings: Path):
+    report = validate([mmlu_lineage_dir, real_findings])
+    assert report.valid and report.issues == (), str(report)
+
+
+def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage_dir: Path, mmlu_lineage,
+                                                                       shared_data: Path, tmp_path: Path):
+    from croissant_lineage.importers.redux import import_redux
+
+    fixes = [f.with_status("confirmed_fixed", date="2025-01-01")
+             for f in import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
+             if f.kind == "wrong_key" and f.proposed][:10]
+    assert len(fixes) == 10
+    save_findings(tmp_path / "fixed.yaml", fixes)
+    report = validate([mmlu_lineage_dir, tmp_path / "fixed.yaml"], max_per_code=None)
+    stale = [i for i in report.issues if i.code == "CLV404"]
+    assert stale and report.valid  # a warning: the copies still carry the old key
+    datasets = {i.message.split(": ")[1].split(":")[0] for i in stale}
+    assert datasets & {"mmlu-pro", "global-mmlu-en"}
