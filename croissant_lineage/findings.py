@@ -260,6 +260,15 @@ class Finding:
                 finding_id(self.source, self.item, self.target, self.kind, self.option_index),
             )
 
+    def __hash__(self) -> int:
+        # Lists make the generated hash fail; equal findings share id and status.
+        return hash((self.id, self.status, self.status_date))
+
+    def _repr_html_(self) -> str:
+        from .display import to_html  # imported here: display is only needed in notebooks
+
+        return to_html(self)
+
     @property
     def is_confirmed(self) -> bool:
         """True only for ``confirmed_fixed`` and ``confirmed_documented``."""

@@ -137,6 +137,11 @@ class FamilyReport:
             ]
         return pd.DataFrame(rows, columns=["figure", "dataset", "value", "definition"])
 
+    def _repr_html_(self) -> str:
+        from .display import to_html  # imported here: display is only needed in notebooks
+
+        return to_html(self)
+
     def __str__(self) -> str:
         lines = [f"Family report: {self.family}"]
         for name, counts in self.findings.items():

@@ -154,6 +154,11 @@ class Queue:
                 return r
         raise KeyError(ref)
 
+    def _repr_html_(self) -> str:
+        from .display import to_html  # imported here: display is only needed in notebooks
+
+        return to_html(self)
+
     def __str__(self) -> str:
         head = f"Re-review queue for {self.query}"
         if self.findings:

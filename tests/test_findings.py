@@ -51,6 +51,7 @@ def test_id_is_stable_and_depends_on_source_item_target_kind() -> None:
     }
     assert a.id not in others and len(others) == 6
     assert _finding(id="my-own-id").id == "my-own-id"
+    assert len({a, _finding(), _finding(status="submitted")}) == 2  # hashable despite its lists
 
 
 @pytest.mark.parametrize(

@@ -137,6 +137,7 @@ def test_queue_renders_as_table_json_and_text(graph) -> None:
     assert json.loads(json.dumps(q.to_dict()))["rows"][0]["ref"] == q.rows[0].ref
     text = str(q)
     assert all(r.ref in text for r in q.rows)
+    assert q._repr_html_().startswith("<")
 
 
 def _toy_family():

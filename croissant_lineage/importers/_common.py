@@ -70,6 +70,11 @@ class ImportResult:
             "notes": list(self.notes),
         }
 
+    def _repr_html_(self) -> str:
+        from ..display import to_html  # imported here: display is only needed in notebooks
+
+        return to_html(self)
+
     def __str__(self) -> str:
         lines = [f"{self.source}: {len(self.findings)} findings"]
         lines += [f"  label {k}: {v}" for k, v in self.counts.items()]
