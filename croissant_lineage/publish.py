@@ -8,7 +8,9 @@ the dataset card's YAML header. So :func:`publish` writes, for one dataset of a 
   (:data:`~croissant_lineage.schema.EDGES_SCHEMA`: ids and evidence, no item text);
 * ``lineage/duplicates.parquet``: duplicate groups among the dataset's items;
 * ``findings/findings.parquet``: findings on the dataset's items (:data:`FINDINGS_SCHEMA`);
-* ``croissant.json``: the enriched descriptor, as given (for tools that read the repo);
+* ``croissant.json``: the enriched descriptor, as given (for tools that read the repo),
+  with the Parquet files it distributes from beside itself (enrichment's lineage
+  files) at the same relative paths, each with a ``configs`` entry too;
 * ``README.md``: the card, with a ``configs`` entry per Parquet file (so the Hub's
   viewer and generated Croissant include them), ``source_datasets`` naming the parents,
   the license, and a readable lineage section between
@@ -26,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -38,9 +41,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
-from ._io import atomic_write_bytes, dumps_json, read_json
-from .croissant import as_list, check_croissant
-from .errors import InputError, OutputExistsError, PublishError
+from ._io import atomic_write_bytes, dumps_json, read_json, resolve_inside
+from .croissant import as_list, check_croissant, node_id
+from .errors import InputError, OutputExistsError, PublishError, UnsafePathError
 from .findings import Finding, StatusChange, load_findings
 from .lineage import Lineage
 from .schema import DUPLICATES_SCHEMA, EDGES_SCHEMA
@@ -369,8 +372,38 @@ def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
     return tuple(planned)
 
 
+def _descriptor_parquet(doc: dict[str, Any], folder: Path) -> list[tuple[str, str, bytes, str]]:
+    """The Parquet FileObjects the descriptor distributes from beside itself (the lineage
+    files enrichment writes), as (config name, relative path, bytes, content)."""
+    readers: dict[str, str] = {}
+    for rs in as_list(doc.get("recordSet")):
+        if not isinstance(rs, dict):
+            continue
+        for f in as_list(rs.get("field")):
+            src = f.get("source") if isinstance(f, dict) else None
+            ref = node_id(src.get("fileObject")) if isinstance(src, dict) else None
+            if ref and isinstance(node_id(rs), str):
+                readers.setdefault(ref, str(node_id(rs)))
+    out = []
+    for fo in as_list(doc.get("distribution")):
+        if not isinstance(fo, dict) or "parquet" not in str(fo.get("encodingFormat", "")):
+            continue
+        url, fid = fo.get("contentUrl"), node_id(fo)
+        if not isinstance(url, str) or "://" in url or not fid:
+            continue
+        try:
+            path = resolve_inside(folder, url)
+        except UnsafePathError:
+            continue
+        if path.is_file() and url not in _OWN_FILES:
+            name = re.sub(r"[^A-Za-z0-9_]+", "_", readers.get(fid, path.stem)).strip("_") or "data"
+            out.append((f"descriptor_{name}", Path(url).as_posix(), path.read_bytes(),
+                        f"RecordSet {readers.get(fid, '?')} of croissant.json"))
+    return out
+
+
 def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found: list[Finding],
-                repo_id: str, base_card: str | None) -> tuple[dict[str, bytes], list[str], str]:
+                repo_id: str, base_card: str | None, folder: Path) -> tuple[dict[str, bytes], list[str], str]:
     name = ds["name"]
     edges = lineage.edges.cast(EDGES_SCHEMA)
     up = edges.filter(pc.equal(edges.column("child_dataset"), name))
@@ -389,6 +422,9 @@ def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found
     if ftable is not None:
         files[FINDINGS_FILE] = _parquet(ftable)
         configs.append(("findings", FINDINGS_FILE, ftable.num_rows, "audit findings with source, evidence and status"))
+    for config, rel, data, what in _descriptor_parquet(doc, folder):
+        files[rel] = data
+        configs.append((config, rel, pq.read_metadata(io.BytesIO(data)).num_rows, what))
     iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
     parents = list(descriptor_parents(doc))
     parents += [iris[d["parent"]] for d in lineage.family.get("derivations", [])
@@ -566,7 +602,7 @@ def publish(
     api = _hub_api(token) if upload and token else None
     if api is not None and base_text is None:
         base_text = _hub_call(lambda: _existing_card(api, repo_id), repo_id)
-    files, configs, message = _plan_files(doc, lineage, ds, found, repo_id, base_text)
+    files, configs, message = _plan_files(doc, lineage, ds, found, repo_id, base_text, desc_path.parent)
     out.mkdir(parents=True, exist_ok=True)
     planned = _write(out, files)
     url = None

@@ -236,3 +236,26 @@ def test_cli_dry_run_json_equals_plan(tmp_path: Path, toy_dir: Path, capsys, mon
     assert printed == again.to_dict()
     assert main([*args[:-1]]) == 0
     assert "add README.md" in capsys.readouterr().out
+
+
+def test_parquet_the_descriptor_distributes_is_published_with_a_config(tmp_path: Path, toy_dir: Path):
+    """An enriched descriptor reads lineage Parquet from beside itself: publish ships those
+    files at the same paths, each with a configs entry, so croissant.json resolves in the repo."""
+    src = tmp_path / "enriched"
+    src.mkdir()
+    doc = json.loads(TOY_PRO.read_text("utf-8"))
+    pq.write_table(pq.read_table(toy_dir / "edges.parquet").slice(0, 3), src / "croissant.lineage.parquet")
+    doc["distribution"].append({"@type": "cr:FileObject", "@id": "lineage-file", "name": "lineage-file",
+                                "contentUrl": "croissant.lineage.parquet", "encodingFormat": "application/x-parquet",
+                                "sha256": "0" * 64})
+    doc["recordSet"].append({"@type": "cr:RecordSet", "@id": "lineage", "name": "lineage", "field": [
+        {"@type": "cr:Field", "@id": "lineage/child_item", "dataType": "sc:Text",
+         "source": {"fileObject": {"@id": "lineage-file"}, "extract": {"column": "child_item"}}}]})
+    (src / "croissant.json").write_text(json.dumps(doc), "utf-8")
+    out = tmp_path / "hub"
+    plan = publish(src / "croissant.json", toy_dir, out, repo_id="me/toy-pro")
+    assert "croissant.lineage.parquet" in [f.path for f in plan.files]
+    assert "descriptor_lineage" in plan.configs
+    assert (out / "croissant.lineage.parquet").read_bytes() == (src / "croissant.lineage.parquet").read_bytes()
+    report = validate([out])
+    assert report.valid and "CLV606" not in report.codes(), str(report)

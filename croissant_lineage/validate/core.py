@@ -85,7 +85,7 @@ def _check_table(t: Target, where: str, index: ItemIndex) -> list[Issue]:
     if t.table == "items.parquet":
         return problems + check_items(table, where)
     if t.table == "edges.parquet":
-        return problems + check_edges(table, where, index if index.refs else None)
+        return problems + check_edges(table, where, index if index.refs else None, all_datasets=False)
     if t.table == "unmatched.parquet":
         scores = table.column("best_score").to_pylist()
         return problems + [issue("CLV304", f"best_score {s} is outside 0-100", f"{where}#row={n}")

@@ -82,9 +82,19 @@ class ItemIndex:
         return ref in self.refs
 
 
+#: Columns of the edge table an enriched descriptor distributes (item refs, not split).
+_REF_EDGE_COLUMNS = {"child", "parent", "activity", "method", "score"}
+
+
 def table_kind(schema: pa.Schema) -> str | None:
-    """Which lineage table a Parquet schema is (``edges.parquet``...), by its columns."""
+    """Which lineage table a Parquet schema is (``edges.parquet``...), by its columns.
+
+    An edge table with ``child``/``parent`` item refs (as an enriched descriptor's
+    lineage RecordSet reads) counts as ``edges.parquet``.
+    """
     names = set(schema.names)
+    if names >= _REF_EDGE_COLUMNS and "child_dataset" not in names:
+        return "edges.parquet"
     for fname, ref in (("edges.parquet", EDGES_SCHEMA), ("duplicates.parquet", DUPLICATES_SCHEMA),
                        ("unmatched.parquet", UNMATCHED_SCHEMA), ("items.parquet", ITEMS_SCHEMA)):
         required = {f.name for f in ref if not f.nullable}
@@ -106,6 +116,8 @@ def read_lineage_table(path: Path, name: str, where: str) -> tuple[pa.Table | No
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
         return None, [issue("CLV306", f"not a Parquet file: {exc}"[:300], where)]
+    if name == "edges.parquet" and set(table.column_names) >= _REF_EDGE_COLUMNS and "child_dataset" not in table.column_names:
+        table = _split_refs(table)
     missing = [f.name for f in schema if f.name not in table.column_names and not f.nullable]
     if missing:
         return None, [issue("CLV306", f"{name} lacks column(s) {', '.join(missing)}", where)]
@@ -119,6 +131,16 @@ def read_lineage_table(path: Path, name: str, where: str) -> tuple[pa.Table | No
         return pa.table(cols).cast(schema), []
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
         return None, [issue("CLV306", f"{name} columns do not have the lineage types: {exc}"[:300], where)]
+
+
+def _split_refs(table: pa.Table) -> pa.Table:
+    """``child``/``parent`` item refs -> ``*_dataset`` and ``*_item`` columns."""
+    for side in ("child", "parent"):
+        refs = table.column(side).to_pylist()
+        parts = [(r or "").partition(":") for r in refs]
+        table = table.append_column(f"{side}_dataset", pa.array([p[0] for p in parts], pa.string()))
+        table = table.append_column(f"{side}_item", pa.array([p[2] for p in parts], pa.string()))
+    return table
 
 
 def check_items(items: pa.Table, where: str) -> list[Issue]:
@@ -138,13 +160,16 @@ def _bad_score(v: Any) -> bool:
     return v is not None and (math.isnan(v) or v < 0 or v > 100)
 
 
-def check_edges(edges: pa.Table, where: str, index: ItemIndex | None) -> list[Issue]:
+def check_edges(edges: pa.Table, where: str, index: ItemIndex | None, *, all_datasets: bool = True) -> list[Issue]:
     """``CLV301`` (unknown endpoint items), ``CLV304`` (scores) and ``CLV303`` (cycles).
 
     Args:
         edges: A table with :data:`~croissant_lineage.schema.EDGES_SCHEMA`.
         where: The file name.
         index: Known items; endpoint checks are skipped when None.
+        all_datasets: The index holds every dataset the edges may name (a lineage
+            folder); when False, refs into datasets the index does not hold are not
+            judged (an enriched descriptor's edges name parents in other descriptors).
     """
     out: list[Issue] = []
     cols = {c: edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item", "score", "options_score")}
@@ -155,7 +180,8 @@ def check_edges(edges: pa.Table, where: str, index: ItemIndex | None) -> list[Is
         pairs.append((child, parent))
         if index is not None:
             for role, ref in (("child", child), ("parent", parent)):
-                if index.knows(ref) is not True:
+                known = index.knows(ref)
+                if known is False or (known is None and all_datasets):
                     out.append(issue("CLV301", f"{role} item {ref} of edge {child} -> {parent} is not in the items",
                                      f"{where}#row={row}"))
         for col in ("score", "options_score"):
