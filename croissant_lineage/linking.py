@@ -75,7 +75,6 @@ class _Side:
         self.options: list[list[str] | None] = t.column("options").to_pylist()
         self.keys: list[str | None] = t.column("key").to_pylist()
         self.subjects: list[str | None] = t.column("subject").to_pylist()
-        self._records: list[str] = t.column("record").to_pylist()
         self._columns: dict[str, list[Any]] | None = None
         self._norm: list[str] | None = None
         self._norm_opts: list[list[str] | None] | None = None
@@ -98,7 +97,7 @@ class _Side:
     def columns(self) -> dict[str, list[Any]]:
         """Record fields as columns, plus the roles ``subject`` and ``item``."""
         if self._columns is None:
-            recs = [json.loads(r) if r else {} for r in self._records]
+            recs = [json.loads(r) if r else {} for r in self.table.column("record").to_pylist()]
             names: dict[str, None] = {}
             for r in recs:
                 names.update(dict.fromkeys(r))
@@ -245,10 +244,17 @@ def link_derivation(
         ``(edges, unmatched, stats)``: tables with EDGES_SCHEMA and UNMATCHED_SCHEMA,
         and counts (selected, linked per method, unmatched, ambiguous, key inherited).
     """
+    return _link_sides(deriv, _Side(child_table), _Side(parent_table), translated=translated)
+
+
+def _link_sides(
+    deriv: Derivation, child: _Side, parent: _Side, *, translated: bool | None = None
+) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    """:func:`link_derivation` on sides that may be shared between derivations (a parent
+    of several children is read into lists and normalised once)."""
     rule = deriv.link
     if rule is None:
         raise SpecError(f"derivation {deriv.child} <- {deriv.parent} has no item link rule")
-    child, parent = _Side(child_table), _Side(parent_table)
     where = f"derivation {deriv.child} <- {deriv.parent}: "
     selected = list(range(len(child)))
     if rule.select:
@@ -264,8 +270,11 @@ def link_derivation(
         translated = deriv.activity == "translation"
     rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
     for m in matches:
-        copts, popts = child.norm_options[m.child] or [], parent.norm_options[m.parent] or []
-        diff: OptionDiff = positional_diff(copts, popts) if translated else diff_normalized(copts, popts)
+        diff: OptionDiff
+        if translated:  # options pair by position: only their counts matter
+            diff = positional_diff(child.options[m.child] or [], parent.options[m.parent] or [])
+        else:
+            diff = diff_normalized(child.norm_options[m.child] or [], parent.norm_options[m.parent] or [])
         ck, pk = _key_index(child.keys[m.child]), _key_index(parent.keys[m.parent])
         if translated:
             key_inh = None if ck is None or pk is None else ck == pk
@@ -335,14 +344,25 @@ def find_duplicates(items: pa.Table, edges: pa.Table) -> pa.Table:
     Returns:
         A table with DUPLICATES_SCHEMA, one row per member, sorted by dataset and group.
     """
+    cols = [items.column(c).to_pylist() for c in ("dataset", "item", "stem", "options")]
+    keys = (
+        (ds, it, normalize_stem(stem), [normalize_option(o) for o in (opts or [])])
+        for ds, it, stem, opts in zip(*cols, strict=True)
+    )
+    return _duplicates(keys, edges)
+
+
+def _duplicates(
+    keys: Iterable[tuple[str, str, str, list[str] | None]], edges: pa.Table
+) -> pa.Table:
+    """:func:`find_duplicates` on ``(dataset, item, normalised stem, normalised options)``
+    rows, in item-table order."""
     parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for cd, ci, pd_, pi in zip(*(edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")), strict=True):
         parents[(cd, ci)].add((pd_, pi))
     groups: dict[tuple[str, str, tuple[str, ...]], list[str]] = defaultdict(list)
-    cols = [items.column(c).to_pylist() for c in ("dataset", "item", "stem", "options")]
-    for ds, it, stem, opts in zip(*cols, strict=True):
-        key = (ds, normalize_stem(stem), tuple(sorted(normalize_option(o) for o in (opts or []))))
-        groups[key].append(it)
+    for ds, it, stem, opts in keys:
+        groups[(ds, stem, tuple(sorted(opts or ())))].append(it)
     rows: dict[str, list[Any]] = {f.name: [] for f in DUPLICATES_SCHEMA}
     found = []
     for (ds, _s, _o), members in groups.items():
@@ -390,18 +410,29 @@ def link(
     tables: dict[str, pa.Table] = {}
     for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
         tables[ds.name] = load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
+    # One side per dataset, shared by its derivations: lists and normalised texts once.
+    sides = {name: _Side(t) for name, t in tables.items()}
     edge_parts, unmatched_parts, stats = [], [], []
     for deriv in tqdm(spec.item_derivations(), desc="link", unit="derivation", disable=not progress):
         langs = (spec.datasets[deriv.child].languages, spec.datasets[deriv.parent].languages)
         translated = deriv.activity == "translation" and (not all(langs) or langs[0] != langs[1])
-        e, u, s = link_derivation(deriv, tables[deriv.child], tables[deriv.parent], translated=translated)
+        e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent], translated=translated)
         edge_parts.append(e)
         unmatched_parts.append(u)
         stats.append(s)
     items = pa.concat_tables([tables[d.name] for d in with_items])
     edges = pa.concat_tables(edge_parts) if edge_parts else EDGES_SCHEMA.empty_table()
     unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
-    duplicates = find_duplicates(items, edges)
+    duplicates = _duplicates(
+        (
+            (d.name, it, stem, opts)
+            for d in with_items
+            for it, stem, opts in zip(
+                sides[d.name].ids, sides[d.name].norm_stems, sides[d.name].norm_options, strict=True
+            )
+        ),
+        edges,
+    )
     dup_groups = Counter(
         ds for ds, g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
     )

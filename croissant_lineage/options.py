@@ -77,6 +77,8 @@ def diff_normalized(
     cnorm: Sequence[str], pnorm: Sequence[str], *, fuzzy_threshold: float = 90.0
 ) -> OptionDiff:
     """:func:`diff_options` on options already passed through ``normalize_option``."""
+    if tuple(cnorm) == tuple(pnorm):  # the common case: options copied as they were
+        return OptionDiff(tuple(range(len(cnorm))), len(cnorm), 0, 0, 100.0)
     child, parent = cnorm, pnorm
     mapping = [-1] * len(child)
     free: dict[str, list[int]] = defaultdict(list)
