@@ -27,6 +27,8 @@ COMMANDS = (
     "witnesses",
     "validate",
     "publish",
+    "history",
+    "translations",
     "findings",
     "route",
     "apply",
