@@ -61,8 +61,9 @@ __all__ = [
     "save_findings",
 ]
 
-#: What a finding questions.
-TARGETS = ("key", "option", "stem", "item")
+#: What a finding questions: the key's text, one option, the stem, the whole item, or
+#: the subject/category the dataset files the item under.
+TARGETS = ("key", "option", "stem", "item", "category")
 
 #: Kinds of defect.
 KINDS = (
@@ -197,7 +198,7 @@ class Finding:
     Attributes:
         id: Stable id (computed by :func:`finding_id` when left empty).
         item: The item ref the finding is about (``mmlu:college_chemistry/test/86``).
-        target: ``key``, ``option``, ``stem`` or ``item``.
+        target: ``key``, ``option``, ``stem``, ``item`` or ``category``.
         option_index: 0-based option of ``item`` (``target == "option"`` only).
         kind: One of :data:`KINDS`.
         proposed: The proposed answer text (key findings) or corrected text; None if none.

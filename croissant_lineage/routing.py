@@ -196,22 +196,32 @@ class _Carry:
     why: str = ""
 
 
-def _carry(edge: Edge, target: str, index: int | None, *, up: bool) -> _Carry:
-    """Does ``edge`` carry the content from one side to the other?
+def _subject(graph: LineageGraph, ref: str) -> str | None:
+    if ref not in graph:
+        return None
+    subject = graph.item(ref).subject
+    return " ".join(subject.replace("_", " ").casefold().split()) if subject else None
+
+
+def _carry(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *, up: bool) -> _Carry:
+    """Does ``edge`` carry the questioned content from one side to the other?
 
     Args:
+        graph: The lineage graph (for subjects and duplicates).
         edge: The derivation edge.
-        target: The finding's target.
+        mode: The finding's target, or ``duplicate`` for a duplicate finding (the defect
+            is the identical copy itself: it travels only where the far side has one too).
         index: For ``option``: the option's index on the near side (None: unknown).
         up: True when moving from child to parent.
     """
-    if target == "key":
+    far = edge.parent if up else edge.child
+    if mode == "key":
         if edge.key_inherited is None:
             return _Carry(True, known=False, why="key inheritance unknown")
         if edge.key_inherited:
             return _Carry(True)
         return _Carry(False, why=f"key changed at {edge.activity}")
-    if target == "option":
+    if mode == "option":
         omap = list(edge.option_map)
         if not omap or index is None:
             return _Carry(True, known=False, why="option correspondence unknown")
@@ -225,9 +235,27 @@ def _carry(edge: Edge, target: str, index: int | None, *, up: bool) -> _Carry:
         if index in omap:
             return _Carry(True, index=omap.index(index))
         return _Carry(False, why=f"option dropped at {edge.activity}")
-    if target == "stem" and edge.stem_changed and edge.activity != "translation":
+    if mode == "category":
+        child, parent = _subject(graph, edge.child), _subject(graph, edge.parent)
+        if child is None or parent is None:
+            return _Carry(True, known=False, why="subject unknown")
+        if child == parent:
+            return _Carry(True)
+        return _Carry(
+            False, why=f"subject/category changed at {edge.activity} ({parent} -> {child})"
+        )
+    if mode == "duplicate":
+        if graph.duplicates(far):
+            return _Carry(True)
+        return _Carry(False, why="no identical copy beside it")
+    if mode == "stem" and edge.stem_changed and edge.activity != "translation":
         return _Carry(True, known=False, why=f"stem edited at {edge.activity}")
     return _Carry(True)
+
+
+def _mode(target: str, kind: str | None) -> str:
+    """What the carrying rules follow: the target, except for duplicate findings."""
+    return "duplicate" if kind == "duplicate" else target
 
 
 def _edge_sure(edge: Edge) -> bool:
@@ -243,14 +271,14 @@ class _Node:
     origin: bool = False
 
 
-def _follow(edge: Edge, index: int | None, *, up: bool) -> int | None:
+def _follow(graph: LineageGraph, edge: Edge, index: int | None, *, up: bool) -> int | None:
     """An option index carried across ``edge`` by its option map (None if not carried)."""
-    c = _carry(edge, "option", index, up=up)
+    c = _carry(graph, edge, "option", index, up=up)
     return c.index if c.carried else None
 
 
 def _carriers(
-    graph: LineageGraph, start: str, target: str, index: int | None, proposed: int | None
+    graph: LineageGraph, start: str, mode: str, index: int | None, proposed: int | None
 ) -> dict[str, _Node]:
     """Every item carrying the content: up from ``start`` to the origin(s), then down.
 
@@ -263,13 +291,15 @@ def _carriers(
         node = nodes[ref]
         carried_up = False
         for e in graph.parents(ref):
-            c = _carry(e, target, node.index, up=True)
+            c = _carry(graph, e, mode, node.index, up=True)
             if not c.carried:
                 continue
             carried_up = True
             if e.parent not in nodes:
                 sure = node.sure and c.known and _edge_sure(e)
-                nodes[e.parent] = _Node(e.parent, c.index, sure, _follow(e, node.proposed, up=True))
+                nodes[e.parent] = _Node(
+                    e.parent, c.index, sure, _follow(graph, e, node.proposed, up=True)
+                )
                 queue.append(e.parent)
         node.origin = not carried_up
     queue = deque(nodes)
@@ -279,10 +309,12 @@ def _carriers(
         for e in graph.children(ref):
             if e.child in nodes:
                 continue
-            c = _carry(e, target, node.index, up=False)
+            c = _carry(graph, e, mode, node.index, up=False)
             if c.carried:
                 sure = node.sure and c.known and _edge_sure(e)
-                nodes[e.child] = _Node(e.child, c.index, sure, _follow(e, node.proposed, up=False))
+                nodes[e.child] = _Node(
+                    e.child, c.index, sure, _follow(graph, e, node.proposed, up=False)
+                )
                 queue.append(e.child)
         for dup in graph.duplicates(ref):
             if dup not in nodes:
@@ -395,7 +427,9 @@ def _proposed_note(graph: LineageGraph, node: _Node, finding: Finding | None) ->
     return "; proposed answer is not among its options"
 
 
-def _unaffected_why(path: list[_Step], carriers: dict[str, _Node], target: str) -> str:
+def _unaffected_why(
+    graph: LineageGraph, path: list[_Step], carriers: dict[str, _Node], mode: str
+) -> str:
     """Why the content does not reach a relative: the step where its path leaves the
     items that carry the content."""
     for s in path:
@@ -403,7 +437,7 @@ def _unaffected_why(path: list[_Step], carriers: dict[str, _Node], target: str) 
             continue
         near = s.edge.child if s.kind == "up" else s.edge.parent
         if near in carriers:
-            c = _carry(s.edge, target, carriers[near].index, up=s.kind == "up")
+            c = _carry(graph, s.edge, mode, carriers[near].index, up=s.kind == "up")
             return f"not present: {c.why or 'not carried'} in {s.edge.child}"
     return "not on a line that carries the questioned content"
 
@@ -438,7 +472,8 @@ def _route_one(
 ) -> list[QueueRow]:
     fid = finding.id if finding else None
     proposed = _option_of(graph, item, finding.proposed) if finding else None
-    carriers = _carriers(graph, item, target, index, proposed)
+    mode = _mode(target, finding.kind if finding else None)
+    carriers = _carriers(graph, item, mode, index, proposed)
     paths = _tree(graph, item, finding.related if finding else ())
     source_item = finding.source.item if finding else None
     rows: list[QueueRow] = []
@@ -453,7 +488,7 @@ def _route_one(
             note = _carrier_note(graph, node, target, finding)
         else:
             status, certainty, rank, letter = "unaffected", "none", 4, None
-            note = _unaffected_why(path, carriers, target)
+            note = _unaffected_why(graph, path, carriers, mode)
         if finding is not None and ref == item:
             note = f"{finding.kind} on the {target} ({finding.status}); {note}"
         if finding is not None and relation == "source_annotation":

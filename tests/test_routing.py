@@ -121,6 +121,30 @@ def test_item_route_picks_findings_of_relatives_only(graph) -> None:
     assert route(graph, far.id, [near, far]).item == "base:s/1"
 
 
+def test_category_finding_stops_where_the_subject_changed() -> None:
+    base = items_table("base", [dict(BASE[0], subject="virology")])
+    pro = items_table("pro", [dict(PRO[0], subject="health")])
+    snap = items_table("prosnap", [dict(PRO[0], subject="health")])
+    lin = lineage([base, pro, snap, items_table("trans", [dict(TRANS[0], subject="virology")])], [
+        edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3]),
+        edge("prosnap:10", "pro:10", "snapshot", [0, 1, 2, 3, 4, 5]),
+        edge("trans:s/0", "base:s/0", "translation", [0, 1, 2, 3]),
+    ])
+    q = route(lin, _f("pro:10", "category", "other"))
+    assert _status(q, "pro:10") == ("added", 1)
+    assert _status(q, "prosnap:10") == ("inherited", 1)
+    assert q.row("base:s/0").status == q.row("trans:s/0").status == "unaffected"
+    assert "virology -> health" in q.row("base:s/0").note
+
+
+def test_duplicate_finding_reaches_copies_that_are_duplicated_too(graph) -> None:
+    q = route(graph, _f("pro:11", "item", "duplicate", related=["pro:10"]))
+    assert _status(q, "pro:11") == ("added", 1)  # base:s/0 has no identical copy: it entered in pro
+    assert q.row("base:s/0").status == q.row("trans:s/0").status == "unaffected"
+    assert q.row("prosnap:11").status == "inherited"  # the snapshot keeps both copies
+    assert q.row("pro:10").status == "inherited"  # the other copy of the pair
+
+
 def test_bad_queries_raise_input_error(graph) -> None:
     with pytest.raises(InputError):
         route(graph, "pro:999")
@@ -216,3 +240,20 @@ def test_cli_route_json_and_ad_hoc_option_finding(tmp_path: Path, capsys) -> Non
     status = {r["ref"]: r["status"] for r in doc["rows"]}
     assert status["pro:10"] == "added" and status["base:s/0"] == "unaffected"
     assert main(["route", "pro:999", "--lineage", str(lin_dir)]) == 2
+
+
+@pytest.mark.realdata
+def test_real_errata_findings_stay_in_mmlu_pro(shared_data: Path, mmlu_lineage, mmlu_graph) -> None:
+    from croissant_lineage.importers import import_mmlu_pro_errata
+
+    errata = import_mmlu_pro_errata(data_dir=shared_data, items=mmlu_lineage.items).findings
+    dup = next(f for f in errata if f.item == "mmlu-pro:6132")
+    q = route(mmlu_graph, dup)
+    assert q.row("mmlu-pro:6132").status == "added" and q.row("mmlu-pro:6131").status == "inherited"
+    parents = [e.parent for e in mmlu_graph.parents("mmlu-pro:6132")]
+    assert parents
+    assert all(q.row(p).status == "unaffected" for p in parents)
+    cat = next(f for f in errata if f.label == "unrelated" and mmlu_graph.parents(f.item))
+    q = route(mmlu_graph, cat)
+    assert q.row(cat.item).status == "added"
+    assert all(r.status == "unaffected" for r in q.rows if r.dataset == "mmlu")

@@ -12,6 +12,8 @@ list                               finding
 ``answer_format_wrong``            ``bad_options_clarity`` on the option the post's fix changes,
                                    with the corrected text as ``proposed``
 ``fact_or_stat_that_could_change`` ``stale_fact`` on the item
+``unrelated``,                     ``other`` on the item's category (the category MMLU-Pro
+``tangentially_related``           filed it under), the list name as label
 any other list                     ``other`` on the item, the list name as label and evidence
 =================================  ===========================================================
 
@@ -39,6 +41,7 @@ from ..schema import join_ref
 from ._common import ImportResult, Unattached
 
 __all__ = [
+    "CATEGORY_LISTS",
     "ERRATA_SOURCE",
     "LIST_KINDS",
     "QuotedOptions",
@@ -62,6 +65,9 @@ LIST_KINDS = {
     "tangentially_related": "other",
     "weird_questions": "other",
 }
+
+#: Lists about the category the item is filed under, not its content.
+CATEGORY_LISTS = ("unrelated", "tangentially_related")
 
 _OPTION = re.compile(r'"([A-Z])"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
@@ -248,7 +254,8 @@ def import_mmlu_pro_errata(
                     )
                 )
             else:
-                add(Finding(target="item", evidence=base_evidence, **common))
+                target = "category" if name in CATEGORY_LISTS else "item"
+                add(Finding(target=target, evidence=base_evidence, **common))
     result.findings = list(found.values())
     result.counts = dict(sorted(counts.items()))
     result.kinds = dict(sorted(Counter(f.kind for f in result.findings).items()))
