@@ -59,3 +59,47 @@ def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage
     assert stale and report.valid  # a warning: the copies still carry the old key
     datasets = {i.message.split(": ")[1].split(":")[0] for i in stale}
     assert datasets & {"mmlu-pro", "global-mmlu-en"}
+
+
+# --- the enriched family (croissant_lineage.enrich) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def enriched_mmlu(mmlu_lineage_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    enrich = pytest.importorskip("croissant_lineage.enrich")
+    enrich_family = getattr(enrich, "enrich_family", None)
+    if enrich_family is None:
+        pytest.skip("croissant_lineage.enrich has no enrich_family yet")
+    out = tmp_path_factory.mktemp("enriched-mmlu")
+    enrich_family(mmlu_lineage_dir, "mmlu", out)
+    return out
+
+
+def test_enriched_mmlu_family_passes(enriched_mmlu: Path):
+    report = validate([enriched_mmlu])
+    assert report.valid, str(report)
+    assert report.codes() <= {"CLV103"}
+    kinds = [c.kind for c in report.checked]
+    assert kinds.count("enriched-descriptor") == 12
+    assert kinds.count("lineage-table") >= 12  # each descriptor's items and lineage Parquet
+
+
+def test_publish_dry_run_for_enriched_mmlu_pro(enriched_mmlu: Path, mmlu_lineage_dir: Path, real_findings: Path,
+                                               tmp_path: Path):
+    from huggingface_hub import DatasetCard
+
+    from croissant_lineage.publish import publish
+
+    out = tmp_path / "hub-mmlu-pro"
+    plan = publish(enriched_mmlu / "mmlu-pro.json", mmlu_lineage_dir, out, repo_id="TIGER-Lab/MMLU-Pro",
+                   findings=real_findings)
+    assert plan.dataset == "mmlu-pro" and not plan.uploaded
+    card = DatasetCard.load(out / "README.md")
+    header = card.data.to_dict()
+    for cfg in header["configs"]:
+        for entry in cfg["data_files"]:
+            assert (out / entry["path"]).is_file()
+    assert "extended|cais/mmlu" in header["source_datasets"]
+    assert header["license"] == "mit"
+    report = validate([out])
+    assert report.valid and report.codes() <= {"CLV103"}, str(report)
