@@ -1,4 +1,4 @@
-"""Validation for CI: descriptors, lineage, family specs, findings and dataset cards.
+r"""Validation for CI: descriptors, lineage, family specs, findings and dataset cards.
 
 ``validate(paths)`` returns a :class:`Report` of coded issues; ``croissant-lineage
 validate PATH...`` prints it (or ``--json``: exactly ``Report.to_dict()``) and exits 0
@@ -43,7 +43,7 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 | CLV602 | error | dataset card configs entry malformed | each entry needs config_name and data_files |
 | CLV603 | error | dataset card configs data_files match no file | fix the path or glob, relative to the card |
 | CLV604 | error | dataset card license disagrees with the descriptor | use the same license in both |
-| CLV605 | error | dataset card source_datasets does not name the descriptor's parents | list each parent, e.g. extended|cais/mmlu |
+| CLV605 | error | dataset card source_datasets does not name the descriptor's parents | list each parent, e.g. extended\|cais/mmlu |
 | CLV606 | warning | a data file the descriptor distributes is in no configs entry: the Hub's Croissant and viewer will not show it | add a configs entry for it |
 """
 

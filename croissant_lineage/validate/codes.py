@@ -81,7 +81,10 @@ CODES: dict[str, Code] = {c.code: c for c in _TABLE}
 def codes_table() -> str:
     """The codes as a Markdown table (code, severity, meaning, fix)."""
     lines = ["| code | severity | meaning | fix |", "|---|---|---|---|"]
-    lines += [f"| {c.code} | {c.severity} | {c.title} | {c.fix} |" for c in CODES.values()]
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines += [f"| {c.code} | {c.severity} | {cell(c.title)} | {cell(c.fix)} |" for c in CODES.values()]
     return "\n".join(lines)
 
 
