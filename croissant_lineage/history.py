@@ -38,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 from rapidfuzz import fuzz
 
-from .errors import SpecError
+from .errors import InputError, SpecError
 from .family import Derivation, FamilySpec, load_family
 from .items import LETTERS, load_items
 from .normalize import normalize_option, normalize_stem
@@ -58,6 +58,7 @@ __all__ = [
     "Version",
     "compare_items",
     "compare_snapshots",
+    "family_snapshots",
     "item_history",
     "joins_from_edges",
     "revision_pairs",
@@ -890,6 +891,53 @@ def _default_dataset(spec: FamilySpec) -> str:
     return best[1]
 
 
+def family_snapshots(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    dataset: str | None = None,
+    lineage: Any = None,
+    allow_outside: bool = False,
+) -> list[Snapshot]:
+    """The snapshots of a family's chain, ready for :func:`item_history`.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        data_dir: Folder the descriptors' file URLs resolve against.
+        dataset: Any snapshot of the chain (default: the family's longest chain).
+        lineage: A :class:`croissant_lineage.lineage.Lineage` (or a lineage folder):
+            its items are used (no data is read) and its edges join snapshots linked by
+            text; without it items are loaded and such derivations linked here.
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+
+    Returns:
+        The :class:`Snapshot` s, oldest first, each with its ``joins`` to the previous one.
+
+    Raises:
+        SpecError: unknown dataset, or it has no other snapshot.
+        LineageError: inputs that cannot be read.
+    """
+    spec = family if isinstance(family, FamilySpec) else load_family(family)
+    name = dataset or _default_dataset(spec)
+    chain = snapshot_chain(spec, name)
+    if not chain:
+        raise SpecError(
+            f"dataset {name!r} has no other snapshot in family {spec.name!r}",
+            path=spec.path,
+            hint=f"give one of: {', '.join(sorted({d.child for d in spec.derivations if d.activity in SNAPSHOT_ACTIVITIES}))}",
+        )
+    names = [chain[0].parent, *(d.child for d in chain)]
+    if isinstance(lineage, (str, Path)):
+        from .lineage import Lineage
+
+        lineage = Lineage.read(lineage)
+    tables = {n: _dataset_items(spec, n, lineage, data_dir, allow_outside) for n in names}
+    snaps = [Snapshot(names[0], spec.dataset(names[0]).date, tables[names[0]])]
+    for d in chain:
+        snaps.append(Snapshot(d.child, spec.dataset(d.child).date, tables[d.child], _joins_for(d, tables, lineage)))
+    return snaps
+
+
 def snapshot_history(
     family: FamilySpec | str | Path,
     *,
@@ -920,27 +968,9 @@ def snapshot_history(
         InputError: the item is in none of the snapshots.
         LineageError: inputs that cannot be read.
     """
-    from .errors import InputError
-
     spec = family if isinstance(family, FamilySpec) else load_family(family)
-    name = dataset or _default_dataset(spec)
-    chain = snapshot_chain(spec, name)
-    if not chain:
-        raise SpecError(
-            f"dataset {name!r} has no other snapshot in family {spec.name!r}",
-            path=spec.path,
-            hint=f"give one of: {', '.join(sorted({d.child for d in spec.derivations if d.activity in SNAPSHOT_ACTIVITIES}))}",
-        )
-    names = [chain[0].parent, *(d.child for d in chain)]
-    if isinstance(lineage, (str, Path)):
-        from .lineage import Lineage
-
-        lineage = Lineage.read(lineage)
-    tables = {n: _dataset_items(spec, n, lineage, data_dir, allow_outside) for n in names}
-    snaps = [Snapshot(names[0], spec.dataset(names[0]).date, tables[names[0]])]
-    for d in chain:
-        joins = _joins_for(d, tables, lineage)
-        snaps.append(Snapshot(d.child, spec.dataset(d.child).date, tables[d.child], joins))
+    snaps = family_snapshots(spec, data_dir=data_dir, dataset=dataset, lineage=lineage, allow_outside=allow_outside)
+    names = [s.dataset for s in snaps]
     diffs = tuple(
         compare_snapshots(a.items, b.items, old_date=a.date, new_date=b.date, joins=b.joins)
         for a, b in pairwise(snaps)

@@ -22,6 +22,7 @@ from croissant_lineage.history import (
     Snapshot,
     compare_items,
     compare_snapshots,
+    family_snapshots,
     item_history,
     joins_from_edges,
     revision_pairs,
@@ -218,6 +219,20 @@ def test_snapshot_chain_of_the_mmlu_family() -> None:
     ]
     assert [(d.parent, d.child) for d in snapshot_chain(spec, "mmlu")] == [("mmlu-2020", "mmlu")]
     assert snapshot_chain(spec, "global-mmlu-ja") == []
+
+
+def test_family_snapshots_from_a_lineage() -> None:
+    from croissant_lineage.linking import link
+
+    lineage = link(TOY)
+    snaps = family_snapshots(TOY, lineage=lineage)
+    assert [(s.dataset, s.date, s.items.num_rows) for s in snaps] == [
+        ("toy-pro", "2021-01-01", 12), ("toy-pro-v2", "2022-01-01", 12)]
+    v = item_history(snaps, "107")
+    assert v[-1].kinds == ("key_repointed", "options_reordered")
+    assert v[-1].note == "key unchanged since 2021-01-01; options_reordered in 2022-01-01"
+    report = snapshot_history(TOY, lineage=lineage, item="toy-pro:105")
+    assert [r.new_ref for r in report.revisions(changed_only=True)] == ["toy-pro-v2:105", "toy-pro-v2:107"]
 
 
 # ------------------------------------------------------------------------------ CLI
