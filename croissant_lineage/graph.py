@@ -12,6 +12,9 @@ from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from .errors import InputError
 from .lineage import Lineage
 from .schema import EDGES_SCHEMA, join_ref, split_ref
@@ -134,29 +137,14 @@ class Family:
         return to_html(self)
 
 
-def _edge_rows(lineage: Lineage) -> list[Edge]:
-    cols = {f.name: lineage.edges.column(f.name).to_pylist() for f in EDGES_SCHEMA}
-    out = []
-    for i in range(lineage.edges.num_rows):
-        out.append(
-            Edge(
-                child=join_ref(cols["child_dataset"][i], cols["child_item"][i]),
-                parent=join_ref(cols["parent_dataset"][i], cols["parent_item"][i]),
-                activity=cols["activity"][i],
-                method=cols["method"][i],
-                score=cols["score"][i],
-                options_score=cols["options_score"][i],
-                option_map=tuple(cols["option_map"][i] or ()),
-                options_copied=cols["options_copied"][i],
-                options_added=cols["options_added"][i],
-                options_dropped=cols["options_dropped"][i],
-                key_inherited=cols["key_inherited"][i],
-                stem_changed=cols["stem_changed"][i],
-                ambiguous=bool(cols["ambiguous"][i]),
-                alternatives=tuple(join_ref(cols["parent_dataset"][i], a) for a in cols["alternatives"][i] or ()),
-            )
-        )
-    return out
+def _refs(dataset: pa.ChunkedArray, item: pa.ChunkedArray) -> list[str]:
+    """``join_ref(dataset, item)`` row by row, joined by Arrow (as ``join_ref`` writes it)."""
+    if not dataset.null_count and not item.null_count:
+        try:
+            return list(pc.binary_join_element_wise(dataset, item, ":").to_pylist())
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
+    return [join_ref(d, i) for d, i in zip(dataset.to_pylist(), item.to_pylist(), strict=True)]
 
 
 class LineageGraph:
@@ -169,16 +157,22 @@ class LineageGraph:
 
     def __init__(self, lineage: Lineage, *, with_items: bool = True):
         self.lineage = lineage
-        self._up: dict[str, list[Edge]] = defaultdict(list)
-        self._down: dict[str, list[Edge]] = defaultdict(list)
-        for e in _edge_rows(lineage):
-            self._up[e.child].append(e)
-            self._down[e.parent].append(e)
+        # Edges are indexed by row; an Edge object is built the first time a query
+        # touches it (building all of them up front dominated the cold start).
+        e = lineage.edges
+        self._child_refs = _refs(e.column("child_dataset"), e.column("child_item"))
+        self._parent_refs = _refs(e.column("parent_dataset"), e.column("parent_item"))
+        self._up: dict[str, list[int]] = defaultdict(list)
+        self._down: dict[str, list[int]] = defaultdict(list)
+        for i, (c, p) in enumerate(zip(self._child_refs, self._parent_refs, strict=True)):
+            self._up[c].append(i)
+            self._down[p].append(i)
+        self._edge_cols: dict[str, list[Any]] | None = None
+        self._edges: dict[int, Edge] = {}
         self._items: dict[str, int] = {}
         if with_items:
-            ds = lineage.items.column("dataset").to_pylist()
-            it = lineage.items.column("item").to_pylist()
-            self._items = {join_ref(d, i): n for n, (d, i) in enumerate(zip(ds, it, strict=True))}
+            refs = _refs(lineage.items.column("dataset"), lineage.items.column("item"))
+            self._items = dict(zip(refs, range(len(refs)), strict=True))
         self._dups: dict[str, tuple[str, ...]] = {}
         groups: dict[tuple[str, str], list[str]] = defaultdict(list)
         d = lineage.duplicates
@@ -206,28 +200,63 @@ class LineageGraph:
         row = {c: self.lineage.items.column(c)[n].as_py() for c in ("dataset", "item", "subject", "stem", "options", "key")}
         return ItemRecord(ref, row["dataset"], row["item"], row["subject"], row["stem"], tuple(row["options"] or ()), row["key"])
 
+    def _edge(self, i: int) -> Edge:
+        """The edge of row ``i`` (built once, then kept)."""
+        edge = self._edges.get(i)
+        if edge is not None:
+            return edge
+        if self._edge_cols is None:
+            skip = ("child_dataset", "child_item", "parent_item")
+            self._edge_cols = {
+                f.name: self.lineage.edges.column(f.name).to_pylist() for f in EDGES_SCHEMA if f.name not in skip
+            }
+        cols = self._edge_cols
+        pds = cols["parent_dataset"][i]
+        edge = Edge(
+            child=self._child_refs[i],
+            parent=self._parent_refs[i],
+            activity=cols["activity"][i],
+            method=cols["method"][i],
+            score=cols["score"][i],
+            options_score=cols["options_score"][i],
+            option_map=tuple(cols["option_map"][i] or ()),
+            options_copied=cols["options_copied"][i],
+            options_added=cols["options_added"][i],
+            options_dropped=cols["options_dropped"][i],
+            key_inherited=cols["key_inherited"][i],
+            stem_changed=cols["stem_changed"][i],
+            ambiguous=bool(cols["ambiguous"][i]),
+            alternatives=tuple(join_ref(pds, a) for a in cols["alternatives"][i] or ()),
+        )
+        self._edges[i] = edge
+        return edge
+
     def parents(self, ref: str) -> list[Edge]:
         """Edges to the item's parents."""
-        return list(self._up.get(ref, ()))
+        return [self._edge(i) for i in self._up.get(ref, ())]
 
     def children(self, ref: str) -> list[Edge]:
         """Edges from the item's children."""
-        return list(self._down.get(ref, ()))
+        return [self._edge(i) for i in self._down.get(ref, ())]
 
     def _walk(self, ref: str, up: bool) -> list[Relative]:
-        index = self._up if up else self._down
+        index, refs = (self._up, self._parent_refs) if up else (self._down, self._child_refs)
         seen = {ref}
         out: list[Relative] = []
         queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(ref, ())])
         while queue:
             cur, path = queue.popleft()
-            for e in sorted(index.get(cur, ()), key=lambda x: x.parent if up else x.child):
-                nxt = e.parent if up else e.child
+            rows = index.get(cur)
+            if not rows:
+                continue
+            for i in sorted(rows, key=refs.__getitem__):
+                nxt = refs[i]
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                out.append(Relative(nxt, len(path) + 1, (*path, e)))
-                queue.append((nxt, (*path, e)))
+                step = (*path, self._edge(i))
+                out.append(Relative(nxt, len(step), step))
+                queue.append((nxt, step))
         return out
 
     def ancestors(self, ref: str) -> list[Relative]:
