@@ -16,6 +16,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
+import yaml
+
 from .errors import InputError, UnsafePathError
 
 __all__ = [
@@ -25,6 +27,8 @@ __all__ = [
     "atomic_writer",
     "check_writable_folder",
     "dumps_json",
+    "load_yaml",
+    "loads_json",
     "read_json",
     "read_text",
     "resolve_inside",
@@ -136,6 +140,8 @@ def read_text(path: str | Path) -> tuple[str, str]:
         raise InputError("is a folder, not a file", path=p) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=p) from None
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputError("encoded as UTF-16 or UTF-32 (byte order mark)", path=p, hint="save it as UTF-8")
     if b"\x00" in raw:
         raise InputError("contains NUL bytes: not a text file", path=p)
     try:
@@ -161,11 +167,87 @@ def read_json(path: str | Path) -> Any:
     if not text.strip():
         raise InputError("empty file", path=path, hint="expected a JSON document")
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", path=path
         ) from None
+
+
+def loads_json(text: str) -> Any:
+    """``json.loads`` for untrusted text: nesting deeper than Python can recurse is a
+    :class:`json.JSONDecodeError` (which callers already handle), not a RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
+#: A YAML document whose aliases expand it to more than this many nodes, and more than
+#: ten times the nodes it spells out, is refused (a "billion laughs" alias bomb).
+MAX_YAML_EXPANSION = 100_000
+
+
+class YAMLLimitError(yaml.YAMLError):
+    """A YAML document refused by :func:`load_yaml` (alias bomb, recursion, nesting)."""
+
+
+def _yaml_children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _check_yaml_expansion(root: yaml.Node) -> None:
+    """Count the nodes ``root`` expands to (aliases copied out), without expanding it."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        kids = _yaml_children(node)
+        if leaving:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes[id(k)] for k in kids)
+            continue
+        if id(node) in sizes:
+            continue
+        if id(node) in open_nodes:
+            raise YAMLLimitError(f"an alias at line {node.start_mark.line + 1} refers to a node that contains it")
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids)
+    total = sizes[id(root)]
+    if total > MAX_YAML_EXPANSION and total > 10 * len(sizes):
+        raise YAMLLimitError(
+            f"aliases expand {len(sizes):,} nodes to {total:,} (limit {MAX_YAML_EXPANSION:,}): an alias bomb?"
+        )
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` for untrusted text.
+
+    Besides refusing tags that construct objects (as ``safe_load`` does), it refuses
+    aliases that expand the document far beyond its size, aliases that make a structure
+    contain itself, and nesting deeper than Python can recurse.
+
+    Raises:
+        yaml.YAMLError: the text does not parse, or is refused (:class:`YAMLLimitError`);
+            callers handle both as "does not parse".
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_yaml_expansion(node)
+        return loader.construct_document(node)
+    except RecursionError:
+        raise YAMLLimitError("nested too deeply") from None
+    finally:
+        loader.dispose()
 
 
 def resolve_inside(base: str | Path, relative: str, *, allow_outside: bool = False) -> Path:

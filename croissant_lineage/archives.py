@@ -270,6 +270,8 @@ def _iter_json_values(chunks: Iterator[str], max_chars: int, path: Path) -> Iter
         while True:
             try:
                 obj, end = decoder.raw_decode(buf, pos)
+            except RecursionError:
+                raise bad("a record is nested too deeply", pos) from None
             except json.JSONDecodeError as exc:
                 if eof:
                     raise bad(exc.msg, exc.pos) from None

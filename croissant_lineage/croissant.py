@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ._io import read_json, resolve_inside
-from .errors import DescriptorError, LineageError, OutputExistsError
+from .errors import DescriptorError, LineageError, OutputExistsError, UnsafePathError
 
 __all__ = [
     "CL_NS",
@@ -258,8 +258,16 @@ class Descriptor:
 
         Raises:
             DescriptorError: unknown id, or a remote URL with no local copy.
-            UnsafePathError: a path leaves ``base_dir``.
+            UnsafePathError: a path leaves ``base_dir`` (the error names the descriptor).
         """
+        try:
+            return self._local_paths(file_id, allow_outside=allow_outside)
+        except UnsafePathError as exc:
+            if self.path is None:
+                raise
+            raise UnsafePathError(f"file {file_id!r}: {exc.message}", path=self.path, hint=exc.hint) from None
+
+    def _local_paths(self, file_id: str, *, allow_outside: bool) -> list[Path]:
         files = self.files()
         if file_id not in files:
             raise DescriptorError(

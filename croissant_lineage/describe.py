@@ -34,7 +34,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._io import atomic_write_json, read_text, resolve_inside
+from ._io import atomic_write_json, loads_json, read_text, resolve_inside
 from .croissant import CL_NS, GENERATED_BY, GENERATOR, ensure_replaceable, match_files
 from .errors import InputError, UnsafePathError
 from .tables import read_table
@@ -296,7 +296,7 @@ def _json_kind(path: Path) -> str | None:
     for JSON Lines under a ``.json`` name, None for a JSON-LD document (not data)."""
     text, _ = read_text(path)
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError:
         return "application/jsonlines"
     if isinstance(data, dict) and "@context" in data:

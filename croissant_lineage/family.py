@@ -27,7 +27,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ._io import read_text
+from ._io import load_yaml, loads_json, read_text
 from .errors import InputError, SpecError
 from .hub import is_hub_id
 from .schema import ACTIVITIES
@@ -307,7 +307,7 @@ def load_family(name_or_path: str | Path) -> FamilySpec:
             )
     text, _ = read_text(path)
     try:
-        doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        doc = loads_json(text) if path.suffix == ".json" else load_yaml(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise InputError(f"does not parse: {exc}".splitlines()[0], path=path) from None
     return parse_family(doc, path)

@@ -42,7 +42,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ._io import atomic_write_text, dumps_json, read_text
+from ._io import atomic_write_text, dumps_json, load_yaml, loads_json, read_text
 from .errors import FindingsError, InputError
 
 __all__ = [
@@ -456,13 +456,13 @@ def _parse(path: Path) -> Any:
         raise InputError("empty file", path=path, hint="expected a findings document")
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return loads_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", path=path
             ) from None
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.constructor.ConstructorError as exc:
         mark = exc.problem_mark
         at = f" at line {mark.line + 1}" if mark is not None else ""

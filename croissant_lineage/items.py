@@ -169,21 +169,28 @@ def load_items(
         columns = {k: [x for x, ok in zip(v, keep, strict=True) if ok] for k, v in columns.items()}
         n = sum(keep)
     where = f"dataset {spec.name!r}: role "
-    ids = [_as_text(v) for v in evaluate(spec.roles["id"], columns, n, where)]
-    stems = [_as_text(v) for v in evaluate(spec.roles["stem"], columns, n, where)]
+
+    def role(name: str) -> list[Any]:
+        try:
+            return evaluate(spec.roles[name], columns, n, where)
+        except SpecError as exc:  # name the descriptor whose RecordSet lacks the field
+            raise SpecError(exc.message, path=spec.descriptor, hint=exc.hint) from None
+
+    ids = [_as_text(v) for v in role("id")]
+    stems = [_as_text(v) for v in role("stem")]
     subjects = (
-        [_as_text(v) for v in evaluate(spec.roles["subject"], columns, n, where)]
+        [_as_text(v) for v in role("subject")]
         if "subject" in spec.roles
         else [None] * n
     )
     if "options" in spec.roles:
         options = [
             None if o is None else [_as_text(x) or "" for x in o]
-            for o in evaluate(spec.roles["options"], columns, n, where)
+            for o in role("options")
         ]
     else:
         options = [None] * n
-    raw_keys = evaluate(spec.roles["key"], columns, n, where) if "key" in spec.roles else [None] * n
+    raw_keys = role("key") if "key" in spec.roles else [None] * n
     keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
 
     missing = [i for i, x in enumerate(ids) if not x]

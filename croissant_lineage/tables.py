@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-from ._io import read_text
+from ._io import loads_json, read_text
 from .errors import DataError, InputError, SizeLimitError
 
 __all__ = ["MAX_FIELD_CHARS", "read_table", "sniff_delimiter"]
@@ -152,7 +152,7 @@ def _read_jsonl(path: Path) -> pa.Table:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = loads_json(line)
         except json.JSONDecodeError as exc:
             raise DataError(f"line {lineno}: invalid JSON ({exc.msg})", path=path) from None
         if not isinstance(rec, dict):
@@ -188,7 +188,7 @@ def _as_json_text(value: Any) -> str:
 def _read_json(path: Path) -> pa.Table:
     text, _enc = read_text(path)
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError:
         # ``datasets.to_json`` writes JSON Lines under a .json name.
         return _read_jsonl(path)

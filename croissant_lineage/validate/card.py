@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from .._io import load_yaml
 from ..croissant import Descriptor, as_list, node_id
 from ..describe import encoding_format_of
 from ..errors import LineageError
@@ -52,7 +53,7 @@ def card_header(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if not m:
         return None, "no YAML header (a block between --- lines at the top)"
     try:
-        data = yaml.safe_load(m.group(1))
+        data = load_yaml(m.group(1))
     except yaml.YAMLError as exc:
         return None, f"YAML header does not parse: {exc}".replace("\n", " ")[:300]
     if not isinstance(data, dict):

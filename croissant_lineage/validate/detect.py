@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from .._io import load_yaml, loads_json
 from ._jsonld import PROV_NS, JsonLdContext, walk
 from .lineage import table_kind
 
@@ -109,7 +110,7 @@ def detect(path: Path) -> Target:
         except (OSError, UnicodeDecodeError) as exc:
             return Target(path, "unknown", problem=f"cannot read: {exc}"[:300])
         try:
-            doc = json.loads(text) if suffix in (".json", ".jsonld") else yaml.safe_load(text)
+            doc = loads_json(text) if suffix in (".json", ".jsonld") else load_yaml(text)
         except json.JSONDecodeError as exc:
             return Target(path, "unknown", problem=f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
         except yaml.YAMLError as exc:

@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .._io import loads_json
 from ..croissant import Descriptor, as_list, node_id
 from ..errors import LineageError
 from ..lineage import Lineage
@@ -263,7 +264,7 @@ def check_lineage_folder(folder: Path, where: str, index: ItemIndex) -> list[Iss
         out.append(issue("CLV306", "lineage folder has no family.json", f"{where}/family.json"))
     else:
         try:
-            loaded = json.loads(family.read_text("utf-8"))
+            loaded = loads_json(family.read_text("utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             out.append(issue("CLV001", f"family.json does not parse: {exc}", f"{where}/family.json"))
         else:
