@@ -1,0 +1,372 @@
+"""Bad input from strangers: a coded error, one line, no traceback, nothing changed.
+
+Every entry of ``tests/badinput/`` (one kind of bad input each; see its README) goes
+through the public function that reads it and through the CLI command that reads it.
+Each run asserts the error code (``CL-E...``; ``CLV...`` and exit status 1 for
+``validate``), exit status 2, exactly one line on stderr without a traceback (and a
+traceback with ``--debug``), and that no file changed: the whole temporary tree the case
+runs in is hashed before and after, so a partial output, a stray temporary file or a
+touched input fails the test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from croissant_lineage.archives import iter_archive
+from croissant_lineage.cli import main
+from croissant_lineage.describe import describe
+from croissant_lineage.errors import LineageError
+from croissant_lineage.findings import load_findings
+from croissant_lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage import Lineage
+from croissant_lineage.linking import link
+from croissant_lineage.schema import EDGES_SCHEMA
+from croissant_lineage.tables import MAX_FIELD_CHARS
+from croissant_lineage.validate import validate
+from croissant_lineage.witnesses import witness_family
+from tests.helpers import items_table
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(__file__).resolve().parent / "badinput"
+TOY = REPO / "examples" / "toy"
+
+
+# --- harness -------------------------------------------------------------------------
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Path -> digest of every entry under ``root`` (files by content, links by target)."""
+    out: dict[str, str] = {}
+    for dirpath, dirs, files in os.walk(root):
+        for name in sorted(dirs + files):
+            p = Path(dirpath) / name
+            rel = str(p.relative_to(root))
+            if p.is_symlink():
+                out[rel] = "link:" + os.readlink(p)
+            elif p.is_dir():
+                out[rel] = "dir"
+            else:
+                out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A private copy of the corpus (symlinks kept as links), with the generated cases.
+
+    ``csv_giant_line`` (a CSV line longer than the field cap, 16 MiB) is too large for git
+    and is written here, only for the tests that use it.
+    """
+    dst = tmp_path / "badinput"
+    shutil.copytree(CORPUS, dst, symlinks=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    if "giant" in request.node.name:
+        giant = dst / "csv_giant_line"
+        shutil.copytree(dst / "_good", giant)
+        with (giant / "data.csv").open("a", encoding="utf-8") as fh:
+            fh.write("9,glorbs," + "x" * (MAX_FIELD_CHARS + 1) + ",1,2,3,4,A\n")
+    lineage_folder(json.loads((dst / "lineage_cycle.json").read_text()), dst / "lineage_cycle")
+    return dst
+
+
+def lineage_folder(spec: dict[str, Any], out: Path) -> Path:
+    """Write a lineage folder whose edges are ``spec['edges']`` (child ds, item, parent ds, item)."""
+    items = pa.concat_tables(
+        [items_table(ds, [{"item": it, "stem": f"Invented stem {ds} {it}?", "options": ["x", "y"], "key": "A"}])
+         for ds, it in spec["items"]]
+    )
+    rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
+    for cd, ci, pd_, pi in spec["edges"]:
+        for name, value in (
+            ("child_dataset", cd), ("child_item", ci), ("parent_dataset", pd_), ("parent_item", pi),
+            ("activity", "snapshot"), ("method", "id"), ("score", 100.0), ("options_score", 100.0),
+            ("option_map", [0, 1]), ("options_copied", 2), ("options_added", 0), ("options_dropped", 0),
+            ("key_inherited", True), ("stem_changed", False), ("ambiguous", False), ("alternatives", []),
+        ):
+            rows[name].append(value)
+    family = {"name": "cycle", "datasets": [{"name": d} for d in sorted({d for d, _ in spec["items"]})], "derivations": []}
+    return Lineage(family, items, pa.table(rows, schema=EDGES_SCHEMA), summary={"family": "cycle"}).write(out)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: how the library and the CLI are pointed at it, and what they must say.
+
+    Attributes:
+        entry: Corpus entry (file or folder under tests/badinput).
+        code: The LineageError code expected.
+        names: File name the error must name (``LineageError.path``).
+        api: Calls the public function on the entry (given the entry's path).
+        argv: CLI arguments (given the entry's path and a fresh output path).
+    """
+
+    entry: str
+    code: str
+    names: str
+    api: Callable[[Path], Any]
+    argv: Callable[[Path, Path], list[str]]
+
+    def __str__(self) -> str:
+        return self.entry
+
+
+def _spec(p: Path) -> Path:
+    return p / "family.json" if (p / "family.json").exists() else p / "family.yaml"
+
+
+def _link_case(entry: str, code: str, names: str) -> Case:
+    return Case(entry, code, names, lambda p: link(_spec(p / entry)),
+                lambda p, out: ["link", str(_spec(p / entry)), "--out", str(out), "--quiet"])
+
+
+def _csv_case(entry: str, code: str) -> list[Case]:
+    """A CSV defect: through link (its descriptor) and through describe (the bare file)."""
+    return [
+        _link_case(entry, code, "data.csv"),
+        Case(f"{entry}[describe]", code, "data.csv",
+             lambda p: describe(p / entry),
+             lambda p, out: ["describe", str(p / entry), "--include", "data.csv", "--out", str(out)]),
+    ]
+
+
+def _findings_case(entry: str, code: str) -> Case:
+    return Case(entry, code, entry, lambda p: load_findings(p / entry),
+                lambda p, out: ["findings", "list", str(p / entry)])
+
+
+def _archive_case(entry: str, code: str) -> list[Case]:
+    zip_name = "model_outputs_x_5shots.zip"
+    return [
+        Case(entry, code, zip_name, lambda p: list(iter_archive(p / entry / zip_name)),
+             lambda p, out: ["witnesses", "--archives", str(p / entry), "--family", str(TOY / "family.json"),
+                             "--dataset", "toy-pro", "--data-dir", str(TOY)]),
+        Case(f"{entry}[witness_family]", code, zip_name,
+             lambda p: witness_family(TOY / "family.json", archives_dir=p / entry, data_dir=TOY, dataset="toy-pro"),
+             lambda p, out: ["witnesses", "--archives", str(p / entry), "--family", str(TOY / "family.json"),
+                             "--dataset", "toy-pro", "--data-dir", str(TOY), "--json"]),
+    ]
+
+
+CASES: list[Case] = [
+    # descriptors
+    _link_case("descriptor_invalid_json", "CL-E001", "croissant.json"),
+    _link_case("descriptor_empty", "CL-E001", "croissant.json"),
+    _link_case("descriptor_not_croissant", "CL-E002", "croissant.json"),
+    _link_case("descriptor_json_list", "CL-E002", "croissant.json"),
+    _link_case("descriptor_deep_nesting", "CL-E001", "croissant.json"),
+    _link_case("descriptor_recordset_missing", "CL-E002", "croissant.json"),
+    _link_case("descriptor_field_missing", "CL-E003", "croissant.json"),
+    _link_case("descriptor_column_missing", "CL-E004", "data.csv"),
+    # file URLs that leave the descriptor's folder
+    _link_case("contenturl_parent", "CL-E006", "croissant.json"),
+    _link_case("contenturl_absolute", "CL-E006", "croissant.json"),
+    _link_case("contenturl_symlink", "CL-E006", "croissant.json"),
+    _link_case("contenturl_fileset_glob_outside", "CL-E006", "croissant.json"),
+    # data files
+    *_csv_case("csv_empty", "CL-E001"),
+    *_csv_case("csv_mixed_delimiters", "CL-E004"),
+    *_csv_case("csv_utf16", "CL-E001"),
+    *_csv_case("csv_ragged", "CL-E004"),
+    *_csv_case("csv_nul_bytes", "CL-E001"),
+    *_csv_case("csv_unclosed_quote", "CL-E004"),
+    *_csv_case("csv_binary", "CL-E001"),
+    *_csv_case("csv_giant_line", "CL-E008"),
+    _link_case("jsonl_deep_nesting", "CL-E004", "data.jsonl"),
+    _link_case("duplicate_ids", "CL-E004", "croissant.json"),
+    # family specs
+    _link_case("family_cycle", "CL-E003", "family.json"),
+    _link_case("family_invalid_json", "CL-E001", "family.json"),
+    _link_case("family_empty", "CL-E001", "family.json"),
+    _link_case("family_not_a_spec", "CL-E003", "family.json"),
+    _link_case("family_yaml_tag", "CL-E001", "family.yaml"),
+    _link_case("family_yaml_alias_bomb", "CL-E001", "family.yaml"),
+    # findings files
+    _findings_case("findings_unknown_field.json", "CL-E005"),
+    _findings_case("findings_unknown_status.json", "CL-E005"),
+    _findings_case("findings_yaml_tag.yaml", "CL-E005"),
+    _findings_case("findings_yaml_alias_bomb.yaml", "CL-E001"),
+    _findings_case("findings_deep_nesting.json", "CL-E001"),
+    _findings_case("findings_empty.yaml", "CL-E001"),
+    _findings_case("findings_invalid.json", "CL-E001"),
+    _findings_case("findings_not_a_list.yaml", "CL-E005"),
+    # prediction archives
+    *_archive_case("archive_not_zip", "CL-E001"),
+    *_archive_case("archive_two_files", "CL-E001"),
+    *_archive_case("archive_bomb", "CL-E008"),
+    *_archive_case("archive_traversal", "CL-E006"),
+    *_archive_case("archive_truncated", "CL-E001"),
+    *_archive_case("archive_deep_nesting", "CL-E001"),
+]
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def with_timeout(fn: Callable[[], Any], seconds: float = 20.0) -> Any:
+    """Run ``fn`` in a thread; fail (instead of hanging the suite) if it does not finish."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"did not finish within {seconds} s (a hang on bad input)")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+# --- every corpus entry has a case -------------------------------------------------
+
+
+def test_corpus_entries_all_have_cases() -> None:
+    used = {c.entry.split("[")[0] for c in CASES} | {e for e, _ in VALIDATION}
+    generated = {"csv_giant_line", "lineage_cycle"}  # written by the ``corpus`` fixture
+    others = {"_good", "_outside", "archive_wrong_shape", "lineage_cycle.json", "make_corpus.py", "README.md"}
+    assert {p.name for p in CORPUS.iterdir() if p.name != "__pycache__"} == (used - generated) | others
+
+
+def test_good_control_links(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The setup every case shares is valid: only each case's one defect fails it."""
+    assert link(corpus / "_good" / "family.json").items.num_rows == 3
+    status, _, err = run_cli(["link", str(corpus / "_good" / "family.json"), "--out", str(corpus / "out"), "-q"], capsys)
+    assert status == 0 and err == ""
+
+
+# --- the public function -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_public_function_raises_its_code(case: Case, corpus: Path) -> None:
+    before = tree_digest(corpus)
+    with pytest.raises(LineageError) as info:
+        with_timeout(lambda: case.api(corpus))
+    err = info.value
+    assert err.code == case.code, str(err)
+    assert err.path is not None and Path(err.path).name == case.names, str(err)
+    assert "\n" not in str(err)
+    assert tree_digest(corpus) == before
+
+
+# --- the CLI -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_cli_exits_2_with_one_line_and_writes_nothing(case: Case, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = corpus.parent / "out"
+    before = tree_digest(corpus.parent)
+    status, _, err = with_timeout(lambda: run_cli(case.argv(corpus, out), capsys))
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert case.code in err and "Traceback" not in err
+    assert tree_digest(corpus.parent) == before  # no output, no temporary file, no input touched
+
+
+@pytest.mark.parametrize("case", CASES[::4], ids=str)
+def test_cli_debug_shows_the_traceback(case: Case, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = with_timeout(lambda: run_cli(["--debug", *case.argv(corpus, corpus.parent / "out")], capsys))
+    assert status == 2
+    assert err.startswith("Traceback") and case.code in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("entry", ["contenturl_symlink", "contenturl_fileset_glob_outside"])
+def test_outside_paths_are_read_when_allowed(entry: str, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert link(corpus / entry / "family.json", allow_outside=True).items.num_rows == 3
+    out = corpus.parent / "out"
+    status, _, err = run_cli(["link", str(corpus / entry / "family.json"), "--out", str(out), "--allow-outside", "-q"], capsys)
+    assert status == 0, err
+    assert Lineage.read(out).items.num_rows == 3
+
+
+def test_real_process_one_line_no_traceback(corpus: Path) -> None:
+    """The installed entry point (not only ``main``) prints one line and exits 2."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "croissant_lineage", "link", str(corpus / "csv_ragged" / "family.json"),
+         "--out", str(corpus.parent / "out")],
+        capture_output=True, text=True, timeout=60, cwd=REPO,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "CL-E004" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (corpus.parent / "out").exists()
+
+
+# --- records of the wrong shape are counted, not fatal --------------------------------
+
+
+def test_archive_records_of_the_wrong_shape_are_counted(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = witness_family(TOY / "family.json", archives_dir=corpus / "archive_wrong_shape", data_dir=TOY, dataset="toy-pro")
+    (row,) = report.admission.rows
+    assert (row.records, row.malformed, row.admitted) == (8, 6, 0)
+    status, out, _ = run_cli(["witnesses", "--archives", str(corpus / "archive_wrong_shape"), "--family",
+                                str(TOY / "family.json"), "--dataset", "toy-pro", "--data-dir", str(TOY), "--json"], capsys)
+    assert status == 0 and json.loads(out)["summary"]["malformed"] == 6
+
+
+# --- validate: exit 1 with a CLV code ------------------------------------------------
+
+#: Corpus entry (relative path) -> CLV code validate must report.
+VALIDATION: list[tuple[str, str]] = [
+    ("descriptor_invalid_json", "CLV001"),
+    ("descriptor_not_croissant", "CLV107"),
+    ("family_cycle", "CLV303"),
+    ("lineage_cycle", "CLV303"),
+    ("findings_unknown_field.json", "CLV401"),
+    ("findings_unknown_status.json", "CLV402"),
+    ("findings_yaml_tag.yaml", "CLV001"),
+    ("findings_yaml_alias_bomb.yaml", "CLV001"),
+    ("findings_deep_nesting.json", "CLV001"),
+    ("descriptor_deep_nesting", "CLV001"),
+]
+
+_VALIDATE_TARGET = {
+    "descriptor_invalid_json": "descriptor_invalid_json/croissant.json",
+    "descriptor_not_croissant": "descriptor_not_croissant/croissant.json",
+    "descriptor_deep_nesting": "descriptor_deep_nesting/croissant.json",
+    "family_cycle": "family_cycle/family.json",
+}
+
+
+@pytest.mark.parametrize(("entry", "code"), VALIDATION)
+def test_validate_reports_the_code_and_exits_1(entry: str, code: str, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = corpus / _VALIDATE_TARGET.get(entry, entry)
+    before = tree_digest(corpus)
+    report = with_timeout(lambda: validate([target]))
+    assert not report.valid and code in {i.code for i in report.issues}
+    status, _, err = with_timeout(lambda: run_cli(["validate", str(target)], capsys))
+    assert status == 1 and "Traceback" not in err
+    assert tree_digest(corpus) == before
+
+
+# --- lineage cycles: queries end --------------------------------------------------------
+
+
+def test_graph_queries_on_a_cyclic_lineage_terminate(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    graph = LineageGraph(Lineage.read(corpus / "lineage_cycle"))
+    fam = with_timeout(lambda: family_of(graph, "a:1"), 10)
+    assert [r.ref for r in fam.ancestors] == ["b:1"]
+    assert sorted(r.ref for r in fam.descendants) == ["b:1", "c:1"]
+    assert "a:1" not in {r.ref for r in (*fam.ancestors, *fam.descendants)}
+    status, out, _ = with_timeout(lambda: run_cli(["family", "a:1", "--lineage", str(corpus / "lineage_cycle"), "--json"], capsys))
+    assert status == 0 and json.loads(out)["ancestors"][0]["ref"] == "b:1"
