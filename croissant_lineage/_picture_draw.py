@@ -76,7 +76,7 @@ class Line:
     weight: str = "normal"
     style: str = "normal"
     color: str = _INK
-    marker: bool = False  # draw the status marker before the text
+    status: str | None = None  # draw this routing status's marker before the text
 
 
 def legend_handles(with_status: bool) -> tuple[list[Any], list[str]]:
@@ -223,10 +223,11 @@ def draw_family(
             y = top + _PAD
             for ln in content[n.ref]:
                 tx = x + _PAD
-                if ln.marker and st.marker:
-                    ax.plot([tx + 0.035], [y + ln.size * _LINE / 2], marker=st.marker, markersize=4.5,
-                            markeredgecolor=st.edgecolor, markeredgewidth=1.0,
-                            markerfacecolor=st.edgecolor if st.filled else "white", zorder=4)
+                ms = STATUS_STYLES.get(ln.status) if ln.status else None
+                if ms is not None and ms.marker:
+                    ax.plot([tx + 0.035], [y + ln.size * _LINE / 2], marker=ms.marker, markersize=4.5,
+                            markeredgecolor=ms.edgecolor, markeredgewidth=1.0,
+                            markerfacecolor=ms.edgecolor if ms.filled else "white", zorder=4)
                     tx += 0.11
                 ax.text(tx, y, ln.text, fontsize=ln.size, fontweight=ln.weight, fontstyle=ln.style,
                         color=ln.color, va="top", ha="left", zorder=4)

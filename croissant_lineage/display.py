@@ -36,6 +36,7 @@ __all__ = [
     "family_frame",
     "family_html",
     "family_report_html",
+    "family_rows",
     "findings_frame",
     "findings_html",
     "history_html",
@@ -109,7 +110,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:g}"
+        return f"{value:.4g}"
     if isinstance(value, (list, tuple)):
         return ", ".join(str(v) for v in value)
     return str(value)
@@ -154,6 +155,7 @@ def html_table(
     if not rows:
         return f'<div style="{_MUTED}">(none)</div>'
     keep_raw = set(raw)
+    nowrap = {"ref", "item", "id", "code", "status", "relation", "finding"}
     head = "".join(f'<th style="{_TH}">{_e(c)}</th>' for c in columns)
     body = []
     for r in rows[:max_rows]:
@@ -161,7 +163,8 @@ def html_table(
         for c in columns:
             v = r.get(c)
             text = str(v or "") if c in keep_raw else _e(_cut(_cell(v), cut))
-            cells.append(f'<td style="{_TD}">{text}</td>')
+            style = _TD + (";white-space:nowrap" if c in nowrap else "")
+            cells.append(f'<td style="{style}">{text}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = len(rows) - max_rows
     tail = f'<div style="{_MUTED}">… {more} more rows (use .to_pandas())</div>' if more > 0 else ""
@@ -187,13 +190,8 @@ def _row(obj: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- family
 
 
-def family_frame(fam: Any) -> pd.DataFrame:
-    """A family as one row per relative (columns :data:`FAMILY_COLUMNS`).
-
-    The item itself comes first (relation ``item``), then ancestors and descendants
-    nearest first with the evidence of the edge that reaches them (``via`` is the item
-    on the near side of that edge), duplicates, and documented-coverage datasets.
-    """
+def family_rows(fam: Any) -> list[dict[str, Any]]:
+    """A family as one dict per relative (keys :data:`FAMILY_COLUMNS`), see :func:`family_frame`."""
     rows: list[dict[str, Any]] = [{"ref": fam.ref, "relation": "item", "depth": 0}]
     for relation, relatives in (("ancestor", fam.ancestors), ("descendant", fam.descendants)):
         for r in relatives:
@@ -206,7 +204,17 @@ def family_frame(fam: Any) -> pd.DataFrame:
     rows += [{"ref": d, "relation": "duplicate", "depth": 0} for d in fam.duplicates]
     for d in fam.documented:
         rows.append({"ref": d["child"], "relation": "documented", "depth": None, "via": d["parent"], "activity": d["activity"]})
-    frame = pd.DataFrame(rows, columns=list(FAMILY_COLUMNS))
+    return [{c: r.get(c) for c in FAMILY_COLUMNS} for r in rows]
+
+
+def family_frame(fam: Any) -> pd.DataFrame:
+    """A family as one row per relative (columns :data:`FAMILY_COLUMNS`).
+
+    The item itself comes first (relation ``item``), then ancestors and descendants
+    nearest first with the evidence of the edge that reaches them (``via`` is the item
+    on the near side of that edge), duplicates, and documented-coverage datasets.
+    """
+    frame = pd.DataFrame(family_rows(fam), columns=list(FAMILY_COLUMNS))
     for c in ("depth", "options_copied", "options_added", "options_dropped"):
         frame[c] = frame[c].astype("Int64")
     for c in ("key_inherited", "stem_changed", "ambiguous"):
@@ -217,7 +225,8 @@ def family_frame(fam: Any) -> pd.DataFrame:
 def _evidence(r: Mapping[str, Any]) -> str:
     if r.get("method") is None:
         return ""
-    bits = [r["method"] if r["method"] in ("id", "index") else f"{r['method']} {r['score']:g}"]
+    exact = r["method"] in ("id", "index") or (r.get("score") or 0) >= 100
+    bits = [r["method"] if exact else f"{r['method']} {r['score']:.0f}"]
     if r.get("options_added"):
         bits.append(f"+{r['options_added']} options")
     if r.get("options_dropped"):
@@ -242,13 +251,9 @@ def family_html(fam: Any) -> str:
             f"{len(fam.duplicates)} duplicates · {len(fam.documented)} documented-only datasets"
         )
     )
-    frame = family_frame(fam)
-    rows: list[dict[str, Any]] = [
-        {str(k): v for k, v in r.items()} for r in frame.astype(object).where(frame.notna(), None).to_dict("records")
-    ]
+    rows = family_rows(fam)
     for r in rows:
         r["evidence"] = _evidence(r)
-        r["depth"] = "" if r["depth"] is None else r["depth"]
     parts.append(html_table(rows, ["relation", "ref", "depth", "activity", "evidence", "via"]))
     if fam.findings:
         parts.append(findings_html(fam.findings, title="findings"))
@@ -276,7 +281,7 @@ def queue_html(queue: Any) -> str:
     return _block(
         f"Re-review queue for {_e(queue.query)}",
         _line(f"{len(queue.rows)} rows, routing {what} · {summary}"),
-        html_table(rows, cols, raw=("status",), max_rows=max(MAX_ROWS, 60)),
+        html_table(rows, cols, raw=("status",), max_rows=max(MAX_ROWS, 60), cut=220),
     )
 
 
@@ -329,7 +334,12 @@ def findings_html(findings: Iterable[Any], *, title: str | None = None) -> str:
 def validation_html(report: Any) -> str:
     """HTML of a validation :class:`~croissant_lineage.validate.report.Report`."""
     issues = [_row(i) for i in report.issues]
-    checked = ", ".join(f"{_e(c.path)} ({_e(c.kind)})" for c in report.checked)
+    kinds: dict[str, int] = {}
+    for c in report.checked:
+        kinds[c.kind] = kinds.get(c.kind, 0) + 1
+    checked = f"{len(report.checked)} files: " + ", ".join(f"{n} {_e(k)}" for k, n in sorted(kinds.items()))
+    if len(report.checked) <= 3:
+        checked = ", ".join(f"{_e(c.path)} ({_e(c.kind)})" for c in report.checked)
     codes: dict[str, int] = {}
     for i in report.issues:
         codes[i.code] = codes.get(i.code, 0) + 1

@@ -191,7 +191,7 @@ def _marks(findings: Iterable[Any], refs: set[str]) -> dict[str, list[str]]:
         src_item = _get(source, "item") if source is not None else None
         if src_item in refs:
             name = _get(source, "name") or "source"
-            out.setdefault(src_item, []).append(f"✎ source annotation ({name}: {kind})")
+            out.setdefault(src_item, []).append(f"✎ source annotation ({name}: {kind}, {status})")
     return out
 
 
@@ -213,6 +213,19 @@ def _edge_label(e: Edge) -> tuple[str, str]:
     if e.ambiguous:
         bits.append("ambiguous")
     return e.activity, " · ".join(bits)
+
+
+#: Which status a box shows when several findings reach it (strongest first).
+_STRENGTH = {"added": 0, "inherited": 1, "unverified": 2, "unaffected": 3}
+
+
+def _status_text(row: Any, targets: Mapping[Any, Any]) -> str:
+    """``inherited · certain · key C`` for a queue row."""
+    text = row.status if row.certainty in (None, "none", "unverified") else f"{row.status} · {row.certainty}"
+    if row.letter:
+        target = targets.get(row.finding, "")
+        text += f" · {target} {row.letter}" if target in ("key", "option") else f" · at {row.letter}"
+    return str(text)
 
 
 def _stem(graph: LineageGraph, ref: str) -> str:
@@ -289,9 +302,12 @@ def family_picture(
         queue = route(graph, ref, found)
         if not queue.findings:  # no finding concerns this family: nothing to colour
             queue = None
-    rows: dict[str, Any] = {}
+    per_ref: dict[str, list[Any]] = {}
     for r in getattr(queue, "rows", []):
-        rows.setdefault(r.ref, r)  # rows are sorted by rank: keep the most pressing
+        per_ref.setdefault(r.ref, []).append(r)
+    # the box takes the strongest status over the findings routed; each finding gets a line
+    rows = {ref_: min(rs, key=lambda r: _STRENGTH.get(r.status, 9)) for ref_, rs in per_ref.items()}
+    several = len(getattr(queue, "findings", None) or []) > 1
 
     every = _relatives(graph, ref)
     extra = [r for r in rows if r in graph and r not in set(every)]
@@ -371,13 +387,11 @@ def family_picture(
             for m in node_marks:
                 lines += [Line(t, 6.5, "bold", color=_FLAG) for t in wrap_text(m, 6.5, room, 2, weight="bold")]
             node_objs[r] = PictureNode(r, dataset, item, 0, status, certainty, node_marks, r == ref, False)
-        if status is not None:
-            text = status if certainty in (None, "none", "unverified") else f"{status} · {certainty}"
-            letter = getattr(row, "letter", None)
-            if letter:
-                target = targets.get(getattr(row, "finding", None), "")
-                text += f" · {target} {letter}" if target in ("key", "option") else f" · at {letter}"
-            lines.append(Line(fit_text(text, 6.5, room - 0.12), 6.5, marker=True))
+        for qrow in per_ref.get(r, []) if several else [row] if row is not None else []:
+            text = _status_text(qrow, targets)
+            if several:  # one line per finding: keep it short
+                text = f"{qrow.finding}: {text.replace(' · certain', '')}"
+            lines.append(Line(fit_text(text, 6.5, room - 0.12), 6.5, status=qrow.status))
         content[r] = lines
 
     heights = {r: 2 * _PAD + sum(ln.size * _LINE for ln in content[r]) for r in nodes_order}
