@@ -199,7 +199,9 @@ def draw_family(
                 upper, lower = pe.child, pe.parent
             else:
                 upper, lower = pe.parent, pe.child
-            ya, yb = ay + heights[upper] / 2, by - heights[lower] / 2
+            focus = {n.ref for n in nodes if n.focus}
+            ya = ay + heights[upper] / 2 + (0.05 if upper in focus else 0.0)  # clear the double border
+            yb = by - heights[lower] / 2 - (0.05 if lower in focus else 0.0)
             xa = ax_ + _W * 0.55
             ax.add_patch(
                 FancyArrowPatch((xa, ya), (bx + _W * 0.55, yb), arrowstyle="<|-|>", mutation_scale=6,
