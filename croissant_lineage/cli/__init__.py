@@ -33,6 +33,9 @@ COMMANDS = (
     "route",
     "apply",
     "report",
+    "enrich",
+    "prov",
+    "resolve",
 )
 
 

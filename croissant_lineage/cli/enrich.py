@@ -1,0 +1,123 @@
+"""``croissant-lineage enrich``: write PROV-O into Croissant descriptors."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..enrich import EnrichResult, FamilyEnrichResult, enrich_family, enrich_file
+from ..errors import InputError
+from ..schema import ACTIVITIES
+from ._common import add_quiet, example_epilog, print_json
+
+__all__ = ["register", "render"]
+
+_DESCRIPTION = """\
+Two modes.
+
+DESCRIPTOR --derived-from PARENT: add dataset-level provenance to any Croissant
+descriptor: prov:wasDerivedFrom each PARENT (a URL, or the path of the parent's own
+descriptor), a qualified derivation with the activity (--activity), and the enrichment
+activity (this library and its version as prov:SoftwareAgent).
+
+--family NAME --lineage DIR: enrich every descriptor of a family with its item-level
+lineage: dataset, RecordSet and Field derivations, a value-level annotation
+(equivalentProperty prov:wasDerivedFrom), and the RecordSets lineage_items, item_texts,
+lineage and findings over Parquet files written beside each descriptor in --out
+(mlcroissant's records("lineage") yields every edge whose child is in that descriptor).
+
+Nothing in the input is changed or reordered: enrichment only adds, and every node it
+adds is marked ("@index": "croissant-lineage"), so enriching an enriched descriptor
+replaces the earlier additions. The same inputs give the same bytes: no clock is read
+(the time recorded is --time, else SOURCE_DATE_EPOCH, else none). Files are written
+atomically."""
+
+
+def render(result: EnrichResult | FamilyEnrichResult) -> str:
+    """Readable text of an enrichment result."""
+    if isinstance(result, FamilyEnrichResult):
+        lines = [f"wrote {len(result.descriptors)} enriched descriptors to {result.out_dir}:"]
+        for d in result.descriptors:
+            lines.append(
+                f"  {d.path}: {', '.join(d.datasets)}; {d.items:,} items, {d.edges:,} edges, "
+                f"{d.findings:,} findings"
+            )
+        lines.append(f"edges in lineage files: {result.edges:,}")
+        return "\n".join(lines)
+    verb = "re-enriched" if result.replaced else "enriched"
+    text = f"{verb} {result.path}: derived from {', '.join(result.parents)}"
+    if result.issues is not None:
+        text += f" (mlcroissant: {result.issues['before']} before, {result.issues['after']} after)"
+    return text
+
+
+def _run(args: argparse.Namespace) -> int:
+    result: EnrichResult | FamilyEnrichResult
+    if args.family:
+        if args.descriptor or args.derived_from:
+            raise InputError("--family takes no DESCRIPTOR or --derived-from")
+        if not args.lineage:
+            raise InputError("--family needs --lineage DIR (the output of 'croissant-lineage link')")
+        result = enrich_family(args.lineage, args.family, args.out, args.findings, time=args.time)
+    else:
+        if not args.descriptor or not args.derived_from:
+            raise InputError(
+                "give DESCRIPTOR and at least one --derived-from PARENT (or --family NAME)"
+            )
+        result = enrich_file(
+            args.descriptor,
+            args.out,
+            derived_from=args.derived_from,
+            activity=args.activity,
+            note=args.note or "",
+            time=args.time,
+            validate=args.validate,
+        )
+    if args.json:
+        print_json(result.to_dict() if isinstance(result, FamilyEnrichResult) else _dict(result))
+    elif not args.quiet:
+        print(render(result))
+    return 0
+
+
+def _dict(result: EnrichResult) -> dict[str, object]:
+    out: dict[str, object] = {"path": result.path, "parents": result.parents, "replaced": result.replaced}
+    if result.issues is not None:
+        out["issues"] = {k: {"errors": v.errors, "warnings": v.warnings} for k, v in result.issues.items()}
+    return out
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "enrich",
+        help="write PROV-O provenance into Croissant descriptors (dataset level, or a whole family)",
+        description=_DESCRIPTION,
+        epilog=example_epilog(
+            "croissant-lineage enrich my-bench.json --derived-from https://huggingface.co/datasets/cais/mmlu "
+            "--activity filter --out my-bench.enriched.json",
+            "croissant-lineage enrich child.json --derived-from parent/croissant.json --out child.json",
+            "croissant-lineage enrich --family mmlu --lineage lineage/ --findings findings.json --out enriched/",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("descriptor", nargs="?", metavar="DESCRIPTOR", help="a Croissant descriptor (dataset-level mode)")
+    p.add_argument(
+        "--derived-from",
+        action="append",
+        metavar="PARENT",
+        help="parent dataset: a URL or the path of its descriptor (repeatable)",
+    )
+    p.add_argument("--activity", default="copy", choices=ACTIVITIES, help="what made the dataset from its parents")
+    p.add_argument("--note", help="what the derivation did, in words")
+    p.add_argument("--family", metavar="NAME", help="a family spec (built-in name or file): family mode")
+    p.add_argument("--lineage", metavar="DIR", help="lineage folder written by 'croissant-lineage link'")
+    p.add_argument("--findings", metavar="FILE", help="findings file to write beside the descriptors")
+    p.add_argument("--out", required=True, help="output file (dataset level) or folder (--family)")
+    p.add_argument("--time", help="time to record, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
+    p.add_argument(
+        "--validate",
+        action="store_true",
+        help="check with mlcroissant that the output has no more issues than the input",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_quiet(p)
+    p.set_defaults(func=_run)

@@ -1,0 +1,356 @@
+"""An item's family from enriched descriptors alone.
+
+Whoever holds a family's enriched descriptors (written by
+:func:`croissant_lineage.enrich.enrich_family`) and the Parquet files beside them can
+resolve any item without this library's lineage folder and without the benchmark data:
+:func:`resolve` reads the descriptors' ``cl:familyDataset`` nodes (datasets and
+dataset-level derivations) and their ``items`` / ``lineage`` / ``findings`` files
+(with pyarrow, not mlcroissant: it is much faster), rebuilds the
+:class:`~croissant_lineage.lineage.Lineage` they describe, and answers with the same
+:class:`~croissant_lineage.graph.Family` that :func:`croissant_lineage.graph.family_of`
+gives on the original lineage, plus the findings on the item's relatives.
+
+For many queries, load once with :class:`Resolver` (``resolve`` keeps the last few
+resolvers, keyed by the files' sizes and modification times).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._io import read_json, resolve_inside
+from .croissant import CL_NS, as_list
+from .errors import InputError
+from .graph import Family, LineageGraph, family_of
+from .jsonld import PROV_NS
+from .lineage import Lineage
+from .lineage_files import FILE_KINDS, FileTables, read_tables
+from .provenance import MARK, unwrap
+from .schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, split_ref
+
+__all__ = ["EnrichedSource", "Resolver", "find_enriched", "resolve"]
+
+_FILE_IDS = {f"cl-{kind}-file": kind for kind in FILE_KINDS}
+
+
+def _get(node: Mapping[str, Any], key: str) -> Any:
+    """A property by CURIE or full IRI (enrichment uses the IRI when the CURIE is taken)."""
+    if key in node:
+        return node[key]
+    prefix, _, rest = key.partition(":")
+    full = {"prov": PROV_NS, "cl": CL_NS}.get(prefix)
+    return node.get(full + rest) if full else None
+
+
+def _ours(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("@index") == MARK
+
+
+@dataclass(frozen=True)
+class EnrichedSource:
+    """One enriched descriptor and what it contributes.
+
+    Attributes:
+        path: The descriptor file.
+        datasets: Its ``cl:familyDataset`` nodes (JSON-LD, as written).
+        files: File kind -> data file beside it.
+        family: The family name the enrichment recorded, if any.
+    """
+
+    path: Path
+    datasets: list[dict[str, Any]]
+    files: dict[str, Path]
+    family: str | None
+
+
+def _source(path: Path) -> EnrichedSource | None:
+    doc = read_json(path)
+    if not isinstance(doc, dict):
+        return None
+    datasets = [n for n in as_list(_get(doc, "cl:familyDataset")) if _ours(n)]
+    if not datasets:
+        return None
+    files: dict[str, Path] = {}
+    for node in as_list(doc.get("distribution")) + as_list(doc.get("https://schema.org/distribution")):
+        if _ours(node) and node.get("@id") in _FILE_IDS and isinstance(node.get("contentUrl"), str):
+            files[_FILE_IDS[node["@id"]]] = resolve_inside(path.parent, node["contentUrl"])
+    family = None
+    for act in as_list(_get(doc, "prov:wasGeneratedBy")):
+        for used in as_list(_get(act, "prov:used")) if _ours(act) else []:
+            if isinstance(used, dict) and "cl:Lineage" in as_list(used.get("@type")):
+                family = _v(used, "sc:name")
+    return EnrichedSource(path, datasets, files, family)
+
+
+def find_enriched(descriptors: str | Path | Sequence[str | Path]) -> list[EnrichedSource]:
+    """The enriched descriptors among files and folders (``*.json`` in a folder), sorted.
+
+    Files that are not descriptors enriched by :func:`~croissant_lineage.enrich.enrich_family`
+    are skipped.
+
+    Raises:
+        InputError: a path is missing, or nothing enriched was found.
+    """
+    paths = [descriptors] if isinstance(descriptors, (str, Path)) else list(descriptors)
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(p.glob("*.json")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise InputError("not found", path=p)
+    sources = [s for s in (_source(f) for f in files) if s is not None]
+    if not sources:
+        raise InputError(
+            "no enriched descriptor found",
+            path=str(paths[0]) if len(paths) == 1 else None,
+            hint="give the output folder of 'croissant-lineage enrich --family'",
+        )
+    return sources
+
+
+def _v(node: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    return unwrap(node[key]) if key in node else default
+
+
+def _derivations(node: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(derivations with this dataset as child, documented derivations from it)."""
+    name = _v(node, "sc:name")
+    kinds = {a.get("@id"): _v(a, "cl:activityKind") for a in as_list(_get(node, "prov:wasGeneratedBy"))}
+    up = []
+    for q in as_list(_get(node, "prov:qualifiedDerivation")):
+        entity = _get(q, "prov:entity") or {}
+        activity = _get(q, "prov:hadActivity") or {}
+        up.append(
+            {
+                "child": name,
+                "parent": _v(entity, "sc:name"),
+                "activity": kinds.get(activity.get("@id")),
+                "coverage": _v(q, "cl:coverage"),
+                "languages": _v(q, "cl:languageCount"),
+                "method": _v(q, "cl:linkMethod"),
+                "threshold": _v(q, "cl:threshold"),
+                "note": _v(q, "sc:description", ""),
+            }
+        )
+    down = []
+    for d in as_list(node.get("cl:documentedDerivation")):
+        down.append(
+            {
+                "child": _v(d.get("cl:derivative") or {}, "sc:name"),
+                "parent": name,
+                "activity": _v(d, "cl:activityKind"),
+                "coverage": "documented",
+                "languages": _v(d, "cl:languageCount"),
+                "method": None,
+                "threshold": None,
+                "note": _v(d, "sc:description", ""),
+            }
+        )
+    return up, down
+
+
+def _family(sources: Sequence[EnrichedSource]) -> dict[str, Any]:
+    datasets: dict[str, dict[str, Any]] = {}
+    derivations: list[dict[str, Any]] = []
+    for src in sources:
+        for node in src.datasets:
+            name = _v(node, "sc:name")
+            datasets.setdefault(
+                name,
+                {
+                    "name": name,
+                    "iri": node["@id"],
+                    "title": _v(node, "cl:title", ""),
+                    "date": _v(node, "cl:date"),
+                    "languages": list(as_list(_v(node, "cl:languages"))),
+                    "coverage": _v(node, "cl:coverage", "items"),
+                    "note": _v(node, "sc:description", ""),
+                },
+            )
+            up, down = _derivations(node)
+            derivations.extend(up)
+            derivations.extend(down)
+            for d in as_list(node.get("cl:documentedDerivation")):
+                child = d.get("cl:derivative") or {}
+                child_name = _v(child, "sc:name")
+                if child_name and child_name not in datasets:
+                    datasets[child_name] = {
+                        "name": child_name,
+                        "iri": child.get("@id"),
+                        "title": "",
+                        "date": None,
+                        "languages": [],
+                        "coverage": "documented",
+                        "note": "",
+                    }
+    names = {s.family for s in sources if s.family}
+    return {
+        "name": names.pop() if len(names) == 1 else "",
+        "title": "",
+        "datasets": list(datasets.values()),
+        "derivations": derivations,
+    }
+
+
+def _split(refs: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """Item refs -> (datasets, items), split at the first ``:``."""
+    parts = pc.split_pattern(refs.combine_chunks(), ":", max_splits=1)
+    return pc.list_element(parts, 0), pc.list_element(parts, 1)
+
+
+def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
+    items = pa.concat_tables([t.items for t in tables]) if tables else FILE_KINDS["items"].empty_table()
+    n = items.num_rows
+    item_cols = {c: items.column(c) for c in ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row")}
+    items_t = pa.table({**item_cols, "record": pa.nulls(n, pa.string())}, schema=ITEMS_SCHEMA)
+    dup_mask = items.column("duplicate_group").is_valid()
+    dups = items.filter(dup_mask)
+    duplicates = pa.table(
+        {
+            "dataset": dups.column("dataset"),
+            "item": dups.column("item"),
+            "group": dups.column("duplicate_group"),
+            "parent_dataset": dups.column("duplicate_parent_dataset"),
+            "parent_item": dups.column("duplicate_parent_item"),
+            "size": dups.column("duplicate_size"),
+        },
+        schema=DUPLICATES_SCHEMA,
+    )
+    lin = pa.concat_tables([t.lineage for t in tables]) if tables else FILE_KINDS["lineage"].empty_table()
+    cds, cis = _split(lin.column("child"))
+    pds, pis = _split(lin.column("parent"))
+    alternatives = [[split_ref(a)[1] for a in alts] if alts else [] for alts in lin.column("alternatives").to_pylist()]
+    edges = pa.table(
+        {
+            "child_dataset": cds,
+            "child_item": cis,
+            "parent_dataset": pds,
+            "parent_item": pis,
+            **{f.name: lin.column(f.name) for f in EDGES_SCHEMA if f.name in lin.column_names and f.name != "alternatives"},
+            "alternatives": pa.array(alternatives, pa.list_(pa.string())),
+        }
+    ).select(EDGES_SCHEMA.names).cast(EDGES_SCHEMA)
+    return Lineage(family=family, items=items_t, edges=edges, duplicates=duplicates)
+
+
+def _findings(table: pa.Table) -> list[Any]:
+    from .findings import Finding, Source, StatusChange
+
+    out = []
+    for row in table.sort_by("position").to_pylist():
+        history = json.loads(row["history"]) if row["history"] else []
+        out.append(
+            Finding(
+                id=row["id"],
+                item=row["item"],
+                target=row["target"],
+                option_index=row["option_index"],
+                kind=row["kind"],
+                proposed=row["proposed"],
+                answers=list(row["answers"] or []),
+                label=row["label"],
+                related=list(row["related"] or []),
+                source=Source(row["source_name"], row["source_url"], row["source_kind"] or "other", row["source_item"]),
+                evidence=list(row["evidence"] or []),
+                status=row["status"],
+                status_date=row["status_date"],
+                status_reason=row["status_reason"],
+                history=[StatusChange(h["status"], h.get("date"), h.get("reason")) for h in history],
+            )
+        )
+    return out
+
+
+class Resolver:
+    """Item families from enriched descriptors, loaded once.
+
+    Attributes:
+        sources: The enriched descriptors read.
+        lineage: The :class:`~croissant_lineage.lineage.Lineage` they describe (items
+            without their raw records; no unmatched table).
+        graph: Its :class:`~croissant_lineage.graph.LineageGraph`.
+        findings: The findings their findings files hold.
+    """
+
+    def __init__(self, sources: Sequence[EnrichedSource]):
+        self.sources = list(sources)
+        tables = [read_tables(s.files) for s in self.sources]
+        self.lineage = _lineage(_family(self.sources), tables)
+        self.graph = LineageGraph(self.lineage)
+        self.findings = _findings(pa.concat_tables([t.findings for t in tables])) if tables else []
+
+    @classmethod
+    def load(cls, descriptors: str | Path | Sequence[str | Path]) -> Resolver:
+        """Read enriched descriptors (files, or folders of ``*.json``) and their files.
+
+        Raises:
+            InputError: nothing enriched found, or a data file missing or malformed.
+            UnsafePathError: a data file's URL leaves the descriptor's folder.
+        """
+        return cls(find_enriched(descriptors))
+
+    def family(self, ref: str) -> Family:
+        """The family of ``ref``: as :func:`~croissant_lineage.graph.family_of` gives it,
+        with ``findings`` the findings on its relatives (``Finding.to_dict()``, file order).
+
+        Raises:
+            InputError: the item is not in these descriptors' lineage.
+        """
+        from .routing import relevant_findings
+
+        fam = family_of(self.graph, ref)
+        found = relevant_findings(self.graph, ref, self.findings) if self.findings else []
+        return replace(fam, findings=tuple(f.to_dict() for f in found))
+
+
+def _stamp(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
+    out = []
+    for p in paths:
+        st = p.stat()
+        out.append((str(p.resolve()), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4)
+def _cached(stamp: tuple[tuple[str, int, int], ...]) -> Resolver:
+    return Resolver.load([Path(p) for p, _, _ in stamp])
+
+
+def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Family:
+    """The family of one item, from enriched descriptors alone.
+
+    Args:
+        descriptors: Enriched descriptor files, or folders holding them (the output of
+            ``croissant-lineage enrich --family``); their data files are read from
+            beside them.
+        item_ref: ``dataset:item``, e.g. ``mmlu-pro:3542``.
+
+    Returns:
+        A :class:`~croissant_lineage.graph.Family`: the item (its texts), ancestors and
+        descendants with the edge evidence (method, score, option diff, key
+        inheritance), duplicates, documented-coverage derivations, and the findings on
+        its relatives (dicts as in a findings file).
+
+    Raises:
+        InputError: nothing enriched found, a file missing, or an unknown item.
+    """
+    paths = [descriptors] if isinstance(descriptors, (str, Path)) else list(descriptors)
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(p.glob("*.json")))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise InputError("not found", path=p)
+    return _cached(_stamp(files)).family(item_ref)

@@ -1,0 +1,150 @@
+"""The PROV-O graph: compared as graphs (rdflib.compare), never as text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import rdflib
+from rdflib import RDF, Literal, URIRef
+from rdflib.compare import graph_diff, isomorphic, to_isomorphic
+
+from croissant_lineage.cli import main
+from croissant_lineage.enrich import enrich_family
+from croissant_lineage.errors import InputError
+from croissant_lineage.findings import Finding, Source, save_findings
+from croissant_lineage.jsonld import PROV_NS, read_graph
+from croissant_lineage.lineage import Lineage
+from croissant_lineage.linking import link
+from croissant_lineage.provenance import (
+    AGENT_IRI,
+    build_graph,
+    family_graph,
+    resolve_time,
+    serialize,
+    write_prov,
+)
+from croissant_lineage.schema import item_iri
+
+PROV = rdflib.Namespace(PROV_NS)
+CL = rdflib.Namespace("https://w3id.org/croissant-lineage/ns#")
+TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+BASE = "https://example.org/toy/base"
+PRO = "https://example.org/toy/pro"
+
+
+@pytest.fixture(scope="module")
+def toy() -> Lineage:
+    return link(TOY / "family.json")
+
+
+def _finding() -> Finding:
+    return Finding(
+        item="toy-pro:101",
+        target="key",
+        kind="wrong_key",
+        source=Source("invented review", "https://example.org/review", "person"),
+        proposed="x",
+        status="submitted",
+        status_date="2025-02-03",
+    )
+
+
+def _cbd(graph: rdflib.Graph, iri: str) -> rdflib.Graph:
+    """The dataset's concise bounded description, without its item members."""
+    out = rdflib.Graph()
+    for t in graph.cbd(URIRef(iri)):
+        if t[1] != PROV.hadMember:
+            out.add(t)
+    return out
+
+
+def test_item_derivations_are_qualified(toy: Lineage) -> None:
+    g = build_graph(toy, [_finding()])
+    child, parent = URIRef(item_iri(PRO, "101")), URIRef(item_iri(BASE, "astronomy/test/0"))
+    assert (child, PROV.wasDerivedFrom, parent) in g
+    (d,) = list(g.objects(child, PROV.qualifiedDerivation))
+    assert (d, RDF.type, PROV.Derivation) in g and (d, PROV.entity, parent) in g
+    assert g.value(d, CL.optionsAdded) == Literal(2) and g.value(d, CL.keyInherited) == Literal(True)
+    activity = g.value(d, PROV.hadActivity)
+    assert (activity, RDF.type, PROV.Activity) in g and (activity, RDF.type, CL.OptionExpansion) in g
+    assert (URIRef(PRO), PROV.wasGeneratedBy, activity) in g  # the dataset-level activity
+    assert (URIRef(AGENT_IRI), RDF.type, PROV.SoftwareAgent) in g
+    edges = sum(1 for _ in g.triples((None, PROV.qualifiedDerivation, None)) if isinstance(_[0], URIRef) and "#" in _[0])
+    assert edges == toy.edges.num_rows
+    # snapshots are revisions
+    v2 = URIRef(item_iri("https://example.org/toy/pro@v2", "101"))
+    kinds = {g.value(q, RDF.type) for q in g.objects(v2, PROV.qualifiedDerivation)}
+    assert kinds == {PROV.Revision}
+
+
+def test_findings_carry_status_and_source(toy: Lineage) -> None:
+    g = build_graph(toy, [_finding()])
+    (node,) = list(g.subjects(RDF.type, CL.Finding))
+    assert g.value(node, CL.status) == Literal("submitted")
+    assert g.value(node, CL.statusDate) == Literal("2025-02-03")
+    assert g.value(node, CL.item) == URIRef(item_iri(PRO, "101"))
+    src = g.value(node, PROV.wasAttributedTo)
+    assert src == URIRef("https://example.org/review") and (src, RDF.type, PROV.Agent) in g
+
+
+def test_serialisations_round_trip_and_are_deterministic(toy: Lineage) -> None:
+    g = build_graph(toy, [_finding()], time="2025-01-01T00:00:00Z")
+    iso = to_isomorphic(g)
+    for fmt, parse_as in (("turtle", "turtle"), ("nt", "nt"), ("json-ld", "json-ld")):
+        data = serialize(g, fmt)
+        assert data == serialize(build_graph(toy, [_finding()], time="2025-01-01T00:00:00Z"), fmt), fmt
+        back = rdflib.Graph().parse(data=data.decode("utf-8"), format=parse_as)
+        assert to_isomorphic(back) == iso, fmt
+    with pytest.raises(InputError):
+        serialize(g, "rdf/xml")
+
+
+def test_enriched_descriptors_state_the_same_prov(toy: Lineage, tmp_path: Path) -> None:
+    """rdflib's parse of each enriched descriptor holds the family graph's dataset triples."""
+    family = build_graph(toy, items=False)
+    result = enrich_family(toy, TOY / "family.json", tmp_path)
+    for d in result.descriptors:
+        parsed = read_graph(d.path)
+        for name in d.datasets:
+            iri = next(x["iri"] for x in toy.family["datasets"] if x["name"] == name)
+            mine, theirs = _cbd(parsed, iri), _cbd(family, iri)
+            assert len(mine) > 3
+            assert isomorphic(mine, theirs), graph_diff(to_isomorphic(mine), to_isomorphic(theirs))
+
+
+def test_real_family_dataset_level_matches_enriched(mmlu_lineage: Lineage, tmp_path: Path) -> None:
+    family = family_graph(mmlu_lineage.family)
+    result = enrich_family(mmlu_lineage, "mmlu", tmp_path)
+    pro = next(d for d in result.descriptors if d.datasets == ["mmlu-pro"])
+    iri = "https://huggingface.co/datasets/TIGER-Lab/MMLU-Pro"
+    mine = _cbd(read_graph(pro.path), iri)
+    assert isomorphic(mine, _cbd(family, iri))
+    assert (URIRef(iri), PROV.wasDerivedFrom, URIRef("https://huggingface.co/datasets/cais/mmlu")) in mine
+    mmlu = next(d for d in result.descriptors if d.datasets == ["mmlu"])
+    documented = _cbd(read_graph(mmlu.path), "https://huggingface.co/datasets/cais/mmlu")
+    assert len(list(documented.objects(None, CL.derivative))) == 2  # MMMLU, Global-MMLU
+
+
+def test_write_prov_and_cli(toy: Lineage, tmp_path: Path) -> None:
+    folder = toy.write(tmp_path / "lineage")
+    findings = tmp_path / "findings.json"
+    save_findings(findings, [_finding()])
+    result = write_prov(folder, tmp_path / "a.ttl", findings=findings)
+    assert result.edges == toy.edges.num_rows and result.findings == 1
+    assert main(["prov", "--lineage", str(folder), "--findings", str(findings), "--format", "nt",
+                 "--out", str(tmp_path / "b.nt"), "-q"]) == 0
+    a = rdflib.Graph().parse(tmp_path / "a.ttl", format="turtle")
+    b = rdflib.Graph().parse(tmp_path / "b.nt", format="nt")
+    assert isomorphic(a, b) and len(a) == result.triples
+    assert main(["prov", "--lineage", str(tmp_path / "nowhere"), "--out", str(tmp_path / "c.ttl")]) == 2
+
+
+def test_resolve_time() -> None:
+    assert resolve_time(None) is None or isinstance(resolve_time(None), str)
+    assert resolve_time("2025-01-01") == "2025-01-01T00:00:00Z"
+    assert resolve_time(86400) == "1970-01-02T00:00:00Z"
+    with pytest.raises(InputError):
+        resolve_time("soon")
+    assert json.dumps(resolve_time("2025-06-01T12:00:00+02:00")) == '"2025-06-01T10:00:00Z"'
