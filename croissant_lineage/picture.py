@@ -43,17 +43,19 @@ from ._picture_draw import (
     StatusStyle,
     draw_family,
 )
-from .errors import InputError
+from .errors import InputError, OutputExistsError
 from .graph import Edge, LineageGraph
 from .lineage import Lineage
 
 __all__ = [
+    "MARK",
     "STATUS_STYLES",
     "FamilyPicture",
     "PictureEdge",
     "PictureNode",
     "StatusStyle",
     "family_picture",
+    "is_our_picture",
 ]
 
 
@@ -136,7 +138,7 @@ class FamilyPicture:
         buf = io.BytesIO()
         with picture_rc(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            self.figure.savefig(buf, format="svg", metadata={"Date": None})
+            self.figure.savefig(buf, format="svg", metadata={"Date": None, "Description": MARK})
         return buf.getvalue().decode("utf-8")
 
     def to_png(self, dpi: int = 110) -> bytes:
@@ -144,16 +146,31 @@ class FamilyPicture:
         buf = io.BytesIO()
         with picture_rc(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            self.figure.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+            self.figure.savefig(buf, format="png", dpi=dpi, metadata={"Software": None, "Description": MARK})
         return buf.getvalue()
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
         """Write the picture to ``path`` (``.png`` writes PNG, anything else SVG), atomically.
+
+        A picture this library wrote before (it carries :data:`MARK`) is replaced; any
+        other existing file only with ``overwrite``.
 
         Returns:
             The path written.
+
+        Raises:
+            OutputExistsError: ``path`` is a folder, or a file this library did not
+                write and ``overwrite`` is false.
         """
         out = Path(path)
+        if out.is_dir():
+            raise OutputExistsError("is a folder", path=out, hint="name a .svg or .png file")
+        if out.exists() and not overwrite and not is_our_picture(out):
+            raise OutputExistsError(
+                "exists and is not a picture written by croissant-lineage",
+                path=out,
+                hint="choose another file name, or pass --force to replace it",
+            )
         data = self.to_png() if out.suffix.lower() == ".png" else self.to_svg().encode("utf-8")
         atomic_write_bytes(out, data)
         return out
@@ -165,6 +182,22 @@ class FamilyPicture:
         svg = self.to_svg()
         svg = svg[svg.index("<svg") :]
         return f'<div style="overflow-x:auto;max-width:100%">{svg}</div>'
+
+
+#: Written into every picture's metadata; a file carrying it may be replaced by :meth:`FamilyPicture.save`.
+MARK = "croissant-lineage family picture"
+
+
+def is_our_picture(path: str | Path) -> bool:
+    """True when ``path`` is an SVG or PNG file written by :meth:`FamilyPicture.save`."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    svg = head.lstrip().startswith((b"<?xml", b"<svg"))
+    png = head.startswith(b"\x89PNG\r\n\x1a\n")
+    return (svg or png) and MARK.encode("ascii") in head
 
 
 # ------------------------------------------------------------------------------ content

@@ -429,8 +429,6 @@ def test_own_outputs_are_refreshed_without_a_flag(toy_copy: Path, capsys: pytest
     assert run_cli(argv, capsys)[0] == 0 and run_cli(argv, capsys)[0] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="picture.save (issue 9, in progress) replaces any existing file: "
-                   "'family --svg OUT' overwrites an input or a foreign file without --force")
 def test_family_svg_does_not_replace_a_foreign_file(toy_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = toy_copy / "toy" / "toy-redux" / "toy_redux.csv"
     before = tree_digest(toy_copy)

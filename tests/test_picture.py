@@ -13,11 +13,11 @@ pytest.importorskip("matplotlib", reason="the picture needs matplotlib (a depend
 from croissant_lineage._fonts import clean_text, fit_text, text_width, wrap_text
 from croissant_lineage._layered import layered_layout
 from croissant_lineage.cli import main
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.findings import Finding, Source
 from croissant_lineage.graph import LineageGraph
 from croissant_lineage.linking import link
-from croissant_lineage.picture import STATUS_STYLES, family_picture
+from croissant_lineage.picture import STATUS_STYLES, family_picture, is_our_picture
 from croissant_lineage.routing import route
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
@@ -101,6 +101,21 @@ def test_save_writes_svg_or_png(toy: LineageGraph, tmp_path: Path) -> None:
     assert pic._repr_html_().startswith("<div") and "<svg" in pic._repr_html_()
 
 
+def test_save_replaces_its_own_pictures_only(toy: LineageGraph, tmp_path: Path) -> None:
+    pic = family_picture(toy, "toy-pro:101")
+    for name in ("f.svg", "f.png"):
+        out = pic.save(tmp_path / name)
+        assert is_our_picture(out) and pic.save(out) == out  # its own picture: refreshed
+    foreign = tmp_path / "notes.svg"
+    foreign.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", "utf-8")
+    with pytest.raises(OutputExistsError):
+        pic.save(foreign)
+    assert foreign.read_text("utf-8").startswith("<svg xmlns")
+    assert is_our_picture(pic.save(foreign, overwrite=True))
+    with pytest.raises(OutputExistsError):
+        pic.save(tmp_path)
+
+
 def test_cli_family_svg(toy: LineageGraph, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = toy.lineage.write(tmp_path / "lineage")
     out = tmp_path / "out" / "family.svg"
@@ -108,6 +123,9 @@ def test_cli_family_svg(toy: LineageGraph, tmp_path: Path, capsys: pytest.Captur
     assert "toy-pro:101" in capsys.readouterr().out
     assert "toy-base" in _texts(out.read_text("utf-8"))
     assert main(["family", "toy-pro:999", "--lineage", str(folder), "--svg", str(out)]) == 2
+    edges = folder / "edges.parquet"  # an input: refused unless forced
+    assert main(["family", "toy-pro:101", "--lineage", str(folder), "--svg", str(edges)]) == 2
+    assert not is_our_picture(edges)
 
 
 def test_layered_layout_keeps_columns_apart_and_children_right() -> None:

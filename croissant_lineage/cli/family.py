@@ -49,7 +49,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.svg:
         from ..picture import family_picture
 
-        family_picture(graph, args.item).save(args.svg)
+        family_picture(graph, args.item).save(args.svg, overwrite=args.force)
     if args.json:
         print_json(fam.to_dict())
     else:
@@ -73,4 +73,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lineage", required=True, help="lineage folder written by 'croissant-lineage link'")
     p.add_argument("--json", action="store_true", help="print the family as JSON")
     p.add_argument("--svg", metavar="OUT", help="also draw the family to OUT (SVG; PNG if OUT ends in .png)")
+    p.add_argument("--force", action="store_true", help="with --svg: replace OUT even if this library did not write it")
     p.set_defaults(func=_run)
