@@ -13,6 +13,7 @@ import ast
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ def _parse_list(value: Any, how: str) -> list[Any] | None:
     return list(parsed) if isinstance(parsed, (list, tuple)) else None
 
 
-def evaluate(expr: Any, columns: dict[str, list[Any]], n: int, where: str = "") -> list[Any]:
+def evaluate(expr: Any, columns: Mapping[str, list[Any]], n: int, where: str = "") -> list[Any]:
     """Evaluate a role expression (see :mod:`croissant_lineage.family`) over columns.
 
     Args:

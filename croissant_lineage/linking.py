@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,54 @@ class Match:
     ambiguous: bool = False
 
 
+class _RecordColumns(Mapping[str, list[Any]]):
+    """Record fields as columns, plus the roles ``subject`` and ``item`` (for fields the
+    records lack). The records' JSON is parsed on first use and only the columns asked
+    for are kept: keeping every field of every record doubled the memory of a link."""
+
+    def __init__(self, side: _Side):
+        self._side = side
+        self._names: dict[str, None] | None = None
+        self._cols: dict[str, list[Any]] = {}
+
+    def _load(self, key: str) -> None:
+        if self._names is not None and (key in self._cols or key not in self._names):
+            return
+        names: dict[str, None] = {}
+        values: list[Any] = []
+        for r in self._side.table.column("record").to_pylist():
+            rec = json.loads(r) if r else {}
+            names.update(dict.fromkeys(rec))
+            values.append(rec.get(key))
+        self._names = names
+        if key in names:
+            self._cols[key] = values
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        self._load(key)
+        return key in self._cols or key in ("subject", "item")
+
+    def __getitem__(self, key: str) -> list[Any]:
+        self._load(key)
+        if key in self._cols:
+            return self._cols[key]
+        if key == "subject":
+            return self._side.subjects
+        if key == "item":
+            return self._side.ids
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load("")
+        assert self._names is not None
+        return iter([*self._names, *(k for k in ("subject", "item") if k not in self._names)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass
 class _Side:
     """One dataset's items as Python lists, with lazily parsed records."""
@@ -75,7 +123,7 @@ class _Side:
         self.options: list[list[str] | None] = t.column("options").to_pylist()
         self.keys: list[str | None] = t.column("key").to_pylist()
         self.subjects: list[str | None] = t.column("subject").to_pylist()
-        self._columns: dict[str, list[Any]] | None = None
+        self._columns = _RecordColumns(self)
         self._norm: list[str] | None = None
         self._norm_opts: list[list[str] | None] | None = None
 
@@ -94,17 +142,8 @@ class _Side:
             self._norm_opts = [None if o is None else [normalize_option(x) for x in o] for o in self.options]
         return self._norm_opts
 
-    def columns(self) -> dict[str, list[Any]]:
+    def columns(self) -> Mapping[str, list[Any]]:
         """Record fields as columns, plus the roles ``subject`` and ``item``."""
-        if self._columns is None:
-            recs = [json.loads(r) if r else {} for r in self.table.column("record").to_pylist()]
-            names: dict[str, None] = {}
-            for r in recs:
-                names.update(dict.fromkeys(r))
-            cols = {k: [r.get(k) for r in recs] for k in names}
-            cols.setdefault("subject", self.subjects)
-            cols.setdefault("item", self.ids)
-            self._columns = cols
         return self._columns
 
     def eval(self, expr: Any, where: str) -> list[Any]:
