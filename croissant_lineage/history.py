@@ -492,6 +492,12 @@ class SnapshotDiff:
         mask = pa.compute.greater(pa.compute.list_value_length(self.table.column("kinds")), 0)
         return self.table.filter(mask).to_pandas()
 
+    def _repr_html_(self) -> str:
+        """Compact HTML view for Jupyter."""
+        from .display import to_html
+
+        return to_html(self)
+
 
 def _rows_by_id(items: pa.Table) -> dict[str, dict[str, Any]]:
     cols = ("item", "subject", "stem", "options", "key")
@@ -878,6 +884,12 @@ class HistoryReport:
             "item": self.item,
             "versions": [v.to_dict() for v in self.versions],
         }
+
+    def _repr_html_(self) -> str:
+        """Compact HTML view for Jupyter."""
+        from .display import to_html
+
+        return to_html(self)
 
 
 def _default_dataset(spec: FamilySpec) -> str:

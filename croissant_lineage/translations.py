@@ -454,6 +454,12 @@ class TranslationReport:
             "exceptions": self.items.filter(keep).to_pylist(),
         }
 
+    def _repr_html_(self) -> str:
+        """Compact HTML view for Jupyter."""
+        from .display import to_html
+
+        return to_html(self)
+
 
 def _row_to_verification(r: Mapping[str, Any]) -> ItemVerification:
     return ItemVerification(

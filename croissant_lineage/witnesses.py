@@ -488,6 +488,12 @@ class WitnessReport:
             "evidence": [e.to_dict() for e in self.evidence],
         }
 
+    def _repr_html_(self) -> str:
+        """Compact HTML view for Jupyter."""
+        from .display import to_html
+
+        return to_html(self)
+
 
 def with_witness_evidence(findings: Iterable[Any], report: WitnessReport) -> list[Any]:
     """Copies of the findings with their witness evidence lines appended.

@@ -121,3 +121,9 @@ class Report:
             summary += " (" + ", ".join(f"{c} x{n}" for c, n in sorted(by_code.items())) + ")"
         lines.append(summary)
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """Compact HTML view for Jupyter."""
+        from ..display import to_html
+
+        return to_html(self)
