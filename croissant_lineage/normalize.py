@@ -65,7 +65,7 @@ def normalize_option(text: str | None) -> str:
     spreadsheet damage listed in the module docstring."""
     key = normalize_stem(text)
     if not _has_digit(key):
-        return key.rstrip(".").strip()
+        return key.rstrip(". ").strip()
     m = _DATE_DAMAGE.match(key)
     if m:
         return f"{_MONTHS[m.group(2)]}/{int(m.group(1))}"
@@ -73,4 +73,4 @@ def normalize_option(text: str | None) -> str:
     key = _FRACTION_FLOAT.sub(r"\1", key)
     key = _CLOCK.sub(r"\1:\2", key)
     key = _THOUSANDS.sub("", key)
-    return key.rstrip(".").strip()
+    return key.rstrip(". ").strip()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,10 @@ def sniff_delimiter(header_line: str) -> str:
     """
     best, best_n = ",", 1
     for cand in (",", ";", "\t"):
-        n = len(next(csv.reader([header_line], delimiter=cand), []))
+        try:
+            n = len(next(csv.reader([header_line], delimiter=cand), []))
+        except csv.Error:  # e.g. a bare carriage return inside the line
+            continue
         if n > best_n:
             best, best_n = cand, n
     return best
@@ -118,7 +122,7 @@ def _read_csv(path: Path, columns: list[str] | None, delimiter: str | None) -> p
     text, _enc = read_text(path)
     if not text.strip():
         raise InputError("empty file", path=path, hint="expected a header row and data rows")
-    first = text.split("\n", 1)[0]
+    first = re.split(r"\r\n|\r|\n", text, maxsplit=1)[0]  # files may end rows with a bare \r
     delim = delimiter or sniff_delimiter(first)
     # Blank lines are skipped (as pandas does); a row of empty cells is a row.
     rows = [(line, row) for line, row in _csv_rows(path, text, delim) if row and row != [""]]
