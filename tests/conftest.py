@@ -11,12 +11,19 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests import netguard
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("CROISSANT_LINEAGE_DATA", REPO.parent / "shared" / "data"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# Hypothesis profiles. "ci" (the default) is short and derandomised, so a CI run is
+# reproducible; "long" is run by hand: HYPOTHESIS_PROFILE=long python3 -m pytest tests/test_fuzz.py
+settings.register_profile("ci", max_examples=60, derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("long", max_examples=5000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
