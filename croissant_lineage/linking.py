@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 from tqdm.auto import tqdm
@@ -112,17 +113,21 @@ class _RecordColumns(Mapping[str, list[Any]]):
 
 @dataclass
 class _Side:
-    """One dataset's items as Python lists, with lazily parsed records."""
+    """One dataset's items as Python lists, with lazily parsed records.
+
+    Only what linking reads is kept as Python objects: ids, keys, option counts and
+    the normalised stems and options (raw texts are read from the table when needed).
+    """
 
     table: pa.Table
 
     def __post_init__(self) -> None:
         t = self.table
         self.ids: list[str] = t.column("item").to_pylist()
-        self.stems: list[str | None] = t.column("stem").to_pylist()
-        self.options: list[list[str] | None] = t.column("options").to_pylist()
         self.keys: list[str | None] = t.column("key").to_pylist()
-        self.subjects: list[str | None] = t.column("subject").to_pylist()
+        #: Options per item (0 when None or empty).
+        self.n_options: list[int] = pc.fill_null(pc.list_value_length(t.column("options")), 0).to_pylist()
+        self._subjects: list[str | None] | None = None
         self._columns = _RecordColumns(self)
         self._norm: list[str] | None = None
         self._norm_opts: list[list[str] | None] | None = None
@@ -131,15 +136,24 @@ class _Side:
         return len(self.ids)
 
     @property
+    def subjects(self) -> list[str | None]:
+        if self._subjects is None:
+            self._subjects = self.table.column("subject").to_pylist()
+        return self._subjects
+
+    @property
     def norm_stems(self) -> list[str]:
         if self._norm is None:
-            self._norm = [normalize_stem(s) for s in self.stems]
+            self._norm = [normalize_stem(s) for s in self.table.column("stem").to_pylist()]
         return self._norm
 
     @property
     def norm_options(self) -> list[list[str] | None]:
         if self._norm_opts is None:
-            self._norm_opts = [None if o is None else [normalize_option(x) for x in o] for o in self.options]
+            self._norm_opts = [
+                None if o is None else [normalize_option(x) for x in o]
+                for o in self.table.column("options").to_pylist()
+            ]
         return self._norm_opts
 
     def columns(self) -> Mapping[str, list[Any]]:
@@ -203,7 +217,7 @@ def match_text(
         (best_ev, best), rest = ranked[0], ranked[1:]
         tie = any(ev == best_ev for ev, _ in rest)
         m = Match(i, best, "exact", 100.0, tuple(j for _, j in rest), tie)
-        if best_ev[0] == 0.0 and child.options[i] and parent.options[best]:
+        if best_ev[0] == 0.0 and child.n_options[i] and parent.n_options[best]:
             # Same stem, none of the options: a generic stem; let fuzzy look further.
             fallback[i] = m
             pending[b].append(i)
@@ -311,7 +325,7 @@ def _link_sides(
     for m in matches:
         diff: OptionDiff
         if translated:  # options pair by position: only their counts matter
-            diff = positional_diff(child.options[m.child] or [], parent.options[m.parent] or [])
+            diff = positional_diff(("",) * child.n_options[m.child], ("",) * parent.n_options[m.parent])
         else:
             diff = diff_normalized(child.norm_options[m.child] or [], parent.norm_options[m.parent] or [])
         ck, pk = _key_index(child.keys[m.child]), _key_index(parent.keys[m.parent])
@@ -384,30 +398,31 @@ def find_duplicates(items: pa.Table, edges: pa.Table) -> pa.Table:
         A table with DUPLICATES_SCHEMA, one row per member, sorted by dataset and group.
     """
     cols = [items.column(c).to_pylist() for c in ("dataset", "item", "stem", "options")]
-    keys = (
-        (ds, it, normalize_stem(stem), [normalize_option(o) for o in (opts or [])])
-        for ds, it, stem, opts in zip(*cols, strict=True)
-    )
-    return _duplicates(keys, edges)
-
-
-def _duplicates(
-    keys: Iterable[tuple[str, str, str, list[str] | None]], edges: pa.Table
-) -> pa.Table:
-    """:func:`find_duplicates` on ``(dataset, item, normalised stem, normalised options)``
-    rows, in item-table order."""
-    parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-    for cd, ci, pd_, pi in zip(*(edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")), strict=True):
-        parents[(cd, ci)].add((pd_, pi))
     groups: dict[tuple[str, str, tuple[str, ...]], list[str]] = defaultdict(list)
-    for ds, it, stem, opts in keys:
-        groups[(ds, stem, tuple(sorted(opts or ())))].append(it)
+    for ds, it, stem, opts in zip(*cols, strict=True):
+        key = (ds, normalize_stem(stem), tuple(sorted(normalize_option(o) for o in (opts or []))))
+        groups[key].append(it)
+    return _duplicates_table([(ds, m) for (ds, s, _o), m in groups.items() if len(m) > 1 and s], edges)
+
+
+def _side_duplicates(name: str, side: _Side) -> list[tuple[str, list[str]]]:
+    """Groups of identical items (see :func:`find_duplicates`) of one dataset."""
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)
+    for it, stem, opts in zip(side.ids, side.norm_stems, side.norm_options, strict=True):
+        groups[(stem, tuple(sorted(opts or ())))].append(it)
+    return [(name, m) for (s, _o), m in groups.items() if len(m) > 1 and s]
+
+
+def _duplicates_table(found: list[tuple[str, list[str]]], edges: pa.Table) -> pa.Table:
+    """The duplicates table of groups ``(dataset, members in item order)``."""
+    members_of = {(ds, m) for ds, members in found for m in members}
+    parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    if members_of:
+        for cd, ci, pd_, pi in zip(*(edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")), strict=True):
+            if (cd, ci) in members_of:
+                parents[(cd, ci)].add((pd_, pi))
     rows: dict[str, list[Any]] = {f.name: [] for f in DUPLICATES_SCHEMA}
-    found = []
-    for (ds, _s, _o), members in groups.items():
-        if len(members) > 1 and _s:
-            found.append((ds, members))
-    found.sort(key=lambda t: (t[0], t[1][0]))
+    found = sorted(found, key=lambda t: (t[0], t[1][0]))
     for ds, members in found:
         ps = [parents.get((ds, m), set()) for m in members]
         common = set.intersection(*ps) if all(ps) else set()
@@ -449,29 +464,33 @@ def link(
     tables: dict[str, pa.Table] = {}
     for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
         tables[ds.name] = load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
-    # One side per dataset, shared by its derivations: lists and normalised texts once.
-    sides = {name: _Side(t) for name, t in tables.items()}
+    # One side per dataset, shared by its derivations (lists and normalised texts built
+    # once), released with its duplicate groups after the last derivation that uses it.
+    derivations = spec.item_derivations()
+    last_use = {name: k for k, d in enumerate(derivations) for name in (d.child, d.parent)}
+    sides: dict[str, _Side] = {}
+    found: list[tuple[str, list[str]]] = []
+    for name in tables:
+        if name not in last_use:
+            found.extend(_side_duplicates(name, _Side(tables[name])))
     edge_parts, unmatched_parts, stats = [], [], []
-    for deriv in tqdm(spec.item_derivations(), desc="link", unit="derivation", disable=not progress):
+    for k, deriv in enumerate(tqdm(derivations, desc="link", unit="derivation", disable=not progress)):
+        for name in (deriv.child, deriv.parent):
+            if name not in sides:
+                sides[name] = _Side(tables[name])
         langs = (spec.datasets[deriv.child].languages, spec.datasets[deriv.parent].languages)
         translated = deriv.activity == "translation" and (not all(langs) or langs[0] != langs[1])
         e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent], translated=translated)
         edge_parts.append(e)
         unmatched_parts.append(u)
         stats.append(s)
+        for name in dict.fromkeys((deriv.child, deriv.parent)):
+            if last_use[name] == k:
+                found.extend(_side_duplicates(name, sides.pop(name)))
     items = pa.concat_tables([tables[d.name] for d in with_items])
     edges = pa.concat_tables(edge_parts) if edge_parts else EDGES_SCHEMA.empty_table()
     unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
-    duplicates = _duplicates(
-        (
-            (d.name, it, stem, opts)
-            for d in with_items
-            for it, stem, opts in zip(
-                sides[d.name].ids, sides[d.name].norm_stems, sides[d.name].norm_options, strict=True
-            )
-        ),
-        edges,
-    )
+    duplicates = _duplicates_table(found, edges)
     dup_groups = Counter(
         ds for ds, g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
     )
