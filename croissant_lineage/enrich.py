@@ -468,23 +468,27 @@ def mlcroissant_issues(doc: dict[str, Any]) -> MlcroissantIssues:
     """Validate a descriptor with mlcroissant, offline, and count its issues.
 
     Remote ``@context`` URLs are replaced by local copies first (mlcroissant would
-    fetch them); mlcroissant reads no data file to validate.
+    fetch them); mlcroissant reads no data file to validate. When mlcroissant itself
+    fails on the document, that counts as one error (its message says so).
     """
     import mlcroissant as mlc
-    from mlcroissant._src.core.context import Context
-    from mlcroissant._src.core.issues import ValidationError
 
-    ctx = Context()
+    ctx = mlc.Context()
     absl = logging.getLogger("absl")
     level = absl.level
     absl.setLevel(logging.ERROR)
+    crash: list[str] = []
     try:
         mlc.Metadata.from_json(ctx=ctx, json_=inline_contexts(copy.deepcopy(doc)))
-    except ValidationError:
-        pass
+    except mlc.ValidationError:
+        pass  # the issues are in ctx.issues, counted below
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        # mlcroissant 1.1.1 crashes on some valid JSON-LD (e.g. a name without a
+        # default @language): that is a failed validation, reported as one error.
+        crash.append(f"mlcroissant could not read the descriptor: {type(exc).__name__}: {exc}")
     finally:
         absl.setLevel(level)
-    errors, warnings = sorted(ctx.issues.errors), sorted(ctx.issues.warnings)
+    errors, warnings = sorted(ctx.issues.errors) + crash, sorted(ctx.issues.warnings)
     return MlcroissantIssues(len(errors), len(warnings), tuple(errors + warnings))
 
 
@@ -782,8 +786,8 @@ def enrich_family(
             rs = _find_record_set(doc_out, d.record_set, desc_path)
             add_values(rs, "annotation", [_annotation(rs)], iri=_CR_NS + "annotation", path=desc_path)
             for r in spec.derivations:
-                parent = spec.datasets[r.parent]
-                if r.child == d.name and parent.has_items and parent.record_set:
+                parent = spec.datasets.get(r.parent)
+                if r.child == d.name and parent is not None and parent.has_items and parent.record_set:
                     _schema_level(rs, d, parent, r.activity, desc_path)
         add_values(doc_out, "recordSet", rs_nodes, iri=_CR_NS + "recordSet", path=desc_path)
         family_nodes = [family_dataset_node(info[n], derivations, iris) for n in names if n in info]

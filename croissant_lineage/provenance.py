@@ -491,6 +491,16 @@ def _add_edges(
     dataset-level activity each item derivation points at.
     """
     cols = {name: edges.column(name).to_pylist() for name in edges.column_names}
+    cache: dict[tuple[type, Any], Literal] = {}
+
+    def lit(value: Any) -> Literal:
+        """Literals repeat (methods, scores, counts, booleans): build each once."""
+        key = (type(value), value)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = Literal(value)
+        return found
+
     n = 0
     add = graph.add
     for i in range(edges.num_rows):
@@ -508,8 +518,8 @@ def _add_edges(
         add((d, PROV.entity, parent))
         label = activities.get((cds, pds)) or activity_id(kind, pds, cds)
         add((d, PROV.hadActivity, _bnode(label)))
-        add((d, CL.method, Literal(cols["method"][i])))
-        add((d, CL.score, Literal(float(cols["score"][i]))))
+        add((d, CL.method, lit(cols["method"][i])))
+        add((d, CL.score, lit(float(cols["score"][i]))))
         for col, prop, cast in (
             ("options_score", CL.optionsScore, float),
             ("options_copied", CL.optionsCopied, int),
@@ -521,10 +531,10 @@ def _add_edges(
         ):
             value = cols[col][i]
             if value is not None:
-                add((d, prop, Literal(cast(value))))
+                add((d, prop, lit(cast(value))))
         option_map = cols["option_map"][i]
         if option_map is not None:
-            add((d, CL.optionMap, Literal(",".join(str(x) for x in option_map))))
+            add((d, CL.optionMap, lit(",".join(str(x) for x in option_map))))
         for alt in cols["alternatives"][i] or ():
             add((d, CL.alternative, URIRef(item_iri(iris[pds], alt))))
     return n

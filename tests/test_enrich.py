@@ -192,7 +192,8 @@ def test_parent_given_as_descriptor_and_cli(tmp_path: Path, capsys: pytest.Captu
     parent = tmp_path / "parent.json"
     parent.write_text(json.dumps({"@context": {"sc": "https://schema.org/"}, "@type": "sc:Dataset", "name": "p", "url": "https://example.org/p"}))
     child = tmp_path / "child.json"
-    child.write_text(json.dumps({"@context": {"sc": "https://schema.org/"}, "@type": "sc:Dataset", "name": "c"}))
+    ctx = {"@language": "en", "@vocab": "https://schema.org/", "sc": "https://schema.org/"}
+    child.write_text(json.dumps({"@context": ctx, "@type": "sc:Dataset", "name": "c"}))
     out = tmp_path / "child.enriched.json"
     code = main(["enrich", str(child), "--derived-from", str(parent), "--activity", "translation", "--out", str(out), "--json"])
     assert code == 0
@@ -202,6 +203,12 @@ def test_parent_given_as_descriptor_and_cli(tmp_path: Path, capsys: pytest.Captu
     assert enriched["prov:wasDerivedFrom"][0]["@id"] == "https://example.org/p"
     assert "cl:Translation" in enriched["prov:wasGeneratedBy"][0]["@type"]
     assert main(["enrich", str(child), "--out", str(out)]) == 2  # no parent given
+    assert main(["enrich", str(out), "--derived-from", "https://example.org/q", "--out", str(out),
+                 "--validate", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["replaced"] is True and report["parents"] == ["https://example.org/q"]
+    assert report["issues"]["after"]["errors"] == report["issues"]["before"]["errors"] == 0
+    assert [n["@id"] for n in json.loads(out.read_text())["prov:wasDerivedFrom"]] == ["https://example.org/q"]
 
 
 # ----------------------------------------------------------------- family level
