@@ -271,6 +271,34 @@ def _findings(table: pa.Table) -> list[Any]:
     return out
 
 
+def _components(lineage: Lineage) -> dict[str, str]:
+    """Item ref -> a representative of its connected component (edges and duplicates,
+    direction ignored); refs in no edge and no duplicate group are left out."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while x != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    e = lineage.edges
+    cols = [e.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")]
+    for cd, ci, pd_, pi in zip(*cols, strict=True):
+        union(f"{cd}:{ci}", f"{pd_}:{pi}")
+    d = lineage.duplicates
+    for ds, item, group in zip(*(d.column(c).to_pylist() for c in ("dataset", "item", "group")), strict=True):
+        union(f"{ds}:{item}", f"{ds}:{group}")
+    return {x: find(x) for x in list(parent)}
+
+
 class Resolver:
     """Item families from enriched descriptors, loaded once.
 
@@ -288,6 +316,13 @@ class Resolver:
         self.lineage = _lineage(_family(self.sources), tables)
         self.graph = LineageGraph(self.lineage)
         self.findings = _findings(pa.concat_tables([t.findings for t in tables])) if tables else []
+        self._component = _components(self.lineage)
+        self._with_findings = {
+            self._component.get(r, r)
+            for f in self.findings
+            for r in (f.item, f.source.item, *f.related)
+            if r is not None
+        }
 
     @classmethod
     def load(cls, descriptors: str | Path | Sequence[str | Path]) -> Resolver:
@@ -309,7 +344,11 @@ class Resolver:
         from .routing import relevant_findings
 
         fam = family_of(self.graph, ref)
-        found = relevant_findings(self.graph, ref, self.findings) if self.findings else []
+        # Every relative routing can reach is in the item's connected component: skip the
+        # walk for the (many) components no finding touches.
+        if self._component.get(ref, ref) not in self._with_findings:
+            return fam
+        found = relevant_findings(self.graph, ref, self.findings)
         return replace(fam, findings=tuple(f.to_dict() for f in found))
 
 
