@@ -406,11 +406,25 @@ def find_duplicates(items: pa.Table, edges: pa.Table) -> pa.Table:
 
 
 def _side_duplicates(name: str, side: _Side) -> list[tuple[str, list[str]]]:
-    """Groups of identical items (see :func:`find_duplicates`) of one dataset."""
+    """Groups of identical items (see :func:`find_duplicates`) of one dataset.
+
+    Only items whose normalised stem occurs more than once can be in a group, so only
+    their options are normalised (when linking has not done so already).
+    """
+    stems = side.norm_stems
+    counts = Counter(stems)
+    rows = [i for i, s in enumerate(stems) if s and counts[s] > 1]
+    if not rows:
+        return []
+    if side._norm_opts is not None:
+        opts: list[list[str] | None] = [side._norm_opts[i] for i in rows]
+    else:
+        raw = side.table.column("options").take(rows).to_pylist()
+        opts = [None if o is None else [normalize_option(x) for x in o] for o in raw]
     groups: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)
-    for it, stem, opts in zip(side.ids, side.norm_stems, side.norm_options, strict=True):
-        groups[(stem, tuple(sorted(opts or ())))].append(it)
-    return [(name, m) for (s, _o), m in groups.items() if len(m) > 1 and s]
+    for i, o in zip(rows, opts, strict=True):
+        groups[(stems[i], tuple(sorted(o or ())))].append(side.ids[i])
+    return [(name, m) for m in groups.values() if len(m) > 1]
 
 
 def _duplicates_table(found: list[tuple[str, list[str]]], edges: pa.Table) -> pa.Table:
