@@ -71,9 +71,10 @@ if TYPE_CHECKING:
         snapshot_history,
     )
     from .importers import ImportResult, import_mmlu_pro_errata, import_redux
+    from .jsonld import read_graph, to_graph
     from .picture import FamilyPicture, family_picture
     from .plots import join_verification_plot, snapshot_changes_plot, witness_picks_plot
-    from .provenance import build_graph, family_graph, write_prov
+    from .provenance import ParentLink, ProvResult, build_graph, family_graph, write_prov
     from .publish import PublishPlan
     from .report import FamilyReport, Figure, family_report
     from .resolve import Resolver
@@ -161,6 +162,12 @@ _LAZY: dict[str, str] = {
     "enrich_file": "enrich",
     "enrich_family": "enrich",
     "strip_enrichment": "enrich",
+    "FamilyEnrichResult": "enrich",
+    "mlcroissant_issues": "enrich",
+    "ParentLink": "provenance",
+    "ProvResult": "provenance",
+    "read_graph": "jsonld",
+    "to_graph": "jsonld",
     "Resolver": "resolve",
     "build_graph": "provenance",
     "family_graph": "provenance",
@@ -198,6 +205,7 @@ __all__ = [
     "Edge",
     "EnrichResult",
     "Family",
+    "FamilyEnrichResult",
     "FamilyPicture",
     "FamilyReport",
     "FamilySpec",
@@ -216,7 +224,9 @@ __all__ = [
     "LinkRule",
     "OptionDiff",
     "OutputExistsError",
+    "ParentLink",
     "Prediction",
+    "ProvResult",
     "PublishPlan",
     "Queue",
     "QueueRow",
@@ -269,10 +279,12 @@ __all__ = [
     "load_family",
     "load_findings",
     "load_items",
+    "mlcroissant_issues",
     "normalize_option",
     "normalize_stem",
     "publish",
     "read_descriptor",
+    "read_graph",
     "resolve",
     "revision_pairs",
     "route",
@@ -281,6 +293,7 @@ __all__ = [
     "snapshot_history",
     "strip_enrichment",
     "tally",
+    "to_graph",
     "to_html",
     "validate",
     "verify_translations",
