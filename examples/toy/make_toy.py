@@ -163,6 +163,10 @@ def main() -> None:
                                       license="CC0-1.0", split="test"),
     }
     for name, opts in configs.items():
+        opts.version = "1.0.0"
+        opts.date_published = "2021-01-01"
+        opts.cite_as = f"@misc{{{name.replace('-', '_')}, title={{{opts.description}}}, note={{invented example}}}}"
+        opts.url = f"https://example.org/toy/{name.removeprefix('toy-')}"
         atomic_write_json(HERE / name / "croissant.json", describe(HERE / name, opts))
 
 

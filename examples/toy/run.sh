@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The main job on the embedded toy family, end to end: link items, route findings,
+# apply confirmed corrections, enrich the Croissant descriptors with PROV-O, validate
+# them, and resolve an item's family from the enriched metadata alone.
+# Usage: bash examples/toy/run.sh [OUT]   (default OUT: out/toy; re-runs replace it)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-out/toy}"
+mkdir -p "$out"
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-1700000000}"  # fixed time: byte-identical output
+
+croissant-lineage link "$here/family.json" --out "$out/lineage" --force
+echo "== family of toy-pro:105"
+croissant-lineage family toy-pro:105 --lineage "$out/lineage" --svg "$out/toy-pro-105.svg" --force
+echo "== re-review queue for an added option (toy-pro:109)"
+croissant-lineage route toy-pro:109 --lineage "$out/lineage" --findings "$here/findings.yaml"
+echo "== corrections from confirmed findings only"
+croissant-lineage apply --dataset toy-pro --lineage "$out/lineage" --findings "$here/findings.yaml" \
+  --out "$out/toy-pro.corrected.parquet" --force
+echo "== enrich, validate, resolve"
+croissant-lineage enrich --family "$here/family.json" --lineage "$out/lineage" \
+  --findings "$here/findings.yaml" --out "$out/enriched" --quiet
+croissant-lineage validate "$out/enriched" "$here/findings.yaml" "$out/lineage"
+croissant-lineage resolve toy-pro:105 "$out/enriched"
