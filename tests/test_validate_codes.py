@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from pathlib import Path
 
 import pytest
 
-import croissant_lineage.validate as v
 from croissant_lineage.validate import CODES, codes_table, validate
 from tests.validate_helpers import VALIDATE_FIXTURES, fixture_paths
+
+# The package, not the validate() function that croissant_lineage exports under the same name.
+v = importlib.import_module("croissant_lineage.validate")
 
 CASES = sorted(p.name for p in VALIDATE_FIXTURES.iterdir() if p.is_dir() and p.name.startswith("CLV"))
 

@@ -47,17 +47,20 @@ def _captured_logs() -> Iterator[_Capture]:
     """Capture mlcroissant's absl/root log warnings instead of printing them."""
     handler = _Capture()
     loggers = [logging.getLogger("absl"), logging.getLogger()]
-    saved = [(lg, lg.propagate, list(lg.handlers)) for lg in loggers]
+    saved = [(lg, lg.propagate, list(lg.handlers), lg.level) for lg in loggers]
     try:
         for lg in loggers:
             lg.handlers = [handler]
+            # Whatever level the application set, the warnings are what we need here.
+            lg.setLevel(logging.WARNING)
             if lg.name == "absl":
                 lg.propagate = False
         yield handler
     finally:
-        for lg, propagate, handlers in saved:
+        for lg, propagate, handlers, level in saved:
             lg.handlers = handlers
             lg.propagate = propagate
+            lg.setLevel(level)
 
 
 def _id_pointers(doc: dict[str, Any]) -> dict[str, str]:
