@@ -86,7 +86,7 @@ def evaluate(expr: Any, columns: Mapping[str, list[Any]], n: int, where: str = "
 
     if isinstance(expr, list):
         cols = [col(c) for c in expr]
-        return [[_as_text(c[i]) for c in cols if c[i] is not None] for i in range(n)]
+        return [[_as_text(c[i]) for c in cols] for i in range(n)]
     if isinstance(expr, dict):
         values = col(expr["field"])
         if "parse" in expr:
@@ -107,6 +107,22 @@ def evaluate(expr: Any, columns: Mapping[str, list[Any]], n: int, where: str = "
 
         return [render(i) for i in range(n)]
     return col(str(expr))
+
+
+def _trim_padding(values: list[str | None], raw_key: Any, key_format: str) -> list[str]:
+    """Options without their null padding (MMLU-ProX's ``option_9`` and the like).
+
+    Trailing nulls are padding and dropped, except up to the option the key points at:
+    a null *there* is an option whose text was lost (Global-MMLU's subset stores the
+    option "None" as null), kept as ``""`` so the key still names it. Nulls between
+    options are kept as ``""`` too, so letters never shift.
+    """
+    end = max((i + 1 for i, v in enumerate(values) if v is not None), default=0)
+    if key_format in ("letter", "index") and raw_key is not None:
+        letter = key_letter(raw_key, key_format, None)
+        if letter is not None:
+            end = max(end, min(len(values), LETTERS.index(letter) + 1))
+    return [v or "" for v in values[:end]]
 
 
 def key_letter(value: Any, key_format: str, options: list[str] | None) -> str | None:
@@ -184,14 +200,14 @@ def load_items(
         if "subject" in spec.roles
         else [None] * n
     )
+    raw_keys = role("key") if "key" in spec.roles else [None] * n
     if "options" in spec.roles:
         options = [
-            None if o is None else [_as_text(x) or "" for x in o]
-            for o in role("options")
+            None if o is None else _trim_padding([_as_text(x) for x in o], k, spec.key_format)
+            for o, k in zip(role("options"), raw_keys, strict=True)
         ]
     else:
         options = [None] * n
-    raw_keys = role("key") if "key" in spec.roles else [None] * n
     keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
 
     missing = [i for i, x in enumerate(ids) if not x]

@@ -75,3 +75,12 @@ def test_family_lookup_reaches_snapshots_translations_and_documented(mmlu_graph)
     assert refs["mmlu-pro@2025-10-01:3542"].depth == 3
     assert "global-mmlu-fr:college_chemistry/test/86" in refs
     assert {d["child"] for d in fam.documented} == {"mmmlu", "global-mmlu"}
+
+
+def test_null_option_keeps_its_letter(mmlu_graph) -> None:
+    # Global-MMLU's subset stores the option text "None" as null: it stays an (empty) option,
+    # so the letters after it do not shift and the key names the same option as in MMLU.
+    item = mmlu_graph.item("global-mmlu-en:college_mathematics/test/21")
+    parent = mmlu_graph.item("mmlu:college_mathematics/test/21")
+    assert len(item.options) == len(parent.options) == 4
+    assert item.options[0] == "" and item.key_text == parent.key_text

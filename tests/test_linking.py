@@ -147,3 +147,12 @@ def test_duplicates_group_siblings_with_permuted_options() -> None:
         ("d1", "d1", "p0", 2),
         ("d2", "d1", "p0", 2),
     }
+
+
+def test_null_padding_is_dropped_but_inner_and_keyed_nulls_are_kept() -> None:
+    from croissant_lineage.items import _trim_padding
+
+    assert _trim_padding(["a", "b", None, None], "A", "letter") == ["a", "b"]
+    assert _trim_padding([None, "b", "c", "d"], "B", "letter") == ["", "b", "c", "d"]
+    assert _trim_padding(["a", "b", "c", None], "D", "letter") == ["a", "b", "c", ""]
+    assert _trim_padding(["a", None, "c"], 0, "index") == ["a", "", "c"]
