@@ -21,6 +21,7 @@ import yaml
 from .errors import InputError, UnsafePathError
 
 __all__ = [
+    "MAX_DEPTH",
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_text",
@@ -174,13 +175,36 @@ def read_json(path: str | Path) -> Any:
         ) from None
 
 
+#: Deepest nesting of lists and objects accepted in JSON or YAML from a file. Real
+#: descriptors, specs and findings nest less than 20 deep; code that walks documents
+#: recursively (JSON-LD, enrichment, schema checks) stays far from Python's limit.
+MAX_DEPTH = 100
+
+
+def _too_deep(obj: Any) -> bool:
+    stack = [(obj, 1)] if isinstance(obj, (dict, list)) else []
+    while stack:
+        cur, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        for v in cur.values() if isinstance(cur, dict) else cur:
+            if isinstance(v, (dict, list)):
+                stack.append((v, depth + 1))
+    return False
+
+
 def loads_json(text: str) -> Any:
-    """``json.loads`` for untrusted text: nesting deeper than Python can recurse is a
-    :class:`json.JSONDecodeError` (which callers already handle), not a RecursionError."""
+    """``json.loads`` for untrusted text: nesting deeper than :data:`MAX_DEPTH` is a
+    :class:`json.JSONDecodeError` (which callers already handle), not a RecursionError
+    here or in the code that walks the document later."""
     try:
-        return json.loads(text)
+        obj = json.loads(text)
     except RecursionError:
-        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+        obj = None
+    else:
+        if not _too_deep(obj):
+            return obj
+    raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", text, 0) from None
 
 
 #: A YAML document whose aliases expand it to more than this many nodes, and more than
@@ -201,8 +225,10 @@ def _yaml_children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def _check_yaml_expansion(root: yaml.Node) -> None:
-    """Count the nodes ``root`` expands to (aliases copied out), without expanding it."""
+    """Count the nodes ``root`` expands to (aliases copied out), and its depth, without
+    expanding it."""
     sizes: dict[int, int] = {}
+    heights: dict[int, int] = {}
     open_nodes: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
@@ -211,6 +237,8 @@ def _check_yaml_expansion(root: yaml.Node) -> None:
         if leaving:
             open_nodes.discard(id(node))
             sizes[id(node)] = 1 + sum(sizes[id(k)] for k in kids)
+            container = isinstance(node, (yaml.SequenceNode, yaml.MappingNode))
+            heights[id(node)] = container + max((heights[id(k)] for k in kids), default=0)
             continue
         if id(node) in sizes:
             continue
@@ -219,6 +247,8 @@ def _check_yaml_expansion(root: yaml.Node) -> None:
         open_nodes.add(id(node))
         stack.append((node, True))
         stack.extend((k, False) for k in kids)
+    if heights[id(root)] > MAX_DEPTH:
+        raise YAMLLimitError(f"nested more than {MAX_DEPTH} levels deep")
     total = sizes[id(root)]
     if total > MAX_YAML_EXPANSION and total > 10 * len(sizes):
         raise YAMLLimitError(

@@ -29,11 +29,13 @@ import pytest
 from croissant_lineage.archives import iter_archive
 from croissant_lineage.cli import main
 from croissant_lineage.describe import describe
+from croissant_lineage.enrich import enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.findings import load_findings
 from croissant_lineage.graph import LineageGraph, family_of
 from croissant_lineage.lineage import Lineage
 from croissant_lineage.linking import link
+from croissant_lineage.resolve import resolve
 from croissant_lineage.schema import EDGES_SCHEMA
 from croissant_lineage.tables import MAX_FIELD_CHARS
 from croissant_lineage.validate import validate
@@ -132,6 +134,21 @@ def _link_case(entry: str, code: str, names: str) -> Case:
                 lambda p, out: ["link", str(_spec(p / entry)), "--out", str(out), "--quiet"])
 
 
+def _descriptor_case(entry: str, code: str, resolve_code: str) -> list[Case]:
+    """A bad descriptor: through link (its family), enrich and resolve."""
+    desc = f"{entry}/croissant.json"
+    parent = "https://example.org/parent"
+    return [
+        _link_case(entry, code, "croissant.json"),
+        Case(f"{entry}[enrich]", code, "croissant.json",
+             lambda p: enrich_file(p / desc, p.parent / "out.json", derived_from=[parent]),
+             lambda p, out: ["enrich", str(p / desc), "--derived-from", parent, "--out", str(out)]),
+        Case(f"{entry}[resolve]", resolve_code, "croissant.json",
+             lambda p: resolve(p / desc, "bad:1"),
+             lambda p, out: ["resolve", "bad:1", str(p / desc)]),
+    ]
+
+
 def _csv_case(entry: str, code: str) -> list[Case]:
     """A CSV defect: through link (its descriptor) and through describe (the bare file)."""
     return [
@@ -162,11 +179,11 @@ def _archive_case(entry: str, code: str) -> list[Case]:
 
 CASES: list[Case] = [
     # descriptors
-    _link_case("descriptor_invalid_json", "CL-E001", "croissant.json"),
-    _link_case("descriptor_empty", "CL-E001", "croissant.json"),
-    _link_case("descriptor_not_croissant", "CL-E002", "croissant.json"),
-    _link_case("descriptor_json_list", "CL-E002", "croissant.json"),
-    _link_case("descriptor_deep_nesting", "CL-E001", "croissant.json"),
+    *_descriptor_case("descriptor_invalid_json", "CL-E001", "CL-E001"),
+    *_descriptor_case("descriptor_empty", "CL-E001", "CL-E001"),
+    *_descriptor_case("descriptor_not_croissant", "CL-E002", "CL-E001"),
+    *_descriptor_case("descriptor_json_list", "CL-E002", "CL-E001"),
+    *_descriptor_case("descriptor_deep_nesting", "CL-E001", "CL-E001"),
     _link_case("descriptor_recordset_missing", "CL-E002", "croissant.json"),
     _link_case("descriptor_field_missing", "CL-E003", "croissant.json"),
     _link_case("descriptor_column_missing", "CL-E004", "data.csv"),
