@@ -452,3 +452,25 @@ def test_family_svg_does_not_replace_a_foreign_file(toy_copy: Path, capsys: pyte
     status, _, err = run_cli(["family", "toy-pro:101", "--lineage", str(toy_copy / "lineage"), "--svg", str(target)], capsys)
     assert status == 2 and "CL-E007" in err
     assert tree_digest(toy_copy) == before
+
+
+#: Writers of issue 4 (enrich, prov) that replace a foreign file today; recorded as strict
+#: xfails so that the fix (refuse unless the file is ours or --force) flips them.
+FOREIGN_OUTPUT_GAPS: dict[str, Callable[[Path], list[str]]] = {
+    "enrich-onto-a-foreign-file": lambda w: ["enrich", str(w / "toy" / "toy-pro" / "croissant.json"), "--derived-from",
+                                             "https://example.org/parent", "--out", str(w / "notes" / "mine.txt")],
+    "enrich-family-over-a-hand-written-descriptor": lambda w: ["enrich", "--family", str(w / "toy" / "family.json"),
+                                                               "--lineage", str(w / "lineage"), "--out", str(w / "notes"), "-q"],
+    "prov-onto-a-foreign-file": lambda w: ["prov", "--lineage", str(w / "lineage"), "--out", str(w / "notes" / "mine.txt"), "-q"],
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="enrich_file, enrich_family and write_prov (issue 4) "
+                   "write --out without checking it: a file not made by this library is replaced silently")
+@pytest.mark.parametrize("name", FOREIGN_OUTPUT_GAPS)
+def test_enrich_and_prov_do_not_replace_a_foreign_output(name: str, toy_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (toy_copy / "notes" / "toy-pro.json").write_text('{"hand": "written"}\n')  # where enrich --family writes
+    before = tree_digest(toy_copy)
+    status, _, err = run_cli(FOREIGN_OUTPUT_GAPS[name](toy_copy), capsys)
+    assert status == 2 and "CL-E007" in err, err
+    assert tree_digest(toy_copy) == before
