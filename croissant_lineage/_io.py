@@ -193,14 +193,27 @@ def _too_deep(obj: Any) -> bool:
     return False
 
 
-def loads_json(text: str) -> Any:
-    """``json.loads`` for untrusted text: nesting deeper than :data:`MAX_DEPTH` is a
-    :class:`json.JSONDecodeError` (which callers already handle), not a RecursionError
-    here or in the code that walks the document later."""
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def loads_json(text: str, *, allow_nan: bool = False) -> Any:
+    """``json.loads`` for untrusted text, strict where Python's is lenient.
+
+    Nesting deeper than :data:`MAX_DEPTH` and (unless ``allow_nan``, for data records)
+    the non-standard ``NaN`` / ``Infinity`` literals, which this library's JSON writer
+    refuses to write back, are a :class:`json.JSONDecodeError`, which callers already
+    handle, instead of a RecursionError or ValueError here or in the code that uses the
+    document later.
+    """
     try:
-        obj = json.loads(text)
+        obj = json.loads(text) if allow_nan else json.loads(text, parse_constant=_no_constant)
     except RecursionError:
         obj = None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise json.JSONDecodeError(str(exc), text, 0) from None
     else:
         if not _too_deep(obj):
             return obj

@@ -296,7 +296,7 @@ def _json_kind(path: Path) -> str | None:
     for JSON Lines under a ``.json`` name, None for a JSON-LD document (not data)."""
     text, _ = read_text(path)
     try:
-        data = loads_json(text)
+        data = loads_json(text, allow_nan=True)
     except json.JSONDecodeError:
         return "application/jsonlines"
     if isinstance(data, dict) and "@context" in data:

@@ -156,7 +156,7 @@ def _read_jsonl(path: Path) -> pa.Table:
         if not line.strip():
             continue
         try:
-            rec = loads_json(line)
+            rec = loads_json(line, allow_nan=True)
         except json.JSONDecodeError as exc:
             raise DataError(f"line {lineno}: invalid JSON ({exc.msg})", path=path) from None
         if not isinstance(rec, dict):
@@ -192,7 +192,7 @@ def _as_json_text(value: Any) -> str:
 def _read_json(path: Path) -> pa.Table:
     text, _enc = read_text(path)
     try:
-        data = loads_json(text)
+        data = loads_json(text, allow_nan=True)
     except json.JSONDecodeError:
         # ``datasets.to_json`` writes JSON Lines under a .json name.
         return _read_jsonl(path)

@@ -184,6 +184,7 @@ CASES: list[Case] = [
     *_descriptor_case("descriptor_not_croissant", "CL-E002", "CL-E001"),
     *_descriptor_case("descriptor_json_list", "CL-E002", "CL-E001"),
     *_descriptor_case("descriptor_deep_nesting", "CL-E001", "CL-E001"),
+    *_descriptor_case("descriptor_nan", "CL-E001", "CL-E001"),
     _link_case("descriptor_recordset_missing", "CL-E002", "croissant.json"),
     _link_case("descriptor_field_missing", "CL-E003", "croissant.json"),
     _link_case("descriptor_column_missing", "CL-E004", "data.csv"),
@@ -355,12 +356,14 @@ VALIDATION: list[tuple[str, str]] = [
     ("findings_yaml_alias_bomb.yaml", "CLV001"),
     ("findings_deep_nesting.json", "CLV001"),
     ("descriptor_deep_nesting", "CLV001"),
+    ("descriptor_nan", "CLV001"),
 ]
 
 _VALIDATE_TARGET = {
     "descriptor_invalid_json": "descriptor_invalid_json/croissant.json",
     "descriptor_not_croissant": "descriptor_not_croissant/croissant.json",
     "descriptor_deep_nesting": "descriptor_deep_nesting/croissant.json",
+    "descriptor_nan": "descriptor_nan/croissant.json",
     "family_cycle": "family_cycle/family.json",
 }
 

@@ -7,19 +7,23 @@ per test) or ``long`` by hand (``HYPOTHESIS_PROFILE=long python3 -m pytest tests
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import rdflib
 import yaml
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage._io import load_yaml, loads_json
+from croissant_lineage._io import dumps_json, load_yaml, loads_json
+from croissant_lineage.enrich import enrich_descriptor, strip_enrichment
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family import Derivation, LinkRule
 from croissant_lineage.findings import findings_from_document, load_findings
+from croissant_lineage.jsonld import PROV_NS, to_graph
 from croissant_lineage.linking import link_derivation
 from croissant_lineage.normalize import normalize_option, normalize_stem
 from croissant_lineage.options import diff_options
@@ -145,7 +149,7 @@ def test_links_stay_in_their_block_and_exact_copies_link(parents: list[dict], ot
 # --- parsers: only the library's errors escape -----------------------------------
 
 JSON_VALUE = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids, max_size=4),
     max_leaves=20,
 )
@@ -218,3 +222,55 @@ def test_csv_with_bare_carriage_returns_reads(tmp_path: Path) -> None:
     path = tmp_path / "mac.csv"
     path.write_bytes(b"id;q\r1;one\r2;two\r")
     assert read_table(path, "text/csv").to_pylist() == [{"id": "1", "q": "one"}, {"id": "2", "q": "two"}]
+
+
+# --- enrichment round trip -----------------------------------------------------------
+
+_BASE_DESCRIPTOR = json.loads((Path(__file__).resolve().parent / "badinput" / "_good" / "croissant.json").read_text())
+_CONTEXTS = st.sampled_from([
+    _BASE_DESCRIPTOR["@context"],
+    ["http://mlcommons.org/croissant/1.1", {"x": "https://example.org/x#"}],
+    {**_BASE_DESCRIPTOR["@context"], "prov": "http://www.w3.org/ns/prov#"},
+    "http://mlcommons.org/croissant/1.1",
+])
+_PRIOR_PROV = st.sampled_from([None, {"@id": "https://example.org/old"}, [{"@id": "https://example.org/old"}], "https://example.org/old", []])
+_PARENTS = st.lists(st.sampled_from(["https://example.org/a", "https://huggingface.co/datasets/cais/mmlu",
+                                     "http://example.org/p?q=1&r=2"]), min_size=1, max_size=3, unique=True)
+_EXTRA_KEYS = st.text(alphabet="abcdefxyz:_", min_size=1, max_size=8).filter(lambda k: k not in _BASE_DESCRIPTOR)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(_CONTEXTS, _PRIOR_PROV, st.dictionaries(_EXTRA_KEYS, JSON_VALUE, max_size=3), _PARENTS,
+       st.sampled_from(["copy", "filter", "translation", "snapshot"]), st.sampled_from([None, "2024-01-02T03:04:05Z"]))
+def test_enrichment_is_idempotent_and_keeps_the_original(
+    context: Any, prior: Any, extra: dict[str, Any], parents: list[str], activity: str, time: str | None
+) -> None:
+    doc = {**copy.deepcopy(_BASE_DESCRIPTOR), "@context": copy.deepcopy(context), **copy.deepcopy(extra)}
+    if prior is not None:
+        doc["prov:wasDerivedFrom"] = copy.deepcopy(prior)
+    original = copy.deepcopy(doc)
+    try:
+        once = enrich_descriptor(doc, derived_from=parents, activity=activity, time=time)
+    except LineageError as exc:
+        assert exc.code in ("CL-E001", "CL-E002")
+        event(f"refused {exc.code}")
+        return
+    event("enriched")
+    assert doc == original  # the input is not modified
+    twice = enrich_descriptor(once, derived_from=parents, activity=activity, time=time)
+    assert twice == once and dumps_json(twice) == dumps_json(once)
+    assert strip_enrichment(once) == original
+    assert list(once)[: len(original)] == list(original)  # additions come after the input's own keys
+    for key, value in original.items():
+        if key == "@context" and isinstance(value, dict):
+            assert all(once[key][k] == v for k, v in value.items())
+        elif key == "@context" and isinstance(value, list):
+            assert once[key][: len(value) - 1] == value[:-1]
+        elif isinstance(value, list) and value:
+            assert once[key][: len(value)] == value
+        else:
+            assert once[key] == value, key
+    if not extra:  # a clean descriptor: its graph (offline) says it derives from each parent
+        graph = to_graph(once)
+        derived = {str(o) for o in graph.objects(None, rdflib.URIRef(PROV_NS + "wasDerivedFrom"))}
+        assert set(parents) <= derived

@@ -179,6 +179,7 @@ def main() -> None:
     case("descriptor_not_croissant", setup(desc=dump({"@context": {"@vocab": "https://schema.org/"},
                                                        "@type": "Person", "name": "not a dataset"})))
     case("descriptor_deep_nesting", setup(desc='{"@context": {}, "@type": "sc:Dataset", "x": ' + deep(150) + "}\n"))
+    case("descriptor_nan", setup(desc=dump(descriptor()).replace('"name": "bad",', '"name": "bad",\n  "size": NaN,', 1)))
     case("descriptor_json_list", setup(desc=dump([descriptor()])))
     case("descriptor_recordset_missing", setup(fam=family(record_set="questions")))
     case("descriptor_field_missing", setup(fam=family(stem="prompt")))
