@@ -477,3 +477,58 @@ def test_enrich_and_prov_do_not_replace_a_foreign_output(name: str, toy_copy: Pa
     status, _, err = run_cli(FOREIGN_OUTPUT_GAPS[name](toy_copy), capsys)
     assert status == 2 and "CL-E007" in err, err
     assert tree_digest(toy_copy) == before
+
+
+# --- enriched descriptors from strangers: cycles and file URLs -----------------------
+
+
+def _cyclic_toy(tmp_path: Path) -> tuple[Path, str]:
+    """The toy family enriched from a lineage with one edge reversed (a two-item cycle)."""
+    from croissant_lineage.enrich import enrich_family
+
+    lineage = link(TOY / "family.json")
+    edge = lineage.edges.slice(0, 1).to_pylist()[0]
+    back = {**edge, "child_dataset": edge["parent_dataset"], "child_item": edge["parent_item"],
+            "parent_dataset": edge["child_dataset"], "parent_item": edge["child_item"]}
+    lineage.edges = pa.concat_tables([lineage.edges, pa.Table.from_pylist([back], schema=lineage.edges.schema)])
+    enrich_family(lineage, TOY / "family.json", tmp_path / "enriched")
+    return tmp_path / "enriched", f"{edge['child_dataset']}:{edge['child_item']}"
+
+
+def test_resolve_on_a_cyclic_enriched_family_ends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, ref = _cyclic_toy(tmp_path)
+    fam = with_timeout(lambda: resolve(folder, ref), 20)
+    parent = fam.ancestors[0].ref
+    assert [a.ref for a in fam.ancestors] == [parent] and parent in {d.ref for d in fam.descendants}
+    assert ref not in {r.ref for r in (*fam.ancestors, *fam.descendants)}
+    status, _, _ = with_timeout(lambda: run_cli(["resolve", ref, str(folder), "--json"], capsys))
+    assert status == 0
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="validate (issue 6) checks cycles in lineage folders "
+                   "and family specs, not in the lineage Parquet of enriched descriptors")
+def test_validate_flags_a_cycle_in_enriched_lineage(tmp_path: Path) -> None:
+    folder, _ = _cyclic_toy(tmp_path)
+    report = validate([folder])
+    assert "CLV303" in {i.code for i in report.issues} and not report.valid
+
+
+def test_resolve_refuses_lineage_files_outside_the_descriptors_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from croissant_lineage.enrich import enrich_family
+
+    out = tmp_path / "enriched"
+    enrich_family(link(TOY / "family.json"), TOY / "family.json", out)
+    desc = out / "toy-pro.json"
+    doc = json.loads(desc.read_text())
+    urls = [n for n in doc["distribution"] if str(n.get("contentUrl", "")).endswith(".parquet")]
+    assert urls
+    for node in urls:
+        node["contentUrl"] = "../../../../../../etc/passwd"
+    desc.write_text(json.dumps(doc))
+    before = tree_digest(tmp_path)
+    with pytest.raises(LineageError) as info:
+        resolve(desc, "toy-pro:101")
+    assert info.value.code == "CL-E006"
+    status, _, err = run_cli(["resolve", "toy-pro:101", str(desc)], capsys)
+    assert status == 2 and "CL-E006" in err and err.count("\n") == 1
+    assert tree_digest(tmp_path) == before
