@@ -220,6 +220,9 @@ CASES: list[Case] = [
     _findings_case("findings_empty.yaml", "CL-E001"),
     _findings_case("findings_invalid.json", "CL-E001"),
     _findings_case("findings_not_a_list.yaml", "CL-E005"),
+    # lineage folders
+    Case("lineage_not_parquet", "CL-E001", "items.parquet", lambda p: Lineage.read(p / "lineage_not_parquet"),
+         lambda p, out: ["family", "bad:1", "--lineage", str(p / "lineage_not_parquet")]),
     # prediction archives
     *_archive_case("archive_not_zip", "CL-E001"),
     *_archive_case("archive_two_files", "CL-E001"),
@@ -350,6 +353,7 @@ VALIDATION: list[tuple[str, str]] = [
     ("descriptor_not_croissant", "CLV107"),
     ("family_cycle", "CLV303"),
     ("lineage_cycle", "CLV303"),
+    ("lineage_not_parquet", "CLV306"),
     ("findings_unknown_field.json", "CLV401"),
     ("findings_unknown_status.json", "CLV402"),
     ("findings_yaml_tag.yaml", "CLV001"),
@@ -532,3 +536,55 @@ def test_resolve_refuses_lineage_files_outside_the_descriptors_folder(tmp_path: 
     status, _, err = run_cli(["resolve", "toy-pro:101", str(desc)], capsys)
     assert status == 2 and "CL-E006" in err and err.count("\n") == 1
     assert tree_digest(tmp_path) == before
+
+
+# --- the same bad findings files and lineage folders through every command reading them --
+
+
+@pytest.fixture(scope="module")
+def toy_lineage_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return link(TOY / "family.json").write(tmp_path_factory.mktemp("toy") / "lineage")
+
+
+_FINDINGS_ENTRIES = [(c.entry, c.code) for c in CASES if c.entry.startswith("findings_")]
+_READERS: dict[str, Callable[[str, str, Path], list[str]]] = {
+    "route": lambda lin, fnd, out: ["route", "toy-pro:101", "--lineage", lin, "--findings", fnd],
+    "report": lambda lin, fnd, out: ["report", "--lineage", lin, "--findings", fnd],
+    "apply": lambda lin, fnd, out: ["apply", "--dataset", "toy-pro", "--lineage", lin, "--findings", fnd, "--out", str(out)],
+    "witnesses": lambda lin, fnd, out: ["witnesses", "--archives", str(out.parent), "--family", str(TOY / "family.json"),
+                                        "--dataset", "toy-pro", "--data-dir", str(TOY), "--findings", fnd, "--lineage", lin],
+}
+
+
+@pytest.mark.parametrize("command", _READERS)
+@pytest.mark.parametrize(("entry", "code"), _FINDINGS_ENTRIES)
+def test_bad_findings_through_every_command(entry: str, code: str, command: str, corpus: Path, toy_lineage_dir: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    before = tree_digest(corpus.parent)
+    argv = _READERS[command](str(toy_lineage_dir), str(corpus / entry), corpus.parent / "out.csv")
+    status, _, err = with_timeout(lambda: run_cli(argv, capsys))
+    assert status == 2 and code in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert tree_digest(corpus.parent) == before
+
+
+@pytest.mark.parametrize("command", ["family", "route", "report", "apply", "prov", "enrich", "publish", "findings-import"])
+def test_a_broken_lineage_folder_through_every_command(command: str, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lin, out = str(corpus / "lineage_not_parquet"), corpus.parent / "out"
+    good_findings = str(corpus.parent / "ok.json")
+    Path(good_findings).write_text('{"findings": []}')
+    argv = {
+        "family": ["family", "bad:1", "--lineage", lin],
+        "route": ["route", "bad:1", "--lineage", lin],
+        "report": ["report", "--lineage", lin, "--findings", good_findings],
+        "apply": ["apply", "--dataset", "bad", "--lineage", lin, "--findings", good_findings, "--out", str(out)],
+        "prov": ["prov", "--lineage", lin, "--out", str(out)],
+        "enrich": ["enrich", "--family", str(corpus / "_good" / "family.json"), "--lineage", lin, "--out", str(out)],
+        "publish": ["publish", str(corpus / "_good" / "croissant.json"), "--lineage", lin, "--out", str(out),
+                    "--repo-id", "example/bad", "--dry-run"],
+        "findings-import": ["findings", "import", "errata", "--lineage", lin, "--out", str(out)],
+    }[command]
+    before = tree_digest(corpus.parent)
+    status, _, err = with_timeout(lambda: run_cli(argv, capsys))
+    assert status == 2 and "CL-E001" in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "lineage_not_parquet" in err  # the broken folder is what stopped it
+    assert tree_digest(corpus.parent) == before

@@ -231,6 +231,11 @@ def main() -> None:
         "edges": [["a", "1", "b", "1"], ["b", "1", "a", "1"], ["c", "1", "a", "1"]],
     }))
 
+    case("lineage_not_parquet", {name: "not a Parquet file\n" for name in (
+        "items.parquet", "edges.parquet", "duplicates.parquet", "unmatched.parquet")} | {
+        "family.json": dump({"name": "bad", "datasets": [], "derivations": []}),
+        "summary.json": dump({"generator": "croissant_lineage", "family": "bad"})})
+
     # --- findings ------------------------------------------------------------------
     good = {"id": "F-1", "item": "bad:1", "target": "key", "kind": "wrong_key", "proposed": "4",
             "source": {"name": "tester", "kind": "manual"}, "evidence": ["counted"], "status": "proposed"}
