@@ -43,7 +43,7 @@ from rapidfuzz import fuzz
 from .family import FamilySpec, load_family
 from .items import load_items
 from .normalize import normalize_stem
-from .schema import EDGES_SCHEMA, join_ref
+from .schema import EDGES_SCHEMA, ITEMS_SCHEMA, join_ref
 
 __all__ = [
     "GROUPS_SCHEMA",
@@ -852,7 +852,7 @@ def family_translations(
         edges, _unmatched, _stats = link_derivation(d, tables[d.child], tables[d.parent], translated=translated)
         parts.append(edges)
     edges = pa.concat_tables(parts) if parts else EDGES_SCHEMA.empty_table()
-    items = pa.concat_tables([tables[n] for n in names]) if names else None
+    items = pa.concat_tables([tables[n] for n in names]) if names else ITEMS_SCHEMA.empty_table()
     info = family_info(spec)
     return verify_translations(Lineage(info, items, edges))
 

@@ -588,3 +588,27 @@ def test_a_broken_lineage_folder_through_every_command(command: str, corpus: Pat
     assert status == 2 and "CL-E001" in err and err.count("\n") == 1 and "Traceback" not in err, err
     assert "lineage_not_parquet" in err  # the broken folder is what stopped it
     assert tree_digest(corpus.parent) == before
+
+
+@pytest.mark.parametrize(
+    ("command", "damage", "code"),
+    [
+        ("translations", ("toy-fr", "test.jsonl", b'{"sample_id": "astronomy/test/0", "question": \n'), "CL-E004"),
+        ("history", ("toy-pro-v2", "test-00000-of-00001.parquet", b"not a Parquet file\n"), "CL-E004"),
+        ("history", ("toy-pro", "test.jsonl", b"\xff\xfe{\x00}\x00"), "CL-E001"),
+    ],
+)
+def test_snapshot_and_translation_commands_on_damaged_data(command: str, damage: tuple[str, str, bytes], code: str,
+                                                           toy_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, name, data = damage
+    (toy_copy / "toy" / folder / name).write_bytes(data)
+    before = tree_digest(toy_copy)
+    status, _, err = run_cli([command, "--family", str(toy_copy / "toy" / "family.json")], capsys)
+    assert status == 2 and code in err and err.count("\n") == 1, err
+    assert tree_digest(toy_copy) == before
+
+
+def test_translations_of_a_family_without_translations_is_an_empty_report(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_cli(["translations", "--family", str(corpus / "_good" / "family.json"), "--json"], capsys)
+    assert status == 0, err
+    assert json.loads(out)["totals"] == []  # was an AttributeError traceback (items None)
