@@ -68,9 +68,9 @@ def normalize_stem(text: str | None) -> str:
 def normalize_option(text: str | None) -> str:
     """Comparison key of an answer option: :func:`normalize_stem` plus undoing the
     spreadsheet damage listed in the module docstring."""
-    key = normalize_stem(text)
+    key = normalize_stem(text).rstrip(". ")  # before the patterns, so that a second pass adds nothing
     if not _has_digit(key):
-        return key.rstrip(". ").strip()
+        return key
     m = _DATE_DAMAGE.match(key)
     if m:
         return f"{_MONTHS[m.group(2)]}/{int(m.group(1))}"
