@@ -8,6 +8,8 @@ look-ups. :func:`family_of` gathers everything known about one item into a
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -168,6 +170,8 @@ class LineageGraph:
             self._up[c].append(i)
             self._down[p].append(i)
         self._edge_cols: dict[str, list[Any]] | None = None
+        self._edge_lists: dict[str, pa.Array] = {}
+        self._item_chunks: dict[str, tuple[list[pa.Array], list[int]]] | None = None
         self._edges: dict[int, Edge] = {}
         self._items: dict[str, int] = {}
         if with_items:
@@ -197,8 +201,25 @@ class LineageGraph:
         """
         self._check(ref)
         n = self._items[ref]
-        row = {c: self.lineage.items.column(c)[n].as_py() for c in ("dataset", "item", "subject", "stem", "options", "key")}
-        return ItemRecord(ref, row["dataset"], row["item"], row["subject"], row["stem"], tuple(row["options"] or ()), row["key"])
+        if self._item_chunks is None:
+            # Indexing a chunked column searches its chunks on every call: keep each
+            # column's chunks and their starts, and find the row once per column.
+            self._item_chunks = {}
+            for c in ("dataset", "item", "subject", "stem", "options", "key"):
+                chunks = self.lineage.items.column(c).chunks
+                starts = list(itertools.accumulate((len(ch) for ch in chunks), initial=0))[:-1]
+                self._item_chunks[c] = (chunks, starts)
+        item_chunks = self._item_chunks
+
+        def value(c: str) -> Any:
+            chunks, starts = item_chunks[c]
+            k = bisect.bisect_right(starts, n) - 1
+            return chunks[k][n - starts[k]].as_py()
+
+        return ItemRecord(
+            ref, value("dataset"), value("item"), value("subject"), value("stem"),
+            tuple(value("options") or ()), value("key"),
+        )
 
     def _edge(self, i: int) -> Edge:
         """The edge of row ``i`` (built once, then kept)."""
@@ -206,10 +227,12 @@ class LineageGraph:
         if edge is not None:
             return edge
         if self._edge_cols is None:
-            skip = ("child_dataset", "child_item", "parent_item")
-            self._edge_cols = {
-                f.name: self.lineage.edges.column(f.name).to_pylist() for f in EDGES_SCHEMA if f.name not in skip
-            }
+            # Scalar columns as lists at once; the two list columns, costly to convert
+            # whole, one row at a time.
+            edges = self.lineage.edges
+            self._edge_lists = {c: edges.column(c).combine_chunks() for c in ("option_map", "alternatives")}
+            skip = ("child_dataset", "child_item", "parent_item", *self._edge_lists)
+            self._edge_cols = {f.name: edges.column(f.name).to_pylist() for f in EDGES_SCHEMA if f.name not in skip}
         cols = self._edge_cols
         pds = cols["parent_dataset"][i]
         edge = Edge(
@@ -219,14 +242,14 @@ class LineageGraph:
             method=cols["method"][i],
             score=cols["score"][i],
             options_score=cols["options_score"][i],
-            option_map=tuple(cols["option_map"][i] or ()),
+            option_map=tuple(self._edge_lists["option_map"][i].as_py() or ()),
             options_copied=cols["options_copied"][i],
             options_added=cols["options_added"][i],
             options_dropped=cols["options_dropped"][i],
             key_inherited=cols["key_inherited"][i],
             stem_changed=cols["stem_changed"][i],
             ambiguous=bool(cols["ambiguous"][i]),
-            alternatives=tuple(join_ref(pds, a) for a in cols["alternatives"][i] or ()),
+            alternatives=tuple(join_ref(pds, a) for a in self._edge_lists["alternatives"][i].as_py() or ()),
         )
         self._edges[i] = edge
         return edge
