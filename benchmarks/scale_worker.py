@@ -1,0 +1,106 @@
+"""One scale measurement in its own process: link + enrich + a resolve batch.
+
+Usage: ``python benchmarks/scale_worker.py FAMILY_FOLDER WORK_FOLDER [--queries N]``
+
+Prints one JSON object: seconds (wall and CPU) per phase, the item count, and the
+process's peak resident memory (``ru_maxrss``) after each phase. Phases:
+
+* ``link``: :func:`~croissant_lineage.linking.link` on the family spec, and the
+  lineage folder written;
+* ``enrich``: :func:`~croissant_lineage.enrich.enrich_family` (skipped when absent);
+* ``resolve``: :meth:`Resolver.load` of the enriched descriptors and ``N`` queries for
+  random items (from the lineage folder when enrich is absent).
+
+Imports are done (and timed) before the first phase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("family", type=Path)
+    ap.add_argument("work", type=Path)
+    ap.add_argument("--queries", type=int, default=10_000)
+    args = ap.parse_args(argv)
+    out: dict[str, Any] = {"phases": {}}
+    w0, c0 = time.perf_counter(), time.process_time()
+    import pyarrow.parquet  # noqa: F401  (what the first parquet read would import)
+
+    from croissant_lineage.graph import LineageGraph, family_of
+    from croissant_lineage.linking import link
+
+    try:
+        from croissant_lineage.enrich import enrich_family
+        from croissant_lineage.resolve import Resolver
+    except ImportError:  # pragma: no cover - when run on an older checkout
+        enrich_family = None  # type: ignore[assignment]
+    out["phases"]["import"] = {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "rss_mb": _rss_mb()}
+
+    def phase(name: str, fn: Any) -> Any:
+        w, c = time.perf_counter(), time.process_time()
+        result = fn()
+        out["phases"][name] = {"wall": time.perf_counter() - w, "cpu": time.process_time() - c, "rss_mb": _rss_mb()}
+        return result
+
+    spec = args.family / "family.json"
+    lineage_dir = args.work / "lineage"
+
+    def do_link() -> Any:
+        lin = link(spec)
+        lin.write(lineage_dir, overwrite=True)
+        return lin
+
+    lineage = phase("link", do_link)
+    out["items"] = lineage.items.num_rows
+    out["edges"] = lineage.edges.num_rows
+    refs_all = [f"{d}:{i}" for d, i in zip(
+        lineage.items.column("dataset").to_pylist(), lineage.items.column("item").to_pylist(), strict=True)]
+    rng = random.Random(0)
+    refs = [refs_all[rng.randrange(len(refs_all))] for _ in range(args.queries)]
+    del refs_all
+    if enrich_family is not None:
+        enriched = args.work / "enriched"
+        phase("enrich", lambda: enrich_family(lineage, spec, enriched))
+        del lineage
+
+        def do_resolve() -> None:
+            r = Resolver.load(enriched)
+            for ref in refs:
+                r.family(ref)
+
+        phase("resolve", do_resolve)
+        out["resolve_from"] = "enriched descriptors"
+    else:
+        del lineage
+
+        def do_graph() -> None:
+            from croissant_lineage.lineage import Lineage
+
+            g = LineageGraph(Lineage.read(lineage_dir))
+            for ref in refs:
+                family_of(g, ref)
+
+        phase("resolve", do_graph)
+        out["resolve_from"] = "lineage folder (enrich absent)"
+    out["queries"] = len(refs)
+    out["peak_rss_mb"] = _rss_mb()
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

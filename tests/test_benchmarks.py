@@ -1,0 +1,67 @@
+"""The benchmark script in its reduced form: small sizes, one run, no thresholds."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "run.py"
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--runs", "1", "--sizes", "500,1500", "--json", str(out)],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_prints_every_section_with_ratios(quick: tuple[str, dict]) -> None:
+    stdout, _ = quick
+    for title in ("1. Whole-family link", "2. Fuzzy matching", "3. Resolve", "4. Enrich", "5. Scale"):
+        assert title in stdout
+    assert re.search(r"cores: \d+", stdout)
+    ratio = r"\s+\d+(\.\d+)?\s+\d+(\.\d+)?"
+    for label in (
+        r"\(a\) link / mlcroissant, same datasets",
+        r"\(b\) link / pyarrow read, whole family",
+        r"speed-up of rapidfuzz over difflib",
+        r"cold start \(\w+\) / import mlcroissant",
+        r"enrich / json.dump of the same JSON",
+        r"time per item, [\d,]+ items / [\d,]+ items",
+    ):
+        assert re.search(label + ratio, stdout), label
+
+
+def test_json_holds_the_figures(quick: tuple[str, dict]) -> None:
+    _, data = quick
+    assert data["mode"] == "quick" and data["runs"] == 1 and data["machine"]["cores"] >= 1
+    sections = data["sections"]
+    assert set(sections) == {"link", "fuzzy", "enrich", "resolve", "scale"}
+    link = sections["link"]
+    assert link["mlcroissant_readable"]  # the synthetic descriptors are readable by mlcroissant
+    for name in ("link_all", "link_same", "pyarrow_all", "mlcroissant_same"):
+        assert link["times"][name]["median_wall"] > 0
+    assert sections["fuzzy"]["pairs"] > 0 and sections["fuzzy"]["speedup"]["difflib"][0] > 1
+    assert sections["resolve"]["warm_qps"]["family_of"]["median_wall"] > 0
+    rows = sections["scale"]["rows"]
+    assert [r["size"] for r in rows] == [500, 1500]
+    assert all(r["items"] > 0 and r["peak_rss_mb"] > 0 and r["per_item_us"] > 0 for r in rows)
+    names = {t["name"] for t in data["targets"]}
+    assert any(n.startswith("1a ") for n in names) and any(n.startswith("3 warm") for n in names)
+    assert all(isinstance(t["met"], bool) for t in data["targets"])
+
+
+def test_help_names_the_modes() -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert proc.returncode == 0
+    assert "--quick" in proc.stdout and "--full" in proc.stdout and "Example:" in proc.stdout
