@@ -14,11 +14,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
 from .errors import InputError, UnsafePathError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "MAX_DEPTH",
@@ -30,6 +33,7 @@ __all__ = [
     "dumps_json",
     "load_yaml",
     "loads_json",
+    "parquet_bytes",
     "read_json",
     "read_text",
     "resolve_inside",
@@ -117,6 +121,17 @@ def dumps_json(obj: Any) -> str:
 def atomic_write_json(path: str | Path, obj: Any) -> None:
     """Write ``obj`` as deterministic JSON (see :func:`dumps_json`) atomically."""
     atomic_write_text(path, dumps_json(obj))
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """Deterministic Parquet bytes (zstd, no statistics or timestamps): same table, same bytes."""
+    import io
+
+    import pyarrow.parquet as pq  # here: most users of this module never write Parquet
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd", write_statistics=False, store_schema=True)
+    return buf.getvalue()
 
 
 def read_text(path: str | Path) -> tuple[str, str]:

@@ -23,9 +23,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
-from ._io import atomic_write_bytes, atomic_write_text, dumps_json
+from ._io import atomic_write_bytes, atomic_write_text, dumps_json, parquet_bytes
 from .errors import InputError, OutputExistsError
 from .family import DatasetSpec
 from .findings import CONFIRMED, Finding
@@ -162,9 +161,7 @@ class Corrections:
             )
         suffix = dest.suffix.lower()
         if suffix == ".parquet":
-            buf = io.BytesIO()
-            pq.write_table(self.keys, buf, compression="zstd", write_statistics=False)
-            atomic_write_bytes(dest, buf.getvalue())
+            atomic_write_bytes(dest, parquet_bytes(self.keys))
         elif suffix == ".csv":
             buf = io.BytesIO()
             pacsv.write_csv(self.keys, buf)

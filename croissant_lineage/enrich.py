@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ._io import atomic_write_bytes, atomic_write_json, dumps_json, read_json
+from ._io import atomic_write_bytes, atomic_write_json, dumps_json, parquet_bytes, read_json
 from .croissant import CL_NS, check_croissant
 from .errors import DescriptorError, InputError
 from .jsonld import PROV_NS, XSD_NS, inline_contexts
@@ -717,15 +717,9 @@ def enrich_family(
         InputError, DescriptorError, SpecError: unreadable inputs or conflicts.
     """
     from .family import FamilySpec, load_family
+    from .findings_parquet import findings_table
     from .lineage import Lineage
-    from .lineage_files import (
-        RECORD_SETS,
-        findings_table,
-        items_table,
-        lineage_table,
-        parquet_bytes,
-        record_set_node,
-    )
+    from .lineage_files import RECORD_SETS, items_table, lineage_table, record_set_node
     from .provenance import activity_id, family_dataset_node
 
     spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)

@@ -15,7 +15,6 @@ Files are written atomically and deterministically (same inputs, same bytes).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ._io import atomic_write_bytes, atomic_write_json, read_json
+from ._io import atomic_write_bytes, atomic_write_json, parquet_bytes, read_json
 from .errors import InputError, OutputExistsError
 from .family import FamilySpec
 from .schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
@@ -84,13 +83,6 @@ def family_info(spec: FamilySpec) -> dict[str, Any]:
     }
 
 
-def _parquet_bytes(table: pa.Table) -> bytes:
-    buf = io.BytesIO()
-    # No statistics or timestamps that vary between runs; fixed compression.
-    pq.write_table(table, buf, compression="zstd", write_statistics=False, store_schema=True)
-    return buf.getvalue()
-
-
 @dataclass
 class Lineage:
     """Items and their derivation edges for one family.
@@ -133,7 +125,7 @@ class Lineage:
         out.mkdir(parents=True, exist_ok=True)
         for name, schema in LINEAGE_FILES.items():
             table = getattr(self, name.split(".")[0]).cast(schema)
-            atomic_write_bytes(out / name, _parquet_bytes(table))
+            atomic_write_bytes(out / name, parquet_bytes(table))
         atomic_write_json(out / "family.json", self.family)
         atomic_write_json(out / "summary.json", {"generator": GENERATOR, **self.summary})
         return out

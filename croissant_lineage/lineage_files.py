@@ -26,13 +26,13 @@ materialises a referenced RecordSet to read a referencing one, and its cost per 
 grows with the square of the field count, so ``lineage_items`` declares few fields and
 the texts are a second RecordSet over the same file.)
 
-:func:`read_tables` reads the files back with pyarrow (what ``resolve`` does).
+The findings file is :data:`croissant_lineage.findings_parquet.FINDINGS_SCHEMA`, the
+table ``publish`` writes too. :func:`read_tables` reads the files back with pyarrow
+(what ``resolve`` does).
 """
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,19 +42,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import InputError
+from .findings_parquet import FINDINGS_SCHEMA
 from .schema import item_iri, join_ref
 
 __all__ = [
     "FILE_KINDS",
-    "FINDINGS_FILE_SCHEMA",
     "ITEMS_FILE_SCHEMA",
     "LINEAGE_FILE_SCHEMA",
     "RECORD_SETS",
     "FileTables",
-    "findings_table",
     "items_table",
     "lineage_table",
-    "parquet_bytes",
     "read_tables",
     "record_set_node",
 ]
@@ -95,35 +93,12 @@ LINEAGE_FILE_SCHEMA = pa.schema([
     pa.field("alternatives", pa.list_(pa.string())),  # other tied parents, as item refs
 ])
 
-FINDINGS_FILE_SCHEMA = pa.schema([
-    pa.field("id", pa.string(), nullable=False),
-    pa.field("item", pa.string(), nullable=False),
-    pa.field("item_iri", pa.string()),
-    pa.field("target", pa.string(), nullable=False),
-    pa.field("option_index", pa.int32()),
-    pa.field("kind", pa.string(), nullable=False),
-    pa.field("proposed", pa.string()),
-    pa.field("answers", pa.list_(pa.string())),
-    pa.field("label", pa.string()),
-    pa.field("related", pa.list_(pa.string())),
-    pa.field("source_name", pa.string(), nullable=False),
-    pa.field("source_url", pa.string()),
-    pa.field("source_kind", pa.string()),
-    pa.field("source_item", pa.string()),
-    pa.field("evidence", pa.list_(pa.string())),
-    pa.field("status", pa.string(), nullable=False),
-    pa.field("status_date", pa.string()),
-    pa.field("status_reason", pa.string()),
-    pa.field("history", pa.string()),  # earlier statuses as a JSON list
-    pa.field("position", pa.int64(), nullable=False),  # order in the findings given to enrich
-])
-
 
 #: File kind -> schema; the file beside descriptor ``<stem>.json`` is ``<stem>.<kind>.parquet``.
 FILE_KINDS: dict[str, pa.Schema] = {
     "items": ITEMS_FILE_SCHEMA,
     "lineage": LINEAGE_FILE_SCHEMA,
-    "findings": FINDINGS_FILE_SCHEMA,
+    "findings": FINDINGS_SCHEMA,
 }
 
 
@@ -191,7 +166,7 @@ RECORD_SETS: dict[str, _RecordSetSpec] = {
     "findings": _RecordSetSpec(
         "findings",
         "findings",
-        FINDINGS_FILE_SCHEMA,
+        FINDINGS_SCHEMA,
         "cl:Finding",
         "Audit findings on items of this descriptor, with their source, evidence and "
         "review status (croissant-lineage).",
@@ -257,13 +232,6 @@ def record_set_node(rs_id: str, file_id: str, mark: str) -> dict[str, Any]:
     }
 
 
-def parquet_bytes(table: pa.Table) -> bytes:
-    """Deterministic Parquet bytes (zstd, no statistics): same table, same bytes."""
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd", write_statistics=False, store_schema=True)
-    return buf.getvalue()
-
-
 def items_table(
     items: pa.Table, duplicates: pa.Table, iris: Mapping[str, str], datasets: Iterable[str]
 ) -> pa.Table:
@@ -320,39 +288,6 @@ def lineage_table(edges: pa.Table, iris: Mapping[str, str], datasets: Iterable[s
     return pa.table({f.name: cols[f.name] for f in LINEAGE_FILE_SCHEMA}, schema=LINEAGE_FILE_SCHEMA)
 
 
-def findings_table(findings: Iterable[Any], iris: Mapping[str, str], datasets: Iterable[str]) -> pa.Table:
-    """The findings file of some datasets (:data:`FINDINGS_FILE_SCHEMA`), in input order.
-
-    Args:
-        findings: :class:`croissant_lineage.findings.Finding` objects.
-        iris: Dataset name -> IRI.
-        datasets: Keep findings whose item is in one of these.
-    """
-    keep = set(datasets)
-    cols: dict[str, list[Any]] = {f.name: [] for f in FINDINGS_FILE_SCHEMA}
-    for position, f in enumerate(findings):
-        ds, _, item = f.item.partition(":")
-        if ds not in keep:
-            continue
-        cols["position"].append(position)
-        cols["id"].append(f.id)
-        cols["item"].append(f.item)
-        cols["item_iri"].append(item_iri(iris[ds], item) if ds in iris else None)
-        for name in ("target", "option_index", "kind", "proposed", "label", "status",
-                     "status_date", "status_reason"):
-            cols[name].append(getattr(f, name, None))
-        for name in ("answers", "related", "evidence"):
-            cols[name].append(list(getattr(f, name, None) or []))
-        src = f.source
-        cols["source_name"].append(src.name)
-        cols["source_url"].append(getattr(src, "url", None))
-        cols["source_kind"].append(getattr(src, "kind", None))
-        cols["source_item"].append(getattr(src, "item", None))
-        history = [h.to_dict() for h in getattr(f, "history", None) or []]
-        cols["history"].append(json.dumps(history, ensure_ascii=False) if history else None)
-    return pa.table(cols, schema=FINDINGS_FILE_SCHEMA)
-
-
 @dataclass(frozen=True)
 class FileTables:
     """The three tables of one enriched descriptor, read back.
@@ -360,7 +295,7 @@ class FileTables:
     Attributes:
         items: :data:`ITEMS_FILE_SCHEMA` rows.
         lineage: :data:`LINEAGE_FILE_SCHEMA` rows.
-        findings: :data:`FINDINGS_FILE_SCHEMA` rows.
+        findings: :data:`~croissant_lineage.findings_parquet.FINDINGS_SCHEMA` rows.
     """
 
     items: pa.Table

@@ -7,7 +7,8 @@ the dataset card's YAML header. So :func:`publish` writes, for one dataset of a 
 * ``lineage/edges.parquet``: every edge with an item of the dataset as child or parent
   (:data:`~croissant_lineage.schema.EDGES_SCHEMA`: ids and evidence, no item text);
 * ``lineage/duplicates.parquet``: duplicate groups among the dataset's items;
-* ``findings/findings.parquet``: findings on the dataset's items (:data:`FINDINGS_SCHEMA`);
+* ``findings/findings.parquet``: findings on the dataset's items
+  (:data:`~croissant_lineage.findings_parquet.FINDINGS_SCHEMA`);
 * ``croissant.json``: the enriched descriptor, as given (for tools that read the repo),
   with the Parquet files it distributes from beside itself (enrichment's lineage
   files) at the same relative paths, each with a ``configs`` entry too;
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -41,21 +41,19 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
-from ._io import atomic_write_bytes, dumps_json, read_json, resolve_inside
+from ._io import atomic_write_bytes, dumps_json, parquet_bytes, read_json, resolve_inside
 from .croissant import as_list, check_croissant, node_id
 from .errors import InputError, OutputExistsError, PublishError, UnsafePathError
-from .findings import Finding, StatusChange, load_findings
+from .findings import Finding, load_findings
+from .findings_parquet import findings_table
 from .lineage import Lineage
 from .schema import DUPLICATES_SCHEMA, EDGES_SCHEMA
 from .validate.card import card_body, card_header, descriptor_parents, hub_id, normalize_license
 from .validate.detect import is_enriched
 
 __all__ = [
-    "FINDINGS_SCHEMA",
     "PlannedFile",
     "PublishPlan",
-    "findings_entries_from_table",
-    "findings_table",
     "publish",
 ]
 
@@ -70,29 +68,6 @@ EDGES_FILE = "lineage/edges.parquet"
 DUPLICATES_FILE = "lineage/duplicates.parquet"
 FINDINGS_FILE = "findings/findings.parquet"
 _OWN_FILES = ("README.md", "croissant.json", EDGES_FILE, DUPLICATES_FILE, FINDINGS_FILE)
-
-#: The Parquet form of findings (one row per finding; ``history`` is JSON text).
-FINDINGS_SCHEMA = pa.schema([
-    pa.field("id", pa.string(), nullable=False),
-    pa.field("item", pa.string(), nullable=False),
-    pa.field("dataset", pa.string(), nullable=False),
-    pa.field("target", pa.string(), nullable=False),
-    pa.field("option_index", pa.int32()),
-    pa.field("kind", pa.string(), nullable=False),
-    pa.field("proposed", pa.string()),
-    pa.field("answers", pa.list_(pa.string())),
-    pa.field("label", pa.string()),
-    pa.field("related", pa.list_(pa.string())),
-    pa.field("source_name", pa.string(), nullable=False),
-    pa.field("source_url", pa.string()),
-    pa.field("source_kind", pa.string()),
-    pa.field("source_item", pa.string()),
-    pa.field("evidence", pa.list_(pa.string())),
-    pa.field("status", pa.string(), nullable=False),
-    pa.field("status_date", pa.string()),
-    pa.field("status_reason", pa.string()),
-    pa.field("history", pa.string()),
-])
 
 
 @dataclass(frozen=True)
@@ -159,68 +134,7 @@ class PublishPlan:
         }
 
 
-# --- findings as a table --------------------------------------------------------------
-
-
-def findings_table(findings: Sequence[Finding]) -> pa.Table:
-    """Findings as a table with :data:`FINDINGS_SCHEMA`, in the order given."""
-    rows = []
-    for f in findings:
-        rows.append({
-            "id": f.id, "item": f.item, "dataset": f.item.partition(":")[0], "target": f.target,
-            "option_index": f.option_index, "kind": f.kind, "proposed": f.proposed,
-            "answers": list(f.answers), "label": f.label, "related": list(f.related),
-            "source_name": f.source.name, "source_url": f.source.url, "source_kind": f.source.kind,
-            "source_item": f.source.item, "evidence": list(f.evidence), "status": f.status,
-            "status_date": f.status_date, "status_reason": f.status_reason,
-            "history": json.dumps([h.to_dict() for h in f.history], ensure_ascii=False) if f.history else None,
-        })
-    return pa.Table.from_pylist(rows, schema=FINDINGS_SCHEMA)
-
-
-def findings_entries_from_table(table: pa.Table) -> list[dict[str, Any]]:
-    """Findings-file entries (``Finding.to_dict`` form) from a findings table.
-
-    Raises:
-        KeyError: a required column is missing.
-    """
-    out = []
-    for row in table.to_pylist():
-        entry: dict[str, Any] = {"id": row["id"], "item": row["item"], "target": row["target"]}
-        if row.get("option_index") is not None:
-            entry["option_index"] = row["option_index"]
-        entry["kind"] = row["kind"]
-        for key in ("proposed", "label"):
-            if row.get(key) is not None:
-                entry[key] = row[key]
-        for key in ("answers", "related"):
-            if row.get(key):
-                entry[key] = list(row[key])
-        source = {"name": row["source_name"]}
-        for key in ("url", "kind", "item"):
-            if row.get(f"source_{key}") is not None:
-                source[key] = row[f"source_{key}"]
-        entry["source"] = source
-        if row.get("evidence"):
-            entry["evidence"] = list(row["evidence"])
-        entry["status"] = row["status"]
-        for key in ("status_date", "status_reason"):
-            if row.get(key) is not None:
-                entry[key] = row[key]
-        if row.get("history"):
-            entry["history"] = [StatusChange(h["status"], h.get("date"), h.get("reason")).to_dict()
-                                for h in json.loads(row["history"])]
-        out.append(entry)
-    return out
-
-
 # --- planning -------------------------------------------------------------------------
-
-
-def _parquet(table: pa.Table) -> bytes:
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd", write_statistics=False, store_schema=True)
-    return buf.getvalue()
 
 
 def _dataset_of(doc: dict[str, Any], lineage: Lineage, dataset: str | None) -> dict[str, Any]:
@@ -413,19 +327,19 @@ def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found
     dups = dups.filter(pc.equal(dups.column("dataset"), name))
     files: dict[str, bytes] = {"croissant.json": dumps_json(doc).encode("utf-8")}
     configs: list[tuple[str, str, int, str]] = []
-    files[EDGES_FILE] = _parquet(mine)
+    files[EDGES_FILE] = parquet_bytes(mine)
     configs.append(("lineage_edges", EDGES_FILE, mine.num_rows, "child item -> parent item, with method, score and option map"))
     if dups.num_rows:
-        files[DUPLICATES_FILE] = _parquet(dups)
+        files[DUPLICATES_FILE] = parquet_bytes(dups)
         configs.append(("lineage_duplicates", DUPLICATES_FILE, dups.num_rows, "groups of identical items in this dataset"))
-    ftable = findings_table(found) if found else None
+    iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
+    ftable = findings_table(found, {k: v for k, v in iris.items() if v}) if found else None
     if ftable is not None:
-        files[FINDINGS_FILE] = _parquet(ftable)
+        files[FINDINGS_FILE] = parquet_bytes(ftable)
         configs.append(("findings", FINDINGS_FILE, ftable.num_rows, "audit findings with source, evidence and status"))
     for config, rel, data, what in _descriptor_parquet(doc, folder):
         files[rel] = data
         configs.append((config, rel, pq.read_metadata(io.BytesIO(data)).num_rows, what))
-    iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
     parents = list(descriptor_parents(doc))
     parents += [iris[d["parent"]] for d in lineage.family.get("derivations", [])
                 if isinstance(d, dict) and d.get("child") == name and iris.get(d.get("parent", ""))]

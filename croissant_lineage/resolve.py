@@ -16,7 +16,6 @@ resolvers, keyed by the files' sizes and modification times).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -29,6 +28,7 @@ import pyarrow.compute as pc
 from ._io import read_json, resolve_inside
 from .croissant import CL_NS, as_list
 from .errors import InputError
+from .findings_parquet import findings_from_table
 from .graph import Family, LineageGraph, family_of
 from .jsonld import PROV_NS
 from .lineage import Lineage
@@ -243,34 +243,6 @@ def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
     return Lineage(family=family, items=items_t, edges=edges, duplicates=duplicates)
 
 
-def _findings(table: pa.Table) -> list[Any]:
-    from .findings import Finding, Source, StatusChange
-
-    out = []
-    for row in table.sort_by("position").to_pylist():
-        history = json.loads(row["history"]) if row["history"] else []
-        out.append(
-            Finding(
-                id=row["id"],
-                item=row["item"],
-                target=row["target"],
-                option_index=row["option_index"],
-                kind=row["kind"],
-                proposed=row["proposed"],
-                answers=list(row["answers"] or []),
-                label=row["label"],
-                related=list(row["related"] or []),
-                source=Source(row["source_name"], row["source_url"], row["source_kind"] or "other", row["source_item"]),
-                evidence=list(row["evidence"] or []),
-                status=row["status"],
-                status_date=row["status_date"],
-                status_reason=row["status_reason"],
-                history=[StatusChange(h["status"], h.get("date"), h.get("reason")) for h in history],
-            )
-        )
-    return out
-
-
 def _components(lineage: Lineage) -> dict[str, str]:
     """Item ref -> a representative of its connected component (edges and duplicates,
     direction ignored); refs in no edge and no duplicate group are left out."""
@@ -315,7 +287,7 @@ class Resolver:
         tables = [read_tables(s.files) for s in self.sources]
         self.lineage = _lineage(_family(self.sources), tables)
         self.graph = LineageGraph(self.lineage)
-        self.findings = _findings(pa.concat_tables([t.findings for t in tables])) if tables else []
+        self.findings = findings_from_table(pa.concat_tables([t.findings for t in tables])) if tables else []
         self._component = _components(self.lineage)
         self._with_findings = {
             self._component.get(r, r)

@@ -27,6 +27,7 @@ from croissant_lineage.enrich import (
 )
 from croissant_lineage.errors import DescriptorError, InputError
 from croissant_lineage.findings import Finding, Source
+from croissant_lineage.findings_parquet import FINDINGS_SCHEMA, findings_from_table
 from croissant_lineage.jsonld import PROV_NS, to_graph
 from croissant_lineage.lineage import Lineage
 from croissant_lineage.linking import link
@@ -49,8 +50,12 @@ def _no_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module", autouse=True)
 def _quiet_absl() -> Iterator[None]:
-    logging.getLogger("absl").setLevel(logging.ERROR)
+    """absl's level raised for this module's tests only (mlcroissant logs through it)."""
+    absl = logging.getLogger("absl")
+    level = absl.level
+    absl.setLevel(logging.ERROR)
     yield
+    absl.setLevel(level)
 
 
 # ----------------------------------------------------------------- dataset level
@@ -252,8 +257,13 @@ def test_family_descriptors_validate_and_yield_every_edge(toy: Lineage, toy_enri
         assert len(records) == d.edges
         read += len(records)
         assert sum(1 for _ in mlc.Dataset(d.path).records("findings")) == d.findings
+        assert pq.read_schema(d.files["findings"]) == FINDINGS_SCHEMA  # the table publish writes too
     assert read == toy.edges.num_rows
     assert sum(d.findings for d in toy_enriched.descriptors) == 2
+    pro = next(d for d in toy_enriched.descriptors if d.datasets == ["toy-pro"])
+    (row,) = mlc.Dataset(pro.path).records("findings")
+    assert (row["findings/dataset"], row["findings/item"]) == (b"toy-pro", b"toy-pro:101")
+    assert findings_from_table(pq.read_table(pro.files["findings"])) == _toy_findings()[:1]
 
 
 def test_family_lineage_records_carry_the_evidence(toy_enriched: FamilyEnrichResult) -> None:

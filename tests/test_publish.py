@@ -13,6 +13,8 @@ import yaml
 
 from croissant_lineage.cli import main
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError
+from croissant_lineage.findings import load_findings
+from croissant_lineage.findings_parquet import FINDINGS_SCHEMA, findings_from_table
 from croissant_lineage.linking import link
 from croissant_lineage.publish import BEGIN, END, publish
 from croissant_lineage.schema import EDGES_SCHEMA
@@ -74,6 +76,10 @@ def test_dry_run_folder(tmp_path: Path, toy_dir: Path, findings_file: Path):
     assert set(edges.column("child_dataset").to_pylist()) == {"toy-pro", "toy-pro-v2"}
     found = pq.read_table(out / "findings" / "findings.parquet")
     assert found.column("id").to_pylist() == ["F-1"]
+    assert found.schema == FINDINGS_SCHEMA  # the table enrichment writes beside descriptors
+    assert found.column("dataset").to_pylist() == ["toy-pro"]
+    assert found.column("item_iri").to_pylist() == ["https://example.org/toy/pro#101"]
+    assert findings_from_table(found) == [f for f in load_findings(findings_file) if f.id == "F-1"]
     assert json.loads((out / "croissant.json").read_text("utf-8")) == json.loads(TOY_PRO.read_text("utf-8"))
     report = validate([out])
     assert report.valid and not report.errors, str(report)

@@ -11,7 +11,7 @@ from croissant_lineage.findings import Finding, Source
 from croissant_lineage.graph import LineageGraph
 from croissant_lineage.lineage import Lineage
 from croissant_lineage.linking import link
-from croissant_lineage.publish import findings_entries_from_table, findings_table
+from croissant_lineage.findings_parquet import findings_entries, findings_table
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.findings import stale_descendants
 
@@ -98,7 +98,7 @@ def test_findings_table_round_trip_validates(tmp_path: Path, toy_dir: Path):
 
     f = _fix("toy-base:astronomy/test/0", "Sable").with_status("confirmed_fixed", date="2024-06-01")
     table = findings_table([f])
-    assert findings_entries_from_table(table) == [f.to_dict()]
+    assert findings_entries(table) == [f.to_dict()]
     pq.write_table(table, tmp_path / "findings.parquet")
     report = validate([toy_dir, tmp_path / "findings.parquet"])
     assert [c.kind for c in report.checked] == ["lineage", "findings"]

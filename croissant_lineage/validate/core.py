@@ -72,9 +72,9 @@ def _collect(paths: Sequence[str | Path]) -> tuple[list[Target], list[Issue]]:
 def _findings_doc(t: Target) -> Any:
     if t.path.suffix.lower() != ".parquet":
         return t.doc
-    from ..publish import findings_entries_from_table
+    from ..findings_parquet import findings_entries
 
-    return {"findings": findings_entries_from_table(pq.read_table(t.path))}
+    return {"findings": findings_entries(pq.read_table(t.path))}
 
 
 def _check_table(t: Target, where: str, index: ItemIndex) -> list[Issue]:
@@ -158,7 +158,7 @@ def _run(targets: list[Target]) -> list[Issue]:
         elif t.kind == "findings":
             try:
                 doc = _findings_doc(t)
-            except (pa.ArrowInvalid, OSError, KeyError) as exc:
+            except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError) as exc:
                 out.append(issue("CLV001", f"findings table does not read: {exc}"[:300], where))
                 continue
             out += check_findings(doc, where, index)
