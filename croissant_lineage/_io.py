@@ -177,11 +177,16 @@ def _macroman_fallback(err: UnicodeError) -> tuple[str, int]:
 codecs.register_error("macroman_fallback", _macroman_fallback)
 
 
-def read_json(path: str | Path) -> Any:
-    """Parse a JSON file, raising :class:`InputError` with the position on bad JSON."""
+def read_json(path: str | Path, *, expected: str = "a JSON document") -> Any:
+    """Parse a JSON file, raising :class:`InputError` with the position on bad JSON.
+
+    Args:
+        path: The file.
+        expected: What the file should hold, for the hint on an empty file.
+    """
     text, _ = read_text(path)
     if not text.strip():
-        raise InputError("empty file", path=path, hint="expected a JSON document")
+        raise InputError("empty file", path=path, hint=f"expected {expected}")
     try:
         return loads_json(text)
     except json.JSONDecodeError as exc:

@@ -42,7 +42,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ._io import atomic_write_text, dumps_json, load_yaml, loads_json, read_text
+from ._io import atomic_write_text, dumps_json, load_yaml, read_json, read_text
 from .errors import FindingsError, InputError
 
 __all__ = [
@@ -54,6 +54,8 @@ __all__ = [
     "Finding",
     "Source",
     "StatusChange",
+    "dates_to_text",
+    "entry_validator",
     "finding_id",
     "findings_from_document",
     "findings_to_document",
@@ -106,7 +108,8 @@ def _schema() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _entry_validator() -> jsonschema.Draft202012Validator:
+def entry_validator() -> jsonschema.Draft202012Validator:
+    """A validator of one findings-file entry (``$defs/entry`` of ``schemas/finding.schema.json``)."""
     schema = _schema()
     return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/entry"})
 
@@ -354,14 +357,14 @@ class Finding:
         )
 
 
-def _dates_to_text(obj: Any) -> Any:
-    """YAML reads ``2025-01-02`` as a date; findings keep dates as ISO strings."""
+def dates_to_text(obj: Any) -> Any:
+    """``obj`` with dates as ISO strings (YAML reads ``2025-01-02`` as a date; findings keep text)."""
     if isinstance(obj, (_dt.date, _dt.datetime)):
         return obj.isoformat()[:10]
     if isinstance(obj, dict):
-        return {k: _dates_to_text(v) for k, v in obj.items()}
+        return {k: dates_to_text(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_dates_to_text(v) for v in obj]
+        return [dates_to_text(v) for v in obj]
     return obj
 
 
@@ -387,7 +390,7 @@ def findings_from_document(
         FindingsError: the document breaks the schema (the message gives the JSON path,
             e.g. ``findings/3/status``), repeats an id, or updates an unknown id.
     """
-    doc = _dates_to_text(doc)
+    doc = dates_to_text(doc)
     if isinstance(doc, dict):
         extra = sorted(set(doc) - {"$schema", "title", "description", "findings"})
         if extra:
@@ -403,7 +406,7 @@ def findings_from_document(
         entries, prefix = doc, []
     else:
         raise FindingsError("expected an object with 'findings' or a list of findings", path=path)
-    validator = _entry_validator()
+    validator = entry_validator()
     out: dict[str, Finding] = {f.id: f for f in known}
     for i, entry in enumerate(entries):
         errors = list(validator.iter_errors(entry))
@@ -451,16 +454,11 @@ def findings_from_document(
 
 
 def _parse(path: Path) -> Any:
+    if path.suffix.lower() == ".json":
+        return read_json(path, expected="a findings document")
     text, _ = read_text(path)
     if not text.strip():
         raise InputError("empty file", path=path, hint="expected a findings document")
-    if path.suffix.lower() == ".json":
-        try:
-            return loads_json(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", path=path
-            ) from None
     try:
         return load_yaml(text)
     except yaml.constructor.ConstructorError as exc:

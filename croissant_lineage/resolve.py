@@ -90,6 +90,23 @@ def _source(path: Path) -> EnrichedSource | None:
     return EnrichedSource(path, datasets, files, family)
 
 
+def _json_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The files named, and the ``*.json`` files (sorted) in the folders named.
+
+    Raises:
+        InputError: a path is neither a file nor a folder.
+    """
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(p.glob("*.json")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise InputError("not found", path=p)
+    return files
+
+
 def find_enriched(descriptors: str | Path | Sequence[str | Path]) -> list[EnrichedSource]:
     """The enriched descriptors among files and folders (``*.json`` in a folder), sorted.
 
@@ -100,15 +117,7 @@ def find_enriched(descriptors: str | Path | Sequence[str | Path]) -> list[Enrich
         InputError: a path is missing, or nothing enriched was found.
     """
     paths = [descriptors] if isinstance(descriptors, (str, Path)) else list(descriptors)
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(sorted(p.glob("*.json")))
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise InputError("not found", path=p)
-    sources = [s for s in (_source(f) for f in files) if s is not None]
+    sources = [s for s in (_source(f) for f in _json_files(paths)) if s is not None]
     if not sources:
         raise InputError(
             "no enriched descriptor found",
@@ -356,12 +365,4 @@ def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Fa
         InputError: nothing enriched found, a file missing, or an unknown item.
     """
     paths = [descriptors] if isinstance(descriptors, (str, Path)) else list(descriptors)
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(sorted(p.glob("*.json")))
-        elif p.exists():
-            files.append(p)
-        else:
-            raise InputError("not found", path=p)
-    return _cached(_stamp(files)).family(item_ref)
+    return _cached(_stamp(_json_files(paths))).family(item_ref)

@@ -13,18 +13,13 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-import jsonschema
 from jsonschema.exceptions import best_match
 
 from ..errors import FindingsError, LineageError
-from ..findings import Finding
+from ..findings import Finding, dates_to_text, entry_validator
 from ..graph import Edge, LineageGraph
 from ..normalize import normalize_option, normalize_stem
 from ..routing import route
@@ -36,23 +31,6 @@ from .report import Issue
 __all__ = ["StaleCopy", "check_findings", "stale_descendants"]
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-@lru_cache(maxsize=1)
-def _validator() -> jsonschema.Draft202012Validator:
-    text = resources.files("croissant_lineage").joinpath("schemas/finding.schema.json").read_text("utf-8")
-    schema = json.loads(text)
-    return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/entry"})
-
-
-def _dates_to_text(obj: Any) -> Any:
-    if isinstance(obj, (_dt.date, _dt.datetime)):
-        return obj.isoformat()[:10]
-    if isinstance(obj, dict):
-        return {k: _dates_to_text(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_dates_to_text(v) for v in obj]
-    return obj
 
 
 @dataclass(frozen=True)
@@ -144,7 +122,7 @@ def stale_descendants(finding: Finding, graph: LineageGraph) -> list[StaleCopy]:
 
 
 def _schema_issues(entry: Any, where: str) -> list[Issue]:
-    errors = list(_validator().iter_errors(entry))
+    errors = list(entry_validator().iter_errors(entry))
     if not errors:
         return []
     out: list[Issue] = []
@@ -184,7 +162,7 @@ def check_findings(doc: Any, where: str, index: ItemIndex) -> list[Issue]:
     Returns:
         Issues ``CLV401``-``CLV406``.
     """
-    doc = _dates_to_text(doc)
+    doc = dates_to_text(doc)
     parts = _entries(doc)
     if parts is None:
         return [issue("CLV401", "expected an object with 'findings' or a list of findings", f"{where}#")]

@@ -24,14 +24,13 @@ import pyarrow.parquet as pq
 from .._io import loads_json
 from ..croissant import Descriptor, as_list, node_id
 from ..errors import LineageError
-from ..lineage import Lineage
+from ..lineage import LINEAGE_FILES, Lineage
 from ..schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA, join_ref
 from ._jsonld import pointer
 from .codes import issue
 from .report import Issue
 
 __all__ = [
-    "LINEAGE_TABLES",
     "ItemIndex",
     "check_cycles",
     "check_edges",
@@ -41,15 +40,6 @@ __all__ = [
     "read_lineage_table",
     "table_kind",
 ]
-
-#: Lineage file name -> schema.
-LINEAGE_TABLES: dict[str, pa.Schema] = {
-    "items.parquet": ITEMS_SCHEMA,
-    "edges.parquet": EDGES_SCHEMA,
-    "duplicates.parquet": DUPLICATES_SCHEMA,
-    "unmatched.parquet": UNMATCHED_SCHEMA,
-}
-
 
 @dataclass
 class ItemIndex:
@@ -112,7 +102,7 @@ def read_lineage_table(path: Path, name: str, where: str) -> tuple[pa.Table | No
     Returns:
         The table (None when it cannot be used) and ``CLV306`` issues.
     """
-    schema = LINEAGE_TABLES[name]
+    schema = LINEAGE_FILES[name]
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -237,7 +227,7 @@ def check_lineage_folder(folder: Path, where: str, index: ItemIndex) -> list[Iss
     """
     out: list[Issue] = []
     tables: dict[str, pa.Table] = {}
-    for name in LINEAGE_TABLES:
+    for name in LINEAGE_FILES:
         path = folder / name
         if not path.exists():
             out.append(issue("CLV306", f"lineage folder has no {name}", f"{where}/{name}"))
