@@ -15,7 +15,7 @@ import fnmatch
 import functools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ __all__ = [
     "as_list",
     "ensure_replaceable",
     "is_generated",
+    "is_generated_file",
     "match_files",
     "node_id",
     "read_descriptor",
@@ -377,11 +378,32 @@ def is_generated(doc: Any) -> bool:
     return value == GENERATOR
 
 
-def ensure_replaceable(path: str | Path, *, force: bool = False) -> bool:
+def is_generated_file(path: str | Path, test: Callable[[Any], bool] = is_generated) -> bool:
+    """True when ``path`` is a JSON file (of at most 256 MiB) whose document passes ``test``.
+
+    Args:
+        path: The file.
+        test: What makes a parsed document ours (default: :func:`is_generated`).
+    """
+    p = Path(path)
+    try:
+        return p.stat().st_size <= _MAX_OWN_OUTPUT_BYTES and test(read_json(p))
+    except (LineageError, OSError):
+        return False
+
+
+def ensure_replaceable(
+    path: str | Path, *, force: bool = False, ours: Callable[[Path], bool] = is_generated_file
+) -> bool:
     """Check that an output file may be written: it is absent, ours, or ``force``.
 
-    "Ours" means a JSON object carrying ``"cl:generatedBy": "croissant-lineage"`` (see
-    :data:`GENERATED_BY`) with ``cl`` bound to :data:`CL_NS` in its ``@context``.
+    Args:
+        path: The output file.
+        force: Replace any file.
+        ours: Whether an existing file was written by this library. The default
+            (:func:`is_generated_file`) takes a JSON object carrying
+            ``"cl:generatedBy": "croissant-lineage"`` (see :data:`GENERATED_BY`) with
+            ``cl`` bound to :data:`CL_NS` in its ``@context``.
 
     Returns:
         True when ``path`` exists and will be replaced, False when it does not exist.
@@ -397,13 +419,7 @@ def ensure_replaceable(path: str | Path, *, force: bool = False) -> bool:
         return False
     if force:
         return True
-    ours = False
-    try:
-        if p.stat().st_size <= _MAX_OWN_OUTPUT_BYTES:
-            ours = is_generated(read_json(p))
-    except LineageError:
-        ours = False
-    if not ours:
+    if not ours(p):
         raise OutputExistsError(
             "exists and was not written by croissant-lineage; not replacing it",
             path=p,

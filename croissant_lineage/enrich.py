@@ -29,12 +29,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ._io import atomic_write_bytes, atomic_write_json, dumps_json, parquet_bytes, read_json
-from .croissant import CL_NS, check_croissant
-from .errors import DescriptorError, InputError
+from .croissant import CL_NS, check_croissant, ensure_replaceable, is_generated, is_generated_file
+from .errors import DescriptorError, InputError, OutputExistsError
 from .jsonld import PROV_NS, XSD_NS, inline_contexts
 from .provenance import (
     MARK,
@@ -85,6 +86,26 @@ _PREFIXES = {"cr": "http://mlcommons.org/croissant/", **PROV_CONTEXT}
 def is_ours(value: Any) -> bool:
     """True for a JSON object this library added (``"@index": "croissant-lineage"``)."""
     return isinstance(value, dict) and value.get("@index") == MARK
+
+
+def _written_by_us(doc: Any) -> bool:
+    """A descriptor this library wrote: enriched (some node marked), or made by ``describe``."""
+    if is_generated(doc):
+        return True
+    stack = [doc]
+    while stack:
+        cur = stack.pop()
+        if is_ours(cur):
+            return True
+        if isinstance(cur, dict):
+            stack.extend(v for k, v in cur.items() if k != "@context")
+        elif isinstance(cur, list):
+            stack.extend(cur)
+    return False
+
+
+def _is_our_descriptor(path: Path) -> bool:
+    return is_generated_file(path, _written_by_us)
 
 
 def _expand(term_value: Any, ctx: Mapping[str, Any]) -> Any:
@@ -406,18 +427,21 @@ def enrich_file(
     note: str = "",
     time: str | datetime | int | None = None,
     validate: bool = False,
+    force: bool = False,
 ) -> EnrichResult:
     """Enrich a descriptor file with dataset-level PROV-O and write it atomically.
 
     Args:
         path: The input descriptor.
-        out: The output file (may be ``path`` itself).
+        out: The output file: ``path`` itself (enrichment only adds), a new file, or a
+            descriptor this library wrote (enriched, or made by ``describe``).
         derived_from: Parents: URLs, or paths of their Croissant descriptors.
         activity: Activity kind (see :data:`~croissant_lineage.schema.ACTIVITIES`).
         note: What the derivation did, in words.
         time: When (see :func:`~croissant_lineage.provenance.resolve_time`).
         validate: Check with mlcroissant that the output has no more errors or
             warnings than the input.
+        force: Replace ``out`` even when this library did not write it.
 
     Returns:
         An :class:`EnrichResult`.
@@ -425,6 +449,8 @@ def enrich_file(
     Raises:
         InputError, DescriptorError: unreadable input or parent.
         DescriptorError: with ``validate``, mlcroissant finds more issues after.
+        OutputExistsError: ``out`` is a folder, or another file this library did not
+            write (and not ``force``). Nothing is written.
     """
     doc = read_json(path)
     if activity not in ACTIVITIES:
@@ -432,6 +458,8 @@ def enrich_file(
     parents = [parent_link(p, activity=activity) for p in derived_from]
     parents = [ParentLink(p.iri, p.activity, p.name, note) for p in parents]
     enriched = _enrich(doc, parents, time=time, path=path)
+    if Path(out).resolve() != Path(path).resolve():
+        ensure_replaceable(out, force=force, ours=_is_our_descriptor)
     issues = None
     if validate:
         before, after = mlcroissant_issues(doc), mlcroissant_issues(enriched)
@@ -613,7 +641,7 @@ def _schema_level(
 
     aid = activity_id(activity, parent.name, child.name)
     rs_iri = schema_node_iri(parent.iri, parent.record_set)
-    add_values(rs, "prov:wasDerivedFrom", [{"@index": MARK, "@id": rs_iri}], iri=PROV_NS + "wasDerivedFrom", path=path)
+    _add_derived_from(rs, [rs_iri], path)
     add_values(
         rs,
         "prov:qualifiedDerivation",
@@ -630,13 +658,7 @@ def _schema_level(
             if fnode is None:
                 continue
             iris = [schema_node_iri(parent.iri, f"{parent.record_set}/{pf}") for pf in theirs]
-            add_values(
-                fnode,
-                "prov:wasDerivedFrom",
-                [{"@index": MARK, "@id": i} for i in iris],
-                iri=PROV_NS + "wasDerivedFrom",
-                path=path,
-            )
+            _add_derived_from(fnode, iris, path)
             add_values(
                 fnode,
                 "prov:qualifiedDerivation",
@@ -647,6 +669,12 @@ def _schema_level(
                 iri=PROV_NS + "qualifiedDerivation",
                 path=path,
             )
+
+
+def _add_derived_from(node: dict[str, Any], iris: Sequence[str], path: Path) -> None:
+    """Add marked ``prov:wasDerivedFrom`` references to ``iris`` (see :func:`add_values`)."""
+    add_values(node, "prov:wasDerivedFrom", [{"@index": MARK, "@id": i} for i in iris],
+               iri=PROV_NS + "wasDerivedFrom", path=path)
 
 
 def _annotation(rs: dict[str, Any]) -> dict[str, Any]:
@@ -682,6 +710,7 @@ def enrich_family(
     findings: Any = None,
     *,
     time: str | datetime | int | None = None,
+    force: bool = False,
 ) -> FamilyEnrichResult:
     """Write a family's enriched descriptors and their lineage files into ``out_dir``.
 
@@ -709,17 +738,28 @@ def enrich_family(
         out_dir: Output folder (created).
         findings: Findings (``Finding`` objects) or a findings file; None for none.
         time: When (see :func:`~croissant_lineage.provenance.resolve_time`).
+        force: Replace files in ``out_dir`` that this library did not write.
 
     Returns:
         A :class:`FamilyEnrichResult`.
 
     Raises:
         InputError, DescriptorError, SpecError: unreadable inputs or conflicts.
+        OutputExistsError: an output file exists and was not written by this library
+            (a descriptor without its marks, a Parquet file without its columns), and
+            not ``force``; checked before anything is written.
     """
     from .family import FamilySpec, load_family
     from .findings_parquet import findings_table
     from .lineage import Lineage
-    from .lineage_files import RECORD_SETS, items_table, lineage_table, record_set_node
+    from .lineage_files import (
+        FILE_KINDS,
+        RECORD_SETS,
+        is_lineage_file,
+        items_table,
+        lineage_table,
+        record_set_node,
+    )
     from .provenance import activity_id, family_dataset_node
 
     spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
@@ -736,6 +776,12 @@ def enrich_family(
             groups.setdefault(d.descriptor, []).append(d)
     written: list[EnrichedDescriptor] = []
     stems = _output_stems(groups)
+    if out.exists() and not out.is_dir():
+        raise OutputExistsError("exists and is not a folder", path=out, hint="give a folder for --family outputs")
+    for stem in stems.values():
+        ensure_replaceable(out / f"{stem}.json", force=force, ours=_is_our_descriptor)
+        for kind in FILE_KINDS:
+            ensure_replaceable(out / f"{stem}.{kind}.parquet", force=force, ours=partial(is_lineage_file, kind=kind))
     for desc_path, members in groups.items():
         names = [d.name for d in members]
         doc = read_json(desc_path)
@@ -791,13 +837,7 @@ def enrich_family(
         if found:
             used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
         enrichment = enrichment_node(time=stamp, used=used, added_context_terms=added_terms)
-        add_values(
-            doc_out,
-            "prov:wasDerivedFrom",
-            [{"@index": MARK, "@id": i} for i in parent_refs],
-            iri=PROV_NS + "wasDerivedFrom",
-            path=desc_path,
-        )
+        _add_derived_from(doc_out, parent_refs, desc_path)
         generated = [
             {"@index": MARK, "@id": activity_id(r["activity"], r["parent"], r["child"])} for r in parents
         ]

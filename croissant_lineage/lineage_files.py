@@ -51,6 +51,7 @@ __all__ = [
     "LINEAGE_FILE_SCHEMA",
     "RECORD_SETS",
     "FileTables",
+    "is_lineage_file",
     "items_table",
     "lineage_table",
     "read_tables",
@@ -286,6 +287,17 @@ def lineage_table(edges: pa.Table, iris: Mapping[str, str], datasets: Iterable[s
         if f.name not in cols:
             cols[f.name] = [src[f.name][i] for i in rows]
     return pa.table({f.name: cols[f.name] for f in LINEAGE_FILE_SCHEMA}, schema=LINEAGE_FILE_SCHEMA)
+
+
+def is_lineage_file(path: str | Path, kind: str) -> bool:
+    """True when ``path`` is a Parquet file of this kind (see :data:`FILE_KINDS`) that
+    enrichment wrote: its columns are among the kind's, starting with the same one."""
+    try:
+        names = pq.read_schema(path).names
+    except (pa.ArrowInvalid, OSError):
+        return False
+    schema = FILE_KINDS[kind]
+    return bool(names) and names[0] == schema.names[0] and set(names) <= set(schema.names)
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from rdflib import RDF, XSD, BNode, Literal, URIRef
 
 from . import __version__
 from ._io import atomic_write_bytes
-from .croissant import CL_NS
+from .croissant import CL_NS, ensure_replaceable
 from .errors import InputError
 from .jsonld import PROV_NS, XSD_NS, to_graph
 from .schema import ACTIVITIES, item_iri
@@ -52,6 +52,7 @@ __all__ = [
     "FORMATS",
     "MARK",
     "PROV_CONTEXT",
+    "PROV_FILE_COMMENT",
     "DatasetProv",
     "ParentLink",
     "ProvResult",
@@ -67,6 +68,7 @@ __all__ = [
     "family_dataset_node",
     "family_graph",
     "finding_iri",
+    "is_prov_file",
     "resolve_time",
     "schema_node_iri",
     "serialize",
@@ -97,6 +99,14 @@ PROV_CONTEXT: dict[str, str] = {
 
 #: Serialisation formats of :func:`serialize` (CLI name -> rdflib name).
 FORMATS = {"turtle": "turtle", "json-ld": "json-ld", "nt": "nt"}
+
+#: How a file written by :func:`write_prov` says so, in its first bytes: Turtle and
+#: N-Triples start with this comment line (no triple); JSON-LD starts with the member
+#: ``"generatedBy": "croissant-lineage"``, a key that is neither a term nor an IRI, so
+#: JSON-LD processors drop it (no triple). :func:`is_prov_file` looks for these, and
+#: :func:`write_prov` replaces only such files unless forced.
+PROV_FILE_COMMENT = b"# PROV-O written by croissant-lineage\n"
+_JSONLD_MARK = b'{\n  "generatedBy": "croissant-lineage",'
 
 _ACTIVITY_CLASS = {
     "copy": "Copy",
@@ -675,6 +685,24 @@ def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
 
+def is_prov_file(path: str | Path) -> bool:
+    """True when ``path`` starts as a file written by :func:`write_prov` does (see
+    :data:`PROV_FILE_COMMENT`)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_JSONLD_MARK))
+    except OSError:
+        return False
+    return head.startswith(PROV_FILE_COMMENT) or head == _JSONLD_MARK
+
+
+def _marked(data: bytes, fmt: str) -> bytes:
+    if fmt == "json-ld":
+        assert data.startswith(b"{"), "rdflib writes a JSON object when given a context"
+        return _JSONLD_MARK + data[1:]
+    return PROV_FILE_COMMENT + data
+
+
 def write_prov(
     lineage_dir: str | Path,
     out: str | Path,
@@ -683,16 +711,21 @@ def write_prov(
     fmt: str = "turtle",
     items: bool = True,
     time: str | datetime | int | None = None,
+    force: bool = False,
 ) -> ProvResult:
     """Write a lineage folder's PROV-O graph to a file (atomically).
 
+    The file starts with this library's mark (see :data:`PROV_FILE_COMMENT`), by which
+    a later run knows it may replace it.
+
     Args:
         lineage_dir: A folder written by ``croissant-lineage link``.
-        out: Output file.
+        out: Output file: new, or one written by this function before.
         findings: A findings file to include.
         fmt: ``turtle``, ``json-ld`` or ``nt``.
         items: Include every item as a ``prov:Entity`` (not only linked ones).
         time: Time of the linking activity (see :func:`resolve_time`).
+        force: Replace ``out`` even when this library did not write it.
 
     Returns:
         A :class:`ProvResult`.
@@ -700,6 +733,8 @@ def write_prov(
     Raises:
         InputError: missing lineage folder or findings file, unknown format.
         FindingsError: invalid findings file.
+        OutputExistsError: ``out`` is a folder, or a file without the mark (and not
+            ``force``). Nothing is written.
     """
     from .lineage import Lineage
 
@@ -707,8 +742,9 @@ def write_prov(
         raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
     lineage = Lineage.read(lineage_dir)
     found = _load_findings(findings)
+    ensure_replaceable(out, force=force, ours=is_prov_file)
     graph = build_graph(lineage, found, items=items, time=time)
-    atomic_write_bytes(out, serialize(graph, fmt))
+    atomic_write_bytes(out, _marked(serialize(graph, fmt), fmt))
     return ProvResult(str(out), fmt, len(graph), lineage.edges.num_rows, len(found or []))
 
 

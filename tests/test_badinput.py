@@ -461,8 +461,7 @@ def test_family_svg_does_not_replace_a_foreign_file(toy_copy: Path, capsys: pyte
     assert tree_digest(toy_copy) == before
 
 
-#: Writers of issue 4 (enrich, prov) that replace a foreign file today; recorded as strict
-#: xfails so that the fix (refuse unless the file is ours or --force) flips them.
+#: Writers of issue 4 (enrich, prov): a foreign --out is refused unless ours or --force.
 FOREIGN_OUTPUT_GAPS: dict[str, Callable[[Path], list[str]]] = {
     "enrich-onto-a-foreign-file": lambda w: ["enrich", str(w / "toy" / "toy-pro" / "croissant.json"), "--derived-from",
                                              "https://example.org/parent", "--out", str(w / "notes" / "mine.txt")],
@@ -472,8 +471,6 @@ FOREIGN_OUTPUT_GAPS: dict[str, Callable[[Path], list[str]]] = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="enrich_file, enrich_family and write_prov (issue 4) "
-                   "write --out without checking it: a file not made by this library is replaced silently")
 @pytest.mark.parametrize("name", FOREIGN_OUTPUT_GAPS)
 def test_enrich_and_prov_do_not_replace_a_foreign_output(name: str, toy_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (toy_copy / "notes" / "toy-pro.json").write_text('{"hand": "written"}\n')  # where enrich --family writes
@@ -509,8 +506,6 @@ def test_resolve_on_a_cyclic_enriched_family_ends(tmp_path: Path, capsys: pytest
     assert status == 0
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="validate (issue 6) checks cycles in lineage folders "
-                   "and family specs, not in the lineage Parquet of enriched descriptors")
 def test_validate_flags_a_cycle_in_enriched_lineage(tmp_path: Path) -> None:
     folder, _ = _cyclic_toy(tmp_path)
     report = validate([folder])

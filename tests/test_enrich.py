@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import rdflib
@@ -25,7 +26,7 @@ from croissant_lineage.enrich import (
     mlcroissant_issues,
     strip_enrichment,
 )
-from croissant_lineage.errors import DescriptorError, InputError
+from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.findings import Finding, Source
 from croissant_lineage.findings_parquet import FINDINGS_SCHEMA, findings_from_table
 from croissant_lineage.jsonld import PROV_NS, to_graph
@@ -193,6 +194,28 @@ def test_failed_run_leaves_the_old_output(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_out_replaced_only_when_ours_or_forced(tmp_path: Path) -> None:
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps({"@context": {"sc": "https://schema.org/"}, "@type": "sc:Dataset", "url": "https://example.org/me"}))
+    out = tmp_path / "out.json"
+    enrich_file(src, out, derived_from=[PARENT])
+    enrich_file(src, out, derived_from=[PARENT], activity="filter")  # our own output: replaced
+    assert json.loads(out.read_text())["prov:wasGeneratedBy"][0]["@type"] == ["prov:Activity", "cl:Filter"]
+    foreign = tmp_path / "hand-written.json"
+    foreign.write_text(src.read_text())
+    with pytest.raises(OutputExistsError) as err:
+        enrich_file(src, foreign, derived_from=[PARENT])
+    assert err.value.code == "CL-E007" and foreign.read_text() == src.read_text()
+    assert main(["enrich", str(src), "--derived-from", PARENT, "--out", str(foreign), "-q"]) == 2
+    assert main(["enrich", str(src), "--derived-from", PARENT, "--out", str(foreign), "-q", "--force"]) == 0
+    assert strip_enrichment(json.loads(foreign.read_text())) == json.loads(src.read_text())
+    with pytest.raises(OutputExistsError):
+        enrich_file(src, tmp_path, derived_from=[PARENT])  # a folder
+    original = json.loads(src.read_text())
+    enrich_file(src, src, derived_from=[PARENT])  # in place: enrichment only adds
+    assert strip_enrichment(json.loads(src.read_text())) == original != json.loads(src.read_text())
+
+
 def test_parent_given_as_descriptor_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     parent = tmp_path / "parent.json"
     parent.write_text(json.dumps({"@context": {"sc": "https://schema.org/"}, "@type": "sc:Dataset", "name": "p", "url": "https://example.org/p"}))
@@ -312,6 +335,35 @@ def test_family_cli(toy: Lineage, tmp_path: Path, capsys: pytest.CaptureFixture[
     report = json.loads(capsys.readouterr().out)
     assert report["edges"] == toy.edges.num_rows
     assert main(["enrich", "--family", "mmlu", "--out", str(tmp_path / "x")]) == 2  # no --lineage
+
+
+def test_family_out_replaced_only_when_ours_or_forced(toy: Lineage, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = enrich_family(toy, TOY / "family.json", out, _toy_findings())
+    enrich_family(toy, TOY / "family.json", out, _toy_findings())  # its own files: replaced
+    pro = next(d for d in first.descriptors if d.datasets == ["toy-pro"])
+    old_layout = pq.read_table(pro.files["findings"]).drop(["dataset"])  # written before a column was added
+    pq.write_table(old_layout, pro.files["findings"])
+    enrich_family(toy, TOY / "family.json", out, _toy_findings())
+    assert pq.read_schema(pro.files["findings"]) == FINDINGS_SCHEMA
+    for foreign in (b"not Parquet", None):
+        if foreign is None:
+            pq.write_table(pa.table({"x": [1]}), pro.files["items"])  # Parquet with other columns
+        else:
+            Path(pro.files["items"]).write_bytes(foreign)
+        before = Path(pro.files["items"]).read_bytes()
+        with pytest.raises(OutputExistsError):
+            enrich_family(toy, TOY / "family.json", out)
+        assert Path(pro.files["items"]).read_bytes() == before
+    Path(pro.path).write_text('{"hand": "written"}')
+    with pytest.raises(OutputExistsError):
+        enrich_family(toy, TOY / "family.json", out, force=False)
+    enrich_family(toy, TOY / "family.json", out, force=True)
+    assert is_ours(json.loads(Path(pro.path).read_text())["prov:wasGeneratedBy"][-1])
+    assert pq.read_schema(pro.files["items"]).names[0] == "ref"
+    (tmp_path / "file").write_text("")
+    with pytest.raises(OutputExistsError):
+        enrich_family(toy, TOY / "family.json", tmp_path / "file")
 
 
 def test_marked_nodes_only_in_additions(toy_enriched: FamilyEnrichResult) -> None:

@@ -12,15 +12,17 @@ from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 
 from croissant_lineage.cli import main
 from croissant_lineage.enrich import enrich_family
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.findings import Finding, Source, save_findings
 from croissant_lineage.jsonld import PROV_NS, read_graph
 from croissant_lineage.lineage import Lineage
 from croissant_lineage.linking import link
 from croissant_lineage.provenance import (
     AGENT_IRI,
+    PROV_FILE_COMMENT,
     build_graph,
     family_graph,
+    is_prov_file,
     resolve_time,
     serialize,
     write_prov,
@@ -146,6 +148,31 @@ def test_write_prov_and_cli(toy: Lineage, tmp_path: Path) -> None:
     b = rdflib.Graph().parse(tmp_path / "b.nt", format="nt")
     assert isomorphic(a, b) and len(a) == result.triples
     assert main(["prov", "--lineage", str(tmp_path / "nowhere"), "--out", str(tmp_path / "c.ttl")]) == 2
+
+
+def test_prov_files_carry_a_mark_and_replace_only_their_own(toy: Lineage, tmp_path: Path) -> None:
+    folder = toy.write(tmp_path / "lineage")
+    expected = build_graph(toy)
+    for fmt, name in (("turtle", "a.ttl"), ("nt", "a.nt"), ("json-ld", "a.jsonld")):
+        out = tmp_path / name
+        write_prov(folder, out, fmt=fmt)
+        assert is_prov_file(out), fmt
+        assert isomorphic(rdflib.Graph().parse(out, format=fmt), expected), fmt  # the mark adds no triple
+        write_prov(folder, out, fmt=fmt)  # its own file: replaced
+    assert (tmp_path / "a.nt").read_bytes().startswith(PROV_FILE_COMMENT)
+    assert json.loads((tmp_path / "a.jsonld").read_text())["generatedBy"] == "croissant-lineage"
+    foreign = tmp_path / "notes.ttl"
+    foreign.write_text("<https://example.org/a> <https://example.org/b> <https://example.org/c> .\n")
+    before = foreign.read_bytes()
+    with pytest.raises(OutputExistsError) as err:
+        write_prov(folder, foreign)
+    assert err.value.code == "CL-E007" and foreign.read_bytes() == before
+    assert main(["prov", "--lineage", str(folder), "--out", str(foreign), "-q"]) == 2
+    assert foreign.read_bytes() == before
+    assert main(["prov", "--lineage", str(folder), "--out", str(foreign), "-q", "--force"]) == 0
+    assert is_prov_file(foreign)
+    with pytest.raises(OutputExistsError):
+        write_prov(folder, tmp_path)  # a folder
 
 
 def test_resolve_time() -> None:

@@ -49,6 +49,18 @@ def test_cycles_are_reported_once_each():
     assert check_cycles([("a", "b"), ("b", "c"), ("a", "c")], "t") == []
 
 
+def test_cycle_across_edge_tables_found_once_at_its_file(tmp_path: Path):
+    a, b = tmp_path / "a.lineage.parquet", tmp_path / "b.lineage.parquet"
+    pq.write_table(_ref_edges([("a:1", "b:1", 100.0), ("a:2", "a:2", 100.0)]), a)  # a:2 -> a:2 within a
+    pq.write_table(_ref_edges([("b:1", "a:1", 100.0)]), b)  # closes a:1 -> b:1 -> a:1 across files
+    for paths in ([a, b], [tmp_path]):
+        report = validate(paths)
+        cycles = sorted((i.where.rsplit("/", 1)[1], i.message.split(": ")[1]) for i in report.issues if i.code == "CLV303")
+        assert cycles == [("a.lineage.parquet#item=a:1", "a:1 -> b:1 -> a:1"), ("a.lineage.parquet#item=a:2", "a:2 -> a:2")]
+        assert not report.valid
+    assert validate([b]).codes() == set()  # each file alone has no cross-file cycle
+
+
 def test_family_json_dataset_cycle(tmp_path: Path):
     spec = json.loads(json.dumps(SPEC))
     spec["family"]["derivations"].append({"child": "fix-parent", "parent": "fix", "activity": "copy"})

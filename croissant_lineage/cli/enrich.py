@@ -29,7 +29,11 @@ Nothing in the input is changed or reordered: enrichment only adds, and every no
 adds is marked ("@index": "croissant-lineage"), so enriching an enriched descriptor
 replaces the earlier additions. The same inputs give the same bytes: no clock is read
 (the time recorded is --time, else SOURCE_DATE_EPOCH, else none). Files are written
-atomically."""
+atomically.
+
+--out may be DESCRIPTOR itself, a new file, or a file this library wrote (a descriptor
+with its marks, a lineage Parquet file with its columns); any other existing file is
+left alone (error CL-E007) unless --force."""
 
 
 def render(result: EnrichResult | FamilyEnrichResult) -> str:
@@ -57,7 +61,7 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError("--family takes no DESCRIPTOR or --derived-from")
         if not args.lineage:
             raise InputError("--family needs --lineage DIR (the output of 'croissant-lineage link')")
-        result = enrich_family(args.lineage, args.family, args.out, args.findings, time=args.time)
+        result = enrich_family(args.lineage, args.family, args.out, args.findings, time=args.time, force=args.force)
     else:
         if not args.descriptor or not args.derived_from:
             raise InputError(
@@ -71,6 +75,7 @@ def _run(args: argparse.Namespace) -> int:
             note=args.note or "",
             time=args.time,
             validate=args.validate,
+            force=args.force,
         )
     if args.json:
         print_json(result.to_dict() if isinstance(result, FamilyEnrichResult) else _dict(result))
@@ -118,6 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="check with mlcroissant that the output has no more issues than the input",
     )
+    p.add_argument("--force", action="store_true", help="replace --out files this library did not write")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_quiet(p)
     p.set_defaults(func=_run)

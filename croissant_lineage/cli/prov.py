@@ -18,7 +18,12 @@ dataset); every item-level derivation as prov:wasDerivedFrom plus a qualified
 derivation (prov:Revision / prov:Quotation / prov:Derivation) with its activity,
 method, score, option map and key inheritance; the linking activity, associated with
 this library as prov:SoftwareAgent; and, with --findings, each finding (cl:Finding)
-with its status and source (prov:wasAttributedTo). Same inputs, same bytes."""
+with its status and source (prov:wasAttributedTo). Same inputs, same bytes.
+
+The file starts with a mark (Turtle, N-Triples: the comment line "# PROV-O written by
+croissant-lineage"; JSON-LD: the member "generatedBy": "croissant-lineage", which JSON-LD
+drops), so a re-run replaces it; any other existing --out is left alone (error CL-E007)
+unless --force."""
 
 
 def render(result: ProvResult) -> str:
@@ -37,6 +42,7 @@ def _run(args: argparse.Namespace) -> int:
         fmt=args.format,
         items=not args.no_items,
         time=args.time,
+        force=args.force,
     )
     if args.json:
         print_json(asdict(result))
@@ -62,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output file")
     p.add_argument("--no-items", action="store_true", help="leave out items that have no derivation triples")
     p.add_argument("--time", help="time of the linking activity, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
+    p.add_argument("--force", action="store_true", help="replace --out even if this library did not write it")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_quiet(p)
     p.set_defaults(func=_run)

@@ -26,10 +26,12 @@ from .findings import check_findings
 from .lineage import (
     ItemIndex,
     check_cycles,
+    check_cycles_across,
     check_edges,
     check_items,
     check_lineage_folder,
     check_references,
+    edge_pairs,
     read_lineage_table,
 )
 from .report import Checked, Issue, Report
@@ -77,7 +79,9 @@ def _findings_doc(t: Target) -> Any:
     return {"findings": findings_entries(pq.read_table(t.path))}
 
 
-def _check_table(t: Target, where: str, index: ItemIndex) -> list[Issue]:
+def _check_table(t: Target, where: str, index: ItemIndex, edges: dict[str, list[tuple[str, str]]]) -> list[Issue]:
+    """Check one lineage table; an edge table's (child, parent) pairs go to ``edges``, for
+    the cycle check across every edge table of the run."""
     assert t.table is not None
     table, problems = read_lineage_table(t.path, t.table, where)
     if table is None:
@@ -85,7 +89,8 @@ def _check_table(t: Target, where: str, index: ItemIndex) -> list[Issue]:
     if t.table == "items.parquet":
         return problems + check_items(table, where)
     if t.table == "edges.parquet":
-        return problems + check_edges(table, where, index if index.refs else None, all_datasets=False)
+        edges[where] = edge_pairs(table)
+        return problems + check_edges(table, where, index if index.refs else None, all_datasets=False, cycles=False)
     if t.table == "unmatched.parquet":
         scores = table.column("best_score").to_pylist()
         return problems + [issue("CLV304", f"best_score {s} is outside 0-100", f"{where}#row={n}")
@@ -132,6 +137,7 @@ def _run(targets: list[Target]) -> list[Issue]:
                 out += check_items(table, _name(t.path))
                 index.add(table)
     descriptors = {t.path.resolve(): t for t in targets if t.kind in ("descriptor", "enriched-descriptor")}
+    edges: dict[str, list[tuple[str, str]]] = {}  # standalone edge tables, checked for cycles together
     for t in targets:
         where = _name(t.path)
         if t.problem:
@@ -147,7 +153,7 @@ def _run(targets: list[Target]) -> list[Issue]:
                 continue
             out += _descriptor_issues(t, where)
         elif t.kind == "lineage-table" and t.table != "items.parquet":
-            out += _check_table(t, where, index)
+            out += _check_table(t, where, index, edges)
         elif t.kind == "lineage-family":
             derivs = t.doc.get("derivations", [])
             pairs = [(d["child"], d["parent"]) for d in derivs if isinstance(derivs, list) and isinstance(d, dict)
@@ -169,7 +175,7 @@ def _run(targets: list[Target]) -> list[Issue]:
                 out.append(issue("CLV001", f"cannot read: {exc}"[:300], where))
                 continue
             out += check_card(t.path, text, where, _card_descriptor(t.path, descriptors))
-    return out
+    return out + check_cycles_across(edges)
 
 
 def _select(issues: Iterable[Issue], select: set[str] | None, ignore: set[str] | None, strict: bool) -> list[Issue]:

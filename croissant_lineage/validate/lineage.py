@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,13 +33,16 @@ from .report import Issue
 __all__ = [
     "ItemIndex",
     "check_cycles",
+    "check_cycles_across",
     "check_edges",
     "check_items",
     "check_lineage_folder",
     "check_references",
+    "edge_pairs",
     "read_lineage_table",
     "table_kind",
 ]
+
 
 @dataclass
 class ItemIndex:
@@ -151,7 +154,9 @@ def _bad_score(v: Any) -> bool:
     return v is not None and (math.isnan(v) or v < 0 or v > 100)
 
 
-def check_edges(edges: pa.Table, where: str, index: ItemIndex | None, *, all_datasets: bool = True) -> list[Issue]:
+def check_edges(
+    edges: pa.Table, where: str, index: ItemIndex | None, *, all_datasets: bool = True, cycles: bool = True
+) -> list[Issue]:
     """``CLV301`` (unknown endpoint items), ``CLV304`` (scores) and ``CLV303`` (cycles).
 
     Args:
@@ -161,6 +166,8 @@ def check_edges(edges: pa.Table, where: str, index: ItemIndex | None, *, all_dat
         all_datasets: The index holds every dataset the edges may name (a lineage
             folder); when False, refs into datasets the index does not hold are not
             judged (an enriched descriptor's edges name parents in other descriptors).
+        cycles: Look for cycles (False when the caller checks them across tables,
+            see :func:`check_cycles_across`).
     """
     out: list[Issue] = []
     cols = {c: edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item", "score", "options_score")}
@@ -179,12 +186,35 @@ def check_edges(edges: pa.Table, where: str, index: ItemIndex | None, *, all_dat
             if _bad_score(cols[col][row]):
                 out.append(issue("CLV304", f"{col} {cols[col][row]} of edge {child} -> {parent} is outside 0-100",
                                  f"{where}#row={row}"))
-    out += check_cycles(pairs, where)
+    if cycles:
+        out += check_cycles(pairs, where)
     return out
 
 
-def check_cycles(pairs: Iterable[tuple[str, str]], where: str, *, what: str = "item") -> list[Issue]:
-    """``CLV303``: cycles in child -> parent pairs; one issue per cycle found."""
+def edge_pairs(edges: pa.Table) -> list[tuple[str, str]]:
+    """(child ref, parent ref) of each row of an edge table (``EDGES_SCHEMA`` columns)."""
+    cols = [edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")]
+    return [(join_ref(cd, ci), join_ref(pd_, pi)) for cd, ci, pd_, pi in zip(*cols, strict=True)]
+
+
+def check_cycles_across(pairs_by_file: Mapping[str, Iterable[tuple[str, str]]]) -> list[Issue]:
+    """``CLV303`` over several edge tables together (an enriched family keeps one lineage
+    file per descriptor, so a cycle may cross files); each issue names the file holding
+    the edge from the item where the cycle closes."""
+    pairs: list[tuple[str, str]] = []
+    where_of: dict[str, str] = {}
+    for where, file_pairs in pairs_by_file.items():
+        for child, parent in file_pairs:
+            pairs.append((child, parent))
+            where_of.setdefault(child, where)
+    return check_cycles(pairs, "", where_of=where_of)
+
+
+def check_cycles(
+    pairs: Iterable[tuple[str, str]], where: str, *, what: str = "item", where_of: Mapping[str, str] | None = None
+) -> list[Issue]:
+    """``CLV303``: cycles in child -> parent pairs; one issue per cycle found, at ``where``
+    (or at ``where_of[item]`` for the item where the cycle closes)."""
     parents: dict[str, list[str]] = {}
     for child, parent in pairs:
         parents.setdefault(child, []).append(parent)
@@ -205,7 +235,8 @@ def check_cycles(pairs: Iterable[tuple[str, str]], where: str, *, what: str = "i
                 continue
             if state.get(nxt) == 1:
                 cycle = [*trail[trail.index(nxt):], nxt]
-                out.append(issue("CLV303", f"{what} derivation cycle: {' -> '.join(cycle)}", f"{where}#{what}={nxt}"))
+                at = where_of.get(nxt, where) if where_of else where
+                out.append(issue("CLV303", f"{what} derivation cycle: {' -> '.join(cycle)}", f"{at}#{what}={nxt}"))
                 continue
             if not state.get(nxt):
                 state[nxt] = 1
