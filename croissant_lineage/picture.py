@@ -43,7 +43,8 @@ from ._picture_draw import (
     StatusStyle,
     draw_family,
 )
-from .errors import InputError, OutputExistsError
+from .croissant import ensure_replaceable
+from .errors import InputError
 from .graph import Edge, LineageGraph
 from .lineage import Lineage
 
@@ -163,14 +164,7 @@ class FamilyPicture:
                 write and ``overwrite`` is false.
         """
         out = Path(path)
-        if out.is_dir():
-            raise OutputExistsError("is a folder", path=out, hint="name a .svg or .png file")
-        if out.exists() and not overwrite and not is_our_picture(out):
-            raise OutputExistsError(
-                "exists and is not a picture written by croissant-lineage",
-                path=out,
-                hint="choose another file name, or pass --force to replace it",
-            )
+        ensure_replaceable(out, force=overwrite, ours=is_our_picture)
         data = self.to_png() if out.suffix.lower() == ".png" else self.to_svg().encode("utf-8")
         atomic_write_bytes(out, data)
         return out
