@@ -137,15 +137,18 @@ def parquet_bytes(table: pa.Table) -> bytes:
 def read_text(path: str | Path) -> tuple[str, str]:
     """Read a text file, tolerating the encodings real benchmark files use.
 
-    UTF-8 first; in a file with stray non-UTF-8 bytes, only those bytes are decoded as
-    Mac Roman (the single 0xD5 byte of MMLU-Redux's ``moral_scenarios.csv`` is a Mac
-    Roman apostrophe). A UTF-8 BOM is dropped. NUL bytes are an error.
+    UTF-8 first; in a file with a few stray non-UTF-8 bytes (at most
+    :data:`MAX_STRAY_BYTES` sequences), only those bytes are decoded as Mac Roman (the
+    single 0xD5 byte of MMLU-Redux's ``moral_scenarios.csv`` is a Mac Roman apostrophe).
+    A file with more is in another encoding and is refused, not guessed. A UTF-8 BOM is
+    dropped. NUL bytes are an error.
 
     Returns:
         ``(text, encoding)``: the decoded text and the encoding that decoded it.
 
     Raises:
-        InputError: the file is missing, a folder, or holds NUL bytes.
+        InputError: the file is missing, a folder, holds NUL bytes, or is not UTF-8
+            beyond a few stray bytes.
     """
     p = Path(path)
     try:
@@ -162,9 +165,35 @@ def read_text(path: str | Path) -> tuple[str, str]:
         raise InputError("contains NUL bytes: not a text file", path=p)
     try:
         return raw.decode("utf-8-sig"), "utf-8"
-    except UnicodeDecodeError:
-        # Decode only the bad bytes as Mac Roman so valid UTF-8 stays as it is.
+    except UnicodeDecodeError as first:
+        bad = _count_invalid_utf8(raw)
+        if bad > MAX_STRAY_BYTES:
+            raise InputError(
+                f"not UTF-8: {bad} invalid byte sequences (the first at byte {first.start})",
+                path=p,
+                hint="convert the file to UTF-8 (a few stray bytes are tolerated, a legacy encoding is not guessed)",
+            ) from None
+        # Decode only the stray bytes as Mac Roman so valid UTF-8 stays as it is.
         return raw.decode("utf-8", errors="macroman_fallback"), "utf-8+mac_roman"
+
+
+#: At most this many stray non-UTF-8 byte sequences are decoded as Mac Roman; more means the
+#: whole file is in another encoding, which is refused rather than guessed.
+MAX_STRAY_BYTES = 8
+
+
+def _count_invalid_utf8(raw: bytes) -> int:
+    count = 0
+
+    def handler(err: UnicodeError) -> tuple[str, int]:
+        nonlocal count
+        assert isinstance(err, UnicodeDecodeError)
+        count += 1
+        return "", err.end
+
+    codecs.register_error("croissant_lineage_count", handler)
+    raw.decode("utf-8", errors="croissant_lineage_count")
+    return count
 
 
 def _macroman_fallback(err: UnicodeError) -> tuple[str, int]:

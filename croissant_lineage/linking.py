@@ -494,7 +494,12 @@ def link(
                 sides[name] = _Side(tables[name])
         langs = (spec.datasets[deriv.child].languages, spec.datasets[deriv.parent].languages)
         translated = deriv.activity == "translation" and (not all(langs) or langs[0] != langs[1])
-        e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent], translated=translated)
+        try:
+            e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent], translated=translated)
+        except SpecError as exc:  # a link rule names a field the records lack: point at the spec
+            if exc.path is not None:
+                raise
+            raise SpecError(exc.message, path=spec.path, hint=exc.hint) from None
         edge_parts.append(e)
         unmatched_parts.append(u)
         stats.append(s)

@@ -129,3 +129,31 @@ def test_existing_foreign_output_is_not_replaced(tmp_path: Path, toy: Lineage) -
     assert (out / "notes.txt").read_text() == "keep me"
     toy.write(out, overwrite=True)
     toy.write(out)  # our own folder may be refreshed
+
+
+def test_link_rule_naming_a_missing_field_names_the_spec(tmp_path: Path) -> None:
+    d = _copy_toy(tmp_path)
+    spec = json.loads((d / "family.json").read_text())
+    spec["derivations"][0]["link"]["select"]["field"] = "srcc"
+    (d / "family.json").write_text(json.dumps(spec))
+    with pytest.raises(SpecError) as exc:
+        link(d / "family.json")
+    assert exc.value.path == str(d / "family.json") and "srcc" in str(exc.value)
+
+
+def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "lin"
+    link(TOY / "family.json").write(out)
+    code = (
+        "import sys; from croissant_lineage.cli import main; "
+        f"sys.exit(main(['family', 'toy-base:astronomy/test/0', '--lineage', {str(out)!r}, '--json']))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader is gone before anything is written, as with `| head -0`
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 141
+    assert b"Traceback" not in err and b"Exception ignored" not in err
