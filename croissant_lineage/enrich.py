@@ -33,6 +33,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from ._io import atomic_write_bytes, atomic_write_json, dumps_json, parquet_bytes, read_json
 from .croissant import CL_NS, check_croissant, ensure_replaceable, is_generated, is_generated_file
 from .errors import DescriptorError, InputError, OutputExistsError
@@ -711,6 +713,7 @@ def enrich_family(
     *,
     time: str | datetime | int | None = None,
     force: bool = False,
+    progress: bool = False,
 ) -> FamilyEnrichResult:
     """Write a family's enriched descriptors and their lineage files into ``out_dir``.
 
@@ -739,6 +742,7 @@ def enrich_family(
         findings: Findings (``Finding`` objects) or a findings file; None for none.
         time: When (see :func:`~croissant_lineage.provenance.resolve_time`).
         force: Replace files in ``out_dir`` that this library did not write.
+        progress: Show a progress bar over the descriptors (tqdm).
 
     Returns:
         A :class:`FamilyEnrichResult`.
@@ -782,7 +786,7 @@ def enrich_family(
         ensure_replaceable(out / f"{stem}.json", force=force, ours=_is_our_descriptor)
         for kind in FILE_KINDS:
             ensure_replaceable(out / f"{stem}.{kind}.parquet", force=force, ours=partial(is_lineage_file, kind=kind))
-    for desc_path, members in groups.items():
+    for desc_path, members in tqdm(groups.items(), desc="enrich", unit="descriptor", disable=not progress):
         names = [d.name for d in members]
         doc = read_json(desc_path)
         check_croissant(doc, desc_path)

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pyarrow as pa
+from tqdm.auto import tqdm
 
 from ._rows import RowTable
 from .archives import (
@@ -241,6 +242,7 @@ def admit(
     archives: Sequence[str | Path],
     *,
     limits: ArchiveLimits | None = None,
+    progress: bool = False,
 ) -> Admission:
     """Admit the records of prediction archives that match a snapshot.
 
@@ -248,6 +250,7 @@ def admit(
         items: The snapshot's items (one dataset, :data:`ITEMS_SCHEMA`).
         archives: Zip files in MMLU-Pro's format, read in the order given.
         limits: Size limits for reading archives.
+        progress: Show a progress bar over the archives (tqdm: terminal or notebook).
 
     Returns:
         The :class:`Admission`: one row per archive and the admitted picks per model.
@@ -260,7 +263,7 @@ def admit(
     """
     snap = snapshot_index(items)
     adm = Admission(snapshot=snapshot_name(items), snapshot_items=len(snap))
-    for a in archives:
+    for a in tqdm(archives, desc="archives", unit="archive", disable=not progress):
         path = Path(a)
         model = model_name(path)
         if model in adm.picks:
@@ -631,6 +634,7 @@ def witness(
     claims: Iterable[ContestedClaim | Sequence[str]],
     *,
     limits: ArchiveLimits | None = None,
+    progress: bool = False,
 ) -> WitnessReport:
     """Admit archives against a snapshot and tally the picks on the contested items.
 
@@ -639,6 +643,7 @@ def witness(
         archives: Prediction archives (zip files).
         claims: ``(finding_id, item_ref, proposed_text)`` claims on the snapshot's items.
         limits: Size limits for reading archives.
+        progress: Show a progress bar over the archives.
 
     Returns:
         The :class:`WitnessReport`.
@@ -647,7 +652,7 @@ def witness(
         DataError: ``items`` is not one dataset's item table.
         InputError, UnsafePathError, SizeLimitError: an archive is refused.
     """
-    return tally(admit(items, archives, limits=limits), contested_items(items, claims))
+    return tally(admit(items, archives, limits=limits, progress=progress), contested_items(items, claims))
 
 
 def witness_family(
@@ -659,6 +664,7 @@ def witness_family(
     findings: str | Path | Sequence[str | Path] | None = None,
     lineage: str | Path | None = None,
     limits: ArchiveLimits | None = None,
+    progress: bool = False,
 ) -> WitnessReport:
     """Witness a family's snapshot with the archives of a folder and a findings file.
 
@@ -674,6 +680,7 @@ def witness_family(
         findings: Findings file(s); without them the report has the admission only.
         lineage: A lineage folder, used to route findings on other datasets.
         limits: Size limits for reading archives.
+        progress: Show a progress bar over the archives.
 
     Returns:
         The :class:`WitnessReport`.
@@ -699,7 +706,7 @@ def witness_family(
             lin = _lineage(spec, data_dir, lineage)
             all_items, edges = lin.items, lin.edges
         routing = claims_from_findings(found, dataset=dataset, items=all_items, edges=edges)
-    report = witness(items, archives, routing.claims, limits=limits)
+    report = witness(items, archives, routing.claims, limits=limits, progress=progress)
     report.unrouted = routing.unrouted
     return report
 

@@ -7,7 +7,7 @@ import argparse
 from ..enrich import EnrichResult, FamilyEnrichResult, enrich_family, enrich_file
 from ..errors import InputError
 from ..schema import ACTIVITIES
-from ._common import add_quiet, example_epilog, print_json
+from ._common import add_quiet, example_epilog, print_json, show_progress
 
 __all__ = ["register", "render"]
 
@@ -61,7 +61,10 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError("--family takes no DESCRIPTOR or --derived-from")
         if not args.lineage:
             raise InputError("--family needs --lineage DIR (the output of 'croissant-lineage link')")
-        result = enrich_family(args.lineage, args.family, args.out, args.findings, time=args.time, force=args.force)
+        result = enrich_family(
+            args.lineage, args.family, args.out, args.findings, time=args.time, force=args.force,
+            progress=show_progress(args),
+        )
     else:
         if not args.descriptor or not args.derived_from:
             raise InputError(

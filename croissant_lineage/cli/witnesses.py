@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..witnesses import DEFINITIONS, WitnessReport, witness_family
-from ._common import example_epilog, print_json
+from ._common import add_quiet, example_epilog, print_json, show_progress
 
 __all__ = ["register", "render_report"]
 
@@ -127,6 +127,7 @@ def _run(args: argparse.Namespace) -> int:
         dataset=args.dataset,
         findings=args.findings,
         lineage=args.lineage,
+        progress=show_progress(args),
     )
     if args.json:
         print_json(report.to_dict())
@@ -162,4 +163,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     arg("--findings", metavar="FILE", nargs="+", help="findings file(s) (JSON or YAML)")
     arg("--lineage", metavar="DIR", help="lineage folder (from 'link') to route parent findings")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_quiet(p)
     p.set_defaults(func=_run)
