@@ -181,9 +181,15 @@ def to_graph(
         inlined = inline_contexts(doc, contexts=contexts)
     except DescriptorError as exc:
         raise DescriptorError(exc.message, path=path, hint=exc.hint) from None
+    try:
+        # NaN and Infinity are not JSON: refuse them here rather than leave it to whichever
+        # JSON parser rdflib happens to use (orjson rejects them, the standard library not).
+        data = json.dumps(inlined, allow_nan=False)
+    except ValueError:
+        raise DescriptorError("invalid JSON-LD: NaN or Infinity is not a JSON value", path=path) from None
     graph = rdflib.Graph()
     try:
-        graph.parse(data=json.dumps(inlined), format="json-ld", base=base)
+        graph.parse(data=data, format="json-ld", base=base)
     except Exception as exc:  # rdflib raises bare Exceptions for invalid JSON-LD
         raise DescriptorError(f"invalid JSON-LD: {exc}", path=path) from None
     return graph
