@@ -127,7 +127,7 @@ def test_written_files_get_umask_mode(tmp_path: Path) -> None:
 
 def test_a_whole_legacy_encoded_file_is_refused_not_guessed(tmp_path: Path) -> None:
     p = tmp_path / "latin1.csv"
-    p.write_bytes("question,answer\n".encode() + "caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u00e0 la cr\u00e8me,A\n".encode("cp1252") * 5)
+    p.write_bytes(b"question,answer\n" + "caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u00e0 la cr\u00e8me,A\n".encode("cp1252") * 5)
     with pytest.raises(InputError) as exc:
         read_text(p)
     assert exc.value.code == "CL-E001"
