@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -117,6 +117,8 @@ def _trim_padding(values: list[str | None], raw_key: Any, key_format: str) -> li
     option "None" as null), kept as ``""`` so the key still names it. Nulls between
     options are kept as ``""`` too, so letters never shift.
     """
+    if None not in values:  # the common case: nothing to trim
+        return cast("list[str]", values)
     end = max((i + 1 for i, v in enumerate(values) if v is not None), default=0)
     if key_format in ("letter", "index") and raw_key is not None:
         letter = key_letter(raw_key, key_format, None)
