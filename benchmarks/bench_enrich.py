@@ -22,21 +22,23 @@ from croissant_lineage.family import FamilySpec
 from croissant_lineage.lineage import Lineage
 
 
-def available() -> bool:
+def unavailable() -> str | None:
+    """Why enrich cannot be measured in this checkout, or None when it can."""
     try:
         from croissant_lineage.enrich import enrich_family  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    except Exception as exc:  # absent, or a module mid-edit in a shared checkout
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def run(report: Report, spec: FamilySpec, lineage_dir: Path, runs: int, work: Path) -> Path | None:
     """Measure section 4; returns the enriched folder (None when enrich is absent)."""
     key = "enrich"
     report.section(key, "4. Enrich of the whole family vs json.dump of the same JSON (no target)")
-    if not available():
-        report.line("  SKIPPED: croissant_lineage.enrich.enrich_family is not available in this checkout")
-        report.put(key, "skipped", True)
+    why = unavailable()
+    if why is not None:
+        report.line(f"  SKIPPED: croissant_lineage.enrich.enrich_family cannot be imported ({why})")
+        report.put(key, "skipped", why)
         return None
     import pyarrow.parquet as pq
 

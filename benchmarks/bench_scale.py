@@ -4,7 +4,7 @@ Each size's family is generated once (:func:`croissant_lineage.synthetic.generat
 in its own process, not timed here), then measured in a fresh process per run
 (``scale_worker.py``: link + lineage written, enrich, a resolve batch). Time per item
 is the sum of the three phases divided by the item count; peak memory is the worker's
-``ru_maxrss``.
+``VmHWM`` (its own high-water mark; ``ru_maxrss`` would include its parent's size).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Usage: ``python benchmarks/scale_worker.py FAMILY_FOLDER WORK_FOLDER [--queries N]``
 
 Prints one JSON object: seconds (wall and CPU) per phase, the item count, and the
-process's peak resident memory (``ru_maxrss``) after each phase. Phases:
+process's peak resident memory (``VmHWM``, else ``ru_maxrss``) after each phase. Phases:
 
 * ``link``: :func:`~croissant_lineage.linking.link` on the family spec, and the
   lineage folder written;
@@ -27,6 +27,18 @@ from typing import Any
 
 
 def _rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB.
+
+    Linux's ``ru_maxrss`` survives ``exec``: a worker started by a big parent reports the
+    parent's size. ``VmHWM`` (the high-water mark of this process's own memory) does not.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
