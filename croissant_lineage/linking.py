@@ -22,10 +22,12 @@ key's text was inherited. Translations pair options by position.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -473,6 +475,35 @@ def link(
     Raises:
         LineageError: any input problem (missing files, bad descriptor, bad spec).
     """
+    with _collector_paused():
+        return _link_family(family, data_dir=data_dir, progress=progress, allow_outside=allow_outside)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (if on), and restore it.
+
+    Linking allocates millions of small lists and tuples, freed by reference counting;
+    the collector's repeated passes over them cost a quarter of the time of a large
+    link and find next to nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _link_family(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None,
+    progress: bool,
+    allow_outside: bool,
+) -> Lineage:
+    """:func:`link`'s work, with the collector paused."""
     spec = family if isinstance(family, FamilySpec) else load_family(family)
     with_items = [d for d in spec.datasets.values() if d.has_items]
     tables: dict[str, pa.Table] = {}
