@@ -27,6 +27,7 @@ Time is never read from the clock: activities carry a time only when one is give
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -680,9 +681,27 @@ def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
         raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
     if fmt == "json-ld":
         data = graph.serialize(format="json-ld", context=_context(), auto_compact=True)
+        # Like N-Triples below: rdflib's node and value order follows set order.
+        data = json.dumps(_canonical_order(json.loads(data)), indent=2, sort_keys=True,
+                          ensure_ascii=False)
     else:
         data = graph.serialize(format=FORMATS[fmt])
-    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if fmt == "nt":
+        # rdflib writes N-Triples in set order, which changes from run to run (hash
+        # randomisation): sorted lines make the same graph the same bytes.
+        raw = b"".join(sorted(raw.splitlines(keepends=True)))
+    return raw
+
+
+def _canonical_order(node: Any) -> Any:
+    """A JSON-LD document with its unordered arrays sorted (``@list`` keeps its order)."""
+    if isinstance(node, dict):
+        return {k: (v if k == "@list" else _canonical_order(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        items = [_canonical_order(v) for v in node]
+        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+    return node
 
 
 def is_prov_file(path: str | Path) -> bool:

@@ -182,3 +182,25 @@ def test_resolve_time() -> None:
     with pytest.raises(InputError):
         resolve_time("soon")
     assert json.dumps(resolve_time("2025-06-01T12:00:00+02:00")) == '"2025-06-01T10:00:00Z"'
+
+
+def test_serialisations_are_the_same_bytes_across_processes(tmp_path: Path) -> None:
+    """Set order changes with hash randomisation: each format must not depend on it."""
+    import os
+    import subprocess
+    import sys
+
+    lineage_dir = tmp_path / "lineage"
+    link(TOY / "family.json").write(lineage_dir)
+    for fmt in ("nt", "turtle", "json-ld"):
+        outs = []
+        for seed in ("1", "2", "3"):
+            out = tmp_path / f"{fmt}-{seed}"
+            env = dict(os.environ, PYTHONHASHSEED=seed, SOURCE_DATE_EPOCH="1700000000")
+            subprocess.run(
+                [sys.executable, "-m", "croissant_lineage", "prov", "--lineage", str(lineage_dir),
+                 "--format", fmt, "--out", str(out), "--quiet"],
+                check=True, env=env,
+            )
+            outs.append(out.read_bytes())
+        assert outs[0] == outs[1] == outs[2], fmt
