@@ -1,6 +1,6 @@
 """1. Whole-family link against mlcroissant's ``records()`` and a raw pyarrow read.
 
-* **link**: :func:`croissant_lineage.linking.link` from the family spec (descriptors in)
+* **link**: :func:`croissant_lineage.linking.linker.link` from the family spec (descriptors in)
   plus :meth:`Lineage.write` (items, edges, duplicates, unmatched written as Parquet).
 * **mlcroissant**: ``mlcroissant.Dataset`` built from the same descriptors (with the
   same data folder), every record of the same RecordSet iterated. mlcroissant cannot
@@ -22,9 +22,9 @@ from typing import Any
 
 from common import Report, Stat, Target, interleaved
 
-from croissant_lineage.croissant import read_descriptor
-from croissant_lineage.family import FamilySpec
-from croissant_lineage.linking import link
+from croissant_lineage.croissant.descriptor import read_descriptor
+from croissant_lineage.family.spec import FamilySpec
+from croissant_lineage.linking.linker import link
 
 
 def subset(spec: FamilySpec, names: list[str]) -> FamilySpec:

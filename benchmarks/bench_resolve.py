@@ -6,7 +6,7 @@
   doing ``import mlcroissant`` and nothing else. (Interpreter start-up itself is left
   out of both.)
 * **warm**: :meth:`Resolver.family` for random items (seeded) of a loaded resolver;
-  also :func:`croissant_lineage.graph.family_of` on its graph (the same answer without
+  also :func:`croissant_lineage.lineage.graph.family_of` on its graph (the same answer without
   the findings lookup).
 
 When enrich is not available, the cold start is measured from the lineage folder
@@ -22,8 +22,8 @@ from typing import Any
 
 from common import Report, Stat, Target, subprocess_interleaved
 
-from croissant_lineage.graph import LineageGraph, family_of
-from croissant_lineage.lineage import Lineage
+from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.model import Lineage
 
 
 def _refs(lineage: Lineage, n: int, seed: int = 0) -> list[str]:
@@ -58,8 +58,8 @@ def run(
     else:
         report.line("  enrich is not available: cold start measured from the lineage folder instead")
     codes["graph"] = (
-        "from croissant_lineage.graph import LineageGraph, family_of\n"
-        "from croissant_lineage.lineage import Lineage\n"
+        "from croissant_lineage.lineage.graph import LineageGraph, family_of\n"
+        "from croissant_lineage.lineage.model import Lineage\n"
         f"family_of(LineageGraph(Lineage.read({str(lineage_dir)!r})), {first!r})"
     )
     stats = subprocess_interleaved(codes, runs)

@@ -1,6 +1,6 @@
 """5. Scale: a synthetic family at several sizes; time per item and peak memory.
 
-Each size's family is generated once (:func:`croissant_lineage.synthetic.generate_family`,
+Each size's family is generated once (:func:`croissant_lineage.testing.synthetic.generate_family`,
 in its own process, not timed here), then measured in a fresh process per run
 (``scale_worker.py``: link + lineage written, enrich, a resolve batch). Time per item
 is the sum of the three phases divided by the item count; peak memory is the worker's
@@ -33,7 +33,7 @@ def generate(folder: Path, items: int, seed: int = 0) -> dict[str, Any]:
         if done.get("seed") == seed and done.get("requested") == items:
             return dict(done)
     code = (
-        "import json, time\nfrom croissant_lineage.synthetic import generate_family\n"
+        "import json, time\nfrom croissant_lineage.testing.synthetic import generate_family\n"
         f"w = time.perf_counter()\nr = generate_family({str(folder)!r}, {items}, seed={seed}, force=True)\n"
         "print(json.dumps({**r.to_dict(), 'seconds': time.perf_counter() - w}))"
     )

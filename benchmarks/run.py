@@ -42,7 +42,7 @@ import bench_scale  # noqa: E402
 from common import Report, machine  # noqa: E402
 
 from croissant_lineage._io import atomic_write_json  # noqa: E402
-from croissant_lineage.family import FamilySpec, load_family  # noqa: E402
+from croissant_lineage.family.spec import FamilySpec, load_family  # noqa: E402
 
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data"
 
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         spec: FamilySpec
         data_dir: Path | None
         if quick:
-            from croissant_lineage.synthetic import generate_family
+            from croissant_lineage.testing.synthetic import generate_family
 
             fam = generate_family(work / "quick-family", 2_000, force=True)
             spec, data_dir = load_family(fam.spec), None

@@ -5,9 +5,9 @@ Usage: ``python benchmarks/scale_worker.py FAMILY_FOLDER WORK_FOLDER [--queries 
 Prints one JSON object: seconds (wall and CPU) per phase, the item count, and the
 process's peak resident memory (``VmHWM``, else ``ru_maxrss``) after each phase. Phases:
 
-* ``link``: :func:`~croissant_lineage.linking.link` on the family spec, and the
+* ``link``: :func:`~croissant_lineage.linking.linker.link` on the family spec, and the
   lineage folder written;
-* ``enrich``: :func:`~croissant_lineage.enrich.enrich_family` (skipped when absent);
+* ``enrich``: :func:`~croissant_lineage.enrich.writer.enrich_family` (skipped when absent);
 * ``resolve``: :meth:`Resolver.load` of the enriched descriptors and ``N`` queries for
   random items (from the lineage folder when enrich is absent).
 
@@ -52,11 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     w0, c0 = time.perf_counter(), time.process_time()
     import pyarrow.parquet  # noqa: F401  (what the first parquet read would import)
 
-    from croissant_lineage.graph import LineageGraph, family_of
-    from croissant_lineage.linking import link
+    from croissant_lineage.lineage.graph import LineageGraph, family_of
+    from croissant_lineage.linking.linker import link
 
     try:
-        from croissant_lineage.enrich import enrich_family
+        from croissant_lineage.enrich.writer import enrich_family
         from croissant_lineage.resolve import Resolver
     except ImportError:  # pragma: no cover - when run on an older checkout
         enrich_family = None  # type: ignore[assignment]
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         del lineage
 
         def do_graph() -> None:
-            from croissant_lineage.lineage import Lineage
+            from croissant_lineage.lineage.model import Lineage
 
             g = LineageGraph(Lineage.read(lineage_dir))
             for ref in refs:

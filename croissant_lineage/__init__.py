@@ -16,11 +16,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
-from .croissant import Descriptor, read_descriptor
-from .describe import DescribeOptions, describe
-from .errors import (
+from croissant_lineage._version import __version__
+from croissant_lineage.croissant.describe import DescribeOptions, describe
+from croissant_lineage.croissant.descriptor import Descriptor, read_descriptor
+from croissant_lineage.croissant.hub import descriptor_for
+from croissant_lineage.errors import (
     DataError,
     DescriptorError,
     FindingsError,
@@ -30,36 +30,37 @@ from .errors import (
     SpecError,
     UnsafePathError,
 )
-from .family import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
-from .graph import Edge, Family, ItemRecord, LineageGraph, Relative, family_of
-from .hub import descriptor_for
-from .items import load_items
-from .lineage import Lineage
-from .linking import link
-from .normalize import normalize_option, normalize_stem
-from .options import OptionDiff, diff_options
+from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
 
 # Functions named like their own module are imported eagerly: a lazy attribute would be
 # shadowed by the submodule once anything imports it.
-from .publish import publish
-from .resolve import resolve
-from .validate import validate
+from croissant_lineage.hub.publish import publish
+from croissant_lineage.lineage.graph import (
+    Edge,
+    Family,
+    ItemRecord,
+    LineageGraph,
+    Relative,
+    family_of,
+)
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.linker import link
+from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.options import OptionDiff, diff_options
+from croissant_lineage.resolve import resolve
+from croissant_lineage.validate import validate
 
 if TYPE_CHECKING:
-    from .archives import ArchiveLimits, Prediction, inspect_archive, iter_archive, list_archives
-    from .carry import CarriedFinding, carry_forward, carry_through
-    from .contested import ContestedItem, contested_items
-    from .corrections import Corrections, apply_corrections
-    from .display import to_html
-    from .enrich import (
-        EnrichResult,
-        enrich_descriptor,
-        enrich_family,
-        enrich_file,
-        strip_enrichment,
+    from croissant_lineage.audits.archives import (
+        ArchiveLimits,
+        Prediction,
+        inspect_archive,
+        iter_archive,
+        list_archives,
     )
-    from .findings import Finding, Source, StatusChange, finding_id, load_findings, save_findings
-    from .history import (
+    from croissant_lineage.audits.contested import ContestedItem, contested_items
+    from croissant_lineage.audits.history import (
         HistoryReport,
         Revision,
         SnapshotDiff,
@@ -70,25 +71,14 @@ if TYPE_CHECKING:
         revision_pairs,
         snapshot_history,
     )
-    from .importers import ImportResult, import_mmlu_pro_errata, import_redux
-    from .jsonld import read_graph, to_graph
-    from .picture import FamilyPicture, family_picture
-    from .plots import join_verification_plot, snapshot_changes_plot, witness_picks_plot
-    from .provenance import ParentLink, ProvResult, build_graph, family_graph, write_prov
-    from .publish import PublishPlan
-    from .report import FamilyReport, Figure, family_report
-    from .resolve import Resolver
-    from .routing import Queue, QueueRow, route
-    from .synthetic import SyntheticFamily, generate_family
-    from .translations import (
+    from croissant_lineage.audits.translations import (
         ItemVerification,
         TranslationReport,
         detect_shift,
         family_translations,
         verify_translations,
     )
-    from .validate import Issue, Report, codes_table, validate
-    from .witnesses import (
+    from croissant_lineage.audits.witnesses import (
         WitnessEvidence,
         WitnessReport,
         admit,
@@ -97,83 +87,126 @@ if TYPE_CHECKING:
         witness,
         witness_family,
     )
+    from croissant_lineage.croissant.jsonld import read_graph, to_graph
+    from croissant_lineage.enrich.writer import (
+        EnrichResult,
+        enrich_descriptor,
+        enrich_family,
+        enrich_file,
+        strip_enrichment,
+    )
+    from croissant_lineage.findings.carry import CarriedFinding, carry_forward, carry_through
+    from croissant_lineage.findings.corrections import Corrections, apply_corrections
+    from croissant_lineage.findings.importers import (
+        ImportResult,
+        import_mmlu_pro_errata,
+        import_redux,
+    )
+    from croissant_lineage.findings.model import (
+        Finding,
+        Source,
+        StatusChange,
+        finding_id,
+        load_findings,
+        save_findings,
+    )
+    from croissant_lineage.findings.report import FamilyReport, Figure, family_report
+    from croissant_lineage.findings.routing import Queue, QueueRow, route
+    from croissant_lineage.hub.publish import PublishPlan
+    from croissant_lineage.prov.graph import (
+        ParentLink,
+        ProvResult,
+        build_graph,
+        family_graph,
+        write_prov,
+    )
+    from croissant_lineage.render.html import to_html
+    from croissant_lineage.render.picture import FamilyPicture, family_picture
+    from croissant_lineage.render.plots import (
+        join_verification_plot,
+        snapshot_changes_plot,
+        witness_picks_plot,
+    )
+    from croissant_lineage.resolve import Resolver
+    from croissant_lineage.testing.synthetic import SyntheticFamily, generate_family
+    from croissant_lineage.validate import Issue, Report, codes_table, validate
 
 _LAZY: dict[str, str] = {
-    "Finding": "findings",
-    "Source": "findings",
-    "StatusChange": "findings",
-    "load_findings": "findings",
-    "save_findings": "findings",
-    "finding_id": "findings",
-    "ImportResult": "importers",
-    "import_redux": "importers",
-    "import_mmlu_pro_errata": "importers",
-    "Queue": "routing",
-    "QueueRow": "routing",
-    "route": "routing",
-    "Corrections": "corrections",
-    "apply_corrections": "corrections",
-    "FamilyReport": "report",
-    "Figure": "report",
-    "family_report": "report",
-    "WitnessReport": "witnesses",
-    "WitnessEvidence": "witnesses",
-    "admit": "witnesses",
-    "tally": "witnesses",
-    "witness": "witnesses",
-    "witness_family": "witnesses",
-    "with_witness_evidence": "witnesses",
-    "ArchiveLimits": "archives",
-    "Prediction": "archives",
-    "iter_archive": "archives",
-    "inspect_archive": "archives",
-    "list_archives": "archives",
-    "ContestedItem": "contested",
-    "contested_items": "contested",
-    "SnapshotDiff": "history",
-    "HistoryReport": "history",
-    "Revision": "history",
-    "Version": "history",
-    "compare_snapshots": "history",
-    "item_history": "history",
-    "family_snapshots": "history",
-    "snapshot_history": "history",
-    "revision_pairs": "history",
-    "TranslationReport": "translations",
-    "ItemVerification": "translations",
-    "verify_translations": "translations",
-    "family_translations": "translations",
-    "detect_shift": "translations",
-    "CarriedFinding": "carry",
-    "carry_forward": "carry",
-    "carry_through": "carry",
+    "Finding": "findings.model",
+    "Source": "findings.model",
+    "StatusChange": "findings.model",
+    "load_findings": "findings.model",
+    "save_findings": "findings.model",
+    "finding_id": "findings.model",
+    "ImportResult": "findings.importers",
+    "import_redux": "findings.importers",
+    "import_mmlu_pro_errata": "findings.importers",
+    "Queue": "findings.routing",
+    "QueueRow": "findings.routing",
+    "route": "findings.routing",
+    "Corrections": "findings.corrections",
+    "apply_corrections": "findings.corrections",
+    "FamilyReport": "findings.report",
+    "Figure": "findings.report",
+    "family_report": "findings.report",
+    "WitnessReport": "audits.witnesses",
+    "WitnessEvidence": "audits.witnesses",
+    "admit": "audits.witnesses",
+    "tally": "audits.witnesses",
+    "witness": "audits.witnesses",
+    "witness_family": "audits.witnesses",
+    "with_witness_evidence": "audits.witnesses",
+    "ArchiveLimits": "audits.archives",
+    "Prediction": "audits.archives",
+    "iter_archive": "audits.archives",
+    "inspect_archive": "audits.archives",
+    "list_archives": "audits.archives",
+    "ContestedItem": "audits.contested",
+    "contested_items": "audits.contested",
+    "SnapshotDiff": "audits.history",
+    "HistoryReport": "audits.history",
+    "Revision": "audits.history",
+    "Version": "audits.history",
+    "compare_snapshots": "audits.history",
+    "item_history": "audits.history",
+    "family_snapshots": "audits.history",
+    "snapshot_history": "audits.history",
+    "revision_pairs": "audits.history",
+    "TranslationReport": "audits.translations",
+    "ItemVerification": "audits.translations",
+    "verify_translations": "audits.translations",
+    "family_translations": "audits.translations",
+    "detect_shift": "audits.translations",
+    "CarriedFinding": "findings.carry",
+    "carry_forward": "findings.carry",
+    "carry_through": "findings.carry",
     "Issue": "validate",
     "Report": "validate",
     "codes_table": "validate",
-    "PublishPlan": "publish",
-    "FamilyPicture": "picture",
-    "family_picture": "picture",
-    "to_html": "display",
-    "witness_picks_plot": "plots",
-    "snapshot_changes_plot": "plots",
-    "join_verification_plot": "plots",
-    "EnrichResult": "enrich",
-    "enrich_descriptor": "enrich",
-    "enrich_file": "enrich",
-    "enrich_family": "enrich",
-    "strip_enrichment": "enrich",
-    "FamilyEnrichResult": "enrich",
-    "mlcroissant_issues": "enrich",
-    "ParentLink": "provenance",
-    "ProvResult": "provenance",
-    "read_graph": "jsonld",
-    "to_graph": "jsonld",
+    "PublishPlan": "hub.publish",
+    "FamilyPicture": "render.picture",
+    "family_picture": "render.picture",
+    "to_html": "render.html",
+    "witness_picks_plot": "render.plots",
+    "snapshot_changes_plot": "render.plots",
+    "join_verification_plot": "render.plots",
+    "EnrichResult": "enrich.writer",
+    "enrich_descriptor": "enrich.writer",
+    "enrich_file": "enrich.writer",
+    "enrich_family": "enrich.writer",
+    "strip_enrichment": "enrich.writer",
+    "FamilyEnrichResult": "enrich.writer",
+    "mlcroissant_issues": "enrich.writer",
+    "ParentLink": "prov.graph",
+    "ProvResult": "prov.graph",
+    "read_graph": "croissant.jsonld",
+    "to_graph": "croissant.jsonld",
     "Resolver": "resolve",
-    "build_graph": "provenance",
-    "family_graph": "provenance",
-    "write_prov": "provenance",
-    "SyntheticFamily": "synthetic",
-    "generate_family": "synthetic",
+    "build_graph": "prov.graph",
+    "family_graph": "prov.graph",
+    "write_prov": "prov.graph",
+    "SyntheticFamily": "testing.synthetic",
+    "generate_family": "testing.synthetic",
 }
 
 

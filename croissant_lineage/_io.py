@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
-from .errors import InputError, UnsafePathError
+from croissant_lineage.errors import InputError, UnsafePathError
 
 if TYPE_CHECKING:
     import pyarrow as pa

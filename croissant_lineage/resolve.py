@@ -1,13 +1,13 @@
 """An item's family from enriched descriptors alone.
 
 Whoever holds a family's enriched descriptors (written by
-:func:`croissant_lineage.enrich.enrich_family`) and the Parquet files beside them can
+:func:`croissant_lineage.enrich.writer.enrich_family`) and the Parquet files beside them can
 resolve any item without this library's lineage folder and without the benchmark data:
 :func:`resolve` reads the descriptors' ``cl:familyDataset`` nodes (datasets and
 dataset-level derivations) and their ``items`` / ``lineage`` / ``findings`` files
 (with pyarrow, not mlcroissant: it is much faster), rebuilds the
-:class:`~croissant_lineage.lineage.Lineage` they describe, and answers with the same
-:class:`~croissant_lineage.graph.Family` that :func:`croissant_lineage.graph.family_of`
+:class:`~croissant_lineage.lineage.model.Lineage` they describe, and answers with the same
+:class:`~croissant_lineage.lineage.graph.Family` that :func:`croissant_lineage.lineage.graph.family_of`
 gives on the original lineage, plus the findings on the item's relatives.
 
 For many queries, load once with :class:`Resolver` (``resolve`` keeps the last few
@@ -25,16 +25,21 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._io import read_json, resolve_inside
-from .croissant import CL_NS, as_list
-from .errors import InputError
-from .findings_parquet import findings_from_table
-from .graph import Family, LineageGraph, family_of
-from .jsonld import PROV_NS
-from .lineage import Lineage
-from .lineage_files import FILE_KINDS, FileTables, read_tables
-from .provenance import MARK, unwrap
-from .schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, split_ref
+from croissant_lineage._io import read_json, resolve_inside
+from croissant_lineage.croissant.descriptor import CL_NS, as_list
+from croissant_lineage.croissant.jsonld import PROV_NS
+from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
+from croissant_lineage.errors import InputError
+from croissant_lineage.findings.parquet import findings_from_table
+from croissant_lineage.lineage.graph import Family, LineageGraph, family_of
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import (
+    DUPLICATES_SCHEMA,
+    EDGES_SCHEMA,
+    ITEMS_SCHEMA,
+    split_ref,
+)
+from croissant_lineage.prov.graph import MARK, unwrap
 
 __all__ = ["EnrichedSource", "Resolver", "find_enriched", "resolve"]
 
@@ -110,7 +115,7 @@ def _json_files(paths: Sequence[str | Path]) -> list[Path]:
 def find_enriched(descriptors: str | Path | Sequence[str | Path]) -> list[EnrichedSource]:
     """The enriched descriptors among files and folders (``*.json`` in a folder), sorted.
 
-    Files that are not descriptors enriched by :func:`~croissant_lineage.enrich.enrich_family`
+    Files that are not descriptors enriched by :func:`~croissant_lineage.enrich.writer.enrich_family`
     are skipped.
 
     Raises:
@@ -285,9 +290,9 @@ class Resolver:
 
     Attributes:
         sources: The enriched descriptors read.
-        lineage: The :class:`~croissant_lineage.lineage.Lineage` they describe (items
+        lineage: The :class:`~croissant_lineage.lineage.model.Lineage` they describe (items
             without their raw records; no unmatched table).
-        graph: Its :class:`~croissant_lineage.graph.LineageGraph`.
+        graph: Its :class:`~croissant_lineage.lineage.graph.LineageGraph`.
         findings: The findings their findings files hold.
     """
 
@@ -316,13 +321,13 @@ class Resolver:
         return cls(find_enriched(descriptors))
 
     def family(self, ref: str) -> Family:
-        """The family of ``ref``: as :func:`~croissant_lineage.graph.family_of` gives it,
+        """The family of ``ref``: as :func:`~croissant_lineage.lineage.graph.family_of` gives it,
         with ``findings`` the findings on its relatives (``Finding.to_dict()``, file order).
 
         Raises:
             InputError: the item is not in these descriptors' lineage.
         """
-        from .routing import relevant_findings
+        from croissant_lineage.findings.routing import relevant_findings
 
         fam = family_of(self.graph, ref)
         # Every relative routing can reach is in the item's connected component: skip the
@@ -356,7 +361,7 @@ def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Fa
         item_ref: ``dataset:item``, e.g. ``mmlu-pro:3542``.
 
     Returns:
-        A :class:`~croissant_lineage.graph.Family`: the item (its texts), ancestors and
+        A :class:`~croissant_lineage.lineage.graph.Family`: the item (its texts), ancestors and
         descendants with the edge evidence (method, score, option diff, key
         inheritance), duplicates, documented-coverage derivations, and the findings on
         its relatives (dicts as in a findings file).

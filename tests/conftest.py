@@ -47,7 +47,7 @@ def fixtures_dir() -> Path:
 @pytest.fixture(scope="session")
 def mmlu_lineage_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real MMLU family linked once per test session, written to a lineage folder."""
-    from croissant_lineage.linking import link
+    from croissant_lineage.linking.linker import link
 
     out = tmp_path_factory.mktemp("mmlu-lineage")
     link("mmlu", data_dir=shared_data).write(out)
@@ -56,15 +56,15 @@ def mmlu_lineage_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory
 
 @pytest.fixture(scope="session")
 def mmlu_lineage(mmlu_lineage_dir: Path):
-    """The real MMLU family's :class:`~croissant_lineage.lineage.Lineage` (read back from disk)."""
-    from croissant_lineage.lineage import Lineage
+    """The real MMLU family's :class:`~croissant_lineage.lineage.model.Lineage` (read back from disk)."""
+    from croissant_lineage.lineage.model import Lineage
 
     return Lineage.read(mmlu_lineage_dir)
 
 
 @pytest.fixture(scope="session")
 def mmlu_graph(mmlu_lineage):
-    """A :class:`~croissant_lineage.graph.LineageGraph` over the real MMLU family."""
-    from croissant_lineage.graph import LineageGraph
+    """A :class:`~croissant_lineage.lineage.graph.LineageGraph` over the real MMLU family."""
+    from croissant_lineage.lineage.graph import LineageGraph
 
     return LineageGraph(mmlu_lineage)

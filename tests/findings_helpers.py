@@ -6,8 +6,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.schema import EDGES_SCHEMA
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import EDGES_SCHEMA
 from tests.helpers import items_table
 
 
@@ -38,7 +38,7 @@ def lineage(tables: list[pa.Table], edges: list[dict[str, Any]], *, duplicates: 
          "group": [g for _, _, g in duplicates], "parent_dataset": [None] * len(duplicates),
          "parent_item": [None] * len(duplicates), "size": [2] * len(duplicates)},
     )
-    from croissant_lineage.schema import DUPLICATES_SCHEMA
+    from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA
 
     datasets = sorted(set(items.column("dataset").to_pylist()) | {d["child"] for d in documented})
     family = {

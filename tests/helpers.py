@@ -7,7 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import ITEMS_SCHEMA
 
 
 def items_table(dataset: str, rows: list[dict[str, Any]]) -> pa.Table:

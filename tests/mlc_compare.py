@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from croissant_lineage.croissant import Descriptor
-from croissant_lineage.records import FILE_COLUMN, ROW_COLUMN, read_record_set
+from croissant_lineage.croissant.descriptor import Descriptor
+from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_record_set
 
 
 def normalise(value: Any) -> Any:

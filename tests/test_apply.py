@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from croissant_lineage.corrections import apply_corrections
 from croissant_lineage.errors import InputError, OutputExistsError
-from croissant_lineage.findings import CONFIRMED, STATUSES, Finding, Source
-from croissant_lineage.graph import LineageGraph
-from croissant_lineage.importers import import_redux
+from croissant_lineage.findings.corrections import apply_corrections
+from croissant_lineage.findings.importers import import_redux
+from croissant_lineage.findings.model import CONFIRMED, STATUSES, Finding, Source
+from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import BASE, PRO, edge, lineage, toy_lineage
 from tests.helpers import items_table
 
@@ -133,7 +133,7 @@ def test_real_redux_findings_change_no_key_until_confirmed(shared_data: Path, mm
 
 def test_cli_apply_writes_a_new_file_and_never_an_input(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings import save_findings
+    from croissant_lineage.findings.model import save_findings
 
     lin_dir = toy_lineage().write(tmp_path / "lineage")
     findings = save_findings(tmp_path / "f.json", [_key_finding(), _key_finding(item="base:s/1", proposed="Elm",

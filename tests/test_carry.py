@@ -12,12 +12,17 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.carry import CARRY_STATUSES, carried_to_pandas, carry_forward, carry_through
-from croissant_lineage.family import load_family
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.history import compare_snapshots
-from croissant_lineage.items import load_items
-from croissant_lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.audits.history import compare_snapshots
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.findings.carry import (
+    CARRY_STATUSES,
+    carried_to_pandas,
+    carry_forward,
+    carry_through,
+)
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.schema import ITEMS_SCHEMA
 
 SRC = Source("invented review", kind="person")
 

@@ -15,8 +15,7 @@ import pytest
 
 from croissant_lineage._io import atomic_write_json, dumps_json
 from croissant_lineage.cli import main
-from croissant_lineage.croissant import GENERATED_BY, GENERATOR, is_generated, read_descriptor
-from croissant_lineage.describe import (
+from croissant_lineage.croissant.describe import (
     CROISSANT_CONTEXT,
     SPLIT_NAMES,
     DescribeOptions,
@@ -24,8 +23,14 @@ from croissant_lineage.describe import (
     describe_folder,
     split_regex,
 )
+from croissant_lineage.croissant.descriptor import (
+    GENERATED_BY,
+    GENERATOR,
+    is_generated,
+    read_descriptor,
+)
+from croissant_lineage.croissant.records import read_record_set
 from croissant_lineage.errors import InputError, OutputExistsError, UnsafePathError
-from croissant_lineage.records import read_record_set
 from tests.mlc_compare import mlc_rows, open_dataset, our_rows, root_cause
 
 mlc = pytest.importorskip("mlcroissant")

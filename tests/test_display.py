@@ -8,7 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from croissant_lineage.display import (
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.linking.linker import link
+from croissant_lineage.render.html import (
     FAMILY_COLUMNS,
     FINDING_COLUMNS,
     MAX_ROWS,
@@ -18,11 +23,6 @@ from croissant_lineage.display import (
     status_badge,
     to_html,
 )
-from croissant_lineage.family import load_family
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.graph import LineageGraph, family_of
-from croissant_lineage.linking import link
-from croissant_lineage.routing import route
 from croissant_lineage.validate.report import Checked, Issue, Report
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
@@ -134,9 +134,9 @@ def test_validation_report_html() -> None:
 
 
 def test_history_translation_and_family_report_html(spec, toy, graph: LineageGraph) -> None:
-    from croissant_lineage.history import snapshot_history
-    from croissant_lineage.report import family_report
-    from croissant_lineage.translations import verify_translations
+    from croissant_lineage.audits.history import snapshot_history
+    from croissant_lineage.audits.translations import verify_translations
+    from croissant_lineage.findings.report import family_report
 
     h = snapshot_history(spec, lineage=toy, item="toy-pro:105")
     text = " ".join(_parse(to_html(h)).text)
@@ -151,7 +151,7 @@ def test_history_translation_and_family_report_html(spec, toy, graph: LineageGra
 
 
 def test_witness_report_html() -> None:
-    from croissant_lineage.witnesses import ModelTally, PooledTally
+    from croissant_lineage.audits.witnesses import ModelTally, PooledTally
 
     report = SimpleNamespace(
         snapshot="toy-pro",
@@ -162,7 +162,7 @@ def test_witness_report_html() -> None:
         items=SimpleNamespace(rows=[]),
     )
     # a stand-in object: call the renderer itself
-    from croissant_lineage.display import witness_html
+    from croissant_lineage.render.html import witness_html
 
     text = " ".join(_parse(witness_html(report)).text)
     assert "m-<1>" in text and "1 of 2 archives admitted" in text and "pooled ratio 3.00" in text

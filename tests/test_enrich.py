@@ -17,7 +17,8 @@ import rdflib
 
 from croissant_lineage._io import dumps_json
 from croissant_lineage.cli import main
-from croissant_lineage.enrich import (
+from croissant_lineage.croissant.jsonld import PROV_NS, to_graph
+from croissant_lineage.enrich.writer import (
     FamilyEnrichResult,
     enrich_descriptor,
     enrich_family,
@@ -27,12 +28,11 @@ from croissant_lineage.enrich import (
     strip_enrichment,
 )
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.findings_parquet import FINDINGS_SCHEMA, findings_from_table
-from croissant_lineage.jsonld import PROV_NS, to_graph
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.linking import link
-from croissant_lineage.provenance import MARK
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.parquet import FINDINGS_SCHEMA, findings_from_table
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.linker import link
+from croissant_lineage.prov.graph import MARK
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy"
@@ -265,7 +265,7 @@ def toy_enriched(toy: Lineage, tmp_path_factory: pytest.TempPathFactory) -> Fami
 def test_family_descriptors_validate_and_yield_every_edge(toy: Lineage, toy_enriched: FamilyEnrichResult) -> None:
     import mlcroissant as mlc
 
-    from croissant_lineage.family import load_family
+    from croissant_lineage.family.spec import load_family
 
     spec = load_family(TOY / "family.json")
     assert toy_enriched.edges == toy.edges.num_rows > 0
@@ -381,7 +381,7 @@ def mmlu_enriched(mmlu_lineage: Lineage, tmp_path_factory: pytest.TempPathFactor
 
 
 def test_mmlu_family_enriched_validates(mmlu_lineage: Lineage, mmlu_enriched: FamilyEnrichResult) -> None:
-    from croissant_lineage.family import load_family
+    from croissant_lineage.family.spec import load_family
 
     spec = load_family("mmlu")
     originals = {d.name: d.descriptor for d in spec.datasets.values() if d.descriptor}

@@ -1,6 +1,6 @@
 """The shipped MMLU descriptors: reproducible from the data, valid for mlcroissant, readable.
 
-Each descriptor in ``croissant_lineage/families/mmlu/descriptors/`` is made by
+Each descriptor in ``croissant_lineage/family/families/mmlu/descriptors/`` is made by
 ``describe(data_dir / folder, DescribeOptions(**options, relative_to=data_dir))`` from
 ``families/mmlu/describe.json``. Regenerating must give the shipped bytes.
 
@@ -22,16 +22,16 @@ import pandas
 import pytest
 
 from croissant_lineage._io import dumps_json
-from croissant_lineage.croissant import Descriptor, read_descriptor
-from croissant_lineage.describe import DescribeOptions, describe
-from croissant_lineage.family import load_family
-from croissant_lineage.items import load_items
-from croissant_lineage.records import read_record_set
+from croissant_lineage.croissant.describe import DescribeOptions, describe
+from croissant_lineage.croissant.descriptor import Descriptor, read_descriptor
+from croissant_lineage.croissant.records import read_record_set
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.items import load_items
 from tests.mlc_compare import mlc_rows, open_dataset, our_rows, root_cause
 
 pytestmark = pytest.mark.realdata
 
-FAMILY_DIR = Path(str(resources.files("croissant_lineage").joinpath("families/mmlu")))
+FAMILY_DIR = Path(str(resources.files("croissant_lineage.family").joinpath("families/mmlu")))
 RECIPES = {
     k: v
     for k, v in json.loads((FAMILY_DIR / "describe.json").read_text(encoding="utf-8")).items()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from croissant_lineage.errors import FindingsError, InputError
-from croissant_lineage.findings import (
+from croissant_lineage.findings.model import (
     CONFIRMED,
     STATUSES,
     Finding,

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
+from croissant_lineage.enrich.files import FILE_KINDS, RECORD_SETS
 from croissant_lineage.errors import FindingsError
-from croissant_lineage.findings import Finding, Source, StatusChange
-from croissant_lineage.findings_parquet import (
+from croissant_lineage.findings.model import Finding, Source, StatusChange
+from croissant_lineage.findings.parquet import (
     FINDINGS_SCHEMA,
     findings_entries,
     findings_from_table,
     findings_table,
 )
-from croissant_lineage.lineage_files import FILE_KINDS, RECORD_SETS
 
 IRIS = {"toy-pro": "https://example.org/toy/pro"}
 

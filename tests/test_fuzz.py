@@ -19,15 +19,15 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from croissant_lineage._io import dumps_json, load_yaml, loads_json
-from croissant_lineage.enrich import enrich_descriptor, strip_enrichment
+from croissant_lineage.croissant.jsonld import PROV_NS, to_graph
+from croissant_lineage.croissant.tables import read_table
+from croissant_lineage.enrich.writer import enrich_descriptor, strip_enrichment
 from croissant_lineage.errors import LineageError
-from croissant_lineage.family import Derivation, LinkRule
-from croissant_lineage.findings import findings_from_document, load_findings
-from croissant_lineage.jsonld import PROV_NS, to_graph
-from croissant_lineage.linking import link_derivation
-from croissant_lineage.normalize import normalize_option, normalize_stem
-from croissant_lineage.options import diff_options
-from croissant_lineage.tables import read_table
+from croissant_lineage.family.spec import Derivation, LinkRule
+from croissant_lineage.findings.model import findings_from_document, load_findings
+from croissant_lineage.linking.linker import link_derivation
+from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.options import diff_options
 from tests.helpers import items_table
 
 # Text that exercises the normaliser: quotes, dashes, odd spaces, digits, fractions,

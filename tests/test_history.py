@@ -15,9 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.cli import main
-from croissant_lineage.family import load_family
-from croissant_lineage.history import (
+from croissant_lineage.audits.history import (
     CHANGE_KINDS,
     Snapshot,
     compare_items,
@@ -29,8 +27,10 @@ from croissant_lineage.history import (
     snapshot_chain,
     snapshot_history,
 )
-from croissant_lineage.items import load_items
-from croissant_lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.cli import main
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy" / "family.json"
@@ -222,7 +222,7 @@ def test_snapshot_chain_of_the_mmlu_family() -> None:
 
 
 def test_family_snapshots_from_a_lineage() -> None:
-    from croissant_lineage.linking import link
+    from croissant_lineage.linking.linker import link
 
     lineage = link(TOY)
     snaps = family_snapshots(TOY, lineage=lineage)

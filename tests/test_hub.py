@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from croissant_lineage import hub
+from croissant_lineage.croissant import hub
 from croissant_lineage.errors import DescriptorError, InputError, SizeLimitError
 
 HUB_DOC = {

@@ -10,11 +10,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import croissant_lineage.items as items_mod
+import croissant_lineage.lineage.items as items_mod
 from croissant_lineage._io import atomic_write_json
-from croissant_lineage.describe import DescribeOptions, describe
-from croissant_lineage.family import load_family
-from croissant_lineage.items import load_items
+from croissant_lineage.croissant.describe import DescribeOptions, describe
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.items import load_items
 
 
 @pytest.fixture

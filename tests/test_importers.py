@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from croissant_lineage.errors import InputError
-from croissant_lineage.family import DatasetSpec, FamilySpec
-from croissant_lineage.graph import LineageGraph
-from croissant_lineage.importers import (
+from croissant_lineage.family.spec import DatasetSpec, FamilySpec
+from croissant_lineage.findings.importers import (
     import_mmlu_pro_errata,
     import_redux,
     normalize_label,
     resolve_answer,
 )
+from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import ANN, toy_lineage
 from tests.helpers import items_table
 
@@ -206,7 +206,7 @@ def test_real_errata(shared_data: Path, mmlu_lineage) -> None:
 def test_cli_import_redux_writes_a_findings_file(shared_data: Path, mmlu_lineage_dir: Path, tmp_path: Path,
                                                  capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings import load_findings
+    from croissant_lineage.findings.model import load_findings
 
     out = tmp_path / "redux.json"
     args = ["findings", "import", "redux", "--lineage", str(mmlu_lineage_dir), "--data-dir", str(shared_data),

@@ -11,9 +11,9 @@ import pytest
 import rdflib
 from rdflib.compare import isomorphic
 
-from croissant_lineage import jsonld
+from croissant_lineage.croissant import jsonld
+from croissant_lineage.croissant.jsonld import inline_contexts, local_context, to_graph
 from croissant_lineage.errors import DescriptorError
-from croissant_lineage.jsonld import inline_contexts, local_context, to_graph
 
 DOC: dict[str, Any] = {
     "@type": "sc:Dataset",

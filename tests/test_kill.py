@@ -142,8 +142,8 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_killed_link_leaves_old_or_complete_new_files(tmp_path: Path) -> None:
-    from croissant_lineage.lineage import Lineage
-    from croissant_lineage.linking import link
+    from croissant_lineage.lineage.model import Lineage
+    from croissant_lineage.linking.linker import link
 
     old_dir, new_dir = tmp_path / "old", tmp_path / "new"
     link(OLD_FAMILY).write(old_dir)  # a different family: every file differs from the new one

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyarrow.compute as pc
 import pytest
 
-from croissant_lineage.graph import family_of
-from croissant_lineage.items import LETTERS
+from croissant_lineage.lineage.graph import family_of
+from croissant_lineage.lineage.items import LETTERS
 
 pytestmark = pytest.mark.realdata
 

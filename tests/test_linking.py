@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from croissant_lineage.family import Derivation, LinkRule
-from croissant_lineage.linking import find_duplicates, link_derivation
-from croissant_lineage.options import diff_options, positional_diff
+from croissant_lineage.family.spec import Derivation, LinkRule
+from croissant_lineage.linking.linker import find_duplicates, link_derivation
+from croissant_lineage.linking.options import diff_options, positional_diff
 from tests.helpers import items_table
 
 PARENTS = [
@@ -150,7 +150,7 @@ def test_duplicates_group_siblings_with_permuted_options() -> None:
 
 
 def test_null_padding_is_dropped_but_inner_and_keyed_nulls_are_kept() -> None:
-    from croissant_lineage.items import _trim_padding
+    from croissant_lineage.lineage.items import _trim_padding
 
     assert _trim_padding(["a", "b", None, None], "A", "letter") == ["a", "b"]
     assert _trim_padding([None, "b", "c", "d"], "B", "letter") == ["", "b", "c", "d"]

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from croissant_lineage.cli import main
-from croissant_lineage.enrich import enrich_family, enrich_file
+from croissant_lineage.croissant.jsonld import read_graph
+from croissant_lineage.enrich.writer import enrich_family, enrich_file
 from croissant_lineage.errors import LineageError
-from croissant_lineage.family import load_family
-from croissant_lineage.graph import family_of
-from croissant_lineage.jsonld import read_graph
-from croissant_lineage.linking import link
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.graph import family_of
+from croissant_lineage.linking.linker import link
 from croissant_lineage.resolve import resolve
 from croissant_lineage.validate import validate
 from tests import netguard

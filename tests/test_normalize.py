@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from croissant_lineage.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.normalize import normalize_option, normalize_stem
 
 
 @pytest.mark.parametrize(

@@ -10,15 +10,15 @@ import pytest
 
 pytest.importorskip("matplotlib", reason="the picture needs matplotlib (a dependency of the package)")
 
-from croissant_lineage._fonts import clean_text, fit_text, text_width, wrap_text
-from croissant_lineage._layered import layered_layout
 from croissant_lineage.cli import main
 from croissant_lineage.errors import InputError, OutputExistsError
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.graph import LineageGraph
-from croissant_lineage.linking import link
-from croissant_lineage.picture import STATUS_STYLES, family_picture, is_our_picture
-from croissant_lineage.routing import route
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.linking.linker import link
+from croissant_lineage.render._fonts import clean_text, fit_text, text_width, wrap_text
+from croissant_lineage.render._layered import layered_layout
+from croissant_lineage.render.picture import STATUS_STYLES, family_picture, is_our_picture
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
 EXAMINER = Source("Invented examiner", kind="person")
@@ -153,7 +153,7 @@ def test_text_fitting() -> None:
 
 @pytest.mark.realdata
 def test_real_3542_svg_names_every_item_of_its_queue(mmlu_graph, shared_data: Path, tmp_path: Path) -> None:
-    from croissant_lineage.importers import import_redux
+    from croissant_lineage.findings.importers import import_redux
 
     redux = import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
     q = route(mmlu_graph, "mmlu-pro:3542", redux)

@@ -12,17 +12,17 @@ pytest.importorskip("matplotlib", reason="plots need matplotlib (a dependency of
 
 from matplotlib.figure import Figure
 
-from croissant_lineage.family import load_family
-from croissant_lineage.history import snapshot_history
-from croissant_lineage.linking import link
-from croissant_lineage.plots import (
+from croissant_lineage.audits.history import snapshot_history
+from croissant_lineage.audits.translations import verify_translations
+from croissant_lineage.audits.witnesses import ModelTally, PooledTally
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.linking.linker import link
+from croissant_lineage.render.plots import (
     JOIN_STATUS_STYLES,
     join_verification_plot,
     snapshot_changes_plot,
     witness_picks_plot,
 )
-from croissant_lineage.translations import verify_translations
-from croissant_lineage.witnesses import ModelTally, PooledTally
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
 

@@ -11,13 +11,14 @@ from rdflib import RDF, Literal, URIRef
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 
 from croissant_lineage.cli import main
-from croissant_lineage.enrich import enrich_family
+from croissant_lineage.croissant.jsonld import PROV_NS, read_graph
+from croissant_lineage.enrich.writer import enrich_family
 from croissant_lineage.errors import InputError, OutputExistsError
-from croissant_lineage.findings import Finding, Source, save_findings
-from croissant_lineage.jsonld import PROV_NS, read_graph
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.linking import link
-from croissant_lineage.provenance import (
+from croissant_lineage.findings.model import Finding, Source, save_findings
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import item_iri
+from croissant_lineage.linking.linker import link
+from croissant_lineage.prov.graph import (
     AGENT_IRI,
     PROV_FILE_COMMENT,
     build_graph,
@@ -27,7 +28,6 @@ from croissant_lineage.provenance import (
     serialize,
     write_prov,
 )
-from croissant_lineage.schema import item_iri
 
 PROV = rdflib.Namespace(PROV_NS)
 CL = rdflib.Namespace("https://w3id.org/croissant-lineage/ns#")
@@ -119,7 +119,7 @@ def test_enriched_descriptors_state_the_same_prov(toy: Lineage, tmp_path: Path) 
 def test_real_family_dataset_level_matches_enriched(mmlu_lineage: Lineage, tmp_path: Path) -> None:
     import dataclasses
 
-    from croissant_lineage.family import load_family
+    from croissant_lineage.family.spec import load_family
 
     spec = load_family("mmlu")
     keep = ("mmlu", "mmlu-pro")  # two descriptors are enough here (test_enrich covers all 12)

@@ -24,7 +24,7 @@ def test_every_exported_name_resolves() -> None:
 
 def test_functions_are_not_shadowed_by_their_modules() -> None:
     # Importing submodules named like functions must not replace the functions.
-    import croissant_lineage.publish
+    import croissant_lineage.hub.publish
     import croissant_lineage.resolve
     import croissant_lineage.validate.card  # noqa: F401
 

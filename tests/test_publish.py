@@ -13,11 +13,11 @@ import yaml
 
 from croissant_lineage.cli import main
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError
-from croissant_lineage.findings import load_findings
-from croissant_lineage.findings_parquet import FINDINGS_SCHEMA, findings_from_table
-from croissant_lineage.linking import link
-from croissant_lineage.publish import BEGIN, END, publish
-from croissant_lineage.schema import EDGES_SCHEMA
+from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.parquet import FINDINGS_SCHEMA, findings_from_table
+from croissant_lineage.hub.publish import BEGIN, END, publish
+from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.card import card_header
 
@@ -219,7 +219,7 @@ def test_hub_client_gets_timeouts_and_they_are_restored():
     import huggingface_hub
     from huggingface_hub.utils import _http
 
-    from croissant_lineage.publish import _hub_timeouts
+    from croissant_lineage.hub.publish import _hub_timeouts
 
     if not hasattr(huggingface_hub, "set_client_factory"):
         pytest.skip("requests-based huggingface_hub sets its own timeouts")

@@ -9,9 +9,14 @@ from typing import Any
 
 import pytest
 
-from croissant_lineage.croissant import Descriptor, match_files, read_descriptor
+from croissant_lineage.croissant.descriptor import Descriptor, match_files, read_descriptor
+from croissant_lineage.croissant.records import (
+    FILE_COLUMN,
+    ROW_COLUMN,
+    apply_regex,
+    read_record_set,
+)
 from croissant_lineage.errors import DataError, DescriptorError, UnsafePathError
-from croissant_lineage.records import FILE_COLUMN, ROW_COLUMN, apply_regex, read_record_set
 
 
 def _field(name: str, source: dict[str, Any], extract: dict[str, Any], regex: str | None = None) -> dict[str, Any]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.importers import import_redux
-from croissant_lineage.report import DEFINITIONS, family_report
+from croissant_lineage.findings.importers import import_redux
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.report import DEFINITIONS, family_report
 from tests.findings_helpers import toy_lineage
 
 SRC = Source("Invented reviewer", kind="person")
@@ -80,7 +80,7 @@ def test_real_mmlu_report(shared_data: Path, mmlu_graph) -> None:
 
 def test_cli_report_json(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings import save_findings
+    from croissant_lineage.findings.model import save_findings
 
     lin_dir = toy_lineage().write(tmp_path / "lineage")
     f = save_findings(tmp_path / "f.yaml", [WRONG, NONE])

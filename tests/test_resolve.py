@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from croissant_lineage.cli import main
-from croissant_lineage.enrich import FamilyEnrichResult, enrich_family
+from croissant_lineage.enrich.writer import FamilyEnrichResult, enrich_family
 from croissant_lineage.errors import InputError
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.graph import LineageGraph, family_of
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.linking import link
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.routing import relevant_findings
+from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.linker import link
 from croissant_lineage.resolve import Resolver, resolve
-from croissant_lineage.routing import relevant_findings
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
 
@@ -106,7 +106,7 @@ def test_resolve_cli(toy_folder: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 def test_mmlu_pro_3542_from_metadata_alone(mmlu_lineage: Lineage, shared_data: Path, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from croissant_lineage.importers import import_mmlu_pro_errata, import_redux
+    from croissant_lineage.findings.importers import import_mmlu_pro_errata, import_redux
 
     pro_items = mmlu_lineage.items.filter(
         __import__("pyarrow.compute", fromlist=["equal"]).equal(mmlu_lineage.items.column("dataset"), "mmlu-pro")

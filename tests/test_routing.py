@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from croissant_lineage.errors import InputError
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.graph import LineageGraph
-from croissant_lineage.importers import import_redux
-from croissant_lineage.routing import QUEUE_COLUMNS, route
+from croissant_lineage.findings.importers import import_redux
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.routing import QUEUE_COLUMNS, route
+from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import ANN, BASE, PRO, TRANS, edge, lineage, toy_lineage
 from tests.helpers import items_table
 
@@ -165,7 +165,7 @@ def test_queue_renders_as_table_json_and_text(graph) -> None:
 
 
 def _toy_family():
-    from croissant_lineage.family import DatasetSpec, FamilySpec
+    from croissant_lineage.family.spec import DatasetSpec, FamilySpec
 
     return FamilySpec(name="toy", path=None, datasets={"ann": DatasetSpec(name="ann", iri="https://example.org/ann")},
                       derivations=())
@@ -244,7 +244,7 @@ def test_cli_route_json_and_ad_hoc_option_finding(tmp_path: Path, capsys) -> Non
 
 @pytest.mark.realdata
 def test_real_errata_findings_stay_in_mmlu_pro(shared_data: Path, mmlu_lineage, mmlu_graph) -> None:
-    from croissant_lineage.importers import import_mmlu_pro_errata
+    from croissant_lineage.findings.importers import import_mmlu_pro_errata
 
     errata = import_mmlu_pro_errata(data_dir=shared_data, items=mmlu_lineage.items).findings
     dup = next(f for f in errata if f.item == "mmlu-pro:6132")

@@ -9,10 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from croissant_lineage.errors import InputError, OutputExistsError
-from croissant_lineage.family import load_family
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.linking import link
-from croissant_lineage.synthetic import MANIFEST, SyntheticFamily, generate_family
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.linker import link
+from croissant_lineage.testing.synthetic import MANIFEST, SyntheticFamily, generate_family
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 
+from croissant_lineage.croissant.tables import MAX_FIELD_CHARS, read_table, sniff_delimiter
 from croissant_lineage.errors import DataError, InputError, SizeLimitError
-from croissant_lineage.tables import MAX_FIELD_CHARS, read_table, sniff_delimiter
 
 CSV = "text/csv"
 

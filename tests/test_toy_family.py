@@ -10,10 +10,10 @@ import pytest
 
 from croissant_lineage.cli import main
 from croissant_lineage.errors import OutputExistsError, SpecError
-from croissant_lineage.family import load_family
-from croissant_lineage.graph import LineageGraph, family_of
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.linking import link
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.linker import link
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
 

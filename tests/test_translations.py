@@ -13,10 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.cli import main
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
-from croissant_lineage.translations import (
+from croissant_lineage.audits.translations import (
     SHIFTS,
     STATUSES,
     TranslationReport,
@@ -27,6 +24,9 @@ from croissant_lineage.translations import (
     verify_joins,
     verify_translations,
 )
+from croissant_lineage.cli import main
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy" / "family.json"

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from croissant_lineage.findings import Finding, Source
-from croissant_lineage.findings_parquet import findings_entries, findings_table
-from croissant_lineage.graph import LineageGraph
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.linking import link
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.parquet import findings_entries, findings_table
+from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.findings import stale_descendants
 

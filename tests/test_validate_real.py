@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from croissant_lineage.findings import save_findings
+from croissant_lineage.findings.model import save_findings
 from croissant_lineage.validate import validate
 
 REPO = Path(__file__).resolve().parents[1]
-FAMILY = REPO / "croissant_lineage" / "families" / "mmlu"
+FAMILY = REPO / "croissant_lineage" / "family" / "families" / "mmlu"
 
 
 def test_shipped_family_spec_and_descriptors_are_valid():
@@ -30,8 +30,8 @@ def test_real_lineage_folder_is_valid(mmlu_lineage_dir: Path):
 
 @pytest.fixture(scope="module")
 def real_findings(mmlu_lineage, shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from croissant_lineage.importers.errata import import_mmlu_pro_errata
-    from croissant_lineage.importers.redux import import_redux
+    from croissant_lineage.findings.importers.errata import import_mmlu_pro_errata
+    from croissant_lineage.findings.importers.redux import import_redux
 
     redux = import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
     errata = import_mmlu_pro_errata(data_dir=shared_data).findings
@@ -47,7 +47,7 @@ def test_imported_findings_are_valid_against_the_lineage(mmlu_lineage_dir: Path,
 
 def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage_dir: Path, mmlu_lineage,
                                                                        shared_data: Path, tmp_path: Path):
-    from croissant_lineage.importers.redux import import_redux
+    from croissant_lineage.findings.importers.redux import import_redux
 
     fixes = [f.with_status("confirmed_fixed", date="2025-01-01")
              for f in import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
@@ -61,15 +61,15 @@ def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage
     assert datasets & {"mmlu-pro", "global-mmlu-en"}
 
 
-# --- the enriched family (croissant_lineage.enrich) -------------------------------------
+# --- the enriched family (croissant_lineage.enrich.writer) -------------------------------------
 
 
 @pytest.fixture(scope="module")
 def enriched_mmlu(mmlu_lineage_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    enrich = pytest.importorskip("croissant_lineage.enrich")
+    enrich = pytest.importorskip("croissant_lineage.enrich.writer")
     enrich_family = getattr(enrich, "enrich_family", None)
     if enrich_family is None:
-        pytest.skip("croissant_lineage.enrich has no enrich_family yet")
+        pytest.skip("croissant_lineage.enrich.writer has no enrich_family yet")
     out = tmp_path_factory.mktemp("enriched-mmlu")
     enrich_family(mmlu_lineage_dir, "mmlu", out)
     return out
@@ -88,7 +88,7 @@ def test_publish_dry_run_for_enriched_mmlu_pro(enriched_mmlu: Path, mmlu_lineage
                                                tmp_path: Path):
     from huggingface_hub import DatasetCard
 
-    from croissant_lineage.publish import publish
+    from croissant_lineage.hub.publish import publish
 
     out = tmp_path / "hub-mmlu-pro"
     plan = publish(enriched_mmlu / "mmlu-pro.json", mmlu_lineage_dir, out, repo_id="TIGER-Lab/MMLU-Pro",

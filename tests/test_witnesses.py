@@ -12,17 +12,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from croissant_lineage.archives import list_archives
-from croissant_lineage.cli import main
-from croissant_lineage.contested import (
+from croissant_lineage.audits.archives import list_archives
+from croissant_lineage.audits.contested import (
     ContestedClaim,
     claims_from_findings,
     contested_items,
     snapshot_index,
 )
-from croissant_lineage.errors import LineageError
-from croissant_lineage.schema import EDGES_SCHEMA
-from croissant_lineage.witnesses import (
+from croissant_lineage.audits.witnesses import (
     REJECT_REASONS,
     Admission,
     AdmissionRow,
@@ -33,6 +30,9 @@ from croissant_lineage.witnesses import (
     witness,
     witness_family,
 )
+from croissant_lineage.cli import main
+from croissant_lineage.errors import LineageError
+from croissant_lineage.lineage.schema import EDGES_SCHEMA
 from tests.helpers import items_table
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
@@ -446,8 +446,8 @@ def test_cli_prints_the_admission_and_json(
 
 def toy_findings(tmp_path: Path) -> tuple[Path, Path]:
     """A findings file with a wrong-key finding on toy-pro:101 and one on its parent."""
-    from croissant_lineage.findings import Finding, Source, save_findings
-    from croissant_lineage.linking import link
+    from croissant_lineage.findings.model import Finding, Source, save_findings
+    from croissant_lineage.linking.linker import link
 
     lineage = link(TOY / "family.json")
     lineage.write(tmp_path / "lineage")
@@ -473,7 +473,7 @@ def toy_findings(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_witness_family_routes_findings_and_evidence_attaches(tmp_path: Path) -> None:
-    from croissant_lineage.findings import load_findings
+    from croissant_lineage.findings.model import load_findings
 
     toy_archive(tmp_path / "archives")
     findings_file, lineage_dir = toy_findings(tmp_path)
@@ -581,7 +581,7 @@ def test_real_admission_of_the_29_archives(real_admission: Admission) -> None:
 def test_real_redux_wrong_keys_routed_to_mmlu_pro(
     shared_data: Path, mmlu_lineage: Any, real_snapshot: pa.Table, real_admission: Admission
 ) -> None:
-    from croissant_lineage.importers.redux import import_redux
+    from croissant_lineage.findings.importers.redux import import_redux
 
     findings = import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
     assert sum(f.kind == "wrong_key" for f in findings) == 107

@@ -8,8 +8,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.lineage import Lineage
-from croissant_lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import (
+    DUPLICATES_SCHEMA,
+    EDGES_SCHEMA,
+    ITEMS_SCHEMA,
+    UNMATCHED_SCHEMA,
+)
 
 VALIDATE_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "validate"
 

@@ -15,8 +15,8 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from .. import __version__
-from ..errors import LineageError
+from croissant_lineage._version import __version__
+from croissant_lineage.errors import LineageError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 

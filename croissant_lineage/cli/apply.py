@@ -6,12 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..corrections import apply_corrections
-from ..family import load_family
-from ..findings import load_findings
-from ..graph import LineageGraph
-from ..lineage import Lineage
-from ._common import example_epilog, print_json
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.findings.corrections import apply_corrections
+from croissant_lineage.findings.model import load_findings
+from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
 

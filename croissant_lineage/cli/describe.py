@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..describe import DescribeOptions, DescribeResult, describe_folder
-from ..errors import InputError
-from ._common import add_quiet, example_epilog, print_json
+from croissant_lineage.cli._common import add_quiet, example_epilog, print_json
+from croissant_lineage.croissant.describe import DescribeOptions, DescribeResult, describe_folder
+from croissant_lineage.errors import InputError
 
 __all__ = ["register", "render"]
 

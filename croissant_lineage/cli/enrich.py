@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ..enrich import EnrichResult, FamilyEnrichResult, enrich_family, enrich_file
-from ..errors import InputError
-from ..schema import ACTIVITIES
-from ._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.enrich.writer import (
+    EnrichResult,
+    FamilyEnrichResult,
+    enrich_family,
+    enrich_file,
+)
+from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.schema import ACTIVITIES
 
 __all__ = ["register", "render"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..graph import Edge, Family, LineageGraph, family_of
-from ..lineage import Lineage
-from ._common import example_epilog, print_json
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.lineage.graph import Edge, Family, LineageGraph, family_of
+from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register", "render_family"]
 
@@ -47,7 +47,7 @@ def _run(args: argparse.Namespace) -> int:
     graph = LineageGraph(Lineage.read(args.lineage))
     fam = family_of(graph, args.item)
     if args.svg:
-        from ..picture import family_picture
+        from croissant_lineage.render.picture import family_picture
 
         family_picture(graph, args.item).save(args.svg, overwrite=args.force)
     if args.json:

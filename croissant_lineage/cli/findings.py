@@ -6,11 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import OutputExistsError
-from ..findings import KINDS, STATUSES, Finding, findings_to_document, load_findings, save_findings
-from ..importers import ImportResult, import_mmlu_pro_errata, import_redux
-from ..lineage import Lineage
-from ._common import example_epilog, print_json
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.errors import OutputExistsError
+from croissant_lineage.findings.importers import ImportResult, import_mmlu_pro_errata, import_redux
+from croissant_lineage.findings.model import (
+    KINDS,
+    STATUSES,
+    Finding,
+    findings_to_document,
+    load_findings,
+    save_findings,
+)
+from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..history import HistoryReport, SnapshotDiff, snapshot_history
-from ._common import example_epilog, print_json
+from croissant_lineage.audits.history import HistoryReport, SnapshotDiff, snapshot_history
+from croissant_lineage.cli._common import example_epilog, print_json
 
 __all__ = ["register", "render_history"]
 

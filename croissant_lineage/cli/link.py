@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..lineage import Lineage
-from ..linking import link
-from ._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.linker import link
 
 __all__ = ["register", "render_summary"]
 

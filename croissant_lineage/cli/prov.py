@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from ..provenance import FORMATS, ProvResult, write_prov
-from ._common import add_quiet, example_epilog, print_json
+from croissant_lineage.cli._common import add_quiet, example_epilog, print_json
+from croissant_lineage.prov.graph import FORMATS, ProvResult, write_prov
 
 __all__ = ["register", "render"]
 

@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from ..publish import publish
-from ._common import example_epilog, print_json
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.hub.publish import publish
 
 __all__ = ["register"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..findings import load_findings
-from ..lineage import Lineage
-from ..report import family_report
-from ._common import example_epilog, print_json
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.report import family_report
+from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
 

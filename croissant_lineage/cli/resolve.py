@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..resolve import resolve
-from ._common import example_epilog, print_json
-from .family import render_family
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli.family import render_family
+from croissant_lineage.resolve import resolve
 
 __all__ = ["register"]
 

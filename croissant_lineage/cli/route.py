@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..findings import KINDS, Finding, Source, load_findings
-from ..graph import LineageGraph
-from ..lineage import Lineage
-from ..routing import route
-from ._common import example_epilog, print_json
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.findings.model import KINDS, Finding, Source, load_findings
+from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
 

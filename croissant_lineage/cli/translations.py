@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..translations import TranslationReport, family_translations
-from ._common import example_epilog, print_json
+from croissant_lineage.audits.translations import TranslationReport, family_translations
+from croissant_lineage.cli._common import example_epilog, print_json
 
 __all__ = ["register", "render_translations"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError
-from ..validate import codes_table, validate
-from ._common import example_epilog, print_json
+from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.errors import InputError
+from croissant_lineage.validate import codes_table, validate
 
 __all__ = ["register"]
 

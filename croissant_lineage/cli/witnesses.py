@@ -6,8 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from ..witnesses import DEFINITIONS, WitnessReport, witness_family
-from ._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport, witness_family
+from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
 
 __all__ = ["register", "render_report"]
 

@@ -49,8 +49,8 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 
 from __future__ import annotations
 
-from .codes import CODES, Code, codes_table
-from .core import validate
-from .report import Checked, Issue, Report
+from croissant_lineage.validate.codes import CODES, Code, codes_table
+from croissant_lineage.validate.core import validate
+from croissant_lineage.validate.report import Checked, Issue, Report
 
 __all__ = ["CODES", "Checked", "Code", "Issue", "Report", "codes_table", "validate"]

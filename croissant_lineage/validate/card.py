@@ -21,13 +21,13 @@ from typing import Any
 
 import yaml
 
-from .._io import load_yaml
-from ..croissant import Descriptor, as_list, node_id
-from ..describe import encoding_format_of
-from ..errors import LineageError
-from ._jsonld import PROV_NS, JsonLdContext, pointer
-from .codes import issue
-from .report import Issue
+from croissant_lineage._io import load_yaml
+from croissant_lineage.croissant.describe import encoding_format_of
+from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
+from croissant_lineage.errors import LineageError
+from croissant_lineage.validate._jsonld import PROV_NS, JsonLdContext, pointer
+from croissant_lineage.validate.codes import issue
+from croissant_lineage.validate.report import Issue
 
 __all__ = ["card_body", "card_header", "check_card", "descriptor_parents", "hub_id", "normalize_license"]
 

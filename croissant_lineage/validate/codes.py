@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import InputError
-from .report import Issue
+from croissant_lineage.errors import InputError
+from croissant_lineage.validate.report import Issue
 
 __all__ = ["CODES", "Code", "codes_table", "expand_selection", "issue"]
 

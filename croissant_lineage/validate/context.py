@@ -17,10 +17,10 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from ..croissant import as_list
-from ._jsonld import PROV_NS, JsonLdContext, pointer, walk
-from .codes import issue
-from .report import Issue
+from croissant_lineage.croissant.descriptor import as_list
+from croissant_lineage.validate._jsonld import PROV_NS, JsonLdContext, pointer, walk
+from croissant_lineage.validate.codes import issue
+from croissant_lineage.validate.report import Issue
 
 __all__ = ["PROV_TERMS", "check_context"]
 

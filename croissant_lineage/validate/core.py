@@ -14,16 +14,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..croissant import Descriptor, check_croissant
-from ..errors import InputError, LineageError
-from .card import check_card
-from .codes import expand_selection, issue
-from .context import check_context
-from .croissant import check_with_mlcroissant
-from .detect import Target, detect, expand_folder
-from .family import check_family
-from .findings import check_findings
-from .lineage import (
+from croissant_lineage.croissant.descriptor import Descriptor, check_croissant
+from croissant_lineage.errors import InputError, LineageError
+from croissant_lineage.validate.card import check_card
+from croissant_lineage.validate.codes import expand_selection, issue
+from croissant_lineage.validate.context import check_context
+from croissant_lineage.validate.croissant import check_with_mlcroissant
+from croissant_lineage.validate.detect import Target, detect, expand_folder
+from croissant_lineage.validate.family import check_family
+from croissant_lineage.validate.findings import check_findings
+from croissant_lineage.validate.lineage import (
     ItemIndex,
     check_cycles,
     check_cycles_across,
@@ -34,7 +34,7 @@ from .lineage import (
     edge_pairs,
     read_lineage_table,
 )
-from .report import Checked, Issue, Report
+from croissant_lineage.validate.report import Checked, Issue, Report
 
 __all__ = ["validate"]
 
@@ -74,7 +74,7 @@ def _collect(paths: Sequence[str | Path]) -> tuple[list[Target], list[Issue]]:
 def _findings_doc(t: Target) -> Any:
     if t.path.suffix.lower() != ".parquet":
         return t.doc
-    from ..findings_parquet import findings_entries
+    from croissant_lineage.findings.parquet import findings_entries
 
     return {"findings": findings_entries(pq.read_table(t.path))}
 

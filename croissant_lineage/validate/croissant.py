@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ._jsonld import JsonLdContext, pointer, walk
-from .codes import issue
-from .report import Issue
+from croissant_lineage.validate._jsonld import JsonLdContext, pointer, walk
+from croissant_lineage.validate.codes import issue
+from croissant_lineage.validate.report import Issue
 
 __all__ = ["check_with_mlcroissant"]
 

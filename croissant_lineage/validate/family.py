@@ -1,4 +1,4 @@
-"""Checks of a family spec: the schema and rules of :func:`croissant_lineage.family.parse_family`
+"""Checks of a family spec: the schema and rules of :func:`croissant_lineage.family.spec.parse_family`
 (``CLV501``), descriptors that do not exist (``CLV502``), dataset-level cycles (``CLV303``)."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
-from ..family import parse_family
-from ._jsonld import pointer
-from .codes import issue
-from .lineage import check_cycles
-from .report import Issue
+from croissant_lineage.errors import SpecError
+from croissant_lineage.family.spec import parse_family
+from croissant_lineage.validate._jsonld import pointer
+from croissant_lineage.validate.codes import issue
+from croissant_lineage.validate.lineage import check_cycles
+from croissant_lineage.validate.report import Issue
 
 __all__ = ["check_family"]
 

@@ -1,11 +1,11 @@
 """Checks of findings files against ``schemas/finding.schema.json`` and the lineage.
 
-* ``CLV401``: an entry breaks the schema (or a rule of :class:`~croissant_lineage.findings.Finding`);
+* ``CLV401``: an entry breaks the schema (or a rule of :class:`~croissant_lineage.findings.model.Finding`);
 * ``CLV402``: a status the schema does not know;
 * ``CLV403``: a finding names an item (``item``, ``related``, ``source.item``) that is not
   in the lineage given alongside (skipped when no lineage is given);
 * ``CLV404``: *stale*: a ``confirmed_fixed`` correction that a descendant which inherited
-  the questioned part (as :func:`croissant_lineage.routing.route` decides) still does
+  the questioned part (as :func:`croissant_lineage.findings.routing.route` decides) still does
   not carry;
 * ``CLV405``: an id defined twice, or a status update for an id not defined before;
 * ``CLV406``: an ``option_index`` beyond the item's options.
@@ -18,15 +18,15 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 
-from ..errors import FindingsError, LineageError
-from ..findings import Finding, dates_to_text, entry_validator
-from ..graph import Edge, LineageGraph
-from ..normalize import normalize_option, normalize_stem
-from ..routing import route
-from ._jsonld import pointer
-from .codes import issue
-from .lineage import ItemIndex
-from .report import Issue
+from croissant_lineage.errors import FindingsError, LineageError
+from croissant_lineage.findings.model import Finding, dates_to_text, entry_validator
+from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.graph import Edge, LineageGraph
+from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.validate._jsonld import pointer
+from croissant_lineage.validate.codes import issue
+from croissant_lineage.validate.lineage import ItemIndex
+from croissant_lineage.validate.report import Issue
 
 __all__ = ["StaleCopy", "check_findings", "stale_descendants"]
 
@@ -67,7 +67,7 @@ def stale_descendants(finding: Finding, graph: LineageGraph) -> list[StaleCopy]:
     """Descendants of a ``confirmed_fixed`` finding's item that inherited the questioned
     part and still do not carry the correction (``proposed``).
 
-    Which descendants inherited the part is :func:`croissant_lineage.routing.route`'s
+    Which descendants inherited the part is :func:`croissant_lineage.findings.routing.route`'s
     call (status ``inherited``); whether one carries the correction is read from its
     item: for a key, its key letter against the corrected option followed down the
     edges' ``option_map``; for an option or a stem, its text (translations are not

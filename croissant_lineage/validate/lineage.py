@@ -21,14 +21,20 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._io import loads_json
-from ..croissant import Descriptor, as_list, node_id
-from ..errors import LineageError
-from ..lineage import LINEAGE_FILES, Lineage
-from ..schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA, join_ref
-from ._jsonld import pointer
-from .codes import issue
-from .report import Issue
+from croissant_lineage._io import loads_json
+from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
+from croissant_lineage.errors import LineageError
+from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage
+from croissant_lineage.lineage.schema import (
+    DUPLICATES_SCHEMA,
+    EDGES_SCHEMA,
+    ITEMS_SCHEMA,
+    UNMATCHED_SCHEMA,
+    join_ref,
+)
+from croissant_lineage.validate._jsonld import pointer
+from croissant_lineage.validate.codes import issue
+from croissant_lineage.validate.report import Issue
 
 __all__ = [
     "ItemIndex",
@@ -160,7 +166,7 @@ def check_edges(
     """``CLV301`` (unknown endpoint items), ``CLV304`` (scores) and ``CLV303`` (cycles).
 
     Args:
-        edges: A table with :data:`~croissant_lineage.schema.EDGES_SCHEMA`.
+        edges: A table with :data:`~croissant_lineage.lineage.schema.EDGES_SCHEMA`.
         where: The file name.
         index: Known items; endpoint checks are skipped when None.
         all_datasets: The index holds every dataset the edges may name (a lineage
@@ -246,7 +252,7 @@ def check_cycles(
 
 
 def check_lineage_folder(folder: Path, where: str, index: ItemIndex) -> list[Issue]:
-    """Check a lineage folder (see :mod:`croissant_lineage.lineage`).
+    """Check a lineage folder (see :mod:`croissant_lineage.lineage.model`).
 
     Args:
         folder: The folder.

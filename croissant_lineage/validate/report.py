@@ -124,6 +124,6 @@ class Report:
 
     def _repr_html_(self) -> str:
         """Compact HTML view for Jupyter."""
-        from ..display import to_html
+        from croissant_lineage.render.html import to_html
 
         return to_html(self)

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from croissant_lineage._io import atomic_write_json
-from croissant_lineage.describe import DescribeOptions, describe
+from croissant_lineage.croissant.describe import DescribeOptions, describe
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,0 +1,110 @@
+"""What every result type shares: one text view, one HTML view, one dict, one table.
+
+A result object (a queue, a report, an item's relatives...) is data. How it reads is
+decided in :mod:`croissant_lineage.render`, which registers a text and an HTML renderer
+per type here; nothing below ``render/`` imports it. So:
+
+* ``str(result)`` is what the CLI prints,
+* ``result._repr_html_()`` is what a notebook shows,
+* ``result.to_dict()`` is what ``--json`` prints and CI reads.
+
+Renderers are found by the object's type (its MRO), never by a class name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import asdict, fields
+from typing import Any, ClassVar, TypeVar
+
+__all__ = ["Result", "RowTable", "register_html", "register_text", "render_html", "render_text"]
+
+T = TypeVar("T")
+Renderer = Callable[[Any], str]
+
+_TEXT: dict[type, Renderer] = {}
+_HTML: dict[type, Renderer] = {}
+_LOADED = False
+
+
+def register_text(cls: type) -> Callable[[Renderer], Renderer]:
+    """Decorator: ``fn`` renders instances of ``cls`` (and its subclasses) as text."""
+
+    def deco(fn: Renderer) -> Renderer:
+        _TEXT[cls] = fn
+        return fn
+
+    return deco
+
+
+def register_html(cls: type) -> Callable[[Renderer], Renderer]:
+    """Decorator: ``fn`` renders instances of ``cls`` (and its subclasses) as HTML."""
+
+    def deco(fn: Renderer) -> Renderer:
+        _HTML[cls] = fn
+        return fn
+
+    return deco
+
+
+def _find(table: dict[type, Renderer], obj: Any) -> Renderer | None:
+    global _LOADED
+    if not _LOADED:
+        # The renderers register themselves when render/ is imported. Imported by name,
+        # on first use only: the layers below never depend on the presentation.
+        importlib.import_module("croissant_lineage.render")
+        _LOADED = True
+    for klass in type(obj).__mro__:
+        if klass in table:
+            return table[klass]
+    return None
+
+
+def render_text(obj: Any) -> str:
+    """The registered text view of ``obj`` (its ``repr`` when none is registered)."""
+    fn = _find(_TEXT, obj)
+    return fn(obj) if fn is not None else repr(obj)
+
+
+def render_html(obj: Any) -> str:
+    """The registered HTML view of ``obj`` (its escaped text view when none is registered)."""
+    fn = _find(_HTML, obj)
+    if fn is not None:
+        return fn(obj)
+    import html
+
+    return f"<pre>{html.escape(render_text(obj))}</pre>"
+
+
+class Result:
+    """Mixin for result types: ``__str__`` and ``_repr_html_`` come from the registry.
+
+    Subclasses define ``to_dict()`` (plain JSON-ready data).
+    """
+
+    def __str__(self) -> str:
+        return render_text(self)
+
+    def _repr_html_(self) -> str:
+        return render_html(self)
+
+    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - every result overrides it
+        raise NotImplementedError(f"{type(self).__name__}.to_dict")
+
+
+class RowTable(Result):
+    """A result holding a list of row dataclasses, convertible to a DataFrame."""
+
+    row_type: ClassVar[type]
+    rows: list[Any]
+
+    def to_pandas(self) -> Any:
+        """The rows as a ``pandas.DataFrame``, one column per row field (in field order)."""
+        import pandas as pd
+
+        cols = [f.name for f in fields(self.row_type)]
+        return pd.DataFrame([asdict(r) for r in self.rows], columns=cols)
+
+    def __len__(self) -> int:
+        return len(self.rows)

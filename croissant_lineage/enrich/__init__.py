@@ -1,0 +1,1 @@
+"""Writing lineage back into Croissant descriptors: marks, one descriptor, a family, the files beside it."""

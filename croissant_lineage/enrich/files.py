@@ -1,0 +1,342 @@
+"""The data files an enriched descriptor carries beside it, and their RecordSets.
+
+For each descriptor of a family, :func:`croissant_lineage.enrich.writer.enrich_family` writes
+three Parquet files next to the enriched descriptor and declares RecordSets over them
+that ``mlcroissant`` loads with ``records()``:
+
+================  ==========================  ==============================================
+RecordSet         file                        one record per
+================  ==========================  ==============================================
+``lineage_items`` ``<stem>.items.parquet``    item of the descriptor's datasets: ref, IRI,
+                                              duplicate group
+``item_texts``    ``<stem>.items.parquet``    the same items: subject, stem, options, key,
+                                              data file and row
+``lineage``       ``<stem>.lineage.parquet``  derivation edge whose child is one of those
+                                              items: parent, activity, method, score, option
+                                              diff, key inheritance (a ``prov:Derivation``)
+``findings``      ``<stem>.findings.parquet`` finding on one of those items, with status
+                                              and source
+================  ==========================  ==============================================
+
+Keys that cross files are item refs (``mmlu-pro:3542``): strings that no reader can
+take for numbers, so ``references`` joins never meet an int/str mismatch. The
+``references`` point at ``lineage_items/ref`` (a file of ours), never at the original
+data, so ``records("lineage")`` works without the benchmark's own files. (mlcroissant
+materialises a referenced RecordSet to read a referencing one, and its cost per record
+grows with the square of the field count, so ``lineage_items`` declares few fields and
+the texts are a second RecordSet over the same file.)
+
+The findings file is :data:`croissant_lineage.findings.parquet.FINDINGS_SCHEMA`, the
+table ``publish`` writes too. :func:`read_tables` reads the files back with pyarrow
+(what ``resolve`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from croissant_lineage.errors import InputError
+from croissant_lineage.findings.parquet import FINDINGS_SCHEMA
+from croissant_lineage.lineage.schema import item_iri, join_ref
+
+__all__ = [
+    "FILE_KINDS",
+    "ITEMS_FILE_SCHEMA",
+    "LINEAGE_FILE_SCHEMA",
+    "RECORD_SETS",
+    "FileTables",
+    "is_lineage_file",
+    "items_table",
+    "lineage_table",
+    "read_tables",
+    "record_set_node",
+]
+
+ITEMS_FILE_SCHEMA = pa.schema([
+    pa.field("ref", pa.string(), nullable=False),
+    pa.field("dataset", pa.string(), nullable=False),
+    pa.field("item", pa.string(), nullable=False),
+    pa.field("iri", pa.string(), nullable=False),
+    pa.field("subject", pa.string()),
+    pa.field("stem", pa.string()),
+    pa.field("options", pa.list_(pa.string())),
+    pa.field("key", pa.string()),
+    pa.field("source_file", pa.string()),
+    pa.field("source_row", pa.int64()),
+    pa.field("duplicate_group", pa.string()),
+    pa.field("duplicate_parent_dataset", pa.string()),
+    pa.field("duplicate_parent_item", pa.string()),
+    pa.field("duplicate_size", pa.int32()),
+])
+
+LINEAGE_FILE_SCHEMA = pa.schema([
+    pa.field("child", pa.string(), nullable=False),  # item ref dataset:item
+    pa.field("child_iri", pa.string(), nullable=False),
+    pa.field("parent", pa.string(), nullable=False),  # item ref dataset:item
+    pa.field("parent_iri", pa.string(), nullable=False),
+    pa.field("activity", pa.string(), nullable=False),
+    pa.field("method", pa.string(), nullable=False),
+    pa.field("score", pa.float64(), nullable=False),
+    pa.field("options_score", pa.float64()),
+    pa.field("option_map", pa.list_(pa.int32())),
+    pa.field("options_copied", pa.int32()),
+    pa.field("options_added", pa.int32()),
+    pa.field("options_dropped", pa.int32()),
+    pa.field("key_inherited", pa.bool_()),
+    pa.field("stem_changed", pa.bool_()),
+    pa.field("ambiguous", pa.bool_()),
+    pa.field("alternatives", pa.list_(pa.string())),  # other tied parents, as item refs
+])
+
+
+#: File kind -> schema; the file beside descriptor ``<stem>.json`` is ``<stem>.<kind>.parquet``.
+FILE_KINDS: dict[str, pa.Schema] = {
+    "items": ITEMS_FILE_SCHEMA,
+    "lineage": LINEAGE_FILE_SCHEMA,
+    "findings": FINDINGS_SCHEMA,
+}
+
+
+@dataclass(frozen=True)
+class _RecordSetSpec:
+    """How one file is declared: RecordSet id, file suffix, schema, key, links."""
+
+    id: str
+    kind: str  # a key of FILE_KINDS
+    schema: pa.Schema
+    data_type: str
+    description: str
+    key: tuple[str, ...]
+    references: Mapping[str, str]
+    equivalent: Mapping[str, str]
+    urls: tuple[str, ...]
+    columns: tuple[str, ...] = ()  # the file's columns this RecordSet declares (all if empty)
+
+
+#: The RecordSets an enriched descriptor gains, by id.
+RECORD_SETS: dict[str, _RecordSetSpec] = {
+    "lineage_items": _RecordSetSpec(
+        "lineage_items",
+        "items",
+        ITEMS_FILE_SCHEMA,
+        "prov:Entity",
+        "Every item of this descriptor's datasets as a PROV entity: its ref "
+        "(dataset:item), IRI and group of identical items in the same dataset "
+        "(croissant-lineage). Its texts are in the item_texts RecordSet (same file).",
+        ("ref",),
+        {},
+        {},
+        ("iri",),
+        ("ref", "dataset", "item", "iri", "duplicate_group", "duplicate_parent_dataset",
+         "duplicate_parent_item", "duplicate_size"),
+    ),
+    "item_texts": _RecordSetSpec(
+        "item_texts",
+        "items",
+        ITEMS_FILE_SCHEMA,
+        "sc:Thing",
+        "What each item says, as the family spec's roles read it: subject, stem, options, "
+        "key letter, and the data file and row it was read from (croissant-lineage).",
+        ("ref",),
+        {"ref": "lineage_items/ref"},
+        {},
+        (),
+        ("ref", "subject", "stem", "options", "key", "source_file", "source_row"),
+    ),
+    "lineage": _RecordSetSpec(
+        "lineage",
+        "lineage",
+        LINEAGE_FILE_SCHEMA,
+        "prov:Derivation",
+        "Item-level derivations (PROV qualified derivations) whose child is an item of "
+        "this descriptor: the parent item (prov:entity), the activity, how the link was "
+        "found (method, score 0-100), the option diff (option_map: per child option the "
+        "parent option it copies, -1 if added) and whether the key was inherited "
+        "(croissant-lineage).",
+        ("child", "parent"),
+        {"child": "lineage_items/ref"},
+        {"parent_iri": "prov:entity"},
+        ("child_iri", "parent_iri"),
+    ),
+    "findings": _RecordSetSpec(
+        "findings",
+        "findings",
+        FINDINGS_SCHEMA,
+        "cl:Finding",
+        "Audit findings on items of this descriptor, with their source, evidence and "
+        "review status (croissant-lineage).",
+        ("id",),
+        {"item": "lineage_items/ref"},
+        {},
+        ("item_iri", "source_url"),
+    ),
+}
+
+
+def _data_type(name: str, typ: pa.DataType, urls: Sequence[str]) -> str:
+    if name in urls:
+        return "sc:URL"
+    if pa.types.is_floating(typ):
+        return "sc:Float"
+    if pa.types.is_integer(typ):
+        return "sc:Integer"
+    if pa.types.is_boolean(typ):
+        return "sc:Boolean"
+    return "sc:Text"
+
+
+def record_set_node(rs_id: str, file_id: str, mark: str) -> dict[str, Any]:
+    """The JSON-LD of one of :data:`RECORD_SETS`, reading file ``file_id``.
+
+    Args:
+        rs_id: A key of :data:`RECORD_SETS`.
+        file_id: The ``@id`` of the FileObject holding its Parquet file.
+        mark: The ``@index`` marker of added nodes.
+    """
+    spec = RECORD_SETS[rs_id]
+    fields: list[dict[str, Any]] = []
+    for f in spec.schema:
+        if spec.columns and f.name not in spec.columns:
+            continue
+        typ = f.type.value_type if pa.types.is_list(f.type) else f.type
+        node: dict[str, Any] = {
+            "@type": "cr:Field",
+            "@id": f"{rs_id}/{f.name}",
+            "name": f.name,
+            "dataType": _data_type(f.name, typ, spec.urls),
+        }
+        if f.name in spec.equivalent:
+            node["equivalentProperty"] = spec.equivalent[f.name]
+        if pa.types.is_list(f.type):
+            node["isArray"] = True
+            node["arrayShape"] = "-1"
+        node["source"] = {"fileObject": {"@id": file_id}, "extract": {"column": f.name}}
+        if f.name in spec.references:
+            node["references"] = {"field": {"@id": spec.references[f.name]}}
+        fields.append(node)
+    key = [{"@id": f"{rs_id}/{k}"} for k in spec.key]
+    return {
+        "@index": mark,
+        "@type": "cr:RecordSet",
+        "@id": rs_id,
+        "name": rs_id,
+        "description": spec.description,
+        "dataType": spec.data_type,
+        "key": key[0] if len(key) == 1 else key,
+        "field": fields,
+    }
+
+
+def items_table(
+    items: pa.Table, duplicates: pa.Table, iris: Mapping[str, str], datasets: Iterable[str]
+) -> pa.Table:
+    """The items file of some datasets (:data:`ITEMS_FILE_SCHEMA`), in lineage order.
+
+    Args:
+        items: The lineage's item table (``schema.ITEMS_SCHEMA``).
+        duplicates: The lineage's duplicates table (``schema.DUPLICATES_SCHEMA``).
+        iris: Dataset name -> IRI.
+        datasets: Which datasets to keep.
+    """
+    keep = set(datasets)
+    dups: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in duplicates.to_pylist():
+        dups[(row["dataset"], row["item"])] = row
+    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_FILE_SCHEMA}
+    src = {c: items.column(c).to_pylist() for c in (
+        "dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row"
+    )}
+    for i, ds in enumerate(src["dataset"]):
+        if ds not in keep:
+            continue
+        item = src["item"][i]
+        cols["ref"].append(join_ref(ds, item))
+        cols["iri"].append(item_iri(iris[ds], item))
+        for c in ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row"):
+            cols[c].append(src[c][i])
+        dup = dups.get((ds, item), {})
+        cols["duplicate_group"].append(dup.get("group"))
+        cols["duplicate_parent_dataset"].append(dup.get("parent_dataset"))
+        cols["duplicate_parent_item"].append(dup.get("parent_item"))
+        cols["duplicate_size"].append(dup.get("size"))
+    return pa.table(cols, schema=ITEMS_FILE_SCHEMA)
+
+
+def lineage_table(edges: pa.Table, iris: Mapping[str, str], datasets: Iterable[str]) -> pa.Table:
+    """The lineage file of some child datasets (:data:`LINEAGE_FILE_SCHEMA`), in edge order."""
+    keep = set(datasets)
+    src = {f.name: edges.column(f.name).to_pylist() for f in edges.schema}
+    rows = [i for i, ds in enumerate(src["child_dataset"]) if ds in keep]
+    cols: dict[str, list[Any]] = {}
+    for side in ("child", "parent"):
+        dss = [src[f"{side}_dataset"][i] for i in rows]
+        its = [src[f"{side}_item"][i] for i in rows]
+        cols[side] = [join_ref(d, t) for d, t in zip(dss, its, strict=True)]
+        cols[f"{side}_iri"] = [item_iri(iris[d], t) for d, t in zip(dss, its, strict=True)]
+    pds = [src["parent_dataset"][i] for i in rows]
+    cols["alternatives"] = [
+        [join_ref(d, a) for a in src["alternatives"][i] or ()] for d, i in zip(pds, rows, strict=True)
+    ]
+    for f in LINEAGE_FILE_SCHEMA:
+        if f.name not in cols:
+            cols[f.name] = [src[f.name][i] for i in rows]
+    return pa.table({f.name: cols[f.name] for f in LINEAGE_FILE_SCHEMA}, schema=LINEAGE_FILE_SCHEMA)
+
+
+def is_lineage_file(path: str | Path, kind: str) -> bool:
+    """True when ``path`` is a Parquet file of this kind (see :data:`FILE_KINDS`) that
+    enrichment wrote: its columns are among the kind's, starting with the same one."""
+    try:
+        names = pq.read_schema(path).names
+    except (pa.ArrowInvalid, OSError):
+        return False
+    schema = FILE_KINDS[kind]
+    return bool(names) and names[0] == schema.names[0] and set(names) <= set(schema.names)
+
+
+@dataclass(frozen=True)
+class FileTables:
+    """The three tables of one enriched descriptor, read back.
+
+    Attributes:
+        items: :data:`ITEMS_FILE_SCHEMA` rows.
+        lineage: :data:`LINEAGE_FILE_SCHEMA` rows.
+        findings: :data:`~croissant_lineage.findings.parquet.FINDINGS_SCHEMA` rows.
+    """
+
+    items: pa.Table
+    lineage: pa.Table
+    findings: pa.Table
+
+
+def _read(path: Path, schema: pa.Schema) -> pa.Table:
+    try:
+        # ParquetFile.read avoids importing pyarrow.dataset (0.5 s of cold start).
+        return pq.ParquetFile(path).read(columns=schema.names).cast(schema)
+    except FileNotFoundError:
+        raise InputError("lineage file missing beside its descriptor", path=path) from None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, KeyError, ValueError) as exc:
+        raise InputError(f"not a croissant-lineage file: {exc}", path=path) from None
+
+
+def read_tables(files: Mapping[str, Path]) -> FileTables:
+    """Read an enriched descriptor's files with pyarrow.
+
+    Args:
+        files: File kind (``items``, ``lineage``, ``findings``: see :data:`FILE_KINDS`)
+            -> path. A missing kind gives an empty table.
+
+    Raises:
+        InputError: a named file is missing or does not have the expected columns.
+    """
+    tables = {}
+    for kind, schema in FILE_KINDS.items():
+        path = files.get(kind)
+        tables[kind] = schema.empty_table() if path is None else _read(path, schema)
+    return FileTables(tables["items"], tables["lineage"], tables["findings"])

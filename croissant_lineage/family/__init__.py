@@ -1,0 +1,1 @@
+"""The family spec: which datasets form a benchmark family, their roles and derivations; shipped families."""

@@ -1,0 +1,313 @@
+"""The family spec: which datasets form a benchmark family and how they derive.
+
+A family spec is a JSON or YAML file checked against ``schemas/family.schema.json``.
+It names each dataset, its Croissant descriptor, the RecordSet holding its items, the
+fields that play the roles *id*, *subject*, *stem*, *options* and *key*, and the
+derivations between datasets, each with an activity kind and how to link items.
+
+The MMLU family ships with the package: ``load_family("mmlu")``.
+
+Role values:
+    * ``"question"``: a field's short name;
+    * ``["A", "B", "C", "D"]``: several fields (options only); null values are dropped;
+    * ``"{subject}/test/{_row}"``: a template over field names, ``_row`` (0-based row
+      in the file) and ``_file``;
+    * ``{"field": "src", "regex": "^ori_mmlu-(.+)$"}``: a field through a regex (group 1);
+    * ``{"field": "choices", "parse": "python_list"}``: a list written as a Python literal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from croissant_lineage._io import load_yaml, loads_json, read_text
+from croissant_lineage.croissant.hub import is_hub_id
+from croissant_lineage.errors import InputError, SpecError
+from croissant_lineage.lineage.schema import ACTIVITIES
+
+__all__ = [
+    "DatasetSpec",
+    "Derivation",
+    "FamilySpec",
+    "LinkRule",
+    "builtin_families",
+    "load_family",
+    "parse_family",
+]
+
+
+def _schema() -> dict[str, Any]:
+    text = resources.files("croissant_lineage").joinpath("schemas/family.schema.json").read_text("utf-8")
+    return dict(json.loads(text))
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One dataset of a family.
+
+    Attributes:
+        name: Short name used in item refs (``mmlu-pro``); no ``:``.
+        iri: The dataset's IRI (its Hub or repository URL).
+        descriptor: Path to its Croissant descriptor (absolute), or None when the
+            dataset has no item data here (documented coverage only) or is on the Hub.
+        hub_id: A Hugging Face dataset id (``owner/name``) given as ``descriptor`` in the
+            spec: its Croissant and files are downloaded when items are loaded.
+        record_set: RecordSet holding the items.
+        roles: Role -> field expression (see module docstring).
+        key_format: ``letter`` (A, B...), ``index`` (0-based) or ``text``.
+        where: Field -> value filters applied after reading (e.g. ``{"split": "test"}``).
+        files_relative_to_data_dir: Resolve the descriptor's file URLs against the
+            ``--data-dir`` given at link time instead of the descriptor's folder.
+    """
+
+    name: str
+    iri: str
+    title: str = ""
+    descriptor: Path | None = None
+    record_set: str | None = None
+    roles: dict[str, Any] = field(default_factory=dict)
+    key_format: str = "letter"
+    where: dict[str, Any] = field(default_factory=dict)
+    date: str | None = None
+    languages: tuple[str, ...] = ()
+    coverage: str = "items"  # "items" | "documented"
+    note: str = ""
+    files_relative_to_data_dir: bool = False
+    hub_id: str | None = None
+
+    @property
+    def has_items(self) -> bool:
+        return self.descriptor is not None or self.hub_id is not None
+
+
+@dataclass(frozen=True)
+class LinkRule:
+    """How items of a child dataset find their parent item.
+
+    Attributes:
+        by: ``text`` (normalised stem, then fuzzy), ``id`` (a child field equals the parent
+            item id) or ``index`` (like ``id``, for row-index conventions whose alignment
+            must be verified).
+        child_field: For ``id``/``index``: the child expression giving the parent id
+            (default: the child's own item id).
+        select: Only child items whose field matches: ``{"field": f, "regex": r}``.
+        child_block / parent_block: Expressions giving the blocking key (default:
+            subject on both sides; None disables blocking).
+        threshold: Minimum fuzzy score (0-100) to accept a link.
+    """
+
+    by: str = "text"
+    child_field: Any = None
+    select: dict[str, str] | None = None
+    child_block: Any = "subject"
+    parent_block: Any = "subject"
+    threshold: float = 85.0
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A dataset-level derivation ``child <- parent`` with its activity."""
+
+    child: str
+    parent: str
+    activity: str
+    link: LinkRule | None = None
+    coverage: str = "items"  # "items" | "documented"
+    note: str = ""
+    languages: int | None = None
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """A benchmark family: datasets and derivations.
+
+    Attributes:
+        name: Family name.
+        path: The spec file it was read from.
+        datasets: By name, in file order.
+        derivations: In file order.
+    """
+
+    name: str
+    path: Path | None
+    datasets: dict[str, DatasetSpec]
+    derivations: tuple[Derivation, ...]
+    title: str = ""
+    description: str = ""
+
+    def dataset(self, name: str) -> DatasetSpec:
+        """Return a dataset by name.
+
+        Raises:
+            SpecError: no such dataset.
+        """
+        try:
+            return self.datasets[name]
+        except KeyError:
+            raise SpecError(
+                f"no dataset {name!r} in family {self.name!r}",
+                path=self.path,
+                hint=f"datasets are: {', '.join(self.datasets)}",
+            ) from None
+
+    def item_derivations(self) -> list[Derivation]:
+        """Derivations with item data on both sides, parents before children."""
+        order = {n: i for i, n in enumerate(self.topological_order())}
+        items = [d for d in self.derivations if d.coverage == "items" and d.link is not None]
+        return sorted(items, key=lambda d: (order[d.child], order[d.parent]))
+
+    def topological_order(self) -> list[str]:
+        """Dataset names with every parent before its children.
+
+        Raises:
+            SpecError: the derivations form a cycle.
+        """
+        parents: dict[str, list[str]] = {n: [] for n in self.datasets}
+        for d in self.derivations:
+            parents[d.child].append(d.parent)
+        done: list[str] = []
+        state: dict[str, int] = {}
+
+        def visit(n: str, trail: list[str]) -> None:
+            if state.get(n) == 2:
+                return
+            if state.get(n) == 1:
+                raise SpecError(f"derivation cycle: {' -> '.join([*trail, n])}", path=self.path)
+            state[n] = 1
+            for p in parents[n]:
+                visit(p, [*trail, n])
+            state[n] = 2
+            done.append(n)
+
+        for n in self.datasets:
+            visit(n, [])
+        return done
+
+
+def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
+    """Build a :class:`FamilySpec` from a parsed JSON/YAML document.
+
+    Descriptor paths are resolved relative to the spec's folder.
+
+    Raises:
+        SpecError: the document does not follow the schema, or names unknown datasets.
+    """
+    try:
+        jsonschema.validate(doc, _schema())
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+        raise SpecError(f"at {where}: {exc.message}", path=path) from None
+    base = path.parent if path else Path.cwd()
+    datasets: dict[str, DatasetSpec] = {}
+    for d in doc["datasets"]:
+        if d["name"] in datasets:
+            raise SpecError(f"dataset {d['name']!r} is declared twice", path=path)
+        desc = d.get("descriptor")
+        hub_id = desc if desc and is_hub_id(desc) and not (base / desc).exists() else None
+        datasets[d["name"]] = DatasetSpec(
+            name=d["name"],
+            iri=d["iri"],
+            title=d.get("title", ""),
+            descriptor=(base / desc).resolve() if desc and not hub_id else None,
+            hub_id=hub_id,
+            record_set=d.get("record_set"),
+            roles=dict(d.get("roles", {})),
+            key_format=d.get("key_format", "letter"),
+            where=dict(d.get("where", {})),
+            date=d.get("date"),
+            languages=tuple(d.get("languages", ())),
+            coverage="items" if desc else "documented",
+            note=d.get("note", ""),
+            files_relative_to_data_dir=bool(d.get("files_relative_to_data_dir", False)),
+        )
+        if desc and not {"id", "stem"} <= set(d.get("roles", {})):
+            raise SpecError(f"dataset {d['name']!r} needs at least the roles id and stem", path=path)
+    derivations = []
+    for i, r in enumerate(doc.get("derivations", [])):
+        for side in ("child", "parent"):
+            if r[side] not in datasets:
+                raise SpecError(
+                    f"derivations/{i}: {side} {r[side]!r} is not a dataset of this family", path=path
+                )
+        if r["activity"] not in ACTIVITIES:
+            raise SpecError(f"derivations/{i}: unknown activity {r['activity']!r}", path=path)
+        both_items = datasets[r["child"]].has_items and datasets[r["parent"]].has_items
+        coverage = r.get("coverage", "items" if both_items else "documented")
+        link = None
+        if coverage == "items":
+            if not both_items:
+                raise SpecError(
+                    f"derivations/{i}: item coverage needs item data on both sides; "
+                    "mark it \"coverage\": \"documented\"",
+                    path=path,
+                )
+            lk = r.get("link", {})
+            link = LinkRule(
+                by=lk.get("by", "text"),
+                child_field=lk.get("child_field"),
+                select=lk.get("select"),
+                child_block=lk.get("child_block", "subject"),
+                parent_block=lk.get("parent_block", "subject"),
+                threshold=float(lk.get("threshold", 85.0)),
+            )
+        derivations.append(
+            Derivation(
+                child=r["child"],
+                parent=r["parent"],
+                activity=r["activity"],
+                link=link,
+                coverage=coverage,
+                note=r.get("note", ""),
+                languages=r.get("languages"),
+            )
+        )
+    spec = FamilySpec(
+        name=doc["name"],
+        path=path,
+        datasets=datasets,
+        derivations=tuple(derivations),
+        title=doc.get("title", ""),
+        description=doc.get("description", ""),
+    )
+    spec.topological_order()
+    return spec
+
+
+def builtin_families() -> list[str]:
+    """Names of the family specs that ship with the package."""
+    root = resources.files("croissant_lineage.family").joinpath("families")
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and p.joinpath("family.json").is_file())
+
+
+def load_family(name_or_path: str | Path) -> FamilySpec:
+    """Load a family spec: a built-in name (``"mmlu"``) or a JSON/YAML file path.
+
+    Raises:
+        InputError: the file is missing or does not parse.
+        SpecError: it parses but is not a valid family spec.
+    """
+    text_name = str(name_or_path)
+    if text_name in builtin_families():
+        ref = resources.files("croissant_lineage.family").joinpath("families").joinpath(text_name).joinpath("family.json")
+        path = Path(str(ref))
+    else:
+        path = Path(name_or_path)
+        if not path.exists():
+            raise InputError(
+                "family spec not found",
+                path=path,
+                hint=f"give a spec file or one of: {', '.join(builtin_families())}",
+            )
+    text, _ = read_text(path)
+    try:
+        doc = loads_json(text) if path.suffix == ".json" else load_yaml(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise InputError(f"does not parse: {exc}".splitlines()[0], path=path) from None
+    return parse_family(doc, path)

@@ -1,0 +1,1 @@
+"""Audit findings: the model, files, Parquet, importers, routing, corrections, carry-forward, report."""

@@ -1,0 +1,312 @@
+"""Applying confirmed findings: a corrected copy of a dataset's keys.
+
+:func:`apply_corrections` changes a key only for a finding that the maintainers
+confirmed (``confirmed_fixed`` or ``confirmed_documented``), that questions the key,
+and whose proposed answer is one of the item's options. Every change records the
+finding it came from; every other finding is reported with the reason it was not
+applied. Nothing is changed in place: the result is a new table, written to a new file
+by :meth:`Corrections.write`.
+
+With a lineage, a confirmed finding on an ancestor (e.g. an MMLU item) also corrects
+the dataset's items that *certainly* inherited the questioned key (see
+:mod:`croissant_lineage.findings.routing`); probable links are reported, not applied.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from croissant_lineage._io import atomic_write_bytes, atomic_write_text, dumps_json, parquet_bytes
+from croissant_lineage.errors import InputError, OutputExistsError
+from croissant_lineage.family.spec import DatasetSpec
+from croissant_lineage.findings.model import CONFIRMED, Finding
+from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.normalize import normalize_option
+
+__all__ = ["KEYS_SCHEMA", "NOT_APPLIED", "Change", "Corrections", "NotApplied", "apply_corrections"]
+
+#: Columns of the corrected key table.
+KEYS_SCHEMA = pa.schema(
+    [
+        pa.field("dataset", pa.string(), nullable=False),
+        pa.field("item", pa.string(), nullable=False),
+        pa.field("key", pa.string()),  # the corrected key letter (the original where unchanged)
+        pa.field("original_key", pa.string()),
+        pa.field("finding", pa.string()),  # the finding that changed it; null where unchanged
+    ]
+)
+
+#: Reason code -> what it means.
+NOT_APPLIED = {
+    "not_confirmed": "status is not confirmed_fixed or confirmed_documented",
+    "not_a_key_finding": "the finding does not question the key",
+    "no_proposed_answer": "the finding proposes no answer",
+    "not_in_dataset": "the finding's item is not in this dataset, and no lineage carries it here",
+    "not_an_option": "the proposed answer is not among the item's options",
+    "already_the_key": "the proposed answer is already the key",
+    "probable_link_only": "the item inherits the key only through a fuzzy, ambiguous or unknown link",
+    "conflict": "confirmed findings propose different keys for this item",
+    "same_change": "another confirmed finding makes the same change",
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One key changed: from ``original_key`` to ``key``, because of ``finding``.
+
+    Attributes:
+        via: The ancestor item the finding names, when it reached this item through
+            the lineage (None when the finding names this item).
+    """
+
+    item: str
+    original_key: str | None
+    key: str
+    proposed: str
+    finding: str
+    via: str | None = None
+
+
+@dataclass(frozen=True)
+class NotApplied:
+    """A finding (for one item) that changed nothing, with the reason code (see
+    :data:`NOT_APPLIED`) and a one-line detail."""
+
+    finding: str
+    item: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass
+class Corrections:
+    """A corrected copy of one dataset's keys.
+
+    Attributes:
+        dataset: The dataset.
+        keys: One row per item (:data:`KEYS_SCHEMA`), in the dataset's order.
+        changes: The keys changed, in item order.
+        not_applied: Findings that changed nothing, with reasons.
+    """
+
+    dataset: str
+    keys: pa.Table
+    changes: list[Change] = field(default_factory=list)
+    not_applied: list[NotApplied] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Changes and reasons (not the key table)."""
+        reasons: dict[str, int] = {}
+        for n in self.not_applied:
+            reasons[n.reason] = reasons.get(n.reason, 0) + 1
+        return {
+            "dataset": self.dataset,
+            "items": self.keys.num_rows,
+            "changed": len(self.changes),
+            "changes": [asdict(c) for c in self.changes],
+            "not_applied_by_reason": dict(sorted(reasons.items())),
+            "not_applied": [asdict(n) for n in self.not_applied],
+        }
+
+    def __str__(self) -> str:
+        d = self.to_dict()
+        lines = [
+            f"{self.dataset}: {d['changed']} of {d['items']} keys changed from confirmed findings"
+        ]
+        for c in self.changes:
+            via = f" via {c.via}" if c.via else ""
+            lines.append(f"  {c.item}: {c.original_key} -> {c.key} ({c.finding}{via})")
+        for reason, n in d["not_applied_by_reason"].items():
+            lines.append(f"  not applied, {reason}: {n} ({NOT_APPLIED[reason]})")
+        return "\n".join(lines)
+
+    def write(
+        self, path: str | Path, *, inputs: Sequence[str | Path] = (), overwrite: bool = False
+    ) -> Path:
+        """Write the corrected keys to a NEW file, atomically: ``.parquet``, ``.csv``,
+        ``.jsonl`` or ``.json`` (the table plus changes and reasons).
+
+        Args:
+            path: Destination.
+            inputs: Files this run read; the destination may never be one of them.
+            overwrite: Replace an existing destination (never an input).
+
+        Returns:
+            The path written.
+
+        Raises:
+            OutputExistsError: the destination is an input, or exists and ``overwrite``
+                is false.
+            InputError: unknown file suffix.
+        """
+        dest = Path(path)
+        if any(dest.resolve() == Path(p).resolve() for p in inputs):
+            raise OutputExistsError(
+                "is an input of this run; corrections go to a new file", path=dest
+            )
+        if dest.exists() and not overwrite:
+            raise OutputExistsError(
+                "exists", path=dest, hint="choose a new file, or pass overwrite"
+            )
+        suffix = dest.suffix.lower()
+        if suffix == ".parquet":
+            atomic_write_bytes(dest, parquet_bytes(self.keys))
+        elif suffix == ".csv":
+            buf = io.BytesIO()
+            pacsv.write_csv(self.keys, buf)
+            atomic_write_bytes(dest, buf.getvalue())
+        elif suffix == ".jsonl":
+            atomic_write_text(
+                dest,
+                "".join(
+                    dumps_json(r).replace("\n", " ").rstrip() + "\n" for r in self.keys.to_pylist()
+                ),
+            )
+        elif suffix == ".json":
+            atomic_write_text(dest, dumps_json({**self.to_dict(), "keys": self.keys.to_pylist()}))
+        else:
+            raise InputError(
+                f"unknown output format {suffix!r}",
+                path=dest,
+                hint="use .parquet, .csv, .jsonl or .json",
+            )
+        return dest
+
+
+def _key_of(options: list[str], proposed: str) -> str | None:
+    want = normalize_option(proposed)
+    for i, o in enumerate(options):
+        if normalize_option(o) == want:
+            return LETTERS[i]
+    return None
+
+
+def _items(
+    source: pa.Table | DatasetSpec | Lineage, dataset: str | None, data_dir: str | Path | None
+) -> tuple[str, pa.Table]:
+    if isinstance(source, DatasetSpec):
+        table = load_items(source, data_dir=data_dir)
+        return source.name, table
+    table = source.items if isinstance(source, Lineage) else source
+    names = sorted(set(table.column("dataset").to_pylist()))
+    if dataset is None:
+        if len(names) != 1:
+            raise InputError(
+                f"the table holds {len(names)} datasets; say which one",
+                hint=f"datasets: {', '.join(names[:12])}",
+            )
+        dataset = names[0]
+    if dataset not in names:
+        raise InputError(
+            f"no items of dataset {dataset!r}", hint=f"datasets: {', '.join(names[:12])}"
+        )
+    mask = pc.equal(table.column("dataset"), dataset)
+    return dataset, table.filter(mask)
+
+
+def apply_corrections(
+    items_table_or_dataset: pa.Table | DatasetSpec | Lineage,
+    findings: Iterable[Finding],
+    *,
+    dataset: str | None = None,
+    lineage: Lineage | LineageGraph | None = None,
+    data_dir: str | Path | None = None,
+) -> Corrections:
+    """A corrected copy of a dataset's keys, from confirmed findings only.
+
+    Args:
+        items_table_or_dataset: An item table (``schema.ITEMS_SCHEMA``), a dataset's
+            spec (its items are loaded), or a ``Lineage`` (its items table).
+        findings: The findings to consider; all of them are accounted for.
+        dataset: Which dataset, when the table holds several.
+        lineage: With it, confirmed key findings on ancestors correct the items that
+            certainly inherited the questioned key.
+        data_dir: Where the data files are (for a dataset spec).
+
+    Returns:
+        The corrected keys, the changes (each with its finding), and every finding
+        that changed nothing with its reason (see :data:`NOT_APPLIED`).
+
+    Raises:
+        InputError: the table holds no (or several, unnamed) datasets.
+    """
+    name, table = _items(items_table_or_dataset, dataset, data_dir)
+    rows = table.select(["item", "options", "key"]).to_pylist()
+    by_item = {r["item"]: r for r in rows}
+    graph = None
+    if lineage is not None:
+        graph = lineage if isinstance(lineage, LineageGraph) else LineageGraph(lineage)
+    proposals: dict[str, list[Change]] = {}
+    skipped: list[NotApplied] = []
+    for f in findings:
+        if f.status not in CONFIRMED:
+            skipped.append(NotApplied(f.id, f.item, "not_confirmed", f"status {f.status}"))
+            continue
+        if f.target != "key":
+            skipped.append(NotApplied(f.id, f.item, "not_a_key_finding", f"target {f.target}"))
+            continue
+        if not f.proposed:
+            skipped.append(NotApplied(f.id, f.item, "no_proposed_answer"))
+            continue
+        targets: list[tuple[str, str | None]] = []
+        fds, _, fitem = f.item.partition(":")
+        if fds == name and fitem in by_item:
+            targets.append((fitem, None))
+        elif graph is not None and f.item in graph:
+            for r in route(graph, f).rows:
+                if r.dataset != name or r.status not in ("inherited", "added"):
+                    continue
+                item = r.ref.partition(":")[2]
+                if r.certainty != "certain":
+                    skipped.append(NotApplied(f.id, r.ref, "probable_link_only", r.transformation))
+                else:
+                    targets.append((item, f.item))
+        if not targets and not any(n.finding == f.id for n in skipped):
+            skipped.append(NotApplied(f.id, f.item, "not_in_dataset", f"dataset {name}"))
+        for item, via in targets:
+            row = by_item[item]
+            new = _key_of(list(row["options"] or []), f.proposed)
+            ref = f"{name}:{item}"
+            if new is None:
+                skipped.append(NotApplied(f.id, ref, "not_an_option", f.proposed))
+            elif new == row["key"]:
+                skipped.append(NotApplied(f.id, ref, "already_the_key", new))
+            else:
+                proposals.setdefault(item, []).append(
+                    Change(ref, row["key"], new, f.proposed, f.id, via)
+                )
+    changes: dict[str, Change] = {}
+    for item, cands in proposals.items():
+        if len({c.key for c in cands}) > 1:
+            skipped += [
+                NotApplied(c.finding, c.item, "conflict", f"proposes {c.key}") for c in cands
+            ]
+        else:
+            changes[item] = cands[0]
+            skipped += [
+                NotApplied(c.finding, c.item, "same_change", f"as {cands[0].finding}")
+                for c in cands[1:]
+            ]
+    keys = pa.table(
+        {
+            "dataset": [name] * len(rows),
+            "item": [r["item"] for r in rows],
+            "key": [changes[r["item"]].key if r["item"] in changes else r["key"] for r in rows],
+            "original_key": [r["key"] for r in rows],
+            "finding": [changes[r["item"]].finding if r["item"] in changes else None for r in rows],
+        },
+        schema=KEYS_SCHEMA,
+    )
+    ordered = [changes[r["item"]] for r in rows if r["item"] in changes]
+    return Corrections(dataset=name, keys=keys, changes=ordered, not_applied=skipped)

@@ -1,0 +1,318 @@
+"""The family report: the figures a maintainer asks first, each with its definition.
+
+:func:`family_report` reads a lineage and a set of findings and answers:
+
+* how many parent items carry a wrong-key or no-correct-answer finding;
+* how many of those keys survive unchanged in each descendant dataset;
+* in how many of those the proposed answer is already among the descendant's options;
+* how many descendant items are graded against a key flagged wrong;
+* how many parents have identical copies.
+
+Every :class:`Figure` carries its definition, so a number never travels without it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from croissant_lineage.findings.model import KEY_KINDS, Finding
+from croissant_lineage.lineage.graph import Edge, LineageGraph
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.normalize import normalize_option
+
+__all__ = ["FamilyReport", "Figure", "family_report"]
+
+#: Activities whose children are annotations of an item, not copies that are graded.
+ANNOTATION_ACTIVITIES = ("re_annotation",)
+
+DEFINITIONS = {
+    "flagged_parents": (
+        "Items with at least one child item in the lineage that carry a finding of kind wrong_key "
+        "or no_correct_answer whose status is not rejected; by the parent's dataset and by kind."
+    ),
+    "flagged_keys_surviving": (
+        "Flagged parents with at least one descendant item in the dataset whose key text is "
+        "inherited unchanged along every edge from the parent (key_inherited true on each edge; "
+        "annotation datasets excluded); by descendant dataset. The total counts parents with such "
+        "a descendant in any dataset."
+    ),
+    "proposed_answer_among_options": (
+        "Of the flagged parents counted in flagged_keys_surviving, those whose finding proposes an "
+        "answer that is among the options of that surviving descendant (traced through option_map, "
+        "else matched by normalised text); by descendant dataset. The total counts parents with such "
+        "a descendant in any dataset."
+    ),
+    "flagged_keys_changed": (
+        "Flagged parents with at least one descendant item in the dataset whose key text differs "
+        "from the parent's (key_inherited false on some edge of the path; annotation datasets "
+        "excluded); by descendant dataset. The total counts parents with such a descendant in any "
+        "dataset."
+    ),
+    "flagged_keys_changed_to_proposed": (
+        "Of the flagged parents counted in flagged_keys_changed, those where the changed key's text "
+        "is the answer the finding proposes (normalised): the descendant already applied the fix."
+    ),
+    "descendants_graded_on_flagged_keys": (
+        "Descendant items (annotation datasets excluded) whose key text is inherited unchanged from "
+        "a flagged parent, i.e. items graded against a key flagged wrong; by dataset."
+    ),
+    "parents_with_identical_copies": (
+        "Parent items with two or more child items in one dataset that are identical to each other "
+        "(one duplicate group: same stem, same options as a multiset); by child dataset. The total "
+        "counts parents with identical copies in any dataset."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One family-level figure.
+
+    Attributes:
+        name: Stable name (see :data:`DEFINITIONS`).
+        value: The total.
+        definition: What is counted, exactly.
+        by_dataset: The figure per dataset (see the definition for which dataset).
+        by_kind: Per finding kind, where the figure is about findings.
+    """
+
+    name: str
+    value: int
+    definition: str
+    by_dataset: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class FamilyReport:
+    """The family-level figures and the findings they were computed from.
+
+    Attributes:
+        family: The family's name.
+        figures: In the order of :data:`DEFINITIONS`.
+        findings: Findings considered, by status and by kind.
+    """
+
+    family: str
+    figures: list[Figure]
+    findings: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def figure(self, name: str) -> Figure:
+        """The figure called ``name``.
+
+        Raises:
+            KeyError: no such figure.
+        """
+        for f in self.figures:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what ``croissant-lineage report --json`` prints)."""
+        return {
+            "family": self.family,
+            "findings": {k: dict(v) for k, v in self.findings.items()},
+            "figures": [f.to_dict() for f in self.figures],
+        }
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per figure and dataset (``dataset`` None: the total)."""
+        rows = []
+        for f in self.figures:
+            rows.append(
+                {"figure": f.name, "dataset": None, "value": f.value, "definition": f.definition}
+            )
+            rows += [
+                {"figure": f.name, "dataset": d, "value": v, "definition": f.definition}
+                for d, v in f.by_dataset.items()
+            ]
+        return pd.DataFrame(rows, columns=["figure", "dataset", "value", "definition"])
+
+    def _repr_html_(self) -> str:
+        from croissant_lineage.render.html import (
+            to_html,  # imported here: display is only needed in notebooks
+        )
+
+        return to_html(self)
+
+    def __str__(self) -> str:
+        lines = [f"Family report: {self.family}"]
+        for name, counts in self.findings.items():
+            lines.append(
+                f"  findings by {name}: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+            )
+        for f in self.figures:
+            lines.append(f"\n{f.name}: {f.value}")
+            lines.append(f"  {f.definition}")
+            for d, v in f.by_dataset.items():
+                lines.append(f"    {d}: {v}")
+            if f.by_kind:
+                lines.append("    by kind: " + ", ".join(f"{k} {v}" for k, v in f.by_kind.items()))
+        return "\n".join(lines)
+
+
+def _trace(path: Iterable[Edge], index: int | None) -> int | None:
+    """Follow a parent option index down a path of edges (None once it is not carried)."""
+    for e in path:
+        if index is None or not e.option_map or index not in e.option_map:
+            return None
+        index = list(e.option_map).index(index)
+    return index
+
+
+def _proposed_present(
+    graph: LineageGraph, parent: str, ref: str, path: tuple[Edge, ...], proposed: str
+) -> bool:
+    want = normalize_option(proposed)
+    parent_opts = [normalize_option(o) for o in graph.item(parent).options]
+    if want in parent_opts:
+        traced = _trace(path, parent_opts.index(want))
+        if traced is not None:
+            return True
+    return want in {normalize_option(o) for o in graph.item(ref).options}
+
+
+def _sorted(counter: Counter[str]) -> dict[str, int]:
+    return dict(sorted(counter.items()))
+
+
+def family_report(
+    lineage_or_graph: Lineage | LineageGraph, findings: Iterable[Finding]
+) -> FamilyReport:
+    """Family-level figures from a lineage and findings, each with its definition.
+
+    Args:
+        lineage_or_graph: The linked family.
+        findings: Findings on its items (e.g. the MMLU-Redux import). Findings on items
+            not in the lineage are counted in ``findings`` but in no figure.
+
+    Returns:
+        A :class:`FamilyReport` with the figures of :data:`DEFINITIONS`.
+    """
+    graph = (
+        lineage_or_graph
+        if isinstance(lineage_or_graph, LineageGraph)
+        else LineageGraph(lineage_or_graph)
+    )
+    all_findings = list(findings)
+    flagged: dict[str, list[Finding]] = defaultdict(list)
+    for f in all_findings:
+        if (
+            f.kind in KEY_KINDS
+            and f.status != "rejected"
+            and f.item in graph
+            and graph.children(f.item)
+        ):
+            flagged[f.item].append(f)
+
+    parents_by_ds: Counter[str] = Counter()
+    parents_by_kind: Counter[str] = Counter()
+    surviving: dict[str, set[str]] = defaultdict(set)
+    present: dict[str, set[str]] = defaultdict(set)
+    graded: Counter[str] = Counter()
+    changed: dict[str, set[str]] = defaultdict(set)
+    to_proposed: dict[str, set[str]] = defaultdict(set)
+    for parent, fs in sorted(flagged.items()):
+        parents_by_ds[parent.partition(":")[0]] += 1
+        for kind in sorted({f.kind for f in fs}):
+            parents_by_kind[kind] += 1
+        proposals = [f.proposed for f in fs if f.kind == "wrong_key" and f.proposed]
+        for rel in graph.descendants(parent):
+            if any(e.activity in ANNOTATION_ACTIVITIES for e in rel.path):
+                continue
+            ds = rel.ref.partition(":")[0]
+            if any(e.key_inherited is False for e in rel.path):
+                changed[ds].add(parent)
+                key_text = graph.item(rel.ref).key_text
+                if key_text and normalize_option(key_text) in {
+                    normalize_option(p) for p in proposals
+                }:
+                    to_proposed[ds].add(parent)
+                continue
+            if not all(e.key_inherited is True for e in rel.path):
+                continue
+            graded[ds] += 1
+            surviving[ds].add(parent)
+            if any(_proposed_present(graph, parent, rel.ref, rel.path, p) for p in proposals):
+                present[ds].add(parent)
+
+    copies: dict[str, set[str]] = defaultdict(set)
+    for ref in _parents(graph):
+        by_ds: dict[str, set[str]] = defaultdict(set)
+        for e in graph.children(ref):
+            by_ds[e.child.partition(":")[0]].add(e.child)
+        for ds, children in by_ds.items():
+            if any(set(graph.duplicates(c)) & children for c in children):
+                copies[ds].add(ref)
+
+    def union(sets: dict[str, set[str]]) -> int:
+        return len(set().union(*sets.values())) if sets else 0
+
+    figures = [
+        Figure(
+            "flagged_parents",
+            len(flagged),
+            DEFINITIONS["flagged_parents"],
+            _sorted(parents_by_ds),
+            _sorted(parents_by_kind),
+        ),
+        Figure(
+            "flagged_keys_surviving",
+            union(surviving),
+            DEFINITIONS["flagged_keys_surviving"],
+            {d: len(s) for d, s in sorted(surviving.items())},
+        ),
+        Figure(
+            "proposed_answer_among_options",
+            union(present),
+            DEFINITIONS["proposed_answer_among_options"],
+            {d: len(s) for d, s in sorted(present.items())},
+        ),
+        Figure(
+            "flagged_keys_changed",
+            union(changed),
+            DEFINITIONS["flagged_keys_changed"],
+            {d: len(s) for d, s in sorted(changed.items())},
+        ),
+        Figure(
+            "flagged_keys_changed_to_proposed",
+            union(to_proposed),
+            DEFINITIONS["flagged_keys_changed_to_proposed"],
+            {d: len(s) for d, s in sorted(to_proposed.items())},
+        ),
+        Figure(
+            "descendants_graded_on_flagged_keys",
+            sum(graded.values()),
+            DEFINITIONS["descendants_graded_on_flagged_keys"],
+            _sorted(graded),
+        ),
+        Figure(
+            "parents_with_identical_copies",
+            union(copies),
+            DEFINITIONS["parents_with_identical_copies"],
+            {d: len(s) for d, s in sorted(copies.items())},
+        ),
+    ]
+    summary = {
+        "status": _sorted(Counter(f.status for f in all_findings)),
+        "kind": _sorted(Counter(f.kind for f in all_findings)),
+    }
+    name = str(graph.lineage.family.get("name", ""))
+    return FamilyReport(family=name, figures=figures, findings=summary)
+
+
+def _parents(graph: LineageGraph) -> list[str]:
+    """Every item with at least one child, sorted."""
+    edges = graph.lineage.edges
+    ds = edges.column("parent_dataset").to_pylist()
+    it = edges.column("parent_item").to_pylist()
+    return sorted({f"{d}:{i}" for d, i in zip(ds, it, strict=True)})

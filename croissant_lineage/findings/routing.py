@@ -1,0 +1,631 @@
+"""Routing a finding along the lineage: the ranked re-review queue.
+
+A finding questions some content of one item: its key text, one option, its stem, or
+the whole item. :func:`route` follows that content through every known relative of
+the item (ancestors, their descendants, duplicates, translations) and says, for each:
+
+* ``inherited``: the questioned content is there, copied from the item it came from;
+* ``added``: the content entered there (the defect entered at that step, or the item
+  is where the content first appears);
+* ``unaffected``: the content is not there (an option added later, a key changed on
+  the way, a line that branched off before the content entered);
+* ``unverified``: documented coverage only (a translation with no item data here).
+
+The edge evidence decides: a key is carried where ``key_inherited`` is true; an option
+is carried where ``option_map`` maps it (``-1`` marks an option added at that step);
+a stem or the whole item travels along every edge. Fuzzy or ambiguous links, and
+edges whose evidence is unknown, make a row *probable* rather than *certain*.
+
+Ranks: 0 the source annotation itself when it needs amending (its finding was
+rejected); 1 items that certainly carry the content; 2 items that probably do; 3
+documented coverage (unverified); 4 relatives the content does not reach.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from croissant_lineage.errors import InputError
+from croissant_lineage.findings.model import Finding
+from croissant_lineage.lineage.graph import Edge, LineageGraph
+from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking.normalize import normalize_option
+
+__all__ = [
+    "QUEUE_COLUMNS",
+    "RANKS",
+    "ROUTE_STATUSES",
+    "Queue",
+    "QueueRow",
+    "relevant_findings",
+    "route",
+]
+
+#: Status of the questioned content at a relative.
+ROUTE_STATUSES = ("inherited", "added", "unaffected", "unverified")
+
+#: Rank -> what it means.
+RANKS = {
+    0: "source annotation to amend",
+    1: "certainly carries the questioned content",
+    2: "probably carries it (fuzzy or ambiguous link, or unknown edge evidence)",
+    3: "documented coverage only: unverified",
+    4: "the questioned content does not reach it",
+}
+
+#: Columns of :meth:`Queue.to_pandas`, in order.
+QUEUE_COLUMNS = (
+    "rank",
+    "ref",
+    "dataset",
+    "relation",
+    "status",
+    "certainty",
+    "letter",
+    "transformation",
+    "depth",
+    "finding",
+    "note",
+)
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """One relative in the re-review queue.
+
+    Attributes:
+        rank: See :data:`RANKS`.
+        ref: The item ref, or the dataset name for documented-coverage rows.
+        dataset: The relative's dataset.
+        relation: ``finding_item`` (the item the finding names), ``source_annotation``,
+            ``ancestor``, ``descendant``, ``collateral`` (descends from an ancestor),
+            ``duplicate`` (an identical copy), ``related`` (named by the finding) or
+            ``documented`` (dataset-level coverage, no item data).
+        status: ``inherited``, ``added``, ``unaffected`` or ``unverified``.
+        certainty: ``certain``, ``probable``, ``unverified`` or ``none`` (unaffected).
+        letter: Where the questioned key or option sits in this item (``A``...), if known.
+        transformation: The steps from the finding's item to this one
+            (``up:option_expansion, down:translation``).
+        depth: Number of steps from the finding's item.
+        finding: The finding routed (None when an item was routed without findings).
+        note: One line saying why.
+    """
+
+    rank: int
+    ref: str
+    dataset: str
+    relation: str
+    status: str
+    certainty: str
+    letter: str | None
+    transformation: str
+    depth: int
+    finding: str | None
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Queue:
+    """A ranked re-review queue.
+
+    Attributes:
+        query: What was routed (an item ref or a finding id).
+        item: The queried item ref (for a finding: the item it names).
+        findings: Ids of the findings routed (empty: the item was routed as a whole).
+        rows: Sorted by rank, finding, depth, ref.
+    """
+
+    query: str
+    item: str
+    findings: list[str] = field(default_factory=list)
+    rows: list[QueueRow] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what ``croissant-lineage route --json`` prints)."""
+        return {
+            "query": self.query,
+            "item": self.item,
+            "findings": list(self.findings),
+            "ranks": {str(k): v for k, v in RANKS.items()},
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The rows as a DataFrame with :data:`QUEUE_COLUMNS`."""
+        return pd.DataFrame([r.to_dict() for r in self.rows], columns=list(QUEUE_COLUMNS))
+
+    def row(self, ref: str, finding: str | None = None) -> QueueRow:
+        """The row of ``ref`` (for ``finding`` when several findings were routed).
+
+        Raises:
+            KeyError: ``ref`` is not in the queue.
+        """
+        for r in self.rows:
+            if r.ref == ref and (finding is None or r.finding == finding):
+                return r
+        raise KeyError(ref)
+
+    def _repr_html_(self) -> str:
+        from croissant_lineage.render.html import (
+            to_html,  # imported here: display is only needed in notebooks
+        )
+
+        return to_html(self)
+
+    def __str__(self) -> str:
+        head = f"Re-review queue for {self.query}"
+        if self.findings:
+            head += f" ({len(self.findings)} finding{'s' if len(self.findings) != 1 else ''})"
+        lines = [head]
+        if not self.rows:
+            return head + "\n  (no relatives)"
+        width = min(48, max(len(r.ref) for r in self.rows))
+        lines.append(f"  rank  {'item':<{width}}  {'status':<10}  {'certainty':<9}  relation")
+        current = None
+        for r in self.rows:
+            if len(self.findings) > 1 and r.finding != current:
+                current = r.finding
+                lines.append(f"  -- finding {current}")
+            letter = f" [{r.letter}]" if r.letter else ""
+            lines.append(
+                f"  {r.rank:<4}  {r.ref:<{width}}  {r.status:<10}  {r.certainty:<9}  "
+                f"{r.relation}{letter}"
+            )
+            detail = f"{r.transformation}: {r.note}" if r.transformation else r.note
+            lines.append(f"        {detail}")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- carrying
+
+
+@dataclass(frozen=True)
+class _Carry:
+    """Whether an edge carries the content, and the option index on the far side."""
+
+    carried: bool
+    known: bool = True  # False: edge evidence missing, carried on probability
+    index: int | None = None
+    why: str = ""
+
+
+def _subject(graph: LineageGraph, ref: str) -> str | None:
+    if ref not in graph:
+        return None
+    subject = graph.item(ref).subject
+    return " ".join(subject.replace("_", " ").casefold().split()) if subject else None
+
+
+def _carry(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *, up: bool) -> _Carry:
+    """Does ``edge`` carry the questioned content from one side to the other?
+
+    Args:
+        graph: The lineage graph (for subjects and duplicates).
+        edge: The derivation edge.
+        mode: The finding's target, or ``duplicate`` for a duplicate finding (the defect
+            is the identical copy itself: it travels only where the far side has one too).
+        index: For ``option``: the option's index on the near side (None: unknown).
+        up: True when moving from child to parent.
+    """
+    far = edge.parent if up else edge.child
+    if mode == "key":
+        if edge.key_inherited is None:
+            return _Carry(True, known=False, why="key inheritance unknown")
+        if edge.key_inherited:
+            return _Carry(True)
+        return _Carry(False, why=f"key changed at {edge.activity}")
+    if mode == "option":
+        omap = list(edge.option_map)
+        if not omap or index is None:
+            return _Carry(True, known=False, why="option correspondence unknown")
+        if up:
+            if index >= len(omap):
+                return _Carry(True, known=False, why="option correspondence unknown")
+            parent_index = omap[index]
+            if parent_index < 0:
+                return _Carry(False, why=f"option added at {edge.activity}")
+            return _Carry(True, index=parent_index)
+        if index in omap:
+            return _Carry(True, index=omap.index(index))
+        return _Carry(False, why=f"option dropped at {edge.activity}")
+    if mode == "category":
+        child, parent = _subject(graph, edge.child), _subject(graph, edge.parent)
+        if child is None or parent is None:
+            return _Carry(True, known=False, why="subject unknown")
+        if child == parent:
+            return _Carry(True)
+        return _Carry(
+            False, why=f"subject/category changed at {edge.activity} ({parent} -> {child})"
+        )
+    if mode == "duplicate":
+        if graph.duplicates(far):
+            return _Carry(True)
+        return _Carry(False, why="no identical copy beside it")
+    if mode == "stem" and edge.stem_changed and edge.activity != "translation":
+        return _Carry(True, known=False, why=f"stem edited at {edge.activity}")
+    return _Carry(True)
+
+
+def _mode(target: str, kind: str | None) -> str:
+    """What the carrying rules follow: the target, except for duplicate findings."""
+    return "duplicate" if kind == "duplicate" else target
+
+
+def _edge_sure(edge: Edge) -> bool:
+    return edge.method != "fuzzy" and not edge.ambiguous
+
+
+@dataclass
+class _Node:
+    ref: str
+    index: int | None  # the questioned option's index here (option target)
+    sure: bool
+    proposed: int | None = None  # the proposed answer's option index here, if traced
+    origin: bool = False
+
+
+def _follow(graph: LineageGraph, edge: Edge, index: int | None, *, up: bool) -> int | None:
+    """An option index carried across ``edge`` by its option map (None if not carried)."""
+    c = _carry(graph, edge, "option", index, up=up)
+    return c.index if c.carried else None
+
+
+def _carriers(
+    graph: LineageGraph, start: str, mode: str, index: int | None, proposed: int | None
+) -> dict[str, _Node]:
+    """Every item carrying the content: up from ``start`` to the origin(s), then down.
+
+    Each node also traces where the proposed answer (an option of ``start``) sits.
+    """
+    nodes: dict[str, _Node] = {start: _Node(start, index, True, proposed)}
+    queue = deque([start])
+    while queue:  # up
+        ref = queue.popleft()
+        node = nodes[ref]
+        carried_up = False
+        for e in graph.parents(ref):
+            c = _carry(graph, e, mode, node.index, up=True)
+            if not c.carried:
+                continue
+            carried_up = True
+            if e.parent not in nodes:
+                sure = node.sure and c.known and _edge_sure(e)
+                nodes[e.parent] = _Node(
+                    e.parent, c.index, sure, _follow(graph, e, node.proposed, up=True)
+                )
+                queue.append(e.parent)
+        node.origin = not carried_up
+    queue = deque(nodes)
+    while queue:  # down (from every carrier found so far, the start's line included)
+        ref = queue.popleft()
+        node = nodes[ref]
+        for e in graph.children(ref):
+            if e.child in nodes:
+                continue
+            c = _carry(graph, e, mode, node.index, up=False)
+            if c.carried:
+                sure = node.sure and c.known and _edge_sure(e)
+                nodes[e.child] = _Node(
+                    e.child, c.index, sure, _follow(graph, e, node.proposed, up=False)
+                )
+                queue.append(e.child)
+        for dup in graph.duplicates(ref):
+            if dup not in nodes:
+                nodes[dup] = _Node(
+                    dup,
+                    _same_option(graph, ref, dup, node.index),
+                    node.sure,
+                    _same_option(graph, ref, dup, node.proposed),
+                )
+                queue.append(dup)
+    return nodes
+
+
+def _same_option(graph: LineageGraph, ref: str, dup: str, index: int | None) -> int | None:
+    """The index of ``ref``'s option ``index`` among the options of its duplicate."""
+    if index is None or ref not in graph or dup not in graph:
+        return None
+    try:
+        text = normalize_option(graph.item(ref).options[index])
+        return [normalize_option(o) for o in graph.item(dup).options].index(text)
+    except (IndexError, ValueError, InputError):
+        return None
+
+
+# --------------------------------------------------------------------------- the tree
+
+
+@dataclass(frozen=True)
+class _Step:
+    kind: str  # "up", "down", "duplicate", "related"
+    edge: Edge | None
+    target: str
+
+    def label(self) -> str:
+        if self.edge is None:
+            return self.kind
+        extra = "" if _edge_sure(self.edge) else f" ({self.edge.method} {self.edge.score:.0f}"
+        if extra and self.edge.ambiguous:
+            extra += ", ambiguous"
+        return f"{self.kind}:{self.edge.activity}{extra + ')' if extra else ''}"
+
+
+def _tree(graph: LineageGraph, start: str, extra: Iterable[str] = ()) -> dict[str, list[_Step]]:
+    """Every relative of ``start`` with the steps to it: ancestors, their descendants,
+    the start's descendants, duplicates of any of them, and ``extra`` refs."""
+    paths: dict[str, list[_Step]] = {start: []}
+    queue: deque[tuple[str, bool]] = deque([(start, True)])
+    while queue:
+        ref, may_go_up = queue.popleft()
+        path = paths[ref]
+        moves: list[tuple[str, _Step, bool]] = []
+        if may_go_up:
+            moves += [(e.parent, _Step("up", e, e.parent), True) for e in graph.parents(ref)]
+        moves += [(e.child, _Step("down", e, e.child), False) for e in graph.children(ref)]
+        moves += [(d, _Step("duplicate", None, d), False) for d in graph.duplicates(ref)]
+        for nxt, step, up_ok in sorted(moves, key=lambda m: (m[1].kind, m[0])):
+            if nxt not in paths:
+                paths[nxt] = [*path, step]
+                queue.append((nxt, up_ok))
+    for ref in extra:
+        if ref not in paths and ref in graph:
+            head = _Step("related", None, ref)
+            paths[ref] = [head]
+            for d in graph.descendants(ref):
+                paths.setdefault(d.ref, [head, *(_Step("down", e, e.child) for e in d.path)])
+    return paths
+
+
+def _relation(path: list[_Step]) -> str:
+    kinds = [s.kind for s in path]
+    if not kinds:
+        return "finding_item"
+    if "related" in kinds:
+        return "related"
+    if kinds[-1] == "duplicate":
+        return "duplicate"
+    if all(k == "up" for k in kinds):
+        return "ancestor"
+    if all(k == "down" for k in kinds):
+        return "descendant"
+    return "collateral"
+
+
+# --------------------------------------------------------------------------- routing
+
+
+def _letter(index: int | None) -> str | None:
+    return LETTERS[index] if index is not None and 0 <= index < len(LETTERS) else None
+
+
+def _option_of(graph: LineageGraph, ref: str, text: str | None) -> int | None:
+    """Index of the option of ``ref`` whose text is ``text`` (normalised), if any."""
+    if not text or ref not in graph:
+        return None
+    options = [normalize_option(o) for o in graph.item(ref).options]
+    want = normalize_option(text)
+    return options.index(want) if want in options else None
+
+
+def _proposed_note(graph: LineageGraph, node: _Node, finding: Finding | None) -> str:
+    if finding is None or finding.target != "key" or not finding.proposed:
+        return ""
+    index = (
+        node.proposed
+        if node.proposed is not None
+        else _option_of(graph, node.ref, finding.proposed)
+    )
+    if index is not None:
+        return f"; proposed answer is option {LETTERS[index]} here"
+    return "; proposed answer is not among its options"
+
+
+def _unaffected_why(
+    graph: LineageGraph, path: list[_Step], carriers: dict[str, _Node], mode: str
+) -> str:
+    """Why the content does not reach a relative: the step where its path leaves the
+    items that carry the content."""
+    for s in path:
+        if s.edge is None or s.target in carriers:
+            continue
+        near = s.edge.child if s.kind == "up" else s.edge.parent
+        if near in carriers:
+            c = _carry(graph, s.edge, mode, carriers[near].index, up=s.kind == "up")
+            return f"not present: {c.why or 'not carried'} in {s.edge.child}"
+    return "not on a line that carries the questioned content"
+
+
+def _carrier_note(graph: LineageGraph, node: _Node, target: str, finding: Finding | None) -> str:
+    if node.origin and graph.parents(node.ref):
+        note = f"the questioned {target} entered here"
+    elif node.origin:
+        note = f"the questioned {target} first appears here (no parent item known)"
+    else:
+        note = f"carries the questioned {target}"
+    if finding is not None and finding.status == "rejected":
+        note += " (finding rejected: keep as is)"
+    return note + _proposed_note(graph, node, finding)
+
+
+def _letter_at(graph: LineageGraph, node: _Node, target: str) -> str | None:
+    if target == "option":
+        return _letter(node.index)
+    if target == "key" and node.ref in graph:
+        return graph.item(node.ref).key
+    return None
+
+
+def _route_one(
+    graph: LineageGraph,
+    finding: Finding | None,
+    item: str,
+    target: str,
+    index: int | None,
+    queried: str,
+) -> list[QueueRow]:
+    fid = finding.id if finding else None
+    proposed = _option_of(graph, item, finding.proposed) if finding else None
+    mode = _mode(target, finding.kind if finding else None)
+    carriers = _carriers(graph, item, mode, index, proposed)
+    paths = _tree(graph, item, finding.related if finding else ())
+    source_item = finding.source.item if finding else None
+    rows: list[QueueRow] = []
+    for ref, path in paths.items():
+        relation = "source_annotation" if ref == source_item else _relation(path)
+        node = carriers.get(ref)
+        if node is not None:
+            status = "added" if node.origin else "inherited"
+            certain = node.sure and all(s.edge is None or _edge_sure(s.edge) for s in path)
+            certainty, rank = ("certain", 1) if certain else ("probable", 2)
+            letter = _letter_at(graph, node, target)
+            note = _carrier_note(graph, node, target, finding)
+        else:
+            status, certainty, rank, letter = "unaffected", "none", 4, None
+            note = _unaffected_why(graph, path, carriers, mode)
+        if finding is not None and ref == item:
+            note = f"{finding.kind} on the {target} ({finding.status}); {note}"
+        if finding is not None and relation == "source_annotation":
+            if finding.status == "rejected":
+                rank = 0
+                why = finding.status_reason
+                note = f"source annotation; finding rejected ({why}): amend the annotation"
+            else:
+                note = f"source annotation ({finding.source.name}, {finding.status}); {note}"
+        twins = [d for d in graph.duplicates(ref) if d in paths]
+        if twins:
+            note += f"; identical copy of {', '.join(twins)}"
+        if ref == queried and ref != item:
+            note += "; the queried item"
+        rows.append(
+            QueueRow(
+                rank=rank,
+                ref=ref,
+                dataset=ref.partition(":")[0],
+                relation=relation,
+                status=status,
+                certainty=certainty,
+                letter=letter,
+                transformation=", ".join(s.label() for s in path),
+                depth=len(path),
+                finding=fid,
+                note=note,
+            )
+        )
+    return rows + _documented_rows(graph, rows, target, fid)
+
+
+def _documented_rows(
+    graph: LineageGraph, rows: list[QueueRow], target: str, fid: str | None
+) -> list[QueueRow]:
+    """Dataset-level rows for documented coverage of the datasets in ``rows``: unverified
+    where that dataset's items carry the content, unaffected where they do not."""
+    out = []
+    for ds in sorted({r.dataset for r in rows}):
+        carried = any(r.dataset == ds and r.status in ("inherited", "added") for r in rows)
+        for doc in graph.documented_children(ds):
+            langs = f", {doc['languages']} languages" if doc.get("languages") else ""
+            note = (
+                f"documented coverage only{langs}; no item data here"
+                if carried
+                else f"documented coverage of {ds}; its items lack the questioned {target}"
+            )
+            out.append(
+                QueueRow(
+                    rank=3 if carried else 4,
+                    ref=doc["child"],
+                    dataset=doc["child"],
+                    relation="documented",
+                    status="unverified" if carried else "unaffected",
+                    certainty="unverified" if carried else "none",
+                    letter=None,
+                    transformation=f"down:{doc['activity']} of {ds}",
+                    depth=0,
+                    finding=fid,
+                    note=note,
+                )
+            )
+    return out
+
+
+def _as_graph(lineage_or_graph: Lineage | LineageGraph) -> LineageGraph:
+    if isinstance(lineage_or_graph, LineageGraph):
+        return lineage_or_graph
+    return LineageGraph(lineage_or_graph)
+
+
+def relevant_findings(graph: LineageGraph, ref: str, findings: Iterable[Finding]) -> list[Finding]:
+    """Findings on ``ref``'s relatives (or raised by one of them), in input order."""
+    family = set(_tree(graph, ref))
+    return [
+        f
+        for f in findings
+        if f.item in family or (f.source.item in family) or any(r in family for r in f.related)
+    ]
+
+
+def _check_finding(graph: LineageGraph, finding: Finding) -> None:
+    if finding.item not in graph:
+        raise InputError(
+            f"finding {finding.id} names {finding.item!r}, which is not in the lineage",
+            hint="import the findings with the same lineage, or check the item ref",
+        )
+    if finding.target == "option" and finding.option_index is not None:
+        n = len(graph.item(finding.item).options)
+        if finding.option_index >= n:
+            raise InputError(
+                f"finding {finding.id}: option_index {finding.option_index} but "
+                f"{finding.item} has {n} options"
+            )
+
+
+def route(
+    lineage_or_graph: Lineage | LineageGraph,
+    item_ref_or_finding: str | Finding,
+    findings: Iterable[Finding] | None = None,
+) -> Queue:
+    """The ranked re-review queue of an item or a finding.
+
+    Args:
+        lineage_or_graph: The linked family (build a ``LineageGraph`` once for many calls).
+        item_ref_or_finding: A :class:`Finding`, a finding id (looked up in
+            ``findings``), or an item ref (``mmlu-pro:3542``).
+        findings: Known findings. For an item ref, every finding on one of its relatives
+            is routed; with none, the item is routed as a whole (target ``item``).
+
+    Returns:
+        A :class:`Queue`: one row per relative (per finding), sorted by rank.
+
+    Raises:
+        InputError: the item (or the finding's item) is not in the lineage, or the
+            finding's option index is out of range.
+    """
+    graph = _as_graph(lineage_or_graph)
+    known = list(findings or [])
+    by_id = {f.id: f for f in known}
+    if isinstance(item_ref_or_finding, str) and item_ref_or_finding in by_id:
+        item_ref_or_finding = by_id[item_ref_or_finding]
+    if isinstance(item_ref_or_finding, Finding):
+        chosen = [item_ref_or_finding]
+        query, item = item_ref_or_finding.id, item_ref_or_finding.item
+    else:
+        query = item = item_ref_or_finding
+        graph.ancestors(item)  # raises InputError when the item is unknown
+        chosen = relevant_findings(graph, item, known)
+    rows: list[QueueRow] = []
+    for f in chosen:
+        _check_finding(graph, f)
+        rows += _route_one(graph, f, f.item, f.target, f.option_index, item)
+    if not chosen:
+        rows = _route_one(graph, None, item, "item", None, item)
+    order = {f.id: i for i, f in enumerate(chosen)}
+    rows.sort(key=lambda r: (r.rank, order.get(r.finding or "", 0), r.depth, r.ref))
+    return Queue(query=query, item=item, findings=[f.id for f in chosen], rows=rows)

@@ -1,0 +1,1 @@
+"""The Hugging Face Hub: publishing a dataset's lineage."""

@@ -1,0 +1,538 @@
+"""Publishing a dataset's lineage to the Hugging Face Hub.
+
+The Hub generates its own Croissant for a dataset repository and ignores an uploaded
+``croissant.json`` (mlcommons/croissant#724). What it does read is the data files and
+the dataset card's YAML header. So :func:`publish` writes, for one dataset of a family:
+
+* ``lineage/edges.parquet``: every edge with an item of the dataset as child or parent
+  (:data:`~croissant_lineage.lineage.schema.EDGES_SCHEMA`: ids and evidence, no item text);
+* ``lineage/duplicates.parquet``: duplicate groups among the dataset's items;
+* ``findings/findings.parquet``: findings on the dataset's items
+  (:data:`~croissant_lineage.findings.parquet.FINDINGS_SCHEMA`);
+* ``croissant.json``: the enriched descriptor, as given (for tools that read the repo),
+  with the Parquet files it distributes from beside itself (enrichment's lineage
+  files) at the same relative paths, each with a ``configs`` entry too;
+* ``README.md``: the card, with a ``configs`` entry per Parquet file (so the Hub's
+  viewer and generated Croissant include them), ``source_datasets`` naming the parents,
+  the license, and a readable lineage section between
+  ``<!-- croissant-lineage:begin -->`` and ``<!-- croissant-lineage:end -->``.
+
+An existing card (``base_card``) is merged, not replaced: its YAML keys and configs are
+kept, ours are added, and only our section of the body is rewritten. With a token and
+``dry_run=False`` the same files go to the Hub in one commit (when the repository
+already has a README.md it is downloaded and merged first, and the merged card is
+written to ``out_dir`` too, so ``out_dir`` always holds exactly what was committed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import yaml
+
+from croissant_lineage._io import (
+    atomic_write_bytes,
+    dumps_json,
+    parquet_bytes,
+    read_json,
+    resolve_inside,
+)
+from croissant_lineage.croissant.descriptor import as_list, check_croissant, node_id
+from croissant_lineage.errors import InputError, OutputExistsError, PublishError, UnsafePathError
+from croissant_lineage.findings.model import Finding, load_findings
+from croissant_lineage.findings.parquet import findings_table
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA
+from croissant_lineage.validate.card import (
+    card_body,
+    card_header,
+    descriptor_parents,
+    hub_id,
+    normalize_license,
+)
+from croissant_lineage.validate.detect import is_enriched
+
+__all__ = [
+    "PlannedFile",
+    "PublishPlan",
+    "publish",
+]
+
+T = TypeVar("T")
+
+BEGIN = "<!-- croissant-lineage:begin -->"
+END = "<!-- croissant-lineage:end -->"
+#: Seconds before a Hub request (connect, read, write) gives up.
+HUB_TIMEOUT = 60.0
+
+EDGES_FILE = "lineage/edges.parquet"
+DUPLICATES_FILE = "lineage/duplicates.parquet"
+FINDINGS_FILE = "findings/findings.parquet"
+_OWN_FILES = ("README.md", "croissant.json", EDGES_FILE, DUPLICATES_FILE, FINDINGS_FILE)
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One file of the commit.
+
+    Attributes:
+        path: Path in the repository (and under ``out_dir``), POSIX separators.
+        size: Bytes.
+        sha256: Hex digest of the content.
+    """
+
+    path: str
+    size: int
+    sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "size": self.size, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class PublishPlan:
+    """What :func:`publish` wrote, and what it committed.
+
+    Attributes:
+        repo_id: The dataset repository (``org/name``).
+        dataset: The family dataset published (``mmlu-pro``).
+        out_dir: Folder holding exactly the committed files.
+        files: The files, sorted by path.
+        configs: Config names added to the card.
+        commit_message: The commit message.
+        uploaded: True when the commit was made.
+        commit_url: The commit's URL when uploaded.
+        merged_card: True when an existing card was merged.
+    """
+
+    repo_id: str
+    dataset: str
+    out_dir: str
+    files: tuple[PlannedFile, ...]
+    configs: tuple[str, ...]
+    commit_message: str
+    uploaded: bool = False
+    commit_url: str | None = None
+    merged_card: bool = False
+
+    def operations(self) -> list[str]:
+        """The commit operations, one readable line each (``add PATH (N bytes, sha256 ...)``)."""
+        return [f"add {f.path} ({f.size} bytes, sha256 {f.sha256[:12]})" for f in self.files]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what ``croissant-lineage publish --json`` prints)."""
+        return {
+            "repo_id": self.repo_id,
+            "dataset": self.dataset,
+            "out_dir": self.out_dir,
+            "files": [f.to_dict() for f in self.files],
+            "configs": list(self.configs),
+            "commit_message": self.commit_message,
+            "operations": self.operations(),
+            "uploaded": self.uploaded,
+            "commit_url": self.commit_url,
+            "merged_card": self.merged_card,
+        }
+
+
+# --- planning -------------------------------------------------------------------------
+
+
+def _dataset_of(doc: dict[str, Any], lineage: Lineage, dataset: str | None) -> dict[str, Any]:
+    datasets = {d["name"]: d for d in lineage.family.get("datasets", []) if isinstance(d, dict) and "name" in d}
+    if dataset is not None:
+        if dataset not in datasets:
+            raise InputError(f"dataset {dataset!r} is not in the lineage", hint=f"datasets are: {', '.join(datasets)}")
+        return datasets[dataset]
+    name = doc.get("name")
+    if isinstance(name, str) and name in datasets:
+        return datasets[name]
+    urls = {u for u in (doc.get("url"), doc.get("@id")) if isinstance(u, str)}
+    hits = [d for d in datasets.values() if d.get("iri") in urls]
+    if len(hits) == 1:
+        return hits[0]
+    raise InputError(
+        f"cannot tell which dataset of the lineage the descriptor {name!r} is",
+        hint=f"pass dataset= (CLI: --dataset), one of: {', '.join(datasets)}",
+    )
+
+
+def _hf_license(doc: dict[str, Any]) -> str | None:
+    for v in as_list(doc.get("license")):
+        text = v if isinstance(v, str) else (v.get("url") or v.get("name")) if isinstance(v, dict) else None
+        if isinstance(text, str):
+            return normalize_license(text)
+    return None
+
+
+def _fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+def _derivation_rows(edges: pa.Table, side: str) -> list[tuple[str, str, int, str]]:
+    """(other dataset, activity, edges, methods) per derivation, sorted."""
+    other = "parent_dataset" if side == "child" else "child_dataset"
+    groups: dict[tuple[str, str], Counter[str]] = {}
+    for o, a, m in zip(edges.column(other).to_pylist(), edges.column("activity").to_pylist(),
+                       edges.column("method").to_pylist(), strict=True):
+        groups.setdefault((o, a), Counter())[m] += 1
+    return [(o, a, sum(c.values()), ", ".join(f"{k} {_fmt(v)}" for k, v in sorted(c.items())))
+            for (o, a), c in sorted(groups.items())]
+
+
+def _link(name: str, iris: dict[str, str]) -> str:
+    iri = iris.get(name)
+    return f"[{name}]({iri})" if iri else name
+
+
+def _section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table, dups: pa.Table,
+             findings: pa.Table | None, configs: list[tuple[str, str, int, str]], repo_id: str,
+             enriched: bool) -> str:
+    iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
+    name = ds["name"]
+    lines = [BEGIN, "## Lineage", ""]
+    family = lineage.family.get("title") or lineage.family.get("name", "")
+    lines.append(f"Item-level lineage of **{name}** ({ds.get('iri', '')}), reconstructed by croissant-lineage: "
+                 "which item of which dataset each item was copied, expanded, re-annotated or translated "
+                 f"from, with the evidence (method, 0-100 score, option map). Family: {family}.")
+    lines.append("")
+    if up.num_rows:
+        lines += ["### Derived from", "", "| parent | activity | items linked | how |", "|---|---|---:|---|"]
+        lines += [f"| {_link(o, iris)} | {a} | {_fmt(n)} | {m} |" for o, a, n, m in _derivation_rows(up, "child")]
+        lines.append("")
+    if down.num_rows:
+        lines += ["### Derived into", "", "| child | activity | items linked | how |", "|---|---|---:|---|"]
+        lines += [f"| {_link(o, iris)} | {a} | {_fmt(n)} | {m} |" for o, a, n, m in _derivation_rows(down, "parent")]
+        lines.append("")
+    documented = [d for d in lineage.family.get("derivations", [])
+                  if isinstance(d, dict) and d.get("coverage") == "documented" and name in (d.get("child"), d.get("parent"))]
+    if documented:
+        lines += ["Documented at dataset level only (no item data here): " + "; ".join(
+            f"{d['child']} <- {d['parent']} ({d.get('activity', '')})" for d in documented) + ".", ""]
+    if dups.num_rows:
+        groups = len(set(dups.column("group").to_pylist()))
+        lines += [f"Duplicates: {_fmt(dups.num_rows)} items in {_fmt(groups)} "
+                  f"group{'s' if groups != 1 else ''} of identical items.", ""]
+    if findings is not None and findings.num_rows:
+        counts = Counter(findings.column("status").to_pylist())
+        lines += ["### Findings", "", f"{_fmt(findings.num_rows)} audit findings on this dataset's items, by status:", "",
+                  "| status | findings |", "|---|---:|"]
+        lines += [f"| {s} | {_fmt(n)} |" for s, n in sorted(counts.items())]
+        lines.append("")
+    lines += ["### Files", "", "| config | file | rows | content |", "|---|---|---:|---|"]
+    lines += [f"| {c} | {p} | {_fmt(n)} | {what} |" for c, p, n, what in configs]
+    what = "enriched with W3C PROV-O" if enriched else "as given"
+    lines += ["", f"`croissant.json` is the dataset's Croissant descriptor, {what} (the Hub serves its own "
+              "generated Croissant, which lists the configs above).", "",
+              "```python", "from datasets import load_dataset", ""]
+    lines += [f'{c} = load_dataset("{repo_id}", "{c}", split="train")' for c, _, _, _ in configs]
+    lines += ["```", END]
+    return "\n".join(lines)
+
+
+def _merge_header(base: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    if ours.get("license") and "license" not in out:
+        out["license"] = ours["license"]
+    sources = [s for s in as_list(out.get("source_datasets")) if isinstance(s, str)]
+    have = {hub_id(s) for s in sources}
+    sources += [s for s in ours.get("source_datasets", []) if hub_id(s) not in have]
+    if sources:
+        out["source_datasets"] = sources
+    mine = {c["config_name"] for c in ours["configs"]}
+    kept = [c for c in as_list(out.get("configs")) if not (isinstance(c, dict) and c.get("config_name") in mine)]
+    out["configs"] = kept + ours["configs"]
+    tags = [t for t in as_list(out.get("tags")) if isinstance(t, str)]
+    out["tags"] = tags + [t for t in ours.get("tags", []) if t not in tags]
+    for key in ("pretty_name",):
+        if key in ours and key not in out:
+            out[key] = ours[key]
+    return out
+
+
+def _render_card(header: dict[str, Any], section: str, base_text: str | None, title: str) -> str:
+    body = f"\n# {title}\n\n{section}\n"
+    if base_text is not None:
+        rest = card_body(base_text)
+        if BEGIN in rest and END in rest:
+            before, _, tail = rest.partition(BEGIN)
+            _, _, after = tail.partition(END)
+            body = f"{before}{section}{after}"
+        else:
+            body = rest.rstrip("\n") + "\n\n" + section + "\n"
+    head = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=100)
+    return f"---\n{head}---\n{body}"
+
+
+def _check_out_dir(out: Path, overwrite: bool) -> None:
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise OutputExistsError("exists and is not a folder", path=out)
+    readme = out / "README.md"
+    ours = readme.is_file() and BEGIN in readme.read_text("utf-8", errors="replace")
+    if any(out.iterdir()) and not ours and not overwrite:
+        raise OutputExistsError("folder is not empty and was not written by publish", path=out,
+                                hint="choose an empty folder, or pass overwrite=True (CLI: --force)")
+
+
+def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
+    for name in _OWN_FILES:
+        if name not in files and (out / name).is_file():
+            (out / name).unlink()
+    planned = []
+    for name in sorted(files):
+        atomic_write_bytes(out / name, files[name])
+        planned.append(PlannedFile(name, len(files[name]), hashlib.sha256(files[name]).hexdigest()))
+    return tuple(planned)
+
+
+def _descriptor_parquet(doc: dict[str, Any], folder: Path) -> list[tuple[str, str, bytes, str]]:
+    """The Parquet FileObjects the descriptor distributes from beside itself (the lineage
+    files enrichment writes), as (config name, relative path, bytes, content)."""
+    readers: dict[str, str] = {}
+    for rs in as_list(doc.get("recordSet")):
+        if not isinstance(rs, dict):
+            continue
+        for f in as_list(rs.get("field")):
+            src = f.get("source") if isinstance(f, dict) else None
+            ref = node_id(src.get("fileObject")) if isinstance(src, dict) else None
+            if ref and isinstance(node_id(rs), str):
+                readers.setdefault(ref, str(node_id(rs)))
+    out = []
+    for fo in as_list(doc.get("distribution")):
+        if not isinstance(fo, dict) or "parquet" not in str(fo.get("encodingFormat", "")):
+            continue
+        url, fid = fo.get("contentUrl"), node_id(fo)
+        if not isinstance(url, str) or "://" in url or not fid:
+            continue
+        try:
+            path = resolve_inside(folder, url)
+        except UnsafePathError:
+            continue
+        if path.is_file() and url not in _OWN_FILES:
+            name = re.sub(r"[^A-Za-z0-9_]+", "_", readers.get(fid, path.stem)).strip("_") or "data"
+            out.append((f"descriptor_{name}", Path(url).as_posix(), path.read_bytes(),
+                        f"RecordSet {readers.get(fid, '?')} of croissant.json"))
+    return out
+
+
+def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found: list[Finding],
+                repo_id: str, base_card: str | None, folder: Path) -> tuple[dict[str, bytes], list[str], str]:
+    name = ds["name"]
+    edges = lineage.edges.cast(EDGES_SCHEMA)
+    up = edges.filter(pc.equal(edges.column("child_dataset"), name))
+    down = edges.filter(pc.equal(edges.column("parent_dataset"), name))
+    mine = edges.filter(pc.or_(pc.equal(edges.column("child_dataset"), name), pc.equal(edges.column("parent_dataset"), name)))
+    dups = lineage.duplicates.cast(DUPLICATES_SCHEMA)
+    dups = dups.filter(pc.equal(dups.column("dataset"), name))
+    files: dict[str, bytes] = {"croissant.json": dumps_json(doc).encode("utf-8")}
+    configs: list[tuple[str, str, int, str]] = []
+    files[EDGES_FILE] = parquet_bytes(mine)
+    configs.append(("lineage_edges", EDGES_FILE, mine.num_rows, "child item -> parent item, with method, score and option map"))
+    if dups.num_rows:
+        files[DUPLICATES_FILE] = parquet_bytes(dups)
+        configs.append(("lineage_duplicates", DUPLICATES_FILE, dups.num_rows, "groups of identical items in this dataset"))
+    iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
+    ftable = findings_table(found, {k: v for k, v in iris.items() if v}) if found else None
+    if ftable is not None:
+        files[FINDINGS_FILE] = parquet_bytes(ftable)
+        configs.append(("findings", FINDINGS_FILE, ftable.num_rows, "audit findings with source, evidence and status"))
+    for config, rel, data, what in _descriptor_parquet(doc, folder):
+        files[rel] = data
+        configs.append((config, rel, pq.read_metadata(io.BytesIO(data)).num_rows, what))
+    parents = list(descriptor_parents(doc))
+    parents += [iris[d["parent"]] for d in lineage.family.get("derivations", [])
+                if isinstance(d, dict) and d.get("child") == name and iris.get(d.get("parent", ""))]
+    sources = list(dict.fromkeys(f"extended|{hub_id(p)}" for p in parents))
+    header: dict[str, Any] = {}
+    lic = _hf_license(doc)
+    if lic:
+        header["license"] = lic
+    header["pretty_name"] = str(ds.get("title") or name)
+    if sources:
+        header["source_datasets"] = sources
+    header["tags"] = ["croissant", "provenance", "lineage"]
+    header["configs"] = [{"config_name": c, "data_files": [{"split": "train", "path": p}]} for c, p, _, _ in configs]
+    base_header: dict[str, Any] | None = None
+    if base_card is not None:
+        base_header, problem = card_header(base_card)
+        if base_header is None and base_card.lstrip().startswith("---"):
+            raise InputError(f"the existing card's {problem}", hint="fix its YAML header first")
+    merged = _merge_header(base_header or {}, header)
+    section = _section(ds, lineage, up, down, dups, ftable, configs, repo_id, is_enriched(doc))
+    card = _render_card(merged, section, base_card, str(ds.get("title") or name))
+    files["README.md"] = card.encode("utf-8")
+    message = (f"croissant-lineage: lineage of {name} ({_fmt(mine.num_rows)} edges"
+               + (f", {_fmt(len(found))} findings" if found else "") + ")")
+    return files, [c for c, _, _, _ in configs], message
+
+
+# --- upload ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _hub_timeouts(seconds: float) -> Iterator[None]:
+    """Give huggingface_hub's shared HTTP client timeouts for the duration of the upload.
+
+    Releases built on httpx create their client with no timeout; older, requests-based
+    releases set their own per-call timeouts and need nothing here.
+    """
+    import huggingface_hub as hh
+
+    setter = getattr(hh, "set_client_factory", None)
+    if setter is None:
+        yield
+        return
+    from huggingface_hub.utils import _http
+
+    previous = getattr(_http, "_GLOBAL_CLIENT_FACTORY", None) or _http.default_client_factory
+
+    def factory() -> Any:
+        client = previous()
+        timeout_cls = type(client.timeout)
+        client.timeout = timeout_cls(seconds, connect=min(seconds, 15.0))
+        return client
+
+    setter(factory)
+    try:
+        yield
+    finally:
+        setter(previous)
+
+
+def _hub_api(token: str) -> Any:
+    try:
+        from huggingface_hub import HfApi
+    except ImportError:
+        raise PublishError("huggingface_hub is not installed",
+                           hint="pip install 'croissant-lineage[hub]' (or pip install huggingface_hub)") from None
+    return HfApi(token=token)
+
+
+def _existing_card(api: Any, repo_id: str) -> str | None:
+    if not api.file_exists(repo_id, "README.md", repo_type="dataset"):
+        return None
+    path = api.hf_hub_download(repo_id, "README.md", repo_type="dataset")
+    return Path(path).read_text("utf-8")
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions a Hub call raises on refusal or network failure (for :class:`PublishError`)."""
+    out: list[type[BaseException]] = [OSError, ValueError]
+    try:
+        from huggingface_hub.errors import HfHubHTTPError
+
+        out.append(HfHubHTTPError)
+    except ImportError:  # pragma: no cover - very old releases
+        pass
+    for module in ("httpx2", "httpx", "requests"):
+        try:
+            mod = __import__(module)
+        except ImportError:
+            continue
+        err = getattr(mod, "HTTPError", None) or getattr(mod, "RequestException", None)
+        if isinstance(err, type) and issubclass(err, BaseException):
+            out.append(err)
+    return tuple(out)
+
+
+def _hub_call(fn: Callable[[], T], repo_id: str) -> T:
+    """Run one Hub call with timeouts; refusals and network failures become PublishError."""
+    try:
+        with _hub_timeouts(HUB_TIMEOUT):
+            return fn()
+    except _hub_errors() as exc:
+        raise PublishError(f"Hub request for {repo_id} failed: {exc}"[:500],
+                           hint="check the token, the repo_id and the network") from exc
+
+
+def _upload(api: Any, repo_id: str, out: Path, files: tuple[PlannedFile, ...], message: str) -> str | None:
+    from huggingface_hub import CommitOperationAdd
+
+    ops = [CommitOperationAdd(path_in_repo=f.path, path_or_fileobj=str(out / f.path)) for f in files]
+    info = api.create_commit(repo_id=repo_id, repo_type="dataset", operations=ops, commit_message=message)
+    url = getattr(info, "commit_url", None)
+    return str(url) if url else None
+
+
+# --- public ---------------------------------------------------------------------------
+
+
+def publish(
+    enriched_descriptor: str | Path,
+    lineage_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    repo_id: str,
+    token: str | None = None,
+    dry_run: bool = True,
+    dataset: str | None = None,
+    findings: str | Path | Sequence[str | Path] | None = None,
+    base_card: str | Path | None = None,
+    overwrite: bool = False,
+) -> PublishPlan:
+    """Write (and optionally commit) a Hugging Face dataset repository update.
+
+    Args:
+        enriched_descriptor: The dataset's (enriched) Croissant descriptor.
+        lineage_dir: The family's lineage folder (``croissant-lineage link``).
+        out_dir: Folder that receives exactly the files of the commit (empty, or written
+            by an earlier ``publish``).
+        repo_id: The dataset repository, ``org/name``.
+        token: A Hub token; nothing is uploaded without one.
+        dry_run: Write the files and plan the commit, upload nothing (the default).
+        dataset: Which dataset of the lineage the descriptor is (default: the
+            descriptor's ``name``, or the dataset whose IRI is its ``url``).
+        findings: Findings files; those on the dataset's items (or naming them as
+            related) are published.
+        base_card: An existing ``README.md`` to merge into (offline). When uploading
+            without one, the repository's current card is downloaded and merged.
+        overwrite: Replace a non-empty ``out_dir`` that ``publish`` did not write.
+
+    Returns:
+        The :class:`PublishPlan` (``uploaded`` True only after a successful commit).
+
+    Raises:
+        InputError: unreadable inputs, or a descriptor that is no dataset of the lineage.
+        DescriptorError: the descriptor is not Croissant.
+        OutputExistsError: ``out_dir`` holds other files.
+        PublishError: huggingface_hub missing, or the Hub refused the commit.
+    """
+    if "/" not in repo_id or repo_id.count("/") != 1:
+        raise InputError(f"repo_id {repo_id!r} is not 'org/name'")
+    desc_path = Path(enriched_descriptor)
+    doc = read_json(desc_path)
+    check_croissant(doc, desc_path)
+    lineage = Lineage.read(lineage_dir)
+    ds = _dataset_of(doc, lineage, dataset)
+    found: list[Finding] = []
+    if findings is not None:
+        found = [f for f in load_findings(findings)
+                 if f.item.partition(":")[0] == ds["name"] or any(r.partition(":")[0] == ds["name"] for r in f.related)]
+    out = Path(out_dir)
+    _check_out_dir(out, overwrite)
+    base_text = Path(base_card).read_text("utf-8") if base_card is not None else None
+    upload = bool(token) and not dry_run
+    api = _hub_api(token) if upload and token else None
+    if api is not None and base_text is None:
+        base_text = _hub_call(lambda: _existing_card(api, repo_id), repo_id)
+    files, configs, message = _plan_files(doc, lineage, ds, found, repo_id, base_text, desc_path.parent)
+    out.mkdir(parents=True, exist_ok=True)
+    planned = _write(out, files)
+    url = None
+    if api is not None:
+        url = _hub_call(lambda: _upload(api, repo_id, out, planned, message), repo_id)
+    return PublishPlan(repo_id, ds["name"], out.as_posix(), planned, tuple(configs), message,
+                       uploaded=api is not None, commit_url=url, merged_card=base_text is not None)

@@ -1,0 +1,345 @@
+"""The lineage graph: an item's parents, children, ancestors, descendants, duplicates.
+
+:class:`LineageGraph` indexes a :class:`~croissant_lineage.lineage.model.Lineage` once
+(dictionaries keyed by item ref), after which every query is a few dictionary
+look-ups. :func:`family_of` gathers everything known about one item into a
+:class:`Family`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections import defaultdict, deque
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, join_ref, split_ref
+
+__all__ = ["Edge", "Family", "ItemRecord", "LineageGraph", "Relative", "family_of"]
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One item: where it lives and what it says."""
+
+    ref: str
+    dataset: str
+    item: str
+    subject: str | None
+    stem: str | None
+    options: tuple[str, ...]
+    key: str | None
+
+    @property
+    def key_text(self) -> str | None:
+        """The text of the key option, if the key and options are known."""
+        if self.key is None or not self.options:
+            return None
+        idx = ord(self.key) - ord("A")
+        return self.options[idx] if 0 <= idx < len(self.options) else None
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A derivation edge child <- parent with its evidence (see ``schema.EDGES_SCHEMA``).
+
+    ``child``, ``parent`` and ``alternatives`` are item refs (``dataset:item``).
+    """
+
+    child: str
+    parent: str
+    activity: str
+    method: str
+    score: float
+    options_score: float | None
+    option_map: tuple[int, ...]
+    options_copied: int | None
+    options_added: int | None
+    options_dropped: int | None
+    key_inherited: bool | None
+    stem_changed: bool | None
+    ambiguous: bool
+    alternatives: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["option_map"] = list(self.option_map)
+        d["alternatives"] = list(self.alternatives)
+        return d
+
+
+@dataclass(frozen=True)
+class Relative:
+    """A relative of the queried item.
+
+    Attributes:
+        ref: The relative's item ref.
+        depth: Number of edges between them (1 = parent or child).
+        path: The edges from the queried item to the relative, nearest first.
+    """
+
+    ref: str
+    depth: int
+    path: tuple[Edge, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ref": self.ref, "depth": self.depth, "path": [e.to_dict() for e in self.path]}
+
+
+@dataclass(frozen=True)
+class Family:
+    """Everything the lineage knows about one item.
+
+    Attributes:
+        item: The item itself (None when resolved from metadata that lacks item texts).
+        ancestors: Parents, grandparents... nearest first.
+        descendants: Children, grandchildren... nearest first.
+        duplicates: Refs of identical items in the same dataset.
+        documented: Dataset-level derivations from an ancestor's (or the item's) dataset
+            that have no item data (documented coverage only), as dicts with child,
+            parent, activity, languages, note.
+        findings: Findings on the item or its relatives, when known (dicts).
+    """
+
+    ref: str
+    item: ItemRecord | None
+    ancestors: tuple[Relative, ...]
+    descendants: tuple[Relative, ...]
+    duplicates: tuple[str, ...]
+    documented: tuple[dict[str, Any], ...] = ()
+    findings: tuple[dict[str, Any], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what ``croissant-lineage family --json`` prints)."""
+        return {
+            "ref": self.ref,
+            "item": None if self.item is None else {**asdict(self.item), "options": list(self.item.options)},
+            "ancestors": [r.to_dict() for r in self.ancestors],
+            "descendants": [r.to_dict() for r in self.descendants],
+            "duplicates": list(self.duplicates),
+            "documented": [dict(d) for d in self.documented],
+            "findings": [dict(f) for f in self.findings],
+        }
+
+    def to_pandas(self) -> Any:
+        """One row per relative with the edge evidence (see ``display.family_frame``)."""
+        from croissant_lineage.render.html import family_frame
+
+        return family_frame(self)
+
+    def _repr_html_(self) -> str:
+        from croissant_lineage.render.html import to_html
+
+        return to_html(self)
+
+
+def _refs(dataset: pa.ChunkedArray, item: pa.ChunkedArray) -> list[str]:
+    """``join_ref(dataset, item)`` row by row, joined by Arrow (as ``join_ref`` writes it)."""
+    if not dataset.null_count and not item.null_count:
+        try:
+            return list(pc.binary_join_element_wise(dataset, item, ":").to_pylist())
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
+    return [join_ref(d, i) for d, i in zip(dataset.to_pylist(), item.to_pylist(), strict=True)]
+
+
+class LineageGraph:
+    """Indexed queries over a lineage.
+
+    Args:
+        lineage: A :class:`Lineage` (from ``link`` or ``Lineage.read``).
+        with_items: Index the item texts too (needed by :meth:`item`).
+    """
+
+    def __init__(self, lineage: Lineage, *, with_items: bool = True):
+        self.lineage = lineage
+        # Edges are indexed by row; an Edge object is built the first time a query
+        # touches it (building all of them up front dominated the cold start).
+        e = lineage.edges
+        self._child_refs = _refs(e.column("child_dataset"), e.column("child_item"))
+        self._parent_refs = _refs(e.column("parent_dataset"), e.column("parent_item"))
+        self._up: dict[str, list[int]] = defaultdict(list)
+        self._down: dict[str, list[int]] = defaultdict(list)
+        for i, (c, p) in enumerate(zip(self._child_refs, self._parent_refs, strict=True)):
+            self._up[c].append(i)
+            self._down[p].append(i)
+        self._edge_cols: dict[str, list[Any]] | None = None
+        self._edge_lists: dict[str, pa.Array] = {}
+        self._item_chunks: dict[str, tuple[list[pa.Array], list[int]]] | None = None
+        self._edges: dict[int, Edge] = {}
+        self._items: dict[str, int] = {}
+        if with_items:
+            refs = _refs(lineage.items.column("dataset"), lineage.items.column("item"))
+            self._items = dict(zip(refs, range(len(refs)), strict=True))
+        self._dups: dict[str, tuple[str, ...]] = {}
+        groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+        d = lineage.duplicates
+        for dsn, item, group in zip(*(d.column(c).to_pylist() for c in ("dataset", "item", "group")), strict=True):
+            groups[(dsn, group)].append(join_ref(dsn, item))
+        for members in groups.values():
+            for m in members:
+                self._dups[m] = tuple(x for x in members if x != m)
+        self._documented: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in lineage.family.get("derivations", []):
+            if r.get("coverage") == "documented":
+                self._documented[r["parent"]].append(dict(r))
+
+    def __contains__(self, ref: object) -> bool:
+        return isinstance(ref, str) and (ref in self._items or ref in self._up or ref in self._down)
+
+    def item(self, ref: str) -> ItemRecord:
+        """The item's record.
+
+        Raises:
+            InputError: no such item in the lineage.
+        """
+        self._check(ref)
+        n = self._items[ref]
+        if self._item_chunks is None:
+            # Indexing a chunked column searches its chunks on every call: keep each
+            # column's chunks and their starts, and find the row once per column.
+            self._item_chunks = {}
+            for c in ("dataset", "item", "subject", "stem", "options", "key"):
+                chunks = self.lineage.items.column(c).chunks
+                starts = list(itertools.accumulate((len(ch) for ch in chunks), initial=0))[:-1]
+                self._item_chunks[c] = (chunks, starts)
+        item_chunks = self._item_chunks
+
+        def value(c: str) -> Any:
+            chunks, starts = item_chunks[c]
+            k = bisect.bisect_right(starts, n) - 1
+            return chunks[k][n - starts[k]].as_py()
+
+        return ItemRecord(
+            ref, value("dataset"), value("item"), value("subject"), value("stem"),
+            tuple(value("options") or ()), value("key"),
+        )
+
+    def _edge(self, i: int) -> Edge:
+        """The edge of row ``i`` (built once, then kept)."""
+        edge = self._edges.get(i)
+        if edge is not None:
+            return edge
+        if self._edge_cols is None:
+            # Scalar columns as lists at once; the two list columns, costly to convert
+            # whole, one row at a time.
+            edges = self.lineage.edges
+            self._edge_lists = {c: edges.column(c).combine_chunks() for c in ("option_map", "alternatives")}
+            skip = ("child_dataset", "child_item", "parent_item", *self._edge_lists)
+            self._edge_cols = {f.name: edges.column(f.name).to_pylist() for f in EDGES_SCHEMA if f.name not in skip}
+        cols = self._edge_cols
+        pds = cols["parent_dataset"][i]
+        edge = Edge(
+            child=self._child_refs[i],
+            parent=self._parent_refs[i],
+            activity=cols["activity"][i],
+            method=cols["method"][i],
+            score=cols["score"][i],
+            options_score=cols["options_score"][i],
+            option_map=tuple(self._edge_lists["option_map"][i].as_py() or ()),
+            options_copied=cols["options_copied"][i],
+            options_added=cols["options_added"][i],
+            options_dropped=cols["options_dropped"][i],
+            key_inherited=cols["key_inherited"][i],
+            stem_changed=cols["stem_changed"][i],
+            ambiguous=bool(cols["ambiguous"][i]),
+            alternatives=tuple(join_ref(pds, a) for a in self._edge_lists["alternatives"][i].as_py() or ()),
+        )
+        self._edges[i] = edge
+        return edge
+
+    def parents(self, ref: str) -> list[Edge]:
+        """Edges to the item's parents."""
+        return [self._edge(i) for i in self._up.get(ref, ())]
+
+    def children(self, ref: str) -> list[Edge]:
+        """Edges from the item's children."""
+        return [self._edge(i) for i in self._down.get(ref, ())]
+
+    def _walk(self, ref: str, up: bool) -> list[Relative]:
+        index, refs = (self._up, self._parent_refs) if up else (self._down, self._child_refs)
+        seen = {ref}
+        out: list[Relative] = []
+        queue: deque[tuple[str, tuple[Edge, ...]]] = deque([(ref, ())])
+        while queue:
+            cur, path = queue.popleft()
+            rows = index.get(cur)
+            if not rows:
+                continue
+            for i in sorted(rows, key=refs.__getitem__):
+                nxt = refs[i]
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                step = (*path, self._edge(i))
+                out.append(Relative(nxt, len(step), step))
+                queue.append((nxt, step))
+        return out
+
+    def ancestors(self, ref: str) -> list[Relative]:
+        """Parents, grandparents... breadth first (nearest first)."""
+        self._check(ref)
+        return self._walk(ref, up=True)
+
+    def descendants(self, ref: str) -> list[Relative]:
+        """Children, grandchildren... breadth first (nearest first)."""
+        self._check(ref)
+        return self._walk(ref, up=False)
+
+    def duplicates(self, ref: str) -> list[str]:
+        """Identical items in the same dataset (same stem, same options as a multiset)."""
+        return list(self._dups.get(ref, ()))
+
+    def documented_children(self, dataset: str) -> list[dict[str, Any]]:
+        """Dataset-level derivations from ``dataset`` with no item data here."""
+        return [dict(d) for d in self._documented.get(dataset, ())]
+
+    def _check(self, ref: str) -> None:
+        try:
+            split_ref(ref)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        if ref not in self:
+            dataset = ref.partition(":")[0]
+            known = sorted({d["name"] for d in self.lineage.family.get("datasets", [])})
+            hint = "check the item id" if dataset in known else f"datasets are: {', '.join(known)}"
+            raise InputError(f"item {ref!r} is not in the lineage", hint=hint)
+
+
+def family_of(lineage: Lineage | LineageGraph, ref: str) -> Family:
+    """Everything the lineage knows about ``ref`` (e.g. ``"mmlu-pro:3542"``).
+
+    Args:
+        lineage: A :class:`Lineage` or an already built :class:`LineageGraph`
+            (build the graph once for many queries).
+        ref: The item ref.
+
+    Returns:
+        A :class:`Family`: the item, its ancestors and descendants with the edge
+        evidence on each path, its duplicates, and documented-coverage derivations of
+        its own and its ancestors' datasets.
+
+    Raises:
+        InputError: the item is not in the lineage.
+    """
+    graph = lineage if isinstance(lineage, LineageGraph) else LineageGraph(lineage)
+    ancestors = graph.ancestors(ref)
+    item = graph.item(ref) if ref in graph._items else None
+    datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
+    documented: list[dict[str, Any]] = []
+    for ds in dict.fromkeys(datasets):
+        documented.extend(graph.documented_children(ds))
+    return Family(
+        ref=ref,
+        item=item,
+        ancestors=tuple(ancestors),
+        descendants=tuple(graph.descendants(ref)),
+        duplicates=tuple(graph.duplicates(ref)),
+        documented=tuple(documented),
+    )

@@ -1,0 +1,247 @@
+"""Loading a dataset's items into one columnar table.
+
+:func:`load_items` reads a dataset's RecordSet through its Croissant descriptor (see
+:mod:`croissant_lineage.croissant.records`) and maps the fields named by the family spec's roles
+onto the item table of :data:`croissant_lineage.lineage.schema.ITEMS_SCHEMA`: dataset, item id,
+subject, stem, options, key (as a letter), the file and row it came from, and the raw
+record as JSON.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, cast
+
+import pyarrow as pa
+
+from croissant_lineage.croissant.descriptor import read_descriptor
+from croissant_lineage.croissant.hub import descriptor_for
+from croissant_lineage.croissant.hub_files import local_copy
+from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_record_set
+from croissant_lineage.errors import DataError, SpecError
+from croissant_lineage.family.spec import DatasetSpec
+from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+
+__all__ = ["LETTERS", "evaluate", "key_letter", "load_items"]
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_TEMPLATE = re.compile(r"\{([^{}]+)\}")
+#: What ``json.dumps(record, ensure_ascii=False, default=str)`` uses, built once.
+_RECORD_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+def _as_text(value: Any) -> str | None:
+    if type(value) is str:  # the common case, first
+        return value
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _parse_list(value: Any, how: str) -> list[Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return value
+    text = str(value)
+    try:
+        parsed = ast.literal_eval(text) if how == "python_list" else json.loads(text)
+    except (ValueError, SyntaxError, json.JSONDecodeError):
+        return None
+    return list(parsed) if isinstance(parsed, (list, tuple)) else None
+
+
+def evaluate(expr: Any, columns: Mapping[str, list[Any]], n: int, where: str = "") -> list[Any]:
+    """Evaluate a role expression (see :mod:`croissant_lineage.family.spec`) over columns.
+
+    Args:
+        expr: Field name, template, ``{"field", "regex"|"parse"}`` object, or list of fields.
+        columns: Column name -> values (all the same length ``n``).
+        n: Row count.
+        where: Context for error messages.
+
+    Returns:
+        One value per row (a list per row for list expressions).
+
+    Raises:
+        SpecError: the expression names a field that is not there.
+    """
+
+    def col(name: str) -> list[Any]:
+        if name not in columns:
+            raise SpecError(
+                f"{where}names field {name!r}, which the RecordSet does not have",
+                hint=f"fields are: {', '.join(sorted(c for c in columns if not c.startswith('_')))}",
+            )
+        return columns[name]
+
+    if isinstance(expr, list):
+        cols = [col(c) for c in expr]
+        return [[_as_text(c[i]) for c in cols] for i in range(n)]
+    if isinstance(expr, dict):
+        values = col(expr["field"])
+        if "parse" in expr:
+            return [_parse_list(v, expr["parse"]) for v in values]
+        if "regex" in expr:
+            rx = re.compile(expr["regex"])
+            out: list[Any] = []
+            for v in values:
+                m = rx.search(_as_text(v) or "") if v is not None else None
+                out.append((m.group(1) if m.groups() else m.group(0)) if m else None)
+            return out
+        return values
+    if isinstance(expr, str) and _TEMPLATE.search(expr):
+        named = {name: col(name) for name in _TEMPLATE.findall(expr)}
+
+        def render(i: int) -> str:
+            return _TEMPLATE.sub(lambda m: _as_text(named[m.group(1)][i]) or "", str(expr))
+
+        return [render(i) for i in range(n)]
+    return col(str(expr))
+
+
+def _trim_padding(values: list[str | None], raw_key: Any, key_format: str) -> list[str]:
+    """Options without their null padding (MMLU-ProX's ``option_9`` and the like).
+
+    Trailing nulls are padding and dropped, except up to the option the key points at:
+    a null *there* is an option whose text was lost (Global-MMLU's subset stores the
+    option "None" as null), kept as ``""`` so the key still names it. Nulls between
+    options are kept as ``""`` too, so letters never shift.
+    """
+    if None not in values:  # the common case: nothing to trim
+        return cast("list[str]", values)
+    end = max((i + 1 for i, v in enumerate(values) if v is not None), default=0)
+    if key_format in ("letter", "index") and raw_key is not None:
+        letter = key_letter(raw_key, key_format, None)
+        if letter is not None:
+            end = max(end, min(len(values), LETTERS.index(letter) + 1))
+    return [v or "" for v in values[:end]]
+
+
+def key_letter(value: Any, key_format: str, options: list[str] | None) -> str | None:
+    """Normalise a key to a letter: ``"B"``, ``1`` (index) or an option's text -> ``"B"``.
+
+    Returns None when the key is missing or cannot be read as that format.
+    """
+    if value is None:
+        return None
+    if key_format == "index":
+        try:
+            idx = int(str(value).strip())
+        except ValueError:
+            return None
+        return LETTERS[idx] if 0 <= idx < len(LETTERS) else None
+    if key_format == "text":
+        if options and str(value) in options:
+            return LETTERS[options.index(str(value))]
+        return None
+    text = str(value).strip().upper()
+    return text if len(text) == 1 and text in LETTERS else None
+
+
+def load_items(
+    spec: DatasetSpec, *, data_dir: str | Path | None = None, allow_outside: bool = False
+) -> pa.Table:
+    """Load one dataset's items into a table with :data:`ITEMS_SCHEMA`.
+
+    Args:
+        spec: The dataset's entry in the family spec. A Hub dataset id given as its
+            descriptor is fetched (descriptor and the files it includes) through
+            ``huggingface_hub``: the only case in which loading touches the network.
+        data_dir: Folder the descriptor's relative file URLs resolve against when the
+            spec says ``files_relative_to_data_dir`` (the shipped MMLU family does).
+        allow_outside: Allow file URLs that leave that folder.
+
+    Returns:
+        The item table, in file order.
+
+    Raises:
+        SpecError: a role names a missing field, or the dataset has no descriptor.
+        DataError: duplicate item ids, or data that does not match the descriptor.
+        InputError, DescriptorError: unreadable descriptor or data files.
+    """
+    if spec.hub_id is not None:
+        desc = read_descriptor(descriptor_for(spec.hub_id))
+        desc.base_dir = local_copy(desc, spec.hub_id)
+    elif spec.descriptor is None:
+        raise SpecError(f"dataset {spec.name!r} has no descriptor (documented coverage only)")
+    else:
+        base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
+        desc = read_descriptor(spec.descriptor, base_dir=base)
+    table = read_record_set(desc, spec.record_set, allow_outside=allow_outside)
+    columns = {name: table.column(name).to_pylist() for name in table.column_names}
+    n = table.num_rows
+    if spec.where:
+        keep = [
+            all(_as_text(columns.get(k, [None] * n)[i]) == str(v) for k, v in spec.where.items())
+            for i in range(n)
+        ]
+        columns = {k: [x for x, ok in zip(v, keep, strict=True) if ok] for k, v in columns.items()}
+        n = sum(keep)
+    where = f"dataset {spec.name!r}: role "
+
+    def role(name: str) -> list[Any]:
+        try:
+            return evaluate(spec.roles[name], columns, n, where)
+        except SpecError as exc:  # name the descriptor whose RecordSet lacks the field
+            raise SpecError(exc.message, path=spec.descriptor, hint=exc.hint) from None
+
+    ids = [_as_text(v) for v in role("id")]
+    stems = [_as_text(v) for v in role("stem")]
+    subjects = (
+        [_as_text(v) for v in role("subject")]
+        if "subject" in spec.roles
+        else [None] * n
+    )
+    raw_keys = role("key") if "key" in spec.roles else [None] * n
+    if "options" in spec.roles:
+        options = [
+            None if o is None else _trim_padding([_as_text(x) for x in o], k, spec.key_format)
+            for o, k in zip(role("options"), raw_keys, strict=True)
+        ]
+    else:
+        options = [None] * n
+    keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
+
+    missing = [i for i, x in enumerate(ids) if not x]
+    if missing:
+        raise DataError(
+            f"dataset {spec.name!r}: {len(missing)} items have no id (first at row {missing[0]})",
+            path=spec.descriptor,
+        )
+    dupes = [i for i, c in Counter(ids).items() if c > 1 and i is not None]
+    if dupes:
+        raise DataError(
+            f"dataset {spec.name!r}: {len(dupes)} duplicate item ids (e.g. {sorted(str(d) for d in dupes)[0]!r})",
+            path=spec.descriptor,
+            hint="make the id role unique, e.g. add the file or row to its template",
+        )
+    field_names = [c for c in columns if not c.startswith("_")]
+    encode = _RECORD_JSON.encode
+    records = [
+        encode(dict(zip(field_names, row, strict=True)))
+        for row in zip(*(columns[k] for k in field_names), strict=True)
+    ] if field_names else ["{}"] * n
+    return pa.table(
+        {
+            "dataset": [spec.name] * n,
+            "item": ids,
+            "subject": subjects,
+            "stem": stems,
+            "options": options,
+            "key": keys,
+            "source_file": columns[FILE_COLUMN],
+            "source_row": columns[ROW_COLUMN],
+            "record": records,
+        },
+        schema=ITEMS_SCHEMA,
+    )

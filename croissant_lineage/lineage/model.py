@@ -1,0 +1,163 @@
+"""A linked family: items, edges, duplicates and the unmatched, kept together.
+
+A :class:`Lineage` is what :func:`croissant_lineage.linking.linker.link` returns and what a
+lineage folder holds on disk::
+
+    items.parquet       every item of every dataset (schema.ITEMS_SCHEMA)
+    edges.parquet       child item -> parent item with evidence (schema.EDGES_SCHEMA)
+    duplicates.parquet  groups of identical items within a dataset (schema.DUPLICATES_SCHEMA)
+    unmatched.parquet   children with no parent above the threshold (schema.UNMATCHED_SCHEMA)
+    family.json         the family at dataset level: datasets and derivations
+    summary.json        counts per derivation and method
+
+Files are written atomically and deterministically (same inputs, same bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from croissant_lineage._io import atomic_write_bytes, atomic_write_json, parquet_bytes, read_json
+from croissant_lineage.errors import InputError, OutputExistsError
+from croissant_lineage.family.spec import FamilySpec
+from croissant_lineage.lineage.schema import (
+    DUPLICATES_SCHEMA,
+    EDGES_SCHEMA,
+    ITEMS_SCHEMA,
+    UNMATCHED_SCHEMA,
+)
+
+__all__ = ["GENERATOR", "LINEAGE_FILES", "Lineage", "family_info", "is_lineage_folder"]
+
+#: Marker written into ``summary.json``: files carrying it may be replaced by the library.
+GENERATOR = "croissant_lineage"
+
+
+def is_lineage_folder(folder: str | Path) -> bool:
+    """True when ``folder`` holds a ``summary.json`` written by this library."""
+    path = Path(folder) / "summary.json"
+    try:
+        return bool(path.is_file() and read_json(path).get("generator") == GENERATOR)
+    except (InputError, AttributeError):
+        return False
+
+#: File name -> schema of the tables in a lineage folder.
+LINEAGE_FILES: dict[str, pa.Schema] = {
+    "items.parquet": ITEMS_SCHEMA,
+    "edges.parquet": EDGES_SCHEMA,
+    "duplicates.parquet": DUPLICATES_SCHEMA,
+    "unmatched.parquet": UNMATCHED_SCHEMA,
+}
+
+
+def family_info(spec: FamilySpec) -> dict[str, Any]:
+    """The dataset-level view of a family spec that a lineage folder keeps."""
+    return {
+        "name": spec.name,
+        "title": spec.title,
+        "datasets": [
+            {
+                "name": d.name,
+                "iri": d.iri,
+                "title": d.title,
+                "date": d.date,
+                "languages": list(d.languages),
+                "coverage": d.coverage,
+                "note": d.note,
+            }
+            for d in spec.datasets.values()
+        ],
+        "derivations": [
+            {
+                "child": r.child,
+                "parent": r.parent,
+                "activity": r.activity,
+                "coverage": r.coverage,
+                "languages": r.languages,
+                "method": r.link.by if r.link else None,
+                "threshold": r.link.threshold if r.link else None,
+                "note": r.note,
+            }
+            for r in spec.derivations
+        ],
+    }
+
+
+@dataclass
+class Lineage:
+    """Items and their derivation edges for one family.
+
+    Attributes:
+        family: Dataset-level info (see :func:`family_info`).
+        items, edges, duplicates, unmatched: Arrow tables with the schemas of
+            :mod:`croissant_lineage.lineage.schema`.
+        summary: Counts per derivation: linked per method, unmatched, ambiguous,
+            duplicate groups.
+    """
+
+    family: dict[str, Any]
+    items: pa.Table
+    edges: pa.Table
+    duplicates: pa.Table = field(default_factory=DUPLICATES_SCHEMA.empty_table)
+    unmatched: pa.Table = field(default_factory=UNMATCHED_SCHEMA.empty_table)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def write(self, folder: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the lineage folder (see module docstring); returns its path.
+
+        Args:
+            folder: Destination; created if missing.
+            overwrite: Replace the files of a non-empty folder that was not written by
+                this library (one without our ``summary.json``).
+
+        Raises:
+            OutputExistsError: ``folder`` holds other files and ``overwrite`` is false.
+        """
+        out = Path(folder)
+        if out.exists() and not out.is_dir():
+            raise OutputExistsError("exists and is not a folder", path=out)
+        if out.is_dir() and any(out.iterdir()) and not overwrite and not is_lineage_folder(out):
+            raise OutputExistsError(
+                "folder exists, is not empty and was not written by croissant-lineage",
+                path=out,
+                hint="choose an empty folder or pass --force",
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        for name, schema in LINEAGE_FILES.items():
+            table = getattr(self, name.split(".")[0]).cast(schema)
+            atomic_write_bytes(out / name, parquet_bytes(table))
+        atomic_write_json(out / "family.json", self.family)
+        atomic_write_json(out / "summary.json", {"generator": GENERATOR, **self.summary})
+        return out
+
+    @classmethod
+    def read(cls, folder: str | Path) -> Lineage:
+        """Read a lineage folder written by :meth:`write`.
+
+        Raises:
+            InputError: the folder or one of its files is missing or unreadable.
+        """
+        src = Path(folder)
+        if not src.is_dir():
+            raise InputError("lineage folder not found", path=src, hint="run 'croissant-lineage link' first")
+        tables: dict[str, pa.Table] = {}
+        for name, schema in LINEAGE_FILES.items():
+            path = src / name
+            if not path.exists():
+                raise InputError("missing from lineage folder", path=path)
+            try:
+                tables[name.split(".")[0]] = pq.read_table(path).cast(schema)
+            except (pa.ArrowInvalid, OSError, ValueError) as exc:
+                raise InputError(f"not a lineage table: {exc}", path=path) from None
+        return cls(
+            family=read_json(src / "family.json"),
+            summary={k: v for k, v in read_json(src / "summary.json").items() if k != "generator"}
+            if (src / "summary.json").exists()
+            else {},
+            **tables,
+        )

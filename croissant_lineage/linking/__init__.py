@@ -1,0 +1,1 @@
+"""Linking: normalising, option alignment, matching and duplicates (child item -> parent item)."""

@@ -1,0 +1,1 @@
+"""PROV-O: the provenance graph of a linked family and its serialisations."""

@@ -1,0 +1,778 @@
+"""The PROV-O picture of a family: datasets, items, derivations, activities, agents, findings.
+
+Two outputs share one vocabulary and one set of builders, so they cannot drift apart:
+
+* **JSON-LD nodes** (:func:`dataset_nodes`, :func:`enrichment_node`...) that
+  :mod:`croissant_lineage.enrich.writer` writes into Croissant descriptors;
+* an **rdflib graph** (:func:`build_graph`) of the whole family, whose dataset-level
+  part is parsed from those very nodes, and whose item level says, per edge::
+
+      <child item> prov:wasDerivedFrom <parent item> ;
+                   prov:qualifiedDerivation [
+                       a prov:Derivation ;            # prov:Revision / prov:Quotation by activity
+                       prov:entity <parent item> ;
+                       prov:hadActivity <the dataset-level activity> ;
+                       cl:method "exact" ; cl:score 100.0 ; cl:optionMap "0,1,2,3,-1,..." ;
+                       cl:optionsCopied 4 ; cl:optionsAdded 6 ; cl:keyInherited true ... ] .
+
+Identifiers: datasets and items are IRIs (the family spec's dataset IRI, and
+:func:`croissant_lineage.lineage.schema.item_iri`); the library is a ``prov:SoftwareAgent``
+with a versioned IRI in the ``cl:`` namespace; activities and qualified derivations
+are blank nodes with stable labels (``_:cl-activity-...``), so graphs are compared with
+:mod:`rdflib.compare`, never as text.
+
+Time is never read from the clock: activities carry a time only when one is given
+(an argument, or ``SOURCE_DATE_EPOCH``; see :func:`resolve_time`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pyarrow as pa
+import rdflib
+from rdflib import RDF, XSD, BNode, Literal, URIRef
+
+from croissant_lineage._io import atomic_write_bytes
+from croissant_lineage._version import __version__
+from croissant_lineage.croissant.descriptor import CL_NS, ensure_replaceable
+from croissant_lineage.croissant.jsonld import PROV_NS, XSD_NS, to_graph
+from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.schema import ACTIVITIES, item_iri
+
+__all__ = [
+    "AGENT_IRI",
+    "FORMATS",
+    "MARK",
+    "PROV_CONTEXT",
+    "PROV_FILE_COMMENT",
+    "DatasetProv",
+    "ParentLink",
+    "ProvResult",
+    "activity_class",
+    "activity_id",
+    "agent_node",
+    "build_graph",
+    "code",
+    "dataset_nodes",
+    "derivation_class",
+    "derivation_id",
+    "enrichment_node",
+    "family_dataset_node",
+    "family_graph",
+    "finding_iri",
+    "is_prov_file",
+    "resolve_time",
+    "schema_node_iri",
+    "serialize",
+    "text",
+    "unwrap",
+    "write_prov",
+]
+
+PROV = rdflib.Namespace(PROV_NS)
+CL = rdflib.Namespace(CL_NS)
+SDO = rdflib.Namespace("https://schema.org/")
+
+#: The value of ``@index`` on every JSON-LD node the library adds to a descriptor:
+#: how a later run finds (and replaces) its own additions. ``@index`` is a JSON-LD
+#: keyword that produces no triple.
+MARK = "croissant-lineage"
+
+#: The library as a PROV agent (one IRI per version).
+AGENT_IRI = f"{CL_NS}software/croissant-lineage/{__version__}"
+
+#: Prefixes and terms the PROV nodes use; enrichment adds the missing ones to @context.
+PROV_CONTEXT: dict[str, str] = {
+    "prov": PROV_NS,
+    "cl": CL_NS,
+    "xsd": XSD_NS,
+    "sc": "https://schema.org/",
+}
+
+#: Serialisation formats of :func:`serialize` (CLI name -> rdflib name).
+FORMATS = {"turtle": "turtle", "json-ld": "json-ld", "nt": "nt"}
+
+#: How a file written by :func:`write_prov` says so, in its first bytes: Turtle and
+#: N-Triples start with this comment line (no triple); JSON-LD starts with the member
+#: ``"generatedBy": "croissant-lineage"``, a key that is neither a term nor an IRI, so
+#: JSON-LD processors drop it (no triple). :func:`is_prov_file` looks for these, and
+#: :func:`write_prov` replaces only such files unless forced.
+PROV_FILE_COMMENT = b"# PROV-O written by croissant-lineage\n"
+_JSONLD_MARK = b'{\n  "generatedBy": "croissant-lineage",'
+
+_ACTIVITY_CLASS = {
+    "copy": "Copy",
+    "filter": "Filter",
+    "option_expansion": "OptionExpansion",
+    "re_release": "ReRelease",
+    "re_annotation": "ReAnnotation",
+    "translation": "Translation",
+    "snapshot": "Snapshot",
+}
+# PROV's own subclasses of Derivation, where one says more than "derived".
+_DERIVATION_CLASS = {
+    "re_release": "Revision",
+    "snapshot": "Revision",
+    "copy": "Quotation",
+}
+
+
+def activity_class(kind: str) -> str:
+    """``cl:`` class of an activity kind (``option_expansion`` -> ``cl:OptionExpansion``).
+
+    Unknown kinds (outside :data:`~croissant_lineage.lineage.schema.ACTIVITIES`) map to
+    ``cl:Activity``.
+    """
+    return f"cl:{_ACTIVITY_CLASS.get(kind, 'Activity')}"
+
+
+def derivation_class(kind: str) -> str:
+    """PROV class of a qualified derivation made by an activity kind.
+
+    ``prov:Revision`` for re-releases and snapshots, ``prov:Quotation`` for copies,
+    ``prov:Derivation`` otherwise.
+    """
+    return f"prov:{_DERIVATION_CLASS.get(kind, 'Derivation')}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
+
+
+def activity_id(kind: str, parent: str, child: str) -> str:
+    """Blank-node label of the activity that made ``child`` from ``parent`` (stable).
+
+    Args:
+        kind: Activity kind.
+        parent: The parent dataset's short name (or IRI).
+        child: The child dataset's short name (or IRI).
+    """
+    return f"_:cl-{_slug(child)}--{_slug(kind)}--{_slug(parent)}"
+
+
+def derivation_id(parent: str, child: str) -> str:
+    """Blank-node label of the qualified derivation ``child <- parent`` (stable)."""
+    return f"_:cl-{_slug(child)}--derivation--{_slug(parent)}"
+
+
+def finding_iri(finding_id: str) -> str:
+    """IRI of a finding: ``cl:finding/<id>``."""
+    return f"{CL_NS}finding/{_slug(finding_id)}"
+
+
+def resolve_time(time: str | datetime | int | None = None) -> str | None:
+    """The time to record, as ``YYYY-MM-DDTHH:MM:SSZ`` (UTC), never the clock.
+
+    Args:
+        time: A datetime (naive = UTC), an ISO 8601 string, or seconds since the epoch.
+            None: ``SOURCE_DATE_EPOCH`` when set (the reproducible-builds convention),
+            else no time.
+
+    Returns:
+        The formatted time, or None when there is none to record.
+
+    Raises:
+        InputError: ``time`` (or ``SOURCE_DATE_EPOCH``) cannot be read as a time.
+    """
+    if time is None:
+        env = os.environ.get("SOURCE_DATE_EPOCH")
+        if not env:
+            return None
+        try:
+            time = int(env)
+        except ValueError:
+            raise InputError(f"SOURCE_DATE_EPOCH={env!r} is not an integer") from None
+    if isinstance(time, int):
+        moment = datetime.fromtimestamp(time, tz=timezone.utc)
+    elif isinstance(time, datetime):
+        moment = time
+    else:
+        try:
+            moment = datetime.fromisoformat(str(time).replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(
+                f"time {time!r} is not ISO 8601", hint="e.g. 2025-01-31T12:00:00Z"
+            ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class ParentLink:
+    """One dataset-level derivation: this dataset <- ``iri``.
+
+    Attributes:
+        iri: The parent dataset's IRI (a URL).
+        activity: Activity kind (see :data:`~croissant_lineage.lineage.schema.ACTIVITIES`).
+        name: The parent's short name (used in labels), if known.
+        note: What the derivation did, in words.
+    """
+
+    iri: str
+    activity: str = "copy"
+    name: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetProv:
+    """The dataset-level JSON-LD nodes of one descriptor's enrichment.
+
+    Attributes:
+        derived_from: Values of ``prov:wasDerivedFrom`` (parent references).
+        qualified: Values of ``prov:qualifiedDerivation``.
+        activities: Activity nodes (values of ``prov:wasGeneratedBy``), in parent order.
+    """
+
+    derived_from: list[dict[str, Any]]
+    qualified: list[dict[str, Any]]
+    activities: list[dict[str, Any]]
+
+
+def agent_node() -> dict[str, Any]:
+    """This library, version included, as a ``prov:SoftwareAgent``."""
+    return {
+        "@id": AGENT_IRI,
+        "@type": ["prov:Agent", "prov:SoftwareAgent"],
+        "sc:name": code("croissant-lineage"),
+        "sc:softwareVersion": code(__version__),
+    }
+
+
+def _time_value(time: str) -> dict[str, str]:
+    return {"@value": time, "@type": "xsd:dateTime"}
+
+
+def dataset_nodes(child: str, parents: Sequence[ParentLink]) -> DatasetProv:
+    """JSON-LD nodes saying dataset ``child`` derives from ``parents``, each by its activity.
+
+    Args:
+        child: The child dataset's short name (labels only).
+        parents: Its derivations; a repeated parent is kept once.
+
+    Returns:
+        One activity node per parent (label :func:`activity_id`), typed
+        ``prov:Activity`` and its ``cl:`` kind class, that ``prov:used`` the parent; one
+        qualified derivation per parent (label :func:`derivation_id`) pointing at the
+        parent and that activity. Every node carries ``"@index": MARK``.
+    """
+    derived: list[dict[str, Any]] = []
+    qualified: list[dict[str, Any]] = []
+    activities: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for p in parents:
+        pname = p.name or p.iri
+        aid = activity_id(p.activity, pname, child)
+        if p.iri in seen:
+            continue
+        seen.add(p.iri)
+        derived.append({"@index": MARK, "@id": p.iri})
+        qualified.append(
+            {
+                "@index": MARK,
+                "@id": derivation_id(pname, child),
+                "@type": derivation_class(p.activity),
+                "prov:entity": {"@id": p.iri},
+                "prov:hadActivity": {"@id": aid},
+            }
+        )
+        act: dict[str, Any] = {
+            "@index": MARK,
+            "@id": aid,
+            "@type": ["prov:Activity", activity_class(p.activity)],
+            "cl:activityKind": code(p.activity),
+            "prov:used": {"@id": p.iri},
+        }
+        if p.note:
+            act["sc:description"] = text(p.note)
+        activities.append(act)
+    return DatasetProv(derived, qualified, activities)
+
+
+def enrichment_node(
+    *,
+    time: str | None = None,
+    used: Sequence[Mapping[str, Any]] = (),
+    added_context_terms: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The enrichment activity: this library wrote the PROV into the descriptor.
+
+    Args:
+        time: ``prov:endedAtTime`` (formatted by :func:`resolve_time`); omitted if None.
+        used: Entities the enrichment read (``prov:used``), as JSON-LD nodes.
+        added_context_terms: ``@context`` terms the enrichment added (kept in
+            ``cl:addedContextTerms`` so that a later run can remove exactly those).
+
+    Returns:
+        The node (``"@index": MARK``, blank-node id ``_:cl-enrichment``).
+    """
+    node: dict[str, Any] = {
+        "@index": MARK,
+        "@id": "_:cl-enrichment",
+        "@type": ["prov:Activity", "cl:Enrichment"],
+        "prov:wasAssociatedWith": agent_node(),
+    }
+    if used:
+        node["prov:used"] = [dict(u) for u in used]
+    if time is not None:
+        node["prov:endedAtTime"] = _time_value(time)
+    if added_context_terms:
+        node["cl:addedContextTerms"] = list(added_context_terms)
+    return node
+
+
+def schema_node_iri(dataset_iri: str, node_id: str) -> str:
+    """IRI of a RecordSet or Field of a family dataset's descriptor (a convention).
+
+    Croissant gives RecordSets and Fields relative ``@id`` s (``default/options``);
+    across descriptors they are named by the dataset's IRI (fragment dropped) as a
+    folder: ``https://huggingface.co/datasets/cais/mmlu/test/option_a``.
+    """
+    root = dataset_iri.split("#", 1)[0].rstrip("/")
+    return f"{root}/{quote(node_id, safe='/:@-._~')}"
+
+
+def code(value: str) -> dict[str, str]:
+    """A string as a JSON-LD value object: a plain literal whatever the document's
+    default ``@language`` (Croissant sets ``"en"``), so codes and names stay codes."""
+    return {"@value": value}
+
+
+def text(value: str) -> dict[str, str]:
+    """English text as a JSON-LD value object tagged ``en`` whatever the document's default."""
+    return {"@value": value, "@language": "en"}
+
+
+def unwrap(value: Any) -> Any:
+    """The plain value of a JSON-LD value object (or list of them); other values as they are."""
+    if isinstance(value, list):
+        return [unwrap(v) for v in value]
+    if isinstance(value, dict) and "@value" in value:
+        return value["@value"]
+    return value
+
+
+def _opt(node: dict[str, Any], key: str, value: Any, wrap: Any = None) -> None:
+    if value is None or value == "" or value == []:
+        return
+    if wrap is None:
+        node[key] = value
+    elif isinstance(value, list):
+        node[key] = [wrap(v) for v in value]
+    else:
+        node[key] = wrap(value)
+
+
+def family_dataset_node(
+    info: Mapping[str, Any],
+    derivations: Sequence[Mapping[str, Any]],
+    iris: Mapping[str, str],
+) -> dict[str, Any]:
+    """A family dataset as a PROV entity, with its dataset-level derivations.
+
+    Args:
+        info: The dataset's entry of ``Lineage.family["datasets"]`` (name, iri, title,
+            date, languages, coverage, note).
+        derivations: The family's derivations (``Lineage.family["derivations"]``); those
+            whose child is this dataset become qualified derivations with their activity;
+            documented-coverage ones whose parent is this dataset become
+            ``cl:documentedDerivation`` nodes (there is no descriptor for that child).
+        iris: Dataset name -> IRI (for parents and documented children).
+
+    Returns:
+        The JSON-LD node (``"@index": MARK``, ``@id`` the dataset IRI). The same node is
+        written into enriched descriptors and parsed into :func:`build_graph`.
+    """
+    name = str(info["name"])
+    node: dict[str, Any] = {
+        "@index": MARK,
+        "@id": info["iri"],
+        "@type": ["prov:Entity", "prov:Collection"],
+        "sc:name": code(name),
+    }
+    _opt(node, "cl:title", info.get("title"), text)
+    _opt(node, "cl:date", info.get("date"), code)
+    _opt(node, "cl:languages", list(info.get("languages") or []), code)
+    _opt(node, "cl:coverage", info.get("coverage"), code)
+    _opt(node, "sc:description", info.get("note"), text)
+    parents = [r for r in derivations if r["child"] == name and r["parent"] in iris]
+    if parents:
+        node["prov:wasDerivedFrom"] = [{"@id": iris[r["parent"]]} for r in parents]
+        qualified = []
+        activities = []
+        for r in parents:
+            aid = activity_id(r["activity"], r["parent"], name)
+            q: dict[str, Any] = {
+                "@id": derivation_id(r["parent"], name),
+                "@type": derivation_class(r["activity"]),
+                "prov:entity": {"@id": iris[r["parent"]], "sc:name": code(r["parent"])},
+                "prov:hadActivity": {"@id": aid},
+            }
+            _opt(q, "cl:coverage", r.get("coverage"), code)
+            _opt(q, "cl:linkMethod", r.get("method"), code)
+            _opt(q, "cl:threshold", r.get("threshold"))
+            _opt(q, "cl:languageCount", r.get("languages"))
+            _opt(q, "sc:description", r.get("note"), text)
+            qualified.append(q)
+            activities.append(
+                {
+                    "@id": aid,
+                    "@type": ["prov:Activity", activity_class(r["activity"])],
+                    "cl:activityKind": code(r["activity"]),
+                    "prov:used": {"@id": iris[r["parent"]]},
+                }
+            )
+        node["prov:qualifiedDerivation"] = qualified
+        node["prov:wasGeneratedBy"] = activities
+    documented = [
+        r for r in derivations
+        if r["parent"] == name and r.get("coverage") == "documented" and r["child"] in iris
+    ]
+    if documented:
+        docs = []
+        for r in documented:
+            d: dict[str, Any] = {
+                "@id": f"_:cl-{_slug(r['child'])}--documented--{_slug(name)}",
+                "@type": "cl:DocumentedDerivation",
+                "cl:derivative": {"@id": iris[r["child"]], "sc:name": code(r["child"])},
+                "cl:activityKind": code(r["activity"]),
+                "cl:coverage": code("documented"),
+            }
+            _opt(d, "cl:languageCount", r.get("languages"))
+            _opt(d, "sc:description", r.get("note"), text)
+            docs.append(d)
+        node["cl:documentedDerivation"] = docs
+    return node
+
+
+# --------------------------------------------------------------------------- graph
+
+
+def _context() -> dict[str, Any]:
+    return dict(PROV_CONTEXT)
+
+
+def family_graph(family: Mapping[str, Any]) -> rdflib.Graph:
+    """The dataset level of a family: every dataset's :func:`family_dataset_node`, parsed.
+
+    Args:
+        family: ``Lineage.family`` (datasets and derivations).
+    """
+    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+    derivations = list(family.get("derivations", []))
+    nodes = [family_dataset_node(d, derivations, iris) for d in family.get("datasets", [])]
+    return to_graph({"@context": _context(), "@graph": nodes})
+
+
+def _parents_by_child(family: Mapping[str, Any]) -> dict[str, list[ParentLink]]:
+    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+    out: dict[str, list[ParentLink]] = {}
+    for r in family.get("derivations", []):
+        if r["child"] not in iris or r["parent"] not in iris:
+            continue
+        out.setdefault(r["child"], []).append(
+            ParentLink(iris[r["parent"]], r["activity"], r["parent"], r.get("note") or "")
+        )
+    return out
+
+
+def _bnode(label: str) -> BNode:
+    return BNode(label.removeprefix("_:"))
+
+
+def _add_edges(
+    graph: rdflib.Graph,
+    edges: pa.Table,
+    iris: Mapping[str, str],
+    activities: Mapping[tuple[str, str], str],
+) -> int:
+    """Item-level derivations; returns the number of edges added.
+
+    ``activities`` maps (child dataset, parent dataset) to the label of the
+    dataset-level activity each item derivation points at.
+    """
+    cols = {name: edges.column(name).to_pylist() for name in edges.column_names}
+    cache: dict[tuple[type, Any], Literal] = {}
+
+    def lit(value: Any) -> Literal:
+        """Literals repeat (methods, scores, counts, booleans): build each once."""
+        key = (type(value), value)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = Literal(value)
+        return found
+
+    n = 0
+    add = graph.add
+    for i in range(edges.num_rows):
+        cds, pds = cols["child_dataset"][i], cols["parent_dataset"][i]
+        if cds not in iris or pds not in iris:
+            continue
+        n += 1
+        child = URIRef(item_iri(iris[cds], cols["child_item"][i]))
+        parent = URIRef(item_iri(iris[pds], cols["parent_item"][i]))
+        kind = cols["activity"][i]
+        d = BNode(f"cl-edge-{i}")
+        add((child, PROV.wasDerivedFrom, parent))
+        add((child, PROV.qualifiedDerivation, d))
+        add((d, RDF.type, PROV[derivation_class(kind).split(":")[1]]))
+        add((d, PROV.entity, parent))
+        label = activities.get((cds, pds)) or activity_id(kind, pds, cds)
+        add((d, PROV.hadActivity, _bnode(label)))
+        add((d, CL.method, lit(cols["method"][i])))
+        add((d, CL.score, lit(float(cols["score"][i]))))
+        for col, prop, cast in (
+            ("options_score", CL.optionsScore, float),
+            ("options_copied", CL.optionsCopied, int),
+            ("options_added", CL.optionsAdded, int),
+            ("options_dropped", CL.optionsDropped, int),
+            ("key_inherited", CL.keyInherited, bool),
+            ("stem_changed", CL.stemChanged, bool),
+            ("ambiguous", CL.ambiguous, bool),
+        ):
+            value = cols[col][i]
+            if value is not None:
+                add((d, prop, lit(cast(value))))
+        option_map = cols["option_map"][i]
+        if option_map is not None:
+            add((d, CL.optionMap, lit(",".join(str(x) for x in option_map))))
+        for alt in cols["alternatives"][i] or ():
+            add((d, CL.alternative, URIRef(item_iri(iris[pds], alt))))
+    return n
+
+
+def _add_items(graph: rdflib.Graph, items: pa.Table, iris: Mapping[str, str]) -> None:
+    datasets = items.column("dataset").to_pylist()
+    ids = items.column("item").to_pylist()
+    for ds, item in zip(datasets, ids, strict=True):
+        if ds not in iris:
+            continue
+        node = URIRef(item_iri(iris[ds], item))
+        graph.add((node, RDF.type, PROV.Entity))
+        graph.add((URIRef(iris[ds]), PROV.hadMember, node))
+
+
+def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[str, str]) -> None:
+    from croissant_lineage.lineage.schema import split_ref
+
+    for f in findings:
+        ds, item = split_ref(f.item)
+        node = URIRef(finding_iri(f.id))
+        graph.add((node, RDF.type, PROV.Entity))
+        graph.add((node, RDF.type, CL.Finding))
+        graph.add((node, SDO.identifier, Literal(f.id)))
+        if ds in iris:
+            graph.add((node, CL.item, URIRef(item_iri(iris[ds], item))))
+        graph.add((node, CL.itemRef, Literal(f.item)))
+        graph.add((node, CL.target, Literal(f.target)))
+        graph.add((node, CL.kind, Literal(f.kind)))
+        graph.add((node, CL.status, Literal(f.status)))
+        for attr, prop in (
+            ("option_index", CL.optionIndex),
+            ("proposed", CL.proposed),
+            ("status_date", CL.statusDate),
+            ("status_reason", CL.statusReason),
+        ):
+            value = getattr(f, attr, None)
+            if value is not None:
+                graph.add((node, prop, Literal(value)))
+        for ev in getattr(f, "evidence", None) or ():
+            graph.add((node, CL.evidence, Literal(ev)))
+        src = getattr(f, "source", None)
+        if src is not None:
+            agent = URIRef(src.url) if getattr(src, "url", None) else BNode(f"cl-source-{_slug(src.name)}")
+            graph.add((node, PROV.wasAttributedTo, agent))
+            graph.add((agent, RDF.type, PROV.Agent))
+            graph.add((agent, SDO.name, Literal(src.name)))
+            if getattr(src, "kind", None):
+                graph.add((agent, CL.sourceKind, Literal(src.kind)))
+
+
+@dataclass(frozen=True)
+class ProvResult:
+    """What :func:`write_prov` wrote.
+
+    Attributes:
+        path: The output file.
+        format: ``turtle``, ``json-ld`` or ``nt``.
+        triples: Number of triples.
+        edges: Item-level derivations in the graph.
+        findings: Findings in the graph.
+    """
+
+    path: str
+    format: str
+    triples: int
+    edges: int
+    findings: int
+
+
+def build_graph(
+    lineage: Any,
+    findings: Iterable[Any] | None = None,
+    *,
+    items: bool = True,
+    time: str | datetime | int | None = None,
+) -> rdflib.Graph:
+    """The family's PROV-O graph.
+
+    Args:
+        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (family info, items, edges).
+        findings: Findings (``croissant_lineage.findings.model.Finding``) to include.
+        items: Include every item as a ``prov:Entity`` member of its dataset.
+        time: Time of the linking activity (see :func:`resolve_time`); none by default.
+
+    Returns:
+        A new graph: datasets (``prov:Entity``, ``prov:Collection``) with their
+        dataset-level derivations and activities (as in the enriched descriptors);
+        items and item-level qualified derivations; the linking activity, associated
+        with this library as ``prov:SoftwareAgent``; findings (``cl:Finding``) with
+        status and source (``prov:wasAttributedTo``).
+    """
+    family = lineage.family
+    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+    parents = _parents_by_child(family)
+    graph = rdflib.Graph()
+    graph.bind("prov", PROV)
+    graph.bind("cl", CL)
+    graph.bind("sc", SDO)
+    graph += family_graph(family)
+    linking = _bnode("_:cl-linking")
+    graph.add((linking, RDF.type, PROV.Activity))
+    graph.add((linking, RDF.type, CL.Linking))
+    graph.add((linking, PROV.wasAssociatedWith, URIRef(AGENT_IRI)))
+    graph.add((URIRef(AGENT_IRI), RDF.type, PROV.Agent))
+    graph.add((URIRef(AGENT_IRI), RDF.type, PROV.SoftwareAgent))
+    graph.add((URIRef(AGENT_IRI), SDO.name, Literal("croissant-lineage")))
+    graph.add((URIRef(AGENT_IRI), SDO.softwareVersion, Literal(__version__)))
+    stamp = resolve_time(time)
+    if stamp is not None:
+        graph.add((linking, PROV.endedAtTime, Literal(stamp, datatype=XSD.dateTime)))
+    if items:
+        _add_items(graph, lineage.items, iris)
+    activities = {
+        (child, p.name or p.iri): activity_id(p.activity, p.name or p.iri, child)
+        for child, links in parents.items()
+        for p in links
+    }
+    _add_edges(graph, lineage.edges, iris, activities)
+    if findings is not None:
+        _add_findings(graph, findings, iris)
+    return graph
+
+
+def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
+    """Serialise a graph as ``turtle``, ``json-ld`` or ``nt`` (UTF-8 bytes).
+
+    Raises:
+        InputError: unknown format.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
+    if fmt == "json-ld":
+        data = graph.serialize(format="json-ld", context=_context(), auto_compact=True)
+        # Like N-Triples below: rdflib's node and value order follows set order.
+        data = json.dumps(_canonical_order(json.loads(data)), indent=2, sort_keys=True,
+                          ensure_ascii=False)
+    else:
+        data = graph.serialize(format=FORMATS[fmt])
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if fmt == "nt":
+        # rdflib writes N-Triples in set order, which changes from run to run (hash
+        # randomisation): sorted lines make the same graph the same bytes.
+        raw = b"".join(sorted(raw.splitlines(keepends=True)))
+    return raw
+
+
+def _canonical_order(node: Any) -> Any:
+    """A JSON-LD document with its unordered arrays sorted (``@list`` keeps its order)."""
+    if isinstance(node, dict):
+        return {k: (v if k == "@list" else _canonical_order(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        items = [_canonical_order(v) for v in node]
+        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+    return node
+
+
+def is_prov_file(path: str | Path) -> bool:
+    """True when ``path`` starts as a file written by :func:`write_prov` does (see
+    :data:`PROV_FILE_COMMENT`)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_JSONLD_MARK))
+    except OSError:
+        return False
+    return head.startswith(PROV_FILE_COMMENT) or head == _JSONLD_MARK
+
+
+def _marked(data: bytes, fmt: str) -> bytes:
+    if fmt == "json-ld":
+        assert data.startswith(b"{"), "rdflib writes a JSON object when given a context"
+        return _JSONLD_MARK + data[1:]
+    return PROV_FILE_COMMENT + data
+
+
+def write_prov(
+    lineage_dir: str | Path,
+    out: str | Path,
+    *,
+    findings: str | Path | None = None,
+    fmt: str = "turtle",
+    items: bool = True,
+    time: str | datetime | int | None = None,
+    force: bool = False,
+) -> ProvResult:
+    """Write a lineage folder's PROV-O graph to a file (atomically).
+
+    The file starts with this library's mark (see :data:`PROV_FILE_COMMENT`), by which
+    a later run knows it may replace it.
+
+    Args:
+        lineage_dir: A folder written by ``croissant-lineage link``.
+        out: Output file: new, or one written by this function before.
+        findings: A findings file to include.
+        fmt: ``turtle``, ``json-ld`` or ``nt``.
+        items: Include every item as a ``prov:Entity`` (not only linked ones).
+        time: Time of the linking activity (see :func:`resolve_time`).
+        force: Replace ``out`` even when this library did not write it.
+
+    Returns:
+        A :class:`ProvResult`.
+
+    Raises:
+        InputError: missing lineage folder or findings file, unknown format.
+        FindingsError: invalid findings file.
+        OutputExistsError: ``out`` is a folder, or a file without the mark (and not
+            ``force``). Nothing is written.
+    """
+    from croissant_lineage.lineage.model import Lineage
+
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
+    lineage = Lineage.read(lineage_dir)
+    found = _load_findings(findings)
+    ensure_replaceable(out, force=force, ours=is_prov_file)
+    graph = build_graph(lineage, found, items=items, time=time)
+    atomic_write_bytes(out, _marked(serialize(graph, fmt), fmt))
+    return ProvResult(str(out), fmt, len(graph), lineage.edges.num_rows, len(found or []))
+
+
+def _load_findings(path: str | Path | None) -> list[Any] | None:
+    if path is None:
+        return None
+    from croissant_lineage.findings.model import load_findings
+
+    return list(load_findings(path))
+
+
+assert set(_ACTIVITY_CLASS) == set(ACTIVITIES)

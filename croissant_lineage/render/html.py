@@ -1,0 +1,493 @@
+"""Rich display in Jupyter: compact HTML for the objects users hold.
+
+:func:`to_html` renders any of the library's result objects: a
+:class:`~croissant_lineage.lineage.graph.Family`, a re-review
+:class:`~croissant_lineage.findings.routing.Queue`, a list of
+:class:`~croissant_lineage.findings.model.Finding` (or an importer's result), a validation
+:class:`~croissant_lineage.validate.report.Report`, a
+:class:`~croissant_lineage.audits.witnesses.WitnessReport`, a
+:class:`~croissant_lineage.audits.translations.TranslationReport`, a
+:class:`~croissant_lineage.audits.history.SnapshotDiff` or
+:class:`~croissant_lineage.audits.history.HistoryReport`, and a
+:class:`~croissant_lineage.findings.report.FamilyReport`. Each class's ``_repr_html_`` is one
+line that calls it, so a notebook shows the object by naming it.
+
+The HTML is a short header (what it is, the headline counts) and a table with the
+first rows (:data:`MAX_ROWS`; the rest is counted, and ``.to_pandas()`` has them all).
+Routing statuses carry a symbol as well as a colour, so they read in greyscale too.
+Every text is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+import pandas as pd
+
+from croissant_lineage.render._palette import STATUS_PALETTE
+
+__all__ = [
+    "FAMILY_COLUMNS",
+    "FINDING_COLUMNS",
+    "MAX_ROWS",
+    "family_frame",
+    "family_html",
+    "family_report_html",
+    "family_rows",
+    "findings_frame",
+    "findings_html",
+    "history_html",
+    "html_table",
+    "queue_html",
+    "snapshot_diff_html",
+    "status_badge",
+    "to_html",
+    "translation_html",
+    "validation_html",
+    "witness_html",
+]
+
+#: Rows shown in a table before the rest is only counted.
+MAX_ROWS = 30
+
+#: Columns of :func:`family_frame` (``Family.to_pandas()``).
+FAMILY_COLUMNS = (
+    "ref",
+    "relation",
+    "depth",
+    "via",
+    "activity",
+    "method",
+    "score",
+    "options_copied",
+    "options_added",
+    "options_dropped",
+    "key_inherited",
+    "stem_changed",
+    "ambiguous",
+)
+
+#: Columns of :func:`findings_frame`.
+FINDING_COLUMNS = (
+    "id",
+    "item",
+    "target",
+    "option_index",
+    "kind",
+    "status",
+    "status_date",
+    "status_reason",
+    "proposed",
+    "source",
+    "source_url",
+    "evidence",
+)
+
+_TABLE = "border-collapse:collapse;font-size:12px;line-height:1.3;margin:4px 0"
+_TH = "text-align:left;padding:2px 8px;border-bottom:1px solid #999;font-weight:600;white-space:nowrap"
+_TD = "text-align:left;padding:2px 8px;border-bottom:1px solid #e3e3e3;vertical-align:top"
+_HEAD = "font-size:13px;margin:2px 0"
+_MUTED = "color:#555"
+_OK = ("#009E73", "✓")  # bluish green
+_BAD = ("#D55E00", "✗")  # vermillion
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _cut(text: Any, n: int = 120) -> str:
+    s = "" if text is None else " ".join(str(text).split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and value != value):  # None or NaN
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def status_badge(status: str | None) -> str:
+    """A routing status as coloured text with its symbol (``● inherited``)."""
+    p = STATUS_PALETTE.get(status, STATUS_PALETTE[None])
+    if status is None:
+        return ""
+    return (
+        f'<span style="background:{p.fill};border:1px solid {p.edge};border-radius:3px;'
+        f'padding:0 4px;white-space:nowrap">{p.symbol} {_e(status)}</span>'
+    )
+
+
+def _verdict(ok: bool, yes: str, no: str) -> str:
+    colour, mark = _OK if ok else _BAD
+    return f'<b style="color:{colour}">{mark} {_e(yes if ok else no)}</b>'
+
+
+def html_table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[str],
+    *,
+    max_rows: int = MAX_ROWS,
+    raw: Iterable[str] = (),
+    cut: int = 120,
+) -> str:
+    """A compact HTML table.
+
+    Args:
+        rows: One mapping per row.
+        columns: The columns shown, in order.
+        max_rows: Rows shown; the rest are counted below the table.
+        raw: Columns whose values are HTML already (not escaped, not cut).
+        cut: Longest text shown per cell (longer text ends in an ellipsis).
+
+    Returns:
+        The ``<table>`` (and a line counting hidden rows), or a muted "(none)".
+    """
+    if not rows:
+        return f'<div style="{_MUTED}">(none)</div>'
+    keep_raw = set(raw)
+    nowrap = {"ref", "item", "id", "code", "status", "relation", "finding"}
+    head = "".join(f'<th style="{_TH}">{_e(c)}</th>' for c in columns)
+    body = []
+    for r in rows[:max_rows]:
+        cells = []
+        for c in columns:
+            v = r.get(c)
+            text = str(v or "") if c in keep_raw else _e(_cut(_cell(v), cut))
+            style = _TD + (";white-space:nowrap" if c in nowrap else "")
+            cells.append(f'<td style="{style}">{text}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    more = len(rows) - max_rows
+    tail = f'<div style="{_MUTED}">… {more} more rows (use .to_pandas())</div>' if more > 0 else ""
+    return f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>{tail}'
+
+
+def _block(title: str, *parts: str) -> str:
+    return f'<div class="croissant-lineage"><div style="{_HEAD}"><b>{title}</b></div>{"".join(parts)}</div>'
+
+
+def _line(text: str) -> str:
+    return f'<div style="{_MUTED};margin:2px 0">{text}</div>'
+
+
+def _row(obj: Any) -> dict[str, Any]:
+    if hasattr(obj, "to_dict"):
+        return dict(obj.to_dict())
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return asdict(obj)
+    return dict(obj)
+
+
+# ---------------------------------------------------------------------------- family
+
+
+def family_rows(fam: Any) -> list[dict[str, Any]]:
+    """A family as one dict per relative (keys :data:`FAMILY_COLUMNS`), see :func:`family_frame`."""
+    rows: list[dict[str, Any]] = [{"ref": fam.ref, "relation": "item", "depth": 0}]
+    for relation, relatives in (("ancestor", fam.ancestors), ("descendant", fam.descendants)):
+        for r in relatives:
+            e = r.path[-1]
+            row = {"ref": r.ref, "relation": relation, "depth": r.depth}
+            row["via"] = e.child if relation == "ancestor" else e.parent
+            for c in FAMILY_COLUMNS[4:]:
+                row[c] = getattr(e, c)
+            rows.append(row)
+    rows += [{"ref": d, "relation": "duplicate", "depth": 0} for d in fam.duplicates]
+    for d in fam.documented:
+        rows.append({"ref": d["child"], "relation": "documented", "depth": None, "via": d["parent"], "activity": d["activity"]})
+    return [{c: r.get(c) for c in FAMILY_COLUMNS} for r in rows]
+
+
+def family_frame(fam: Any) -> pd.DataFrame:
+    """A family as one row per relative (columns :data:`FAMILY_COLUMNS`).
+
+    The item itself comes first (relation ``item``), then ancestors and descendants
+    nearest first with the evidence of the edge that reaches them (``via`` is the item
+    on the near side of that edge), duplicates, and documented-coverage datasets.
+    """
+    frame = pd.DataFrame(family_rows(fam), columns=list(FAMILY_COLUMNS))
+    for c in ("depth", "options_copied", "options_added", "options_dropped"):
+        frame[c] = frame[c].astype("Int64")
+    for c in ("key_inherited", "stem_changed", "ambiguous"):
+        frame[c] = frame[c].astype("boolean")
+    return frame
+
+
+def _evidence(r: Mapping[str, Any]) -> str:
+    if r.get("method") is None:
+        return ""
+    exact = r["method"] in ("id", "index") or (r.get("score") or 0) >= 100
+    bits = [r["method"] if exact else f"{r['method']} {r['score']:.0f}"]
+    if r.get("options_added"):
+        bits.append(f"+{r['options_added']} options")
+    if r.get("options_dropped"):
+        bits.append(f"-{r['options_dropped']} options")
+    if r.get("key_inherited") is not None:
+        bits.append("key kept" if r["key_inherited"] else "key changed")
+    if r.get("ambiguous"):
+        bits.append("ambiguous")
+    return " · ".join(bits)
+
+
+def family_html(fam: Any) -> str:
+    """HTML of a :class:`~croissant_lineage.lineage.graph.Family`: the item, then its relatives."""
+    parts = []
+    if fam.item is not None:
+        parts.append(_line(f"<i>{_e(_cut(fam.item.stem, 240))}</i>"))
+        key = f"key {_e(fam.item.key)}: {_e(_cut(fam.item.key_text, 80))}" if fam.item.key else "no key"
+        parts.append(_line(f"{_e(fam.item.subject or '')} · {len(fam.item.options)} options · {key}"))
+    parts.append(
+        _line(
+            f"{len(fam.ancestors)} ancestors · {len(fam.descendants)} descendants · "
+            f"{len(fam.duplicates)} duplicates · {len(fam.documented)} documented-only datasets"
+        )
+    )
+    rows = family_rows(fam)
+    for r in rows:
+        r["evidence"] = _evidence(r)
+    parts.append(html_table(rows, ["relation", "ref", "depth", "activity", "evidence", "via"]))
+    if fam.findings:
+        parts.append(findings_html(fam.findings, title="findings"))
+    return _block(f"Family of {_e(fam.ref)}", *parts)
+
+
+# ---------------------------------------------------------------------------- queue
+
+
+def queue_html(queue: Any) -> str:
+    """HTML of a routing :class:`~croissant_lineage.findings.routing.Queue`, most pressing first."""
+    rows = []
+    for r in queue.rows:
+        d = _row(r)
+        d["status"] = status_badge(d.get("status"))
+        rows.append(d)
+    cols = ["rank", "ref", "relation", "status", "certainty", "letter", "transformation", "note"]
+    if len(queue.findings) > 1:
+        cols.insert(1, "finding")
+    counts: dict[str, int] = {}
+    for r in queue.rows:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    summary = " · ".join(f"{status_badge(s)} {n}" for s, n in counts.items())
+    what = f"{len(queue.findings)} finding{'s' if len(queue.findings) != 1 else ''}" if queue.findings else "the whole item"
+    return _block(
+        f"Re-review queue for {_e(queue.query)}",
+        _line(f"{len(queue.rows)} rows, routing {what} · {summary}"),
+        html_table(rows, cols, raw=("status",), max_rows=max(MAX_ROWS, 60), cut=220),
+    )
+
+
+# ---------------------------------------------------------------------------- findings
+
+
+def _finding_row(f: Any) -> dict[str, Any]:
+    d = _row(f)
+    src = d.get("source") or {}
+    if not isinstance(src, Mapping):
+        src = _row(src)
+    d["source_url"] = src.get("url")
+    d["source"] = src.get("name")
+    ev = d.get("evidence") or []
+    d["evidence"] = len(ev) if isinstance(ev, (list, tuple)) else ev
+    return d
+
+
+def findings_frame(findings: Iterable[Any]) -> pd.DataFrame:
+    """Findings (objects or dicts) as a DataFrame with :data:`FINDING_COLUMNS`
+    (``evidence`` is the number of evidence lines)."""
+    return pd.DataFrame([_finding_row(f) for f in findings], columns=list(FINDING_COLUMNS))
+
+
+def findings_html(findings: Iterable[Any], *, title: str | None = None) -> str:
+    """HTML of a list of findings (or an importer's result, which iterates over them)."""
+    rows = [_finding_row(f) for f in findings]
+    for r in rows:
+        if r.get("target") == "option" and isinstance(r.get("option_index"), int):
+            r["target"] = f"option {chr(ord('A') + r['option_index'])}"
+        if r.get("source_url"):
+            r["source"] = f'<a href="{_e(r["source_url"])}">{_e(r["source"])}</a>'
+        else:
+            r["source"] = _e(r.get("source"))
+    by_status: dict[str, int] = {}
+    for r in rows:
+        by_status[r["status"]] = by_status.get(r["status"], 0) + 1
+    summary = ", ".join(f"{_e(k)} {v}" for k, v in sorted(by_status.items()))
+    return _block(
+        _e(title or f"{len(rows)} findings"),
+        _line(summary) if rows else "",
+        html_table(rows, ["id", "item", "target", "kind", "status", "status_date", "source", "proposed", "evidence"],
+                   raw=("source",), cut=80),
+    )
+
+
+# ---------------------------------------------------------------------------- reports
+
+
+def validation_html(report: Any) -> str:
+    """HTML of a validation :class:`~croissant_lineage.validate.report.Report`."""
+    issues = [_row(i) for i in report.issues]
+    kinds: dict[str, int] = {}
+    for c in report.checked:
+        kinds[c.kind] = kinds.get(c.kind, 0) + 1
+    checked = f"{len(report.checked)} files: " + ", ".join(f"{n} {_e(k)}" for k, n in sorted(kinds.items()))
+    if len(report.checked) <= 3:
+        checked = ", ".join(f"{_e(c.path)} ({_e(c.kind)})" for c in report.checked)
+    codes: dict[str, int] = {}
+    for i in report.issues:
+        codes[i.code] = codes.get(i.code, 0) + 1
+    by_code = ", ".join(f"{_e(c)} ×{n}" for c, n in sorted(codes.items()))
+    return _block(
+        "Validation report",
+        _line(
+            f"{_verdict(report.valid, 'valid', 'INVALID')} · {len(report.errors)} errors · "
+            f"{len(report.warnings)} warnings{' · ' + by_code if by_code else ''}"
+        ),
+        _line(f"checked: {checked}") if checked else "",
+        html_table(issues, ["code", "severity", "where", "message"], cut=200) if issues else "",
+    )
+
+
+def witness_html(report: Any) -> str:
+    """HTML of a :class:`~croissant_lineage.audits.witnesses.WitnessReport`: headline figures,
+    per-model picks on the contested items, then per-item picks."""
+    s = report.summary()
+    p = report.pooled
+    ratio = "n/a" if p.ratio is None else f"{p.ratio:.2f}"
+    head = (
+        f"{s['archives_admitted']} of {s['archives']} archives admitted ({s['admitted']} of {s['records']} records) · "
+        f"{len(report.contested.rows)} contested items · {p.predictions} predictions on them · "
+        f"proposed picked {p.proposed_picks}×, key {p.key_picks}×, other {p.other_picks}× · "
+        f"pooled ratio {ratio} · {p.models_preferring_proposed} of {p.models} models prefer the proposed answer"
+    )
+    models = [_row(m) for m in report.models.rows]
+    items = [_row(i) for i in report.items.rows]
+    return _block(
+        f"Model witnesses on {_e(report.snapshot)}",
+        _line(_e(head)),
+        html_table(models, ["model", "contested", "proposed_picks", "key_picks", "other_picks",
+                            "prefers_proposed", "accuracy", "accuracy_change"]),
+        html_table(items, ["item", "key", "proposed_letter", "models", "proposed_picks", "key_picks",
+                           "other_picks", "proposed_beats_key"], max_rows=15),
+    )
+
+
+def translation_html(report: Any) -> str:
+    """HTML of a :class:`~croissant_lineage.audits.translations.TranslationReport`: per dataset and
+    language, how many joined items were verified, and the misaligned subjects."""
+    totals = report.totals.to_pylist()
+    cols = [c for c in ("dataset", "language", "activity", "joined", "verified", "consistent",
+                        "evidence_conflict", "options_differ", "key_differs", "misaligned", "no_key")
+            if c in report.totals.column_names]
+    mis = report.misaligned_subjects()
+    rows = [{"dataset": m.dataset, "subject": m.subject, "shift": m.best_shift, "items": m.items,
+             "agree_at_zero": m.agree_at_zero, "agree_at_shift": m.agree_at_best} for m in mis]
+    joined = sum(int(r.get("joined") or 0) for r in totals)
+    verified = sum(int(r.get("verified") or 0) for r in totals)
+    return _block(
+        "Translation joins verified",
+        _line(f"{joined} joined items · {verified} verified · {len(mis)} misaligned subjects"),
+        html_table(totals, cols),
+        html_table(rows, list(rows[0])) if rows else "",
+    )
+
+
+def snapshot_diff_html(diff: Any) -> str:
+    """HTML of a :class:`~croissant_lineage.audits.history.SnapshotDiff`: counts, change kinds, first changes."""
+    c = diff.counts
+    dates = f" ({_e(diff.old_date)} → {_e(diff.new_date)})" if diff.old_date or diff.new_date else ""
+    kinds = [{"change": k, "items": n} for k, n in diff.kind_counts().items()]
+    changes = [ch.to_dict() for ch in diff.changes()]
+    for ch in changes:
+        ch["item"] = ch["new_item"] or ch["old_item"]
+        ch["key"] = f"{ch['old_key'] or '–'} → {ch['new_key'] or '–'}"
+    return _block(
+        f"{_e(diff.old_dataset)} → {_e(diff.new_dataset)}{dates}",
+        _line(f"{c['joined']} joined · {c['unchanged']} unchanged · {c['changed']} changed · "
+              f"{c['added']} added · {c['removed']} removed"),
+        html_table(kinds, ["change", "items"]) if kinds else "",
+        html_table(changes, ["item", "subject", "kinds", "key", "stem_score"], max_rows=15) if changes else "",
+    )
+
+
+def history_html(history: Any) -> str:
+    """HTML of a :class:`~croissant_lineage.audits.history.HistoryReport`: each snapshot step, and
+    the versions of the item asked for."""
+    steps = []
+    for d in history.diffs:
+        row = {"from": f"{d.old_dataset} ({d.old_date or '?'})", "to": f"{d.new_dataset} ({d.new_date or '?'})"}
+        row.update(d.counts)
+        row["kinds"] = ", ".join(f"{k} {n}" for k, n in d.kind_counts().items())
+        steps.append(row)
+    parts = [html_table(steps, ["from", "to", "joined", "unchanged", "changed", "added", "removed", "kinds"])]
+    if history.item is not None:
+        versions = [v.to_dict() for v in history.versions]
+        parts.append(_line(f"item {_e(history.item)}"))
+        parts.append(html_table(versions, ["dataset", "date", "item", "key", "key_text", "kinds", "note"]))
+    return _block(f"Snapshot history of {_e(history.family)}: {_e(' → '.join(history.datasets))}", *parts)
+
+
+def family_report_html(report: Any) -> str:
+    """HTML of a :class:`~croissant_lineage.findings.report.FamilyReport`: each figure with its
+    definition and its split by dataset."""
+    rows = []
+    for f in report.figures:
+        split = ", ".join(f"{d} {v}" for d, v in f.by_dataset.items())
+        rows.append({"figure": f.name, "value": f.value, "by dataset": split, "definition": f.definition})
+    found = " · ".join(
+        f"by {_e(name)}: " + ", ".join(f"{_e(k)} {v}" for k, v in counts.items())
+        for name, counts in report.findings.items()
+    )
+    return _block(
+        f"Family report: {_e(report.family)}",
+        _line(found) if found else "",
+        html_table(rows, ["figure", "value", "by dataset", "definition"], cut=400),
+    )
+
+
+# ---------------------------------------------------------------------------- dispatch
+
+
+def to_html(obj: Any) -> str:
+    """HTML for any of the library's result objects (what their ``_repr_html_`` returns).
+
+    Args:
+        obj: A Family, Queue, Report (validation), WitnessReport, TranslationReport,
+            SnapshotDiff, HistoryReport, FamilyReport, FamilyPicture, an importer's
+            result, or a list of findings.
+
+    Returns:
+        The HTML fragment.
+
+    Raises:
+        TypeError: ``obj`` is none of those.
+    """
+    name = type(obj).__name__
+    module = type(obj).__module__
+    if not module.startswith("croissant_lineage"):
+        if isinstance(obj, (list, tuple)) and all(type(f).__name__ == "Finding" or isinstance(f, Mapping) for f in obj):
+            return findings_html(obj)
+        raise TypeError(f"no HTML view for {name}")
+    renderers = {
+        "Family": family_html,
+        "Queue": queue_html,
+        "Report": validation_html,
+        "WitnessReport": witness_html,
+        "TranslationReport": translation_html,
+        "SnapshotDiff": snapshot_diff_html,
+        "HistoryReport": history_html,
+        "FamilyReport": family_report_html,
+        "ImportResult": lambda r: findings_html(r.findings, title=f"{r.source}: {len(r.findings)} findings"),
+        "Finding": lambda f: findings_html([f], title=f"finding {f.id}"),
+        "FamilyPicture": lambda p: p._repr_html_(),
+    }
+    if name not in renderers:
+        raise TypeError(f"no HTML view for {name}")
+    return str(renderers[name](obj))

@@ -1,0 +1,461 @@
+"""A picture of an item's family: items as boxes, derivations as arrows, routed findings as styles.
+
+:func:`family_picture` draws every known relative of an item (its ancestors, their
+descendants, its own descendants, identical copies, and datasets known only from
+documented coverage) left to right, oldest first. Each box names the dataset, the item
+id and the start of its stem; each arrow names the activity and its evidence (link
+method and score, options added, key kept or changed). When findings are given (or a
+routed :class:`~croissant_lineage.findings.routing.Queue`), each box shows whether the questioned
+content was *inherited*, *added*, is *unaffected* or *unverified* there, in styles that
+differ in colour (Okabe-Ito, safe for colour-blind readers), border line and marker
+shape, so they read in greyscale too; the items a finding names carry a flag.
+
+Drawn with matplotlib alone (no Graphviz). :meth:`FamilyPicture.to_svg` keeps the text
+as SVG ``<text>`` (searchable, every item ref is in it) and is byte-identical for the
+same inputs; :meth:`FamilyPicture.save` writes ``.svg`` or ``.png``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import warnings
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from croissant_lineage._io import atomic_write_bytes
+from croissant_lineage.croissant.descriptor import ensure_replaceable
+from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.graph import Edge, LineageGraph
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.render._fonts import clean_text, drawable, fit_text, picture_rc, wrap_text
+from croissant_lineage.render._layered import layered_layout
+from croissant_lineage.render._picture_draw import (
+    _FLAG,
+    _GAP,
+    _LINE,
+    _MUTED,
+    _PAD,
+    _W,
+    STATUS_STYLES,
+    Line,
+    StatusStyle,
+    draw_family,
+)
+
+__all__ = [
+    "MARK",
+    "STATUS_STYLES",
+    "FamilyPicture",
+    "PictureEdge",
+    "PictureNode",
+    "StatusStyle",
+    "family_picture",
+    "is_our_picture",
+]
+
+
+@dataclass(frozen=True)
+class PictureNode:
+    """One box of the picture.
+
+    Attributes:
+        ref: The item ref, or the dataset name of a documented-coverage box.
+        dataset: The dataset.
+        item: The item id (None for documented coverage).
+        layer: Column, 0 = oldest.
+        status: Routing status (``inherited``, ``added``, ``unaffected``, ``unverified``)
+            or None when no finding was routed.
+        certainty: ``certain``, ``probable``, ``unverified``, ``none`` or None.
+        marks: Finding marks shown on the box (one line each).
+        focus: True for the item the picture is about.
+        documented: True for a dataset known only from documented coverage.
+    """
+
+    ref: str
+    dataset: str
+    item: str | None
+    layer: int
+    status: str | None = None
+    certainty: str | None = None
+    marks: tuple[str, ...] = ()
+    focus: bool = False
+    documented: bool = False
+
+
+@dataclass(frozen=True)
+class PictureEdge:
+    """One arrow (parent -> child) or copy link of the picture.
+
+    Attributes:
+        parent, child: Node refs (for ``duplicate``: the two copies).
+        kind: ``link`` (exact, id or index), ``fuzzy``, ``ambiguous``, ``documented``
+            or ``duplicate``.
+        label: The activity and evidence written on the arrow.
+    """
+
+    parent: str
+    child: str
+    kind: str
+    label: str
+
+
+@dataclass(eq=False)
+class FamilyPicture:
+    """A drawn family (see :func:`family_picture`).
+
+    Attributes:
+        ref: The item the picture is about.
+        nodes: The boxes, column by column, top to bottom.
+        edges: The arrows and copy links.
+        omitted: Relatives left out to respect ``max_items``.
+        figure: The matplotlib figure (no pyplot state is touched).
+    """
+
+    ref: str
+    nodes: tuple[PictureNode, ...]
+    edges: tuple[PictureEdge, ...]
+    omitted: int
+    figure: Figure = field(repr=False)
+
+    def node(self, ref: str) -> PictureNode:
+        """The box of ``ref``.
+
+        Raises:
+            KeyError: ``ref`` is not drawn.
+        """
+        for n in self.nodes:
+            if n.ref == ref:
+                return n
+        raise KeyError(ref)
+
+    def to_svg(self) -> str:
+        """The picture as SVG text (text kept as ``<text>``; same inputs, same bytes)."""
+        buf = io.BytesIO()
+        with picture_rc(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            self.figure.savefig(buf, format="svg", metadata={"Date": None, "Description": MARK})
+        return buf.getvalue().decode("utf-8")
+
+    def to_png(self, dpi: int = 110) -> bytes:
+        """The picture as PNG bytes at ``dpi`` dots per inch."""
+        buf = io.BytesIO()
+        with picture_rc(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            self.figure.savefig(buf, format="png", dpi=dpi, metadata={"Software": None, "Description": MARK})
+        return buf.getvalue()
+
+    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the picture to ``path`` (``.png`` writes PNG, anything else SVG), atomically.
+
+        A picture this library wrote before (it carries :data:`MARK`) is replaced; any
+        other existing file only with ``overwrite``.
+
+        Returns:
+            The path written.
+
+        Raises:
+            OutputExistsError: ``path`` is a folder, or a file this library did not
+                write and ``overwrite`` is false.
+        """
+        out = Path(path)
+        ensure_replaceable(out, force=overwrite, ours=is_our_picture)
+        data = self.to_png() if out.suffix.lower() == ".png" else self.to_svg().encode("utf-8")
+        atomic_write_bytes(out, data)
+        return out
+
+    def _repr_svg_(self) -> str:
+        return self.to_svg()
+
+    def _repr_html_(self) -> str:
+        svg = self.to_svg()
+        svg = svg[svg.index("<svg") :]
+        return f'<div style="overflow-x:auto;max-width:100%">{svg}</div>'
+
+
+#: Written into every picture's metadata; a file carrying it may be replaced by :meth:`FamilyPicture.save`.
+MARK = "croissant-lineage family picture"
+
+
+def is_our_picture(path: str | Path) -> bool:
+    """True when ``path`` is an SVG or PNG file written by :meth:`FamilyPicture.save`."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    svg = head.lstrip().startswith((b"<?xml", b"<svg"))
+    png = head.startswith(b"\x89PNG\r\n\x1a\n")
+    return (svg or png) and MARK.encode("ascii") in head
+
+
+# ------------------------------------------------------------------------------ content
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _marks(findings: Iterable[Any], refs: set[str]) -> dict[str, list[str]]:
+    """Finding marks per drawn item: the item a finding names, and its source annotation."""
+    out: dict[str, list[str]] = {}
+    for f in findings:
+        item, kind, target, status = (_get(f, k) for k in ("item", "kind", "target", "status"))
+        if item in refs:
+            where = str(target)
+            idx = _get(f, "option_index")
+            if target == "option" and isinstance(idx, int) and 0 <= idx < 26:
+                where = f"option {chr(ord('A') + idx)}"
+            out.setdefault(item, []).append(f"⚑ {kind} on {where} ({status})")
+        source = _get(f, "source")
+        src_item = _get(source, "item") if source is not None else None
+        if src_item in refs:
+            name = _get(source, "name") or "source"
+            out.setdefault(src_item, []).append(f"✎ source annotation ({name}: {kind}, {status})")
+    return out
+
+
+def _edge_kind(e: Edge) -> str:
+    if e.ambiguous:
+        return "ambiguous"
+    return "fuzzy" if e.method == "fuzzy" else "link"
+
+
+def _edge_label(e: Edge) -> tuple[str, str]:
+    how = e.method if e.method in ("id", "index") or e.score >= 100 else f"{e.method} {e.score:.0f}"
+    bits = [how]
+    if e.options_added:
+        bits.append(f"+{e.options_added} options")
+    if e.options_dropped:
+        bits.append(f"-{e.options_dropped} options")
+    if e.key_inherited is not None:
+        bits.append("key kept" if e.key_inherited else "key changed")
+    if e.ambiguous:
+        bits.append("ambiguous")
+    return e.activity, " · ".join(bits)
+
+
+#: Which status a box shows when several findings reach it (strongest first).
+_STRENGTH = {"added": 0, "inherited": 1, "unverified": 2, "unaffected": 3}
+
+
+def _status_text(row: Any, targets: Mapping[Any, Any]) -> str:
+    """``inherited · certain · key C`` for a queue row."""
+    text = row.status if row.certainty in (None, "none", "unverified") else f"{row.status} · {row.certainty}"
+    if row.letter:
+        target = targets.get(row.finding, "")
+        text += f" · {target} {row.letter}" if target in ("key", "option") else f" · at {row.letter}"
+    return str(text)
+
+
+def _stem(graph: LineageGraph, ref: str) -> str:
+    try:
+        return clean_text(graph.item(ref).stem)
+    except InputError:  # an edge endpoint without item data
+        return ""
+
+
+def _natural(item: str) -> tuple[Any, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item))
+
+
+# ------------------------------------------------------------------------------ collecting
+
+
+def _relatives(graph: LineageGraph, ref: str) -> list[str]:
+    """``ref``, its ancestors, everything descending from any of them, and identical
+    copies, breadth first (nearest first)."""
+    order = [ref]
+    seen = {ref}
+    queue: deque[tuple[str, bool]] = deque([(ref, True)])
+    while queue:
+        cur, up_ok = queue.popleft()
+        moves: list[tuple[str, bool]] = []
+        if up_ok:
+            moves += [(e.parent, True) for e in graph.parents(cur)]
+        moves += [(e.child, False) for e in graph.children(cur)]
+        moves += [(d, False) for d in graph.duplicates(cur)]
+        for nxt, up in sorted(moves, key=lambda m: (not m[1], m[0])):
+            if nxt not in seen:
+                seen.add(nxt)
+                order.append(nxt)
+                queue.append((nxt, up))
+    return order
+
+
+def family_picture(
+    lineage_or_graph: Lineage | LineageGraph,
+    ref: str,
+    *,
+    findings: Iterable[Any] | None = None,
+    queue: Any = None,
+    max_items: int = 60,
+) -> FamilyPicture:
+    """Draw the family of ``ref`` (e.g. ``"mmlu-pro:3542"``).
+
+    Args:
+        lineage_or_graph: The linked family (build a ``LineageGraph`` once for many pictures).
+        ref: The item the picture is about.
+        findings: Findings (:class:`~croissant_lineage.findings.model.Finding` or dicts with
+            the same fields). The items they name are flagged; when no ``queue`` is
+            given they are routed from ``ref`` (:func:`~croissant_lineage.findings.routing.route`)
+            and every box takes its routing status.
+        queue: A routed :class:`~croissant_lineage.findings.routing.Queue` whose statuses colour
+            the boxes (items of the queue outside the family are drawn too).
+        max_items: Most item boxes to draw (nearest relatives first); the rest are
+            counted in :attr:`FamilyPicture.omitted`.
+
+    Returns:
+        The :class:`FamilyPicture`.
+
+    Raises:
+        InputError: ``ref`` is not in the lineage, or ``max_items`` is below 1.
+    """
+    if max_items < 1:
+        raise InputError("max_items must be at least 1")
+    graph = lineage_or_graph if isinstance(lineage_or_graph, LineageGraph) else LineageGraph(lineage_or_graph)
+    graph.ancestors(ref)  # raises InputError for an unknown item
+    found = list(findings or [])
+    if queue is None and findings is not None:
+        from croissant_lineage.findings.routing import route
+
+        queue = route(graph, ref, found)
+        if not queue.findings:  # no finding concerns this family: nothing to colour
+            queue = None
+    per_ref: dict[str, list[Any]] = {}
+    for r in getattr(queue, "rows", []):
+        per_ref.setdefault(r.ref, []).append(r)
+    # the box takes the strongest status over the findings routed; each finding gets a line
+    rows = {ref_: min(rs, key=lambda r: _STRENGTH.get(r.status, 9)) for ref_, rs in per_ref.items()}
+    several = len(getattr(queue, "findings", None) or []) > 1
+
+    every = _relatives(graph, ref)
+    extra = [r for r in rows if r in graph and r not in set(every)]
+    every += extra
+    items = every[:max_items]
+    omitted = len(every) - len(items)
+    drawn = set(items)
+
+    info = graph.lineage.family
+    ds_order = {d["name"]: i for i, d in enumerate(info.get("datasets", []))}
+    languages = {d["name"]: list(d.get("languages") or ()) for d in info.get("datasets", [])}
+    parents: dict[str, list[str]] = {}
+    edges: list[PictureEdge] = []
+    for r in items:
+        for e in graph.parents(r):
+            if e.parent in drawn:
+                parents.setdefault(r, []).append(e.parent)
+                act, detail = _edge_label(e)
+                pe = PictureEdge(e.parent, r, _edge_kind(e), f"{act}: {detail}")
+                edges.append(pe)
+    documented: dict[str, dict[str, Any]] = {}
+    first_of: dict[str, str] = {}
+    for r in items:
+        first_of.setdefault(r.partition(":")[0], r)
+    for ds in sorted(first_of, key=lambda d: (ds_order.get(d, len(ds_order)), d)):
+        for doc in graph.documented_children(ds):
+            name = doc["child"]
+            if name in documented or name in drawn:
+                continue
+            documented[name] = doc
+            parents[name] = [first_of[ds]]
+            langs = f"{doc['languages']} languages" if doc.get("languages") else "no item data"
+            pe = PictureEdge(first_of[ds], name, "documented", f"{doc['activity']}: documented only, {langs}")
+            edges.append(pe)
+    dup_pairs: list[PictureEdge] = []
+    for r in items:
+        for d in graph.duplicates(r):
+            if d in drawn and r < d:
+                dup_pairs.append(PictureEdge(r, d, "duplicate", "identical copy"))
+
+    marks = _marks(found, drawn)
+    targets = {_get(f, "id"): _get(f, "target") for f in found}
+    nodes_order = items + list(documented)
+    content: dict[str, list[Line]] = {}
+    node_objs: dict[str, PictureNode] = {}
+    room = _W - 2 * _PAD
+    for r in nodes_order:
+        row = rows.get(r)
+        status = getattr(row, "status", None)
+        certainty = getattr(row, "certainty", None)
+        lines: list[Line]
+        if r in documented:
+            doc = documented[r]
+            n_lang = doc.get("languages")
+            lines = [
+                Line(fit_text(r, 7.5, room, "bold"), 7.5, "bold"),
+                Line("documented coverage only", 6.5, style="italic", color=_MUTED),
+                Line(fit_text(f"{n_lang} languages · no item data here" if n_lang else "no item data here", 6.5, room), 6.5, color=_MUTED),
+            ]
+            node_objs[r] = PictureNode(r, r, None, 0, status, certainty, (), False, True)
+        else:
+            dataset, _, item = r.partition(":")
+            lines = [
+                Line(fit_text(dataset, 7.5, room, "bold"), 7.5, "bold"),
+                Line(fit_text(item, 7, room), 7),
+            ]
+            stem = _stem(graph, r)
+            if stem and not drawable(stem):
+                lang = "/".join(languages.get(dataset, [])) or "its"
+                lines.append(Line(f"[{lang} stem: no font here for its script]", 6.5, style="italic", color=_MUTED))
+            elif stem:
+                lines += [
+                    Line(t, 6.5, style="italic", color=_MUTED)
+                    for t in wrap_text(f"“{stem}”", 6.5, room, 2, style="italic")
+                ]
+            node_marks = tuple(marks.get(r, ()))
+            for m in node_marks:
+                lines += [Line(t, 6.5, "bold", color=_FLAG) for t in wrap_text(m, 6.5, room, 2, weight="bold")]
+            node_objs[r] = PictureNode(r, dataset, item, 0, status, certainty, node_marks, r == ref, False)
+        for qrow in per_ref.get(r, []) if several else [row] if row is not None else []:
+            text = _status_text(qrow, targets)
+            if several:  # one line per finding: keep it short
+                text = f"{qrow.finding}: {text.replace(' · certain', '')}"
+            lines.append(Line(fit_text(text, 6.5, room - 0.12), 6.5, status=qrow.status))
+        content[r] = lines
+
+    heights = {r: 2 * _PAD + sum(ln.size * _LINE for ln in content[r]) for r in nodes_order}
+    key = {
+        r: (ds_order.get(node_objs[r].dataset, len(ds_order)), node_objs[r].dataset, _natural(node_objs[r].item or ""))
+        for r in nodes_order
+    }
+    layout = layered_layout(nodes_order, parents, size=heights, gap=_GAP, sort_key=key)
+    nodes = tuple(
+        replace(node_objs[r], layer=layout.layer[r])
+        for col in layout.columns
+        for r in col
+    )
+    all_edges = tuple(edges + dup_pairs)
+    fig = draw_family(
+        nodes, content, heights, layout, all_edges,
+        title=_title(ref, queue), subtitle=_subtitle(nodes, omitted), with_status=bool(rows),
+    )
+    return FamilyPicture(ref, nodes, all_edges, omitted, fig)
+
+
+def _title(ref: str, queue: Any) -> str:
+    title = f"Family of {ref}"
+    fids = list(getattr(queue, "findings", None) or [])
+    if len(fids) == 1:
+        return f"{title}: where finding {fids[0]} reaches"
+    if fids:
+        return f"{title}: where {len(fids)} findings reach"
+    if queue is not None:
+        return f"{title}: where the whole item reaches"
+    return title
+
+
+def _subtitle(nodes: Iterable[PictureNode], omitted: int) -> str:
+    nodes = list(nodes)
+    items = sum(1 for n in nodes if not n.documented)
+    text = f"{items} items, {len(nodes) - items} datasets with documented coverage only; oldest on the left"
+    if omitted:
+        text += f"; {omitted} more relatives not drawn (raise max_items)"
+    return text

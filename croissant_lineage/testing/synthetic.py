@@ -1,0 +1,391 @@
+"""A synthetic benchmark family of any size, for benchmarks and scale tests.
+
+:func:`generate_family` writes, into one folder, invented data files, a Croissant
+descriptor for each dataset (written by :func:`croissant_lineage.croissant.describe.describe`) and
+a family spec (``family.json``), so that the real pipeline runs on it unchanged::
+
+    croissant-lineage link <folder>/family.json --out <lineage folder>
+
+The family mirrors the shape of MMLU's (every kind of edge the linker reconstructs):
+
+* ``syn-base`` (Parquet): the original benchmark, ~30 % of the items, in subjects of
+  about 250 items (so that a bigger family has more subjects, as real ones do);
+* ``syn-pro`` (JSON Lines): option expansion of base items (~25 %): the four options
+  kept (half of the copies with spreadsheet damage: ``3.0/4``, ``1500``), six
+  distractors added, options shuffled; stems copied as they are (75 %), with
+  presentation changes (15 %: case, spaces) or with one word edited (10 %:
+  found by fuzzy matching); 15 % of its items are its own (not selected for linking);
+  2 % of the copies are duplicated with their options permuted;
+* ``syn-redux`` (CSV): re-annotation of 10 % of the items, stems with stray spaces,
+  options as a Python list literal, the key as an index, 5 % of the keys changed;
+* ``syn-xx`` and ``syn-yy`` (Parquet): two translations of the same base items (~17.5 %
+  each), joined by id;
+* ``syn-zz``: a translation with no item data (documented coverage only).
+
+Texts are made of invented words (stems capitalised and ending with ``?``, a fifth of
+the options numbers); generic stems (shared by several items of a subject, told apart
+only by their options) are planted in the base. ``truth.parquet``
+lists the planted parent of every derived item (child dataset/item, parent
+dataset/item and the kind of copy), so the linker's choices can be checked.
+Same ``items`` and ``seed`` give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from croissant_lineage._io import atomic_write_bytes, atomic_write_json, atomic_writer, read_json
+from croissant_lineage.croissant.describe import DescribeOptions, describe
+from croissant_lineage.errors import InputError, OutputExistsError
+
+__all__ = ["MANIFEST", "SyntheticFamily", "generate_family"]
+
+#: Name of the manifest :func:`generate_family` writes; a folder holding one may be replaced.
+MANIFEST = "synthetic.json"
+_GENERATOR = "croissant_lineage.testing.synthetic"
+
+#: Share of the items in each dataset (the pro duplicates come on top).
+_SHARES = {"syn-base": 0.30, "syn-pro": 0.245, "syn-redux": 0.10, "syn-xx": 0.1775, "syn-yy": 0.1775}
+_SUBJECT_SIZE = 250
+_GENERIC = (
+    "Pick the statement that holds.",
+    "Which one of these is not so?",
+    "Choose the claim that is true of the case above.",
+)
+_CONSONANTS = "bcdfghjklmnprstvz"
+_VOWELS = "aeiou"
+_SUFFIX = {"xx": "ek", "yy": "ola"}
+_LETTERS = "ABCDEFGHIJ"
+
+
+@dataclass(frozen=True)
+class SyntheticFamily:
+    """What :func:`generate_family` wrote.
+
+    Attributes:
+        folder: The family folder.
+        spec: Path of its family spec (``family.json``), for ``link``.
+        items: Items across all datasets.
+        datasets: Items per dataset name.
+        derived: Planted child -> parent pairs (rows of ``truth.parquet``).
+        seed: The random seed.
+    """
+
+    folder: Path
+    spec: Path
+    items: int
+    datasets: dict[str, int]
+    derived: int
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (what ``synthetic.json`` holds, minus the marker)."""
+        return {
+            "folder": str(self.folder),
+            "spec": str(self.spec),
+            "items": self.items,
+            "datasets": dict(self.datasets),
+            "derived": self.derived,
+            "seed": self.seed,
+        }
+
+
+class _Words:
+    """An invented vocabulary and random texts made of it."""
+
+    def __init__(self, rng: np.random.Generator, size: int = 6000):
+        syllables = [c + v for c in _CONSONANTS for v in _VOWELS]
+        words: dict[str, None] = {}
+        while len(words) < size:
+            n = int(rng.integers(2, 5))
+            words["".join(syllables[int(i)] for i in rng.integers(0, len(syllables), n))] = None
+        self.words = list(words)
+        self.rng = rng
+
+    def texts(self, n: int, lo: int, hi: int) -> list[str]:
+        """``n`` texts of ``lo``..``hi`` words each."""
+        lengths = self.rng.integers(lo, hi + 1, n)
+        idx = self.rng.integers(0, len(self.words), (n, hi))
+        w = self.words
+        return [" ".join(w[j] for j in row[:k]) for row, k in zip(idx.tolist(), lengths.tolist(), strict=True)]
+
+    def questions(self, n: int) -> list[str]:
+        """``n`` question stems: capitalised, 8..40 words, ending with ``?``."""
+        return [t[:1].upper() + t[1:] + "?" for t in self.texts(n, 8, 40)]
+
+    def options(self, n: int) -> list[str]:
+        """``n`` answer options: 1..6 words, a fifth of them numbers (some written as
+        spreadsheets damage them: ``1,500``, ``3/4``)."""
+        out = self.texts(n, 1, 6)
+        numbers = self.rng.integers(0, 5000, n).tolist()
+        for i in np.flatnonzero(self.rng.random(n) < 0.2).tolist():
+            k = numbers[i]
+            out[i] = (f"{k:,}", f"{k % 9 + 1}/{k % 7 + 2}", f"{k / 8:.1f}", str(k))[i % 4]
+        return out
+
+
+def _translate(text: str, lang: str) -> str:
+    """A deterministic stand-in for a translation: each word changes, the shape stays."""
+    suffix = _SUFFIX[lang]
+    return " ".join(w[::-1] + suffix for w in text.split(" "))
+
+
+def _present(text: str, kind: int) -> str:
+    """A presentation change that normalisation erases (case, spaces)."""
+    if kind == 0:
+        return text.lower()
+    if kind == 1:
+        return text.replace(" ", "  ", 2) + " "
+    return text.replace(" ", "\u00a0", 1)
+
+
+def _damage(option: str) -> str:
+    """Spreadsheet damage seen in real copies, which normalisation undoes:
+    ``3/4`` -> ``3.0/4``, ``1,500`` -> ``1500``."""
+    head, slash, tail = option.partition("/")
+    if slash and head.isdigit() and tail.isdigit():
+        return f"{head}.0/{tail}"
+    return option.replace(",", "") if option.replace(",", "").isdigit() else option
+
+
+def _edit(text: str, replacement: str) -> str:
+    """Replace one word (the middle one): a small edit found by fuzzy matching."""
+    words = text.split(" ")
+    words[len(words) // 2] = replacement
+    return " ".join(words)
+
+
+def _parquet(path: Path, rows: dict[str, list[Any]]) -> None:
+    buf = io.BytesIO()
+    pq.write_table(pa.table(rows), buf, compression="zstd", write_statistics=False)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def _check_folder(folder: Path, force: bool) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise OutputExistsError("exists and is not a folder", path=folder)
+    if not folder.is_dir() or not any(folder.iterdir()) or force:
+        return
+    manifest = folder / MANIFEST
+    try:
+        ours = manifest.is_file() and read_json(manifest).get("generator") == _GENERATOR
+    except (InputError, AttributeError):
+        ours = False
+    if not ours:
+        raise OutputExistsError(
+            "folder exists, is not empty and holds no synthetic family",
+            path=folder,
+            hint="choose an empty folder or pass force=True",
+        )
+
+
+def generate_family(
+    folder: str | Path, items: int = 10_000, *, seed: int = 0, force: bool = False
+) -> SyntheticFamily:
+    """Write a synthetic family of about ``items`` items (see module docstring).
+
+    Args:
+        folder: Destination; created if missing. A folder written by this function
+            before is replaced; any other non-empty folder only with ``force``.
+        items: Approximate number of items across all datasets (at least 100).
+        seed: Random seed; same ``items`` and ``seed``, same bytes.
+        force: Write into a non-empty folder that holds no synthetic family.
+
+    Returns:
+        A :class:`SyntheticFamily` (paths and counts).
+
+    Raises:
+        InputError: ``items`` is below 100.
+        OutputExistsError: ``folder`` holds other files and ``force`` is false.
+    """
+    if items < 100:
+        raise InputError(f"items={items}: a synthetic family needs at least 100 items")
+    out = Path(folder)
+    _check_folder(out, force)
+    rng = np.random.default_rng(seed)
+    words = _Words(rng)
+    n = {name: max(4, round(share * items)) for name, share in _SHARES.items()}
+    truth: dict[str, list[str]] = {k: [] for k in ("child_dataset", "child_item", "parent_dataset", "parent_item", "kind")}
+
+    def planted(child: str, citem: str, parent: str, pitem: str, kind: str) -> None:
+        for key, value in zip(truth, (child, citem, parent, pitem, kind), strict=True):
+            truth[key].append(value)
+
+    # --- syn-base: subjects of ~250 items; a few generic stems per subject.
+    nb = n["syn-base"]
+    n_subjects = max(2, round(nb / _SUBJECT_SIZE))
+    subject_names = [f"{w}_{k:04d}" for k, w in enumerate(words.texts(n_subjects, 1, 1))]
+    subj_of = np.sort(rng.integers(0, n_subjects, nb)).tolist()
+    stems = words.questions(nb)
+    for i in np.flatnonzero(rng.random(nb) < 0.03).tolist():
+        stems[i] = _GENERIC[i % len(_GENERIC)]
+    options = words.options(nb * 4)
+    base_opts = [options[4 * i : 4 * i + 4] for i in range(nb)]
+    base_keys = rng.integers(0, 4, nb).tolist()
+    row_in_subject: dict[int, int] = {}
+    base_ids = []
+    for s in subj_of:
+        base_ids.append(f"{subject_names[s]}/test/{row_in_subject.get(s, 0)}")
+        row_in_subject[s] = row_in_subject.get(s, 0) + 1
+    base_subjects = [subject_names[s] for s in subj_of]
+    _parquet(
+        out / "syn-base" / "test.parquet",
+        {
+            "sample_id": base_ids,
+            "subject": base_subjects,
+            "question": stems,
+            "option_a": [o[0] for o in base_opts],
+            "option_b": [o[1] for o in base_opts],
+            "option_c": [o[2] for o in base_opts],
+            "option_d": [o[3] for o in base_opts],
+            "answer": [_LETTERS[k] for k in base_keys],
+        },
+    )
+
+    # --- syn-pro: option expansion (+ own items, + duplicates).
+    npro = n["syn-pro"]
+    n_copied = min(nb, round(npro * 0.85))
+    copied = np.sort(rng.choice(nb, n_copied, replace=False)).tolist()
+    own = npro - n_copied
+    kinds = rng.random(n_copied)
+    extra = words.options(n_copied * 6 + own * 10)
+    fresh_stems = words.questions(own + n_copied)
+    pro_rows: list[dict[str, Any]] = []
+    qid = 0
+    for c, b in enumerate(copied):
+        stem = stems[b]
+        if kinds[c] < 0.75 or stem in _GENERIC:
+            kind = "copy"
+        elif kinds[c] < 0.90:
+            stem, kind = _present(stem, c % 3), "presentation"
+        else:
+            stem, kind = _edit(stem, fresh_stems[own + c].split(" ")[0].lower() + "x"), "edit"
+        kept = [_damage(o) for o in base_opts[b]] if c % 2 else base_opts[b]
+        opts = kept + extra[6 * c : 6 * c + 6]
+        order = rng.permutation(10).tolist()
+        opts = [opts[k] for k in order]
+        key = order.index(base_keys[b])
+        subject = base_subjects[b]
+        pro_rows.append({"question_id": qid, "question": stem, "options": opts, "answer": _LETTERS[key],
+                         "answer_index": key, "category": subject, "src": f"ori-{subject}"})
+        planted("syn-pro", str(qid), "syn-base", base_ids[b], kind)
+        qid += 1
+        if rng.random() < 0.02 or c == 1:  # a duplicate (at least one): options permuted
+            perm = rng.permutation(10).tolist()
+            dopts = [opts[k] for k in perm]
+            dkey = perm.index(key)
+            pro_rows.append({**pro_rows[-1], "question_id": qid, "options": dopts,
+                             "answer": _LETTERS[dkey], "answer_index": dkey})
+            planted("syn-pro", str(qid), "syn-base", base_ids[b], "duplicate")
+            qid += 1
+    off = n_copied * 6
+    for k in range(own):
+        subject = subject_names[int(rng.integers(0, n_subjects))]
+        key = int(rng.integers(0, 10))
+        pro_rows.append({"question_id": qid, "question": fresh_stems[k], "options": extra[off + 10 * k : off + 10 * k + 10],
+                         "answer": _LETTERS[key], "answer_index": key, "category": subject, "src": f"new-{subject}"})
+        qid += 1
+    with atomic_writer(out / "syn-pro" / "test.jsonl", "w") as fh:
+        for r in pro_rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+    # --- syn-redux: re-annotation, CSV, keys as indices, some keys changed.
+    nr = min(nb, n["syn-redux"])
+    picked = np.sort(rng.choice(nb, nr, replace=False)).tolist()
+    changed = (rng.random(nr) < 0.05).tolist()
+    changed[0] = True  # at least one key changed
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["subject", "question", "choices", "answer", "error_type"])
+    for row, (b, ch) in enumerate(zip(picked, changed, strict=True)):
+        subject = base_subjects[b]
+        key = (base_keys[b] + 1) % 4 if ch else base_keys[b]
+        w.writerow([subject, stems[b] + (" " if b % 2 else ""), repr(base_opts[b]), key,
+                    "wrong_groundtruth" if ch else "ok"])
+        planted("syn-redux", f"{subject}/{row}", "syn-base", base_ids[b], "reannotation")
+    with atomic_writer(out / "syn-redux" / "test.csv", "w") as fh:
+        fh.write(buf.getvalue())
+
+    # --- syn-xx, syn-yy: translations of the same base items, joined by id.
+    nt = min(nb, n["syn-xx"])
+    trans = np.sort(rng.choice(nb, nt, replace=False)).tolist()
+    for lang in ("xx", "yy"):
+        name = f"syn-{lang}"
+        topts = [[_translate(o, lang) for o in base_opts[b]] for b in trans]
+        _parquet(
+            out / name / "test.parquet",
+            {
+                "sample_id": [base_ids[b] for b in trans],
+                "subject": [base_subjects[b] for b in trans],
+                "question": [_translate(stems[b], lang) for b in trans],
+                "option_a": [o[0] for o in topts],
+                "option_b": [o[1] for o in topts],
+                "option_c": [o[2] for o in topts],
+                "option_d": [o[3] for o in topts],
+                "answer": [_LETTERS[base_keys[b]] for b in trans],
+            },
+        )
+        for b in trans:
+            planted(name, base_ids[b], "syn-base", base_ids[b], "translation")
+
+    _parquet(out / "truth.parquet", truth)
+    counts = {"syn-base": nb, "syn-pro": len(pro_rows), "syn-redux": nr, "syn-xx": nt, "syn-yy": nt}
+    for name in counts:
+        doc = describe(out / name, DescribeOptions(
+            name=name, description=f"Synthetic dataset {name} (invented, seed {seed}).",
+            license="CC0-1.0", split="test"))
+        atomic_write_json(out / name / "croissant.json", doc)
+    atomic_write_json(out / "family.json", _spec(items, seed))
+    result = SyntheticFamily(out, out / "family.json", sum(counts.values()), counts, len(truth["child_item"]), seed)
+    atomic_write_json(out / MANIFEST, {"generator": _GENERATOR, **result.to_dict(), "folder": ".", "spec": "family.json"})
+    return result
+
+
+def _spec(items: int, seed: int) -> dict[str, Any]:
+    four = ["option_a", "option_b", "option_c", "option_d"]
+
+    def ds(name: str, title: str, roles: dict[str, Any], lang: str, **kw: Any) -> dict[str, Any]:
+        return {"name": name, "iri": f"https://example.org/synthetic/{name}", "title": title,
+                "descriptor": f"{name}/croissant.json", "record_set": "default", "roles": roles,
+                "languages": [lang], **kw}
+
+    base_roles = {"id": "sample_id", "subject": "subject", "stem": "question", "options": four, "key": "answer"}
+    return {
+        "name": "synthetic",
+        "title": f"Synthetic benchmark family (~{items} items, seed {seed})",
+        "description": "Invented items with every kind of edge; written by croissant_lineage.testing.synthetic.",
+        "datasets": [
+            ds("syn-base", "Synthetic base benchmark", base_roles, "en", date="2020-01-01"),
+            ds("syn-pro", "Synthetic option-expanded copy",
+               {"id": "question_id", "subject": "category", "stem": "question", "options": "options", "key": "answer"},
+               "en", date="2021-01-01"),
+            ds("syn-redux", "Synthetic re-annotation",
+               {"id": "{subject}/{_row}", "subject": "subject", "stem": "question",
+                "options": {"field": "choices", "parse": "python_list"}, "key": "answer"},
+               "en", key_format="index", date="2021-06-01"),
+            ds("syn-xx", "Synthetic translation xx", base_roles, "xx"),
+            ds("syn-yy", "Synthetic translation yy", base_roles, "yy"),
+            {"name": "syn-zz", "iri": "https://example.org/synthetic/syn-zz",
+             "title": "Synthetic translation into 9 languages (no item data)"},
+        ],
+        "derivations": [
+            {"child": "syn-pro", "parent": "syn-base", "activity": "option_expansion",
+             "link": {"by": "text", "select": {"field": "src", "regex": "^ori-"},
+                      "child_block": {"field": "src", "regex": "^ori-(.+)$"}, "parent_block": "subject",
+                      "threshold": 85}},
+            {"child": "syn-redux", "parent": "syn-base", "activity": "re_annotation", "link": {"by": "text", "threshold": 85}},
+            {"child": "syn-xx", "parent": "syn-base", "activity": "translation", "link": {"by": "id"}},
+            {"child": "syn-yy", "parent": "syn-base", "activity": "translation", "link": {"by": "id"}},
+            {"child": "syn-zz", "parent": "syn-base", "activity": "translation", "coverage": "documented",
+             "languages": 9, "note": "Documented coverage only."},
+        ],
+    }
