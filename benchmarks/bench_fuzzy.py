@@ -27,9 +27,9 @@ from unittest import mock
 import numpy as np
 from common import Report, Stat, Target, interleaved, timed
 
-from croissant_lineage.linking import linker as linking
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.linking import linker as linking
 
 
 def _record(spec: FamilySpec, data_dir: Path | None) -> tuple[list[tuple[list[str], list[str], dict[str, Any]]], Lineage]:
