@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.findings.corrections import apply_corrections
 from croissant_lineage.findings.model import load_findings
@@ -54,17 +55,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--dataset", required=True, help="the dataset whose keys to correct")
-    p.add_argument(
-        "--findings", required=True, nargs="+", metavar="FILE", help="findings files, in order"
-    )
-    p.add_argument("--out", required=True, help="new file for the corrected keys")
-    p.add_argument(
-        "--lineage", metavar="DIR", help="lineage folder (items, and routing of parent findings)"
-    )
-    p.add_argument("--family", default="mmlu", help="family (without --lineage; default: mmlu)")
-    p.add_argument("--data-dir", default="../shared/data", help="data folder (without --lineage)")
-    p.add_argument(
-        "--force", action="store_true", help="replace an existing --out (never an input)"
-    )
-    p.add_argument("--json", action="store_true", help="print changes and reasons as JSON")
+    options.findings(p, required=True)
+    options.out(p, "new file for the corrected keys")
+    options.lineage(p)
+    options.family(p, default="mmlu")
+    options.data_dir(p, default="../shared/data")
+    options.force(p)
+    options.json_output(p)
     p.set_defaults(func=_run)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.croissant.describe import DescribeOptions, DescribeResult, describe_folder
 from croissant_lineage.errors import InputError
 
@@ -85,9 +86,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("folder", metavar="FOLDER", help="folder holding the data files")
-    p.add_argument(
-        "--out",
-        help="descriptor file to write (default: croissant.json in --relative-to, else in FOLDER)",
+    options.out(
+        p,
+        "descriptor file to write (default: croissant.json in --relative-to, else in FOLDER)",
+        required=False,
     )
     p.add_argument("--name", help="dataset name (default: the folder name)")
     p.add_argument("--description", help="dataset description")
@@ -132,11 +134,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="folder the descriptor will sit in; file globs are written relative to it "
         "(default: the --out folder, else FOLDER)",
     )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="replace --out even if it was not written by croissant-lineage",
-    )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_quiet(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json, show_progress
 from croissant_lineage.enrich.writer import (
     EnrichResult,
     FamilyEnrichResult,
@@ -67,7 +68,7 @@ def _run(args: argparse.Namespace) -> int:
         if not args.lineage:
             raise InputError("--family needs --lineage DIR (the output of 'croissant-lineage link')")
         result = enrich_family(
-            args.lineage, args.family, args.out, args.findings, time=args.time, force=args.force,
+            args.lineage, args.family, args.out, options.one_findings_file(args.findings, "enrich"), time=args.time, force=args.force,
             progress=show_progress(args),
         )
     else:
@@ -121,17 +122,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--activity", default="copy", choices=ACTIVITIES, help="what made the dataset from its parents")
     p.add_argument("--note", help="what the derivation did, in words")
-    p.add_argument("--family", metavar="NAME", help="a family spec (built-in name or file): family mode")
-    p.add_argument("--lineage", metavar="DIR", help="lineage folder written by 'croissant-lineage link'")
-    p.add_argument("--findings", metavar="FILE", help="findings file to write beside the descriptors")
-    p.add_argument("--out", required=True, help="output file (dataset level) or folder (--family)")
+    options.family(p)
+    options.lineage(p)
+    options.findings(p)
+    options.out(p, "output file (dataset level) or folder (--family)")
     p.add_argument("--time", help="time to record, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
     p.add_argument(
         "--validate",
         action="store_true",
         help="check with mlcroissant that the output has no more issues than the input",
     )
-    p.add_argument("--force", action="store_true", help="replace --out files this library did not write")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_quiet(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

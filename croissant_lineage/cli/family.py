@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.lineage.graph import Edge, Family, LineageGraph, family_of
 from croissant_lineage.lineage.model import Lineage
 
@@ -70,8 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("item", metavar="ITEM", help="item ref, dataset:item (e.g. mmlu-pro:3542)")
-    p.add_argument("--lineage", required=True, help="lineage folder written by 'croissant-lineage link'")
-    p.add_argument("--json", action="store_true", help="print the family as JSON")
+    options.lineage(p, required=True)
+    options.json_output(p)
     p.add_argument("--svg", metavar="OUT", help="also draw the family to OUT (SVG; PNG if OUT ends in .png)")
-    p.add_argument("--force", action="store_true", help="with --svg: replace OUT even if this library did not write it")
+    options.force(p)
     p.set_defaults(func=_run)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.errors import OutputExistsError
 from croissant_lineage.findings.importers import ImportResult, import_mmlu_pro_errata, import_redux
 from croissant_lineage.findings.model import (

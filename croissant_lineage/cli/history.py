@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.audits.history import HistoryReport, SnapshotDiff, snapshot_history
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 
 __all__ = ["register", "render_history"]
 
@@ -84,18 +85,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--family", required=True, help="a built-in family name (mmlu) or a family spec file")
-    p.add_argument("--data-dir", help="folder the descriptors' file URLs resolve against (shipped families)")
+    options.family(p, required=True)
+    options.data_dir(p)
     p.add_argument(
         "--dataset",
         help="any snapshot of the chain to compare (default: the family's longest chain, mmlu-pro for mmlu)",
     )
     p.add_argument("--item", help="an item id (or ref dataset:item) whose versions to show")
-    p.add_argument(
-        "--lineage",
-        help="a lineage folder (from 'link') whose edges join snapshots linked by text; "
-        "without it they are linked on the fly",
-    )
-    p.add_argument("--allow-outside", action="store_true", help="allow file URLs outside the base folder")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    options.lineage(p)
+    options.allow_outside(p)
+    options.json_output(p)
     p.set_defaults(func=_run)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json, show_progress
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.linking.linker import link
 
@@ -55,11 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("family", metavar="FAMILY", help="a built-in family name (mmlu) or a family spec file")
-    p.add_argument("--data-dir", help="folder the descriptors' file URLs resolve against (shipped families)")
-    p.add_argument("--out", required=True, help="lineage folder to write")
-    p.add_argument("--allow-outside", action="store_true", help="allow file URLs outside the base folder")
-    p.add_argument("--force", action="store_true", help="write into a non-empty folder not made by this tool")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_quiet(p)
+    options.family_positional(p)
+    options.data_dir(p)
+    options.out(p, "lineage folder to write")
+    options.allow_outside(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.prov.graph import FORMATS, ProvResult, write_prov
 
 __all__ = ["register", "render"]
@@ -38,7 +39,7 @@ def _run(args: argparse.Namespace) -> int:
     result = write_prov(
         args.lineage,
         args.out,
-        findings=args.findings,
+        findings=options.one_findings_file(args.findings, "prov"),
         fmt=args.format,
         items=not args.no_items,
         time=args.time,
@@ -62,13 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder written by 'croissant-lineage link'")
-    p.add_argument("--findings", metavar="FILE", help="findings file to include")
+    options.lineage(p, required=True)
+    options.findings(p)
     p.add_argument("--format", default="turtle", choices=list(FORMATS), help="output format (default: turtle)")
-    p.add_argument("--out", required=True, help="output file")
+    options.out(p, "output file")
     p.add_argument("--no-items", action="store_true", help="leave out items that have no derivation triples")
     p.add_argument("--time", help="time of the linking activity, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
-    p.add_argument("--force", action="store_true", help="replace --out even if this library did not write it")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_quiet(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

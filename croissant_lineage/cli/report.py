@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.findings.model import load_findings
 from croissant_lineage.findings.report import family_report
 from croissant_lineage.lineage.model import Lineage
@@ -37,9 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder (from 'link')")
-    p.add_argument(
-        "--findings", required=True, nargs="+", metavar="FILE", help="findings files, in order"
-    )
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    options.lineage(p, required=True)
+    options.findings(p, required=True)
+    options.json_output(p)
     p.set_defaults(func=_run)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
 from croissant_lineage.cli.family import render_family
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.resolve import resolve
 
 __all__ = ["register"]
@@ -43,5 +44,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("item", metavar="ITEM", help="item ref, dataset:item (e.g. mmlu-pro:3542)")
     p.add_argument("descriptors", nargs="+", metavar="DESCRIPTOR", help="enriched descriptors, or folders of them")
-    p.add_argument("--json", action="store_true", help="print the family as JSON")
+    options.json_output(p)
     p.set_defaults(func=_run)

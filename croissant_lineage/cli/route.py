@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.findings.model import KINDS, Finding, Source, load_findings
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
@@ -54,10 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "query", metavar="ITEM_OR_FINDING", help="item ref (mmlu-pro:3542) or finding id"
     )
-    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder (from 'link')")
-    p.add_argument(
-        "--findings", nargs="+", metavar="FILE", help="findings files (JSON or YAML), in order"
-    )
+    options.lineage(p, required=True)
+    options.findings(p)
     p.add_argument(
         "--target",
         choices=("key", "option", "stem", "item"),
@@ -68,5 +67,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--kind", choices=KINDS, default="other", help="kind of the ad-hoc finding")
     p.add_argument("--proposed", help="proposed answer text of the ad-hoc finding")
-    p.add_argument("--json", action="store_true", help="print the queue as JSON")
+    options.json_output(p)
     p.set_defaults(func=_run)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.audits.translations import TranslationReport, family_translations
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 
 __all__ = ["register", "render_translations"]
 
@@ -69,10 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--family", required=True, help="a built-in family name (mmlu) or a family spec file")
-    p.add_argument("--data-dir", help="folder the descriptors' file URLs resolve against (shipped families)")
-    p.add_argument("--lineage", help="a lineage folder (from 'link') to use instead of linking the joins here")
+    options.family(p, required=True)
+    options.data_dir(p)
+    options.lineage(p)
     p.add_argument("--subjects", action="store_true", help="also print the per-subject table")
-    p.add_argument("--allow-outside", action="store_true", help="allow file URLs outside the base folder")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    options.allow_outside(p)
+    options.json_output(p)
     p.set_defaults(func=_run)

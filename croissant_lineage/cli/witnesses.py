@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport, witness_family
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json, show_progress
 
 __all__ = ["register", "render_report"]
 
@@ -157,11 +158,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     arg = p.add_argument
     arg("--archives", required=True, metavar="DIR", help="folder of *.zip prediction archives")
-    arg("--family", default="mmlu", help="a built-in family name (mmlu) or a family spec file")
-    arg("--data-dir", required=True, metavar="DIR", help="folder the descriptors resolve against")
+    options.family(p, default="mmlu")
+    options.data_dir(p, required=True)
     arg("--dataset", default="mmlu-pro", help="the snapshot to judge (default: mmlu-pro)")
-    arg("--findings", metavar="FILE", nargs="+", help="findings file(s) (JSON or YAML)")
-    arg("--lineage", metavar="DIR", help="lineage folder (from 'link') to route parent findings")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    add_quiet(p)
+    options.findings(p)
+    options.lineage(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)
