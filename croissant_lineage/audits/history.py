@@ -38,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 from rapidfuzz import fuzz
 
+from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, SpecError
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
 from croissant_lineage.lineage.items import LETTERS, load_items
@@ -850,7 +851,7 @@ def snapshot_chain(spec: FamilySpec, dataset: str) -> list[Derivation]:
 
 
 @dataclass(frozen=True)
-class HistoryReport:
+class HistoryReport(Result):
     """What ``croissant-lineage history`` shows: a snapshot chain and one item's versions.
 
     Attributes:

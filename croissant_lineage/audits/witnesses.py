@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from croissant_lineage._results import RowTable
+from croissant_lineage._results import Result, RowTable
 from croissant_lineage.audits.archives import (
     ArchiveLimits,
     inspect_archive,
@@ -427,7 +427,7 @@ class WitnessEvidence:
 
 
 @dataclass
-class WitnessReport:
+class WitnessReport(Result):
     """Everything :func:`witness` found.
 
     Attributes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.cli import options
-from croissant_lineage.cli.options import example_epilog, print_json, show_progress
+from croissant_lineage.cli.options import example_epilog, print_result, show_progress
 from croissant_lineage.enrich.writer import (
     EnrichResult,
     FamilyEnrichResult,
@@ -15,7 +15,7 @@ from croissant_lineage.enrich.writer import (
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.schema import ACTIVITIES
 
-__all__ = ["register", "render"]
+__all__ = ["register"]
 
 _DESCRIPTION = """\
 Two modes.
@@ -40,24 +40,6 @@ atomically.
 --out may be DESCRIPTOR itself, a new file, or a file this library wrote (a descriptor
 with its marks, a lineage Parquet file with its columns); any other existing file is
 left alone (error CL-E007) unless --force."""
-
-
-def render(result: EnrichResult | FamilyEnrichResult) -> str:
-    """Readable text of an enrichment result."""
-    if isinstance(result, FamilyEnrichResult):
-        lines = [f"wrote {len(result.descriptors)} enriched descriptors to {result.out_dir}:"]
-        for d in result.descriptors:
-            lines.append(
-                f"  {d.path}: {', '.join(d.datasets)}; {d.items:,} items, {d.edges:,} edges, "
-                f"{d.findings:,} findings"
-            )
-        lines.append(f"edges in lineage files: {result.edges:,}")
-        return "\n".join(lines)
-    verb = "re-enriched" if result.replaced else "enriched"
-    text = f"{verb} {result.path}: derived from {', '.join(result.parents)}"
-    if result.issues is not None:
-        text += f" (mlcroissant: {result.issues['before']} before, {result.issues['after']} after)"
-    return text
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -86,18 +68,8 @@ def _run(args: argparse.Namespace) -> int:
             validate=args.validate,
             force=args.force,
         )
-    if args.json:
-        print_json(result.to_dict() if isinstance(result, FamilyEnrichResult) else _dict(result))
-    elif not args.quiet:
-        print(render(result))
+    print_result(args, result)
     return 0
-
-
-def _dict(result: EnrichResult) -> dict[str, object]:
-    out: dict[str, object] = {"path": result.path, "parents": result.parents, "replaced": result.replaced}
-    if result.issues is not None:
-        out["issues"] = {k: {"errors": v.errors, "warnings": v.warnings} for k, v in result.issues.items()}
-    return out
 
 
 def register(sub: argparse._SubParsersAction) -> None:

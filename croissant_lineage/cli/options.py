@@ -34,6 +34,7 @@ __all__ = [
     "one_findings_file",
     "out",
     "print_json",
+    "print_result",
     "quiet",
     "show_progress",
 ]
@@ -143,6 +144,14 @@ def example_epilog(*examples: str) -> str:
 def show_progress(args: argparse.Namespace) -> bool:
     """Progress bars only when not ``--quiet`` and stderr is a terminal."""
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
+def print_result(args: argparse.Namespace, result: Any) -> None:
+    """Print ``result.to_dict()`` as JSON with ``--json``, else ``str(result)`` unless ``--quiet``."""
+    if getattr(args, "json", False):
+        print_json(result.to_dict())
+    elif not getattr(args, "quiet", False):
+        print(result)
 
 
 def print_json(obj: Any) -> None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
 
 from croissant_lineage.cli import options
-from croissant_lineage.cli.options import example_epilog, print_json
-from croissant_lineage.prov.graph import FORMATS, ProvResult, write_prov
+from croissant_lineage.cli.options import example_epilog, print_result
+from croissant_lineage.prov.graph import FORMATS, write_prov
 
-__all__ = ["register", "render"]
+__all__ = ["register"]
 
 _DESCRIPTION = """\
 Write the provenance graph of a lineage folder with rdflib: datasets (prov:Entity,
@@ -27,14 +26,6 @@ drops), so a re-run replaces it; any other existing --out is left alone (error C
 unless --force."""
 
 
-def render(result: ProvResult) -> str:
-    """Readable text of a :class:`ProvResult`."""
-    return (
-        f"wrote {result.path} ({result.format}): {result.triples:,} triples, "
-        f"{result.edges:,} item derivations, {result.findings:,} findings"
-    )
-
-
 def _run(args: argparse.Namespace) -> int:
     result = write_prov(
         args.lineage,
@@ -45,10 +36,7 @@ def _run(args: argparse.Namespace) -> int:
         time=args.time,
         force=args.force,
     )
-    if args.json:
-        print_json(asdict(result))
-    elif not args.quiet:
-        print(render(result))
+    print_result(args, result)
     return 0
 
 

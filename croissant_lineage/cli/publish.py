@@ -7,7 +7,7 @@ import os
 import sys
 
 from croissant_lineage.cli import options
-from croissant_lineage.cli.options import example_epilog, print_json
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.hub.publish import publish
 
 __all__ = ["register"]
@@ -27,16 +27,8 @@ def _run(args: argparse.Namespace) -> int:
         base_card=args.base_card,
         overwrite=args.force,
     )
-    if args.json:
-        print_json(plan.to_dict())
-        return 0
-    verb = "committed to" if plan.uploaded else "dry run for"
-    print(f"{verb} {plan.repo_id} ({plan.dataset}): {plan.commit_message}")
-    for op in plan.operations():
-        print(f"  {op}")
-    if plan.commit_url:
-        print(plan.commit_url)
-    elif not plan.uploaded:
+    print_result(args, plan)
+    if not args.json and not plan.uploaded:
         print(f"files written to {plan.out_dir}; nothing uploaded (no token, or --dry-run)", file=sys.stderr)
     return 0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.cli import options
-from croissant_lineage.cli.options import example_epilog, print_json
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.model import load_findings
 from croissant_lineage.findings.report import family_report
 from croissant_lineage.lineage.model import Lineage
@@ -16,10 +16,7 @@ __all__ = ["register"]
 def _run(args: argparse.Namespace) -> int:
     findings = load_findings(args.findings)
     report = family_report(Lineage.read(args.lineage), findings)
-    if args.json:
-        print_json(report.to_dict())
-    else:
-        print(report)
+    print_result(args, report)
     return 0
 
 

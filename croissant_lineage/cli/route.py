@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.cli import options
-from croissant_lineage.cli.options import example_epilog, print_json
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.model import KINDS, Finding, Source, load_findings
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
@@ -28,10 +28,7 @@ def _run(args: argparse.Namespace) -> int:
             source=Source("command line", kind="person"),
         )
     queue = route(graph, query, findings)
-    if args.json:
-        print_json(queue.to_dict())
-    else:
-        print(queue)
+    print_result(args, queue)
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, join_ref, split_ref
@@ -93,7 +94,7 @@ class Relative:
 
 
 @dataclass(frozen=True)
-class Family:
+class Family(Result):
     """Everything the lineage knows about one item.
 
     Attributes:

@@ -42,6 +42,7 @@ import rdflib
 from rdflib import RDF, XSD, BNode, Literal, URIRef
 
 from croissant_lineage._io import atomic_write_bytes
+from croissant_lineage._results import Result
 from croissant_lineage._version import __version__
 from croissant_lineage.croissant.descriptor import CL_NS, ensure_replaceable
 from croissant_lineage.croissant.jsonld import PROV_NS, XSD_NS, to_graph
@@ -599,7 +600,7 @@ def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[st
 
 
 @dataclass(frozen=True)
-class ProvResult:
+class ProvResult(Result):
     """What :func:`write_prov` wrote.
 
     Attributes:
@@ -615,6 +616,16 @@ class ProvResult:
     triples: int
     edges: int
     findings: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (what ``croissant-lineage prov --json`` prints)."""
+        return {
+            "path": self.path,
+            "format": self.format,
+            "triples": self.triples,
+            "edges": self.edges,
+            "findings": self.findings,
+        }
 
 
 def build_graph(
