@@ -50,7 +50,12 @@ def _run(args: argparse.Namespace) -> int:
         if not args.lineage:
             raise InputError("--family needs --lineage DIR (the output of 'croissant-lineage link')")
         result = enrich_family(
-            args.lineage, args.family, args.out, options.one_findings_file(args.findings, "enrich"), time=args.time, force=args.force,
+            args.lineage,
+            args.family,
+            args.out,
+            options.one_findings_file(args.findings, "enrich"),
+            time=args.time,
+            force=args.force,
             progress=show_progress(args),
         )
     else:

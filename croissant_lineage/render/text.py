@@ -21,6 +21,7 @@ from croissant_lineage.enrich.writer import EnrichResult, FamilyEnrichResult
 from croissant_lineage.hub.publish import PublishPlan
 from croissant_lineage.lineage.graph import Edge, Family
 from croissant_lineage.prov.graph import ProvResult
+from croissant_lineage.workflows import LinkResult
 
 __all__ = [
     "describe_text",
@@ -28,6 +29,7 @@ __all__ = [
     "family_enrich_text",
     "family_text",
     "history_text",
+    "link_text",
     "prov_text",
     "publish_text",
     "translations_text",
@@ -86,6 +88,27 @@ def publish_text(plan: PublishPlan) -> str:
     lines += [f"  {op}" for op in plan.operations()]
     if plan.commit_url:
         lines.append(plan.commit_url)
+    return "\n".join(lines)
+
+
+# --- link ---
+
+
+@register_text(LinkResult)
+def link_text(result: LinkResult) -> str:
+    """Edges per derivation, by method, with unmatched, ambiguous and key counts."""
+    summary = result.lineage.summary
+    lines = [f"family {summary.get('family')}: {summary.get('edges', 0)} edges"]
+    for s in summary.get("derivations", []):
+        methods = ", ".join(f"{m} {n}" for m, n in s["by_method"].items()) or "none"
+        lines.append(
+            f"  {s['child']} <- {s['parent']} ({s['activity']}): {s['linked']}/{s['selected']} linked "
+            f"[{methods}]; unmatched {s['unmatched']}, ambiguous {s['ambiguous']}, "
+            f"key inherited {s['key_inherited']}, key changed {s['key_changed']}"
+        )
+    dups = summary.get("duplicate_groups", {})
+    if dups:
+        lines.append("  duplicate groups: " + ", ".join(f"{d} {n}" for d, n in dups.items()))
     return "\n".join(lines)
 
 
