@@ -35,14 +35,17 @@ from croissant_lineage._io import read_json, read_text
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.importers._common import ImportResult, Unattached
+from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = [
     "CATEGORY_LISTS",
     "ERRATA_SOURCE",
+    "IMPORTER",
     "LIST_KINDS",
     "QuotedOptions",
     "import_mmlu_pro_errata",
@@ -152,19 +155,21 @@ def import_mmlu_pro_errata(
     status: str = "submitted",
     status_date: str | None = None,
     source: Source = ERRATA_SOURCE,
+    lineage: Lineage | None = None,
 ) -> ImportResult:
     """MMLU-Pro errata lists (``problem_ids.json`` + ``hf_discussion_post.md``) as findings.
 
     Args:
         folder: The errata folder; ``{data_dir}/mmlu_pro_errata`` when None.
-        items: The dataset's item table (to check ids and read options); loaded from
-            ``family.dataset(dataset)`` when None.
+        items: The dataset's item table (to check ids and read options); when None,
+            the items of ``lineage``, else loaded from ``family.dataset(dataset)``.
         family: The family spec or its name.
         dataset: The dataset the ids belong to.
         data_dir: Where the data files are.
         status: Status of every finding (``submitted``: posted to the maintainers).
         status_date: Date of that status, if known.
         source: Who published the lists.
+        lineage: The linked family, whose items table serves when ``items`` is None.
 
     Returns:
         One finding per listed id (and list kind), ids per list in ``counts``, and the
@@ -180,6 +185,8 @@ def import_mmlu_pro_errata(
         raise InputError("expected an object of lists of question ids", path=lists_path)
     post_path = root / "hf_discussion_post.md"
     sections = _sections(read_text(post_path)[0]) if post_path.exists() else {}
+    if items is None and lineage is not None:
+        items = lineage.items
     if items is None:
         spec = load_family(family) if isinstance(family, str) else family
         items = load_items(spec.dataset(dataset), data_dir=data_dir)
@@ -267,3 +274,17 @@ def import_mmlu_pro_errata(
     if unknown:
         result.notes.append(f"lists imported as kind 'other': {', '.join(unknown)}")
     return result
+
+
+#: The ``errata`` source of the importer registry (``croissant-lineage findings import errata``).
+IMPORTER = Importer(
+    name="errata",
+    help="MMLU-Pro errata lists (problem_ids.json + hf_discussion_post.md)",
+    function=import_mmlu_pro_errata,
+    arguments=(
+        ImporterArgument("folder", "errata folder (default: DATA_DIR/mmlu_pro_errata)", type=Path),
+    ),
+    description="Each listed MMLU-Pro question_id becomes a finding (status: submitted); ids "
+    "that are not test items are reported as unattached.",
+    examples=("croissant-lineage findings import errata --lineage lineage/ --out errata.json",),
+)

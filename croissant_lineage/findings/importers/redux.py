@@ -26,12 +26,16 @@ import pyarrow as pa
 
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.importers._common import ImportResult, Unattached, as_graph, attach
+from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = [
+    "IMPORTER",
     "LABEL_KINDS",
     "REDUX_LABELS",
     "AnswerResolution",
@@ -195,7 +199,7 @@ def import_redux(
     family: FamilySpec | str = "mmlu",
     dataset: str = "mmlu-redux",
     data_dir: str | Path = Path("../shared/data"),
-    lineage: Any = None,
+    lineage: Lineage | LineageGraph | None = None,
     parent_dataset: str = "mmlu",
 ) -> ImportResult:
     """MMLU-Redux annotations (raw files or the 2.0 excerpt) as findings.
@@ -279,3 +283,23 @@ def import_redux(
     result.kinds = dict(sorted(Counter(f.kind for f in result.findings).items()))
     result.notes.append(f"{len(spellings)} spellings of {len(labels)} labels")
     return result
+
+
+#: The ``redux`` source of the importer registry (``croissant-lineage findings import redux``).
+IMPORTER = Importer(
+    name="redux",
+    help="MMLU-Redux annotations, attached to the MMLU items they annotate",
+    function=import_redux,
+    arguments=(
+        ImporterArgument(
+            "dataset", "mmlu-redux (raw files) or mmlu-redux-2.0", default="mmlu-redux"
+        ),
+    ),
+    description="Normalise MMLU-Redux's error_type labels, resolve correct_answer to option "
+    "texts, and attach each non-ok row to its MMLU item through the lineage (status: proposed).",
+    examples=(
+        "croissant-lineage findings import redux --lineage lineage/ --out redux.json",
+        "croissant-lineage findings import redux --dataset mmlu-redux-2.0 --lineage lineage/ "
+        "--out r2.json",
+    ),
+)
