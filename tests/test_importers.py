@@ -221,6 +221,19 @@ def test_an_importer_argument_may_not_shadow_a_common_flag() -> None:
         Importer(name="bad", help="", function=_fixture_import, arguments=(ImporterArgument("out", ""),))
 
 
+def test_a_missing_data_folder_is_an_error_that_names_the_flag(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+
+    with pytest.raises(InputError, match="data_dir"):
+        import_redux(family="mmlu")  # the shipped family's files are relative to a data folder
+    with pytest.raises(InputError, match="data_dir"):
+        import_mmlu_pro_errata(items=items_table("pro", []), family=TOY, dataset="pro")
+    for source in ("redux", "errata"):
+        assert main(["findings", "import", source, "--out", str(tmp_path / "f.json")]) == 2
+        assert "--data-dir" in capsys.readouterr().err
+    assert not (tmp_path / "f.json").exists()
+
+
 # ----------------------------------------------------------------------------- real data
 
 

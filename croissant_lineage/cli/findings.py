@@ -81,7 +81,8 @@ def _list(args: argparse.Namespace) -> int:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", default="mmlu", help="family spec name or file (default: mmlu)")
     p.add_argument(
-        "--data-dir", default="../shared/data", help="data folder (default: ../shared/data)"
+        "--data-dir",
+        help="data folder the family's files resolve against (needed by the shipped mmlu family)",
     )
     p.add_argument("--lineage", metavar="DIR", help="lineage folder (from 'link')")
     p.add_argument("--out", required=True, help="findings file to write (.json, .yaml)")
