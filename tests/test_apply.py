@@ -133,7 +133,7 @@ def test_real_redux_findings_change_no_key_until_confirmed(shared_data: Path, mm
 
 def test_cli_apply_writes_a_new_file_and_never_an_input(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings.model import save_findings
+    from croissant_lineage.findings.files import save_findings
 
     lin_dir = toy_lineage().write(tmp_path / "lineage")
     findings = save_findings(tmp_path / "f.json", [_key_finding(), _key_finding(item="base:s/1", proposed="Elm",

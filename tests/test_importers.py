@@ -195,7 +195,7 @@ def test_shipped_importers_are_discovered_from_their_modules() -> None:
 
 def test_a_registered_importer_gets_a_cli_subcommand_that_runs_it(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings.model import load_findings
+    from croissant_lineage.findings.files import load_findings
 
     register_importer(FIXTURE)
     try:
@@ -284,7 +284,7 @@ def test_real_errata(shared_data: Path, mmlu_lineage) -> None:
 def test_cli_import_redux_writes_a_findings_file(shared_data: Path, mmlu_lineage_dir: Path, tmp_path: Path,
                                                  capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings.model import load_findings
+    from croissant_lineage.findings.files import load_findings
 
     out = tmp_path / "redux.json"
     args = ["findings", "import", "redux", "--lineage", str(mmlu_lineage_dir), "--data-dir", str(shared_data),

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from croissant_lineage.cli._common import example_epilog, print_json
 from croissant_lineage.findings.corrections import apply_corrections
+from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.importers import dataset_items
-from croissant_lineage.findings.model import load_findings
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
 

@@ -13,15 +13,9 @@ from pathlib import Path
 
 from croissant_lineage.cli._common import example_epilog, print_json
 from croissant_lineage.errors import OutputExistsError
+from croissant_lineage.findings.files import findings_to_document, load_findings, save_findings
 from croissant_lineage.findings.importers import Importer, ImportResult, importers
-from croissant_lineage.findings.model import (
-    KINDS,
-    STATUSES,
-    Finding,
-    findings_to_document,
-    load_findings,
-    save_findings,
-)
+from croissant_lineage.findings.model import KINDS, STATUSES, Finding
 from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
