@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from croissant_lineage.cli import options
-from croissant_lineage.cli.options import example_epilog, print_json
-from croissant_lineage.family.spec import load_family
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.corrections import apply_corrections
-from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.files import load_findings
+from croissant_lineage.findings.importers import dataset_items
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
 
@@ -27,13 +27,11 @@ def _run(args: argparse.Namespace) -> int:
             lineage, findings, dataset=args.dataset, lineage=LineageGraph(lineage)
         )
     else:
-        spec = load_family(args.family).dataset(args.dataset)
-        result = apply_corrections(spec, findings, data_dir=args.data_dir)
+        _, items = dataset_items(args.family, args.dataset, args.data_dir)
+        result = apply_corrections(items, findings, dataset=args.dataset)
     out = result.write(args.out, inputs=inputs, overwrite=args.force)
-    if args.json:
-        print_json(result.to_dict())
-    else:
-        print(result)
+    print_result(args, result)
+    if not args.json:
         print(f"wrote {out}", file=sys.stderr)
     return 0
 
@@ -59,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.out(p, "new file for the corrected keys")
     options.lineage(p)
     options.family(p, default="mmlu")
-    options.data_dir(p, default="../shared/data")
+    options.data_dir(p)
     options.force(p)
     options.json_output(p)
     p.set_defaults(func=_run)

@@ -6,7 +6,7 @@ import argparse
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
-from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.report import family_report
 from croissant_lineage.lineage.model import Lineage
 

@@ -6,7 +6,8 @@ import argparse
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
-from croissant_lineage.findings.model import KINDS, Finding, Source, load_findings
+from croissant_lineage.findings.files import load_findings
+from croissant_lineage.findings.model import KINDS, Finding, Source
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
