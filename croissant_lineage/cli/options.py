@@ -100,11 +100,12 @@ def quiet(parser: argparse.ArgumentParser) -> None:
 
 
 def force(parser: argparse.ArgumentParser) -> None:
-    """``--force``: replace an existing output even if this library did not write it."""
+    """``--force``: replace an existing output the command would otherwise leave alone."""
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace an existing output even if croissant-lineage did not write it (never an input)",
+        help="replace an existing output that the command would otherwise refuse to replace "
+        "(never an input)",
     )
 
 
