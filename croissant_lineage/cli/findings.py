@@ -16,7 +16,7 @@ from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.errors import OutputExistsError
 from croissant_lineage.findings.files import findings_to_document, load_findings, save_findings
 from croissant_lineage.findings.importers import Importer, ImportResult, importers
-from croissant_lineage.findings.model import KINDS, STATUSES, Finding
+from croissant_lineage.findings.model import KINDS, STATUSES, Finding, select_findings
 from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
@@ -57,13 +57,7 @@ def _line(f: Finding) -> str:
 
 def _list(args: argparse.Namespace) -> int:
     findings = load_findings(args.files)
-    chosen = [
-        f
-        for f in findings
-        if (not args.status or f.status in args.status)
-        and (not args.kind or f.kind in args.kind)
-        and (not args.item or f.item == args.item or f.source.item == args.item)
-    ]
+    chosen = select_findings(findings, statuses=args.status, kinds=args.kind, item=args.item or None)
     if args.json:
         print_json(findings_to_document(chosen))
     else:
