@@ -799,9 +799,7 @@ def family_translations(
     tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) for n in names}
     parts = []
     for d in derivs:
-        langs = (spec.datasets[d.child].languages, spec.datasets[d.parent].languages)
-        translated = d.activity == "translation" and (not all(langs) or langs[0] != langs[1])
-        edges, _unmatched, _stats = link_derivation(d, tables[d.child], tables[d.parent], translated=translated)
+        edges, _unmatched, _stats = link_derivation(d, tables[d.child], tables[d.parent])
         parts.append(edges)
     edges = pa.concat_tables(parts) if parts else EDGES_SCHEMA.empty_table()
     items = pa.concat_tables([tables[n] for n in names]) if names else ITEMS_SCHEMA.empty_table()

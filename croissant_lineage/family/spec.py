@@ -113,7 +113,18 @@ class LinkRule:
 
 @dataclass(frozen=True)
 class Derivation:
-    """A dataset-level derivation ``child <- parent`` with its activity."""
+    """A dataset-level derivation ``child <- parent`` with its activity.
+
+    Attributes:
+        child / parent: Dataset names.
+        activity: One of :data:`croissant_lineage.lineage.schema.ACTIVITIES`.
+        link: How child items find their parent item (None: documented only).
+        coverage: ``items`` (linked item by item) or ``documented``.
+        note: Free text from the spec.
+        languages: For a documented translation: how many languages it covers.
+        child_languages / parent_languages: The two datasets' declared languages
+            (filled in by :func:`parse_family`; empty: not declared).
+    """
 
     child: str
     parent: str
@@ -122,6 +133,20 @@ class Derivation:
     coverage: str = "items"  # "items" | "documented"
     note: str = ""
     languages: int | None = None
+    child_languages: tuple[str, ...] = ()
+    parent_languages: tuple[str, ...] = ()
+
+    @property
+    def is_translation(self) -> bool:
+        """Are the child's texts a translation of the parent's?
+
+        True when the activity is ``translation``, unless both datasets declare their
+        languages and declare the same ones (a "translation" into the parent's own
+        language, whose texts can be compared as copies). Linking pairs the options of a
+        translation by position and does not compare stems.
+        """
+        langs = (self.child_languages, self.parent_languages)
+        return self.activity == "translation" and (not all(langs) or langs[0] != langs[1])
 
 
 @dataclass(frozen=True)
@@ -266,6 +291,8 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
                 coverage=coverage,
                 note=r.get("note", ""),
                 languages=r.get("languages"),
+                child_languages=datasets[r["child"]].languages,
+                parent_languages=datasets[r["parent"]].languages,
             )
         )
     spec = FamilySpec(

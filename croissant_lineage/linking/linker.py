@@ -294,7 +294,7 @@ def link_derivation(
         deriv: The derivation (with its link rule).
         child_table, parent_table: Item tables of the two datasets.
         translated: Texts are in different languages, so options pair by position and
-            stems are not compared (default: the activity is ``translation``).
+            stems are not compared (default: ``deriv.is_translation``).
 
     Returns:
         ``(edges, unmatched, stats)``: tables with EDGES_SCHEMA and UNMATCHED_SCHEMA,
@@ -323,7 +323,7 @@ def _link_sides(
         matches, unmatched = _match_id(child, parent, rule, selected, where)
     matches.sort(key=lambda m: m.child)
     if translated is None:
-        translated = deriv.activity == "translation"
+        translated = deriv.is_translation
     rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
     for m in matches:
         diff: OptionDiff
@@ -530,10 +530,8 @@ def _link_family(
         for name in (deriv.child, deriv.parent):
             if name not in sides:
                 sides[name] = _Side(tables[name])
-        langs = (spec.datasets[deriv.child].languages, spec.datasets[deriv.parent].languages)
-        translated = deriv.activity == "translation" and (not all(langs) or langs[0] != langs[1])
         try:
-            e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent], translated=translated)
+            e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent])
         except SpecError as exc:  # a link rule names a field the records lack: point at the spec
             if exc.path is not None:
                 raise
