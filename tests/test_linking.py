@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from croissant_lineage.family.spec import Derivation, LinkRule
-from croissant_lineage.linking.linker import find_duplicates, link_derivation
+from croissant_lineage.linking.duplicates import find_duplicates
+from croissant_lineage.linking.linker import link_derivation
 from croissant_lineage.linking.options import diff_options, positional_diff
 from tests.helpers import items_table
 
