@@ -127,26 +127,22 @@ def _edges_table(
     rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
     for m in matches:
         diff, key_inh, score, stem_changed = _evidence(child, parent, m, translated=translated)
-        values = {
-            "child_dataset": deriv.child,
-            "child_item": child.ids[m.child],
-            "parent_dataset": deriv.parent,
-            "parent_item": parent.ids[m.parent],
-            "activity": deriv.activity,
-            "method": m.method,
-            "score": float(score),
-            "options_score": diff.score,
-            "option_map": list(diff.option_map),
-            "options_copied": diff.copied,
-            "options_added": diff.added,
-            "options_dropped": diff.dropped,
-            "key_inherited": key_inh,
-            "stem_changed": stem_changed,
-            "ambiguous": m.ambiguous,
-            "alternatives": [parent.ids[j] for j in m.alternatives],
-        }
-        for name, value in values.items():
-            rows[name].append(value)
+        rows["child_dataset"].append(deriv.child)
+        rows["child_item"].append(child.ids[m.child])
+        rows["parent_dataset"].append(deriv.parent)
+        rows["parent_item"].append(parent.ids[m.parent])
+        rows["activity"].append(deriv.activity)
+        rows["method"].append(m.method)
+        rows["score"].append(float(score))
+        rows["options_score"].append(diff.score)
+        rows["option_map"].append(list(diff.option_map))
+        rows["options_copied"].append(diff.copied)
+        rows["options_added"].append(diff.added)
+        rows["options_dropped"].append(diff.dropped)
+        rows["key_inherited"].append(key_inh)
+        rows["stem_changed"].append(stem_changed)
+        rows["ambiguous"].append(m.ambiguous)
+        rows["alternatives"].append([parent.ids[j] for j in m.alternatives])
     return pa.table(rows, schema=EDGES_SCHEMA)
 
 
