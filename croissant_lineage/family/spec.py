@@ -31,9 +31,9 @@ from croissant_lineage._io import load_yaml, loads_json, read_text
 from croissant_lineage.croissant.hub import is_hub_id
 from croissant_lineage.errors import InputError, SpecError
 from croissant_lineage.family.shipped import builtin_families, builtin_family_path
-from croissant_lineage.lineage.schema import ACTIVITIES
 
 __all__ = [
+    "ACTIVITIES",
     "DatasetSpec",
     "Derivation",
     "FamilySpec",
@@ -41,6 +41,17 @@ __all__ = [
     "load_family",
     "parse_family",
 ]
+
+#: Activity kinds of a derivation (dataset level and item level).
+ACTIVITIES = (
+    "copy",
+    "filter",
+    "option_expansion",
+    "re_release",
+    "re_annotation",
+    "translation",
+    "snapshot",
+)
 
 
 def _schema() -> dict[str, Any]:
@@ -117,7 +128,7 @@ class Derivation:
 
     Attributes:
         child / parent: Dataset names.
-        activity: One of :data:`croissant_lineage.lineage.schema.ACTIVITIES`.
+        activity: One of :data:`ACTIVITIES`.
         link: How child items find their parent item (None: documented only).
         coverage: ``items`` (linked item by item) or ``documented``.
         note: Free text from the spec.

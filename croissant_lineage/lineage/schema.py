@@ -17,6 +17,9 @@ from urllib.parse import quote
 
 import pyarrow as pa
 
+# The activity kinds are the family spec's vocabulary; the edges' ``activity`` column uses it.
+from croissant_lineage.family.spec import ACTIVITIES
+
 __all__ = [
     "ACTIVITIES",
     "CHANGES_SCHEMA",
@@ -38,17 +41,6 @@ __all__ = [
     "join_ref",
     "split_ref",
 ]
-
-#: Activity kinds of a derivation (dataset level and item level).
-ACTIVITIES = (
-    "copy",
-    "filter",
-    "option_expansion",
-    "re_release",
-    "re_annotation",
-    "translation",
-    "snapshot",
-)
 
 #: How a child item was linked to its parent.
 #: ``id``: a declared id column (e.g. ``question_id_src``, ``sample_id``);
