@@ -22,13 +22,14 @@ import re
 import warnings
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
 from croissant_lineage._io import atomic_write_bytes
+from croissant_lineage._results import Result, register_html
 from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.graph import Edge, LineageGraph
@@ -57,6 +58,7 @@ __all__ = [
     "StatusStyle",
     "family_picture",
     "is_our_picture",
+    "picture_html",
 ]
 
 
@@ -106,7 +108,7 @@ class PictureEdge:
 
 
 @dataclass(eq=False)
-class FamilyPicture:
+class FamilyPicture(Result):
     """A drawn family (see :func:`family_picture`).
 
     Attributes:
@@ -172,10 +174,22 @@ class FamilyPicture:
     def _repr_svg_(self) -> str:
         return self.to_svg()
 
-    def _repr_html_(self) -> str:
-        svg = self.to_svg()
-        svg = svg[svg.index("<svg") :]
-        return f'<div style="overflow-x:auto;max-width:100%">{svg}</div>'
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the item, its boxes and arrows (as dicts) and the relatives left out."""
+        return {
+            "ref": self.ref,
+            "nodes": [{**asdict(n), "marks": list(n.marks)} for n in self.nodes],
+            "edges": [asdict(e) for e in self.edges],
+            "omitted": self.omitted,
+        }
+
+
+@register_html(FamilyPicture)
+def picture_html(picture: FamilyPicture) -> str:
+    """The picture as inline SVG in a horizontally scrolling ``<div>`` (a notebook's view)."""
+    svg = picture.to_svg()
+    svg = svg[svg.index("<svg") :]
+    return f'<div style="overflow-x:auto;max-width:100%">{svg}</div>'
 
 
 #: Written into every picture's metadata; a file carrying it may be replaced by :meth:`FamilyPicture.save`.

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from croissant_lineage._results import Result
 from croissant_lineage.findings.model import Finding
 
 __all__ = ["Attachment", "ImportResult", "Unattached", "as_graph", "attach"]
@@ -31,7 +32,7 @@ class Unattached:
 
 
 @dataclass
-class ImportResult:
+class ImportResult(Result):
     """What an importer returns.
 
     Iterating over it, or ``len()``, goes over :attr:`findings`.
@@ -69,13 +70,6 @@ class ImportResult:
             "unattached": [u.to_dict() for u in self.unattached],
             "notes": list(self.notes),
         }
-
-    def _repr_html_(self) -> str:
-        from croissant_lineage.render.html import (
-            to_html,  # imported here: display is only needed in notebooks
-        )
-
-        return to_html(self)
 
     def __str__(self) -> str:
         lines = [f"{self.source}: {len(self.findings)} findings"]
