@@ -30,6 +30,8 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from croissant_lineage._results import Result, html_renderer, register_html, render_html
 from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
@@ -40,6 +42,7 @@ from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.report import FamilyReport
 from croissant_lineage.findings.routing import Queue
 from croissant_lineage.lineage.graph import FAMILY_COLUMNS, Family
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.render._palette import STATUS_PALETTE
 from croissant_lineage.validate.report import Report
 
@@ -55,6 +58,7 @@ __all__ = [
     "findings_html",
     "history_html",
     "html_table",
+    "lineage_html",
     "queue_html",
     "snapshot_diff_html",
     "status_badge",
@@ -235,6 +239,62 @@ def family_html(fam: Family) -> str:
     if fam.findings:
         parts.append(findings_html(fam.findings, title="findings"))
     return _block(f"Family of {_e(fam.ref)}", *parts)
+
+
+# ---------------------------------------------------------------------------- lineage
+
+_DERIVATION = ("child_dataset", "parent_dataset", "activity")
+
+
+def _counts(table: pa.Table, keys: Sequence[str]) -> dict[tuple[Any, ...], int]:
+    """Rows of ``table`` per distinct value of ``keys``."""
+    if not table.num_rows:
+        return {}
+    grouped = table.group_by(list(keys), use_threads=False).aggregate([([], "count_all")])
+    cols = [grouped.column(k).to_pylist() for k in keys]
+    return dict(zip(zip(*cols, strict=True), grouped.column("count_all").to_pylist(), strict=True))
+
+
+def _derivations(lineage: Lineage, pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (child, parent) pairs in the family's order of derivations, others after, sorted."""
+    order = {(d.get("child"), d.get("parent")): i for i, d in enumerate(lineage.family.get("derivations", []))}
+    return sorted(set(pairs), key=lambda cp: (order.get(cp, len(order)), cp))
+
+
+def _derivation_rows(lineage: Lineage) -> list[dict[str, Any]]:
+    """One row per linked derivation: edges per method, ambiguous, key changed, unmatched."""
+    e = lineage.edges
+    pair = ("child_dataset", "parent_dataset")
+    per_method = _counts(e, (*pair, "activity", "method"))
+    ambiguous = _counts(e.filter(pc.fill_null(e.column("ambiguous"), False)), pair)
+    changed = _counts(e.filter(pc.invert(pc.fill_null(e.column("key_inherited"), True))), pair)
+    unmatched = _counts(lineage.unmatched, pair)
+    activity = {(d.get("child"), d.get("parent")): d.get("activity") for d in lineage.family.get("derivations", [])}
+    rows = []
+    for cp in _derivations(lineage, [k[:2] for k in per_method] + list(unmatched)):
+        methods = {k[3]: n for k, n in sorted(per_method.items()) if k[:2] == cp}
+        acts = sorted({k[2] for k in per_method if k[:2] == cp}) or [activity.get(cp)]
+        rows.append({
+            "child": cp[0], "parent": cp[1], "activity": ", ".join(a for a in acts if a),
+            "edges": sum(methods.values()), "by method": ", ".join(f"{m} {n}" for m, n in methods.items()),
+            "ambiguous": ambiguous.get(cp, 0), "key changed": changed.get(cp, 0), "unmatched": unmatched.get(cp, 0),
+        })
+    return rows
+
+
+@register_html(Lineage)
+def lineage_html(lineage: Lineage) -> str:
+    """HTML of a :class:`~croissant_lineage.lineage.model.Lineage`: its counts, then edges per
+    derivation and link method."""
+    groups = lineage.duplicates.group_by(["dataset", "group"]).aggregate([]).num_rows
+    datasets = len(set(lineage.items.column("dataset").to_pylist())) if lineage.items.num_rows else 0
+    rows = _derivation_rows(lineage)
+    return _block(
+        f"Lineage of {_e(lineage.family.get('name') or '?')}",
+        _line(f"{lineage.items.num_rows} items in {datasets} datasets · {lineage.edges.num_rows} edges · "
+              f"{groups} duplicate groups · {lineage.unmatched.num_rows} unmatched"),
+        html_table(rows, ["child", "parent", "activity", "edges", "by method", "ambiguous", "key changed", "unmatched"]),
+    )
 
 
 # ---------------------------------------------------------------------------- queue
