@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from matplotlib.figure import Figure
 from matplotlib.legend_handler import HandlerTuple
@@ -19,11 +19,9 @@ from matplotlib.path import Path as MplPath
 from croissant_lineage.render._fonts import fit_text, picture_rc, wrap_text
 from croissant_lineage.render._layered import Layout
 from croissant_lineage.render._palette import STATUS_PALETTE
+from croissant_lineage.render._picture_parts import INK, Line, PictureEdge, PictureNode
 
-if TYPE_CHECKING:  # pragma: no cover
-    from croissant_lineage.render.picture import PictureEdge, PictureNode
-
-__all__ = ["STATUS_STYLES", "Line", "StatusStyle", "draw_family", "legend_handles"]
+__all__ = ["STATUS_STYLES", "StatusStyle", "draw_family", "legend_handles"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,7 @@ STATUS_STYLES: dict[str | None, StatusStyle] = {
     None: StatusStyle("no finding routed", _P[None].edge, _P[None].fill, "solid", 0.9, "", False),
 }
 
-_INK = "#1A1A1A"
+_INK = INK
 _MUTED = "#4D4D4D"
 _FLAG = "#9E3A00"  # dark vermillion: finding marks
 _EDGE = "#3C3C3C"
@@ -65,18 +63,6 @@ _GAP = 0.2  # between boxes of a column
 _FAN = 0.16  # arrows leave a box and fan out this far to the right of it
 _MARGIN = 0.25
 _LINE = 1.28 / 72  # line height per point of font size
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of text in a box."""
-
-    text: str
-    size: float
-    weight: str = "normal"
-    style: str = "normal"
-    color: str = _INK
-    status: str | None = None  # draw this routing status's marker before the text
 
 
 def legend_handles(with_status: bool) -> tuple[list[Any], list[str]]:
