@@ -8,7 +8,8 @@ per type here; nothing below ``render/`` imports it. So:
 * ``result._repr_html_()`` is what a notebook shows,
 * ``result.to_dict()`` is what ``--json`` prints and CI reads.
 
-Renderers are found by the object's type (its MRO), never by a class name.
+Renderers are found by the object's type (its MRO), never by a class name;
+:func:`text_renderer` and :func:`html_renderer` say whether one is registered.
 """
 
 from __future__ import annotations
