@@ -690,7 +690,7 @@ def witness_family(
     routing = ClaimRouting()
     if findings is not None:
         try:
-            from croissant_lineage.findings.model import load_findings
+            from croissant_lineage.findings.files import load_findings
         except ImportError as exc:  # pragma: no cover - the findings module ships with the package
             raise InputError(f"findings cannot be read here: {exc}") from None
         found = load_findings(findings)
