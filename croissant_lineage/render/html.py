@@ -43,6 +43,7 @@ from croissant_lineage.findings.report import FamilyReport
 from croissant_lineage.findings.routing import Queue
 from croissant_lineage.lineage.graph import FAMILY_COLUMNS, Family
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.render._evidence import edge_evidence
 from croissant_lineage.render._palette import STATUS_PALETTE
 from croissant_lineage.validate.report import Report
 
@@ -202,22 +203,6 @@ def family_frame(fam: Family) -> pd.DataFrame:
     return frame
 
 
-def _evidence(r: Mapping[str, Any]) -> str:
-    if r.get("method") is None:
-        return ""
-    exact = r["method"] in ("id", "index") or (r.get("score") or 0) >= 100
-    bits = [r["method"] if exact else f"{r['method']} {r['score']:.0f}"]
-    if r.get("options_added"):
-        bits.append(f"+{r['options_added']} options")
-    if r.get("options_dropped"):
-        bits.append(f"-{r['options_dropped']} options")
-    if r.get("key_inherited") is not None:
-        bits.append("key kept" if r["key_inherited"] else "key changed")
-    if r.get("ambiguous"):
-        bits.append("ambiguous")
-    return " · ".join(bits)
-
-
 @register_html(Family)
 def family_html(fam: Family) -> str:
     """HTML of a :class:`~croissant_lineage.lineage.graph.Family`: the item, then its relatives."""
@@ -234,7 +219,7 @@ def family_html(fam: Family) -> str:
     )
     rows = family_rows(fam)
     for r in rows:
-        r["evidence"] = _evidence(r)
+        r["evidence"] = edge_evidence(r)
     parts.append(html_table(rows, ["relation", "ref", "depth", "activity", "evidence", "via"]))
     if fam.findings:
         parts.append(findings_html(fam.findings, title="findings"))

@@ -34,6 +34,7 @@ from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.render._evidence import edge_evidence
 from croissant_lineage.render._fonts import clean_text, drawable, fit_text, picture_rc, wrap_text
 from croissant_lineage.render._layered import layered_layout
 from croissant_lineage.render._picture_draw import (
@@ -198,17 +199,7 @@ def _edge_kind(e: Edge) -> str:
 
 
 def _edge_label(e: Edge) -> tuple[str, str]:
-    how = e.method if e.method in ("id", "index") or e.score >= 100 else f"{e.method} {e.score:.0f}"
-    bits = [how]
-    if e.options_added:
-        bits.append(f"+{e.options_added} options")
-    if e.options_dropped:
-        bits.append(f"-{e.options_dropped} options")
-    if e.key_inherited is not None:
-        bits.append("key kept" if e.key_inherited else "key changed")
-    if e.ambiguous:
-        bits.append("ambiguous")
-    return e.activity, " · ".join(bits)
+    return e.activity, edge_evidence(e.to_dict())
 
 
 #: Which status a box shows when several findings reach it (strongest first).
