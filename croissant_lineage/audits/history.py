@@ -38,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 from rapidfuzz import fuzz
 
+from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, SpecError
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
 from croissant_lineage.lineage.items import LETTERS, load_items
@@ -335,7 +336,7 @@ class Revision:
 
 
 @dataclass(frozen=True)
-class SnapshotDiff:
+class SnapshotDiff(Result):
     """The item-by-item comparison of two snapshots.
 
     Attributes:
@@ -475,12 +476,6 @@ class SnapshotDiff:
         """The changed rows (:data:`CHANGES_SCHEMA` columns) as a DataFrame."""
         mask = pa.compute.greater(pa.compute.list_value_length(self.table.column("kinds")), 0)
         return self.table.filter(mask).to_pandas()
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
 
 
 def _rows_by_id(items: pa.Table) -> dict[str, dict[str, Any]]:
@@ -834,7 +829,7 @@ def snapshot_chain(spec: FamilySpec, dataset: str) -> list[Derivation]:
 
 
 @dataclass(frozen=True)
-class HistoryReport:
+class HistoryReport(Result):
     """What ``croissant-lineage history`` shows: a snapshot chain and one item's versions.
 
     Attributes:
@@ -868,12 +863,6 @@ class HistoryReport:
             "item": self.item,
             "versions": [v.to_dict() for v in self.versions],
         }
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
 
 
 def _default_dataset(spec: FamilySpec) -> str:

@@ -40,6 +40,7 @@ import pandas as pd
 import pyarrow as pa
 from rapidfuzz import fuzz
 
+from croissant_lineage._results import Result
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import (
@@ -345,7 +346,7 @@ def detect_shift(agree: Sequence[int], items: int) -> tuple[int, bool]:
 
 
 @dataclass(frozen=True)
-class TranslationReport:
+class TranslationReport(Result):
     """What :func:`verify_translations` returns.
 
     Attributes:
@@ -405,12 +406,6 @@ class TranslationReport:
             "shifts": shifts.to_pylist(),
             "exceptions": self.items.filter(keep).to_pylist(),
         }
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
 
 
 def _row_to_verification(r: Mapping[str, Any]) -> ItemVerification:

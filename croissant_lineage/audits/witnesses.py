@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from croissant_lineage._results import RowTable
+from croissant_lineage._results import Result, RowTable
 from croissant_lineage.audits.archives import (
     ArchiveLimits,
     inspect_archive,
@@ -427,7 +427,7 @@ class WitnessEvidence:
 
 
 @dataclass
-class WitnessReport:
+class WitnessReport(Result):
     """Everything :func:`witness` found.
 
     Attributes:
@@ -490,12 +490,6 @@ class WitnessReport:
             "items": [asdict(r) for r in self.items.rows],
             "evidence": [e.to_dict() for e in self.evidence],
         }
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
 
 
 def with_witness_evidence(findings: Iterable[Any], report: WitnessReport) -> list[Any]:

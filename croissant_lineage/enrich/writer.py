@@ -42,6 +42,7 @@ from croissant_lineage._io import (
     parquet_bytes,
     read_json,
 )
+from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import (
     CL_NS,
     check_croissant,
@@ -416,7 +417,7 @@ def parent_link(ref: str, *, activity: str = "copy") -> ParentLink:
 
 
 @dataclass(frozen=True)
-class EnrichResult:
+class EnrichResult(Result):
     """What :func:`enrich_file` did.
 
     Attributes:
@@ -430,6 +431,13 @@ class EnrichResult:
     parents: list[str]
     replaced: bool
     issues: dict[str, MlcroissantIssues] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: path, parents, replaced, and mlcroissant's counts when validated."""
+        out: dict[str, Any] = {"path": self.path, "parents": list(self.parents), "replaced": self.replaced}
+        if self.issues is not None:
+            out["issues"] = {k: {"errors": v.errors, "warnings": v.warnings} for k, v in self.issues.items()}
+        return out
 
 
 def enrich_file(
@@ -570,7 +578,7 @@ class EnrichedDescriptor:
 
 
 @dataclass(frozen=True)
-class FamilyEnrichResult:
+class FamilyEnrichResult(Result):
     """What :func:`enrich_family` wrote.
 
     Attributes:

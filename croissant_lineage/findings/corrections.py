@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from croissant_lineage._io import atomic_write_bytes, atomic_write_text, dumps_json, parquet_bytes
+from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.findings.model import CONFIRMED, Finding
@@ -80,7 +81,7 @@ class NotApplied:
 
 
 @dataclass
-class Corrections:
+class Corrections(Result):
     """A corrected copy of one dataset's keys.
 
     Attributes:

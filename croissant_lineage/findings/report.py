@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from croissant_lineage._results import Result
 from croissant_lineage.findings.model import KEY_KINDS, Finding
 from croissant_lineage.lineage.graph import Edge, LineageGraph, Relative
 from croissant_lineage.lineage.model import Lineage
@@ -93,7 +94,7 @@ class Figure:
 
 
 @dataclass
-class FamilyReport:
+class FamilyReport(Result):
     """The family-level figures and the findings they were computed from.
 
     Attributes:
@@ -137,13 +138,6 @@ class FamilyReport:
                 for d, v in f.by_dataset.items()
             ]
         return pd.DataFrame(rows, columns=["figure", "dataset", "value", "definition"])
-
-    def _repr_html_(self) -> str:
-        from croissant_lineage.render.html import (
-            to_html,  # imported here: display is only needed in notebooks
-        )
-
-        return to_html(self)
 
     def __str__(self) -> str:
         lines = [f"Family report: {self.family}"]

@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding
 from croissant_lineage.lineage.graph import Edge, LineageGraph
@@ -115,7 +116,7 @@ class QueueRow:
 
 
 @dataclass
-class Queue:
+class Queue(Result):
     """A ranked re-review queue.
 
     Attributes:
@@ -154,13 +155,6 @@ class Queue:
             if r.ref == ref and (finding is None or r.finding == finding):
                 return r
         raise KeyError(ref)
-
-    def _repr_html_(self) -> str:
-        from croissant_lineage.render.html import (
-            to_html,  # imported here: display is only needed in notebooks
-        )
-
-        return to_html(self)
 
     def __str__(self) -> str:
         head = f"Re-review queue for {self.query}"

@@ -48,6 +48,7 @@ from croissant_lineage._io import (
     read_json,
     resolve_inside,
 )
+from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import as_list, check_croissant, node_id
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError, UnsafePathError
 from croissant_lineage.findings.files import load_findings
@@ -102,7 +103,7 @@ class PlannedFile:
 
 
 @dataclass(frozen=True)
-class PublishPlan:
+class PublishPlan(Result):
     """What :func:`publish` wrote, and what it committed.
 
     Attributes:

@@ -31,7 +31,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ import rdflib
 from rdflib import RDF, XSD, BNode, Literal, URIRef
 
 from croissant_lineage._io import atomic_write_bytes
+from croissant_lineage._results import Result
 from croissant_lineage._version import __version__
 from croissant_lineage.croissant.descriptor import CL_NS, ensure_replaceable
 from croissant_lineage.croissant.jsonld import PROV_NS, XSD_NS, to_graph
@@ -599,7 +600,7 @@ def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[st
 
 
 @dataclass(frozen=True)
-class ProvResult:
+class ProvResult(Result):
     """What :func:`write_prov` wrote.
 
     Attributes:
@@ -615,6 +616,10 @@ class ProvResult:
     triples: int
     edges: int
     findings: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: every attribute."""
+        return asdict(self)
 
 
 def build_graph(

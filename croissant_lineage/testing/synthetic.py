@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from croissant_lineage._io import atomic_write_bytes, atomic_write_json, atomic_writer, read_json
+from croissant_lineage._results import Result
 from croissant_lineage.croissant.describe import DescribeOptions, describe
 from croissant_lineage.errors import InputError, OutputExistsError
 
@@ -68,7 +69,7 @@ _LETTERS = "ABCDEFGHIJ"
 
 
 @dataclass(frozen=True)
-class SyntheticFamily:
+class SyntheticFamily(Result):
     """What :func:`generate_family` wrote.
 
     Attributes:
