@@ -49,7 +49,13 @@ from croissant_lineage.croissant.descriptor import (
     is_generated,
     is_generated_file,
 )
-from croissant_lineage.croissant.jsonld import PROV_NS, XSD_NS, inline_contexts
+from croissant_lineage.croissant.jsonld import (
+    PROV_NS,
+    XSD_NS,
+    context_object,
+    inline_contexts,
+    term_meaning,
+)
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.lineage.schema import ACTIVITIES
 from croissant_lineage.prov.graph import (
@@ -122,33 +128,6 @@ def _is_our_descriptor(path: Path) -> bool:
     return is_generated_file(path, _written_by_us)
 
 
-def _expand(term_value: Any, ctx: Mapping[str, Any]) -> Any:
-    """A term definition reduced to (IRI, type) with prefixes expanded, for comparison."""
-    if isinstance(term_value, dict):
-        iri, typ = term_value.get("@id"), term_value.get("@type")
-    else:
-        iri, typ = term_value, None
-    if isinstance(iri, str) and ":" in iri and "://" not in iri:
-        prefix, _, rest = iri.partition(":")
-        base = ctx.get(prefix, _PREFIXES.get(prefix))
-        if isinstance(base, str):
-            iri = base + rest
-    return iri, typ
-
-
-def _context_dict(doc: dict[str, Any], path: str | Path | None = None) -> dict[str, Any]:
-    ctx = doc.get("@context")
-    if isinstance(ctx, dict):
-        return ctx
-    if isinstance(ctx, list) and ctx and isinstance(ctx[-1], dict):
-        return ctx[-1]
-    raise DescriptorError(
-        "the @context is a URL, not an inline object: terms cannot be added to it",
-        path=path,
-        hint="inline the context (every Croissant example does)",
-    )
-
-
 def ensure_context(
     doc: dict[str, Any], terms: Mapping[str, Any], *, path: str | Path | None = None
 ) -> list[str]:
@@ -166,11 +145,11 @@ def ensure_context(
     Raises:
         DescriptorError: a term is defined with another meaning, or the context is a URL.
     """
-    ctx = _context_dict(doc, path)
+    ctx = context_object(doc, path)
     added: list[str] = []
     for term, definition in terms.items():
         if term in ctx:
-            if _expand(ctx[term], ctx) != _expand(definition, ctx):
+            if term_meaning(ctx[term], ctx, _PREFIXES) != term_meaning(definition, ctx, _PREFIXES):
                 raise DescriptorError(
                     f"@context defines {term!r} as {ctx[term]!r}, not {definition!r}",
                     path=path,

@@ -18,7 +18,7 @@ import datetime as _dt
 from typing import Any
 
 from croissant_lineage.croissant.descriptor import as_list
-from croissant_lineage.validate._jsonld import PROV_NS, JsonLdContext, pointer, walk
+from croissant_lineage.croissant.jsonld import PROV_NS, JsonLdContext, pointer, walk
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 

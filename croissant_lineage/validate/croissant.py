@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from croissant_lineage.validate._jsonld import JsonLdContext, pointer, walk
+from croissant_lineage.croissant.jsonld import JsonLdContext, pointer, walk
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from croissant_lineage._io import loads_json
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
+from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.errors import LineageError
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage
 from croissant_lineage.lineage.schema import (
@@ -32,7 +33,6 @@ from croissant_lineage.lineage.schema import (
     UNMATCHED_SCHEMA,
     join_ref,
 )
-from croissant_lineage.validate._jsonld import pointer
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 
