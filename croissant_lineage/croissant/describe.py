@@ -42,6 +42,7 @@ from croissant_lineage.croissant.descriptor import (
     ensure_replaceable,
     match_files,
 )
+from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, RAI_NS, SCHEMA_NS
 from croissant_lineage.croissant.tables import read_table
 from croissant_lineage.errors import InputError, UnsafePathError
 
@@ -60,14 +61,14 @@ __all__ = [
 #: order), plus the ``prov`` prefix the Hub also declares and this library's ``cl`` prefix.
 CROISSANT_CONTEXT: dict[str, Any] = {
     "@language": "en",
-    "@vocab": "https://schema.org/",
+    "@vocab": SCHEMA_NS,
     "arrayShape": "cr:arrayShape",
     "citeAs": "cr:citeAs",
     "column": "cr:column",
     "conformsTo": "dct:conformsTo",
     "containedIn": "cr:containedIn",
-    "cr": "http://mlcommons.org/croissant/",
-    "rai": "http://mlcommons.org/croissant/RAI/",
+    "cr": CROISSANT_NS,
+    "rai": RAI_NS,
     "data": {"@id": "cr:data", "@type": "@json"},
     "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
     "dct": "http://purl.org/dc/terms/",
@@ -95,12 +96,12 @@ CROISSANT_CONTEXT: dict[str, Any] = {
     "repeated": "cr:repeated",
     "replace": "cr:replace",
     "samplingRate": "cr:samplingRate",
-    "sc": "https://schema.org/",
+    "sc": SCHEMA_NS,
     "separator": "cr:separator",
     "source": "cr:source",
     "subField": "cr:subField",
     "transform": "cr:transform",
-    "prov": "http://www.w3.org/ns/prov#",
+    "prov": PROV_NS,
     "cl": CL_NS,
 }
 
@@ -542,7 +543,7 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
     doc: dict[str, Any] = {
         "@context": dict(CROISSANT_CONTEXT),
         "@type": "sc:Dataset",
-        "conformsTo": "http://mlcommons.org/croissant/1.1",
+        "conformsTo": f"{CROISSANT_NS}1.1",
         GENERATED_BY: GENERATOR,
         "name": name,
         "description": opts.description or f"Local benchmark data in {root.resolve().name}.",

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from croissant_lineage._io import read_json, resolve_inside
+from croissant_lineage.croissant.namespaces import CL_NS, SCHEMA_NS
 from croissant_lineage.errors import (
     DescriptorError,
     LineageError,
@@ -44,9 +45,6 @@ __all__ = [
     "node_id",
     "read_descriptor",
 ]
-
-#: Namespace of this library's own extension properties (reserved IRI).
-CL_NS = "https://w3id.org/croissant-lineage/ns#"
 
 #: The property this library puts on the top of every descriptor it writes, with the
 #: value :data:`GENERATOR` (no version, so that output stays byte-identical across
@@ -461,7 +459,7 @@ def check_croissant(doc: Any, path: Path | None = None) -> None:
     if not isinstance(doc, dict):
         raise DescriptorError("not a JSON object: a Croissant descriptor is one", path=path)
     types = [t for t in as_list(doc.get("@type")) if isinstance(t, str)]
-    dataset_types = ("sc:Dataset", "schema:Dataset", "Dataset", "https://schema.org/Dataset")
+    dataset_types = ("sc:Dataset", "schema:Dataset", "Dataset", f"{SCHEMA_NS}Dataset")
     if not any(t in dataset_types for t in types):
         raise DescriptorError(
             "not a Croissant descriptor: @type is not sc:Dataset",

@@ -32,6 +32,7 @@ from typing import Any
 import rdflib
 
 from croissant_lineage._io import read_json
+from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, XSD_NS
 from croissant_lineage.errors import DescriptorError
 
 __all__ = [
@@ -52,18 +53,13 @@ __all__ = [
     "walk",
 ]
 
-#: PROV-O namespace.
-PROV_NS = "http://www.w3.org/ns/prov#"
-#: XML Schema datatypes namespace.
-XSD_NS = "http://www.w3.org/2001/XMLSchema#"
-
 #: Base IRI for relative ``@id``s when the caller gives none (location-independent).
 DEFAULT_BASE = "urn:croissant-lineage:base/"
 
 #: Context URL -> file in ``croissant_lineage/croissant/contexts/``. The Croissant spec URLs
 #: (what ``conformsTo`` names) and their ``context.jsonld`` forms, http and https.
 CONTEXT_URLS: dict[str, str] = {
-    f"{scheme}://mlcommons.org/croissant/{version}{suffix}": f"croissant-{version}.jsonld"
+    CROISSANT_NS.replace("http:", f"{scheme}:", 1) + f"{version}{suffix}": f"croissant-{version}.jsonld"
     for scheme in ("http", "https")
     for version in ("1.0", "1.1")
     for suffix in ("", "/", "/context.jsonld")

@@ -43,19 +43,17 @@ from croissant_lineage._io import (
     read_json,
 )
 from croissant_lineage.croissant.descriptor import (
-    CL_NS,
     check_croissant,
     ensure_replaceable,
     is_generated,
     is_generated_file,
 )
 from croissant_lineage.croissant.jsonld import (
-    PROV_NS,
-    XSD_NS,
     context_object,
     inline_contexts,
     term_meaning,
 )
+from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, PROV_NS, SCHEMA_NS, XSD_NS
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.lineage.schema import ACTIVITIES
 from croissant_lineage.prov.graph import (
@@ -84,7 +82,7 @@ __all__ = [
 
 #: Croissant terms the family enrichment uses, as the Croissant 1.1 context defines them.
 CROISSANT_TERMS: dict[str, Any] = {
-    "cr": "http://mlcommons.org/croissant/",
+    "cr": CROISSANT_NS,
     "annotation": "cr:annotation",
     "arrayShape": "cr:arrayShape",
     "column": "cr:column",
@@ -100,7 +98,7 @@ CROISSANT_TERMS: dict[str, Any] = {
     "source": "cr:source",
 }
 
-_PREFIXES = {"cr": "http://mlcommons.org/croissant/", **PROV_CONTEXT}
+_PREFIXES = {"cr": CROISSANT_NS, **PROV_CONTEXT}
 
 
 def is_ours(value: Any) -> bool:
@@ -519,11 +517,8 @@ assert _PREFIXES["cl"] == CL_NS and _PREFIXES["xsd"] == XSD_NS
 
 # --------------------------------------------------------------------------- family
 
-_CR_NS = "http://mlcommons.org/croissant/"
-_SDO_NS = "https://schema.org/"
-
 #: Everything the family enrichment's nodes need from @context.
-FAMILY_TERMS: dict[str, Any] = {"@vocab": _SDO_NS, **PROV_CONTEXT, **CROISSANT_TERMS}
+FAMILY_TERMS: dict[str, Any] = {"@vocab": SCHEMA_NS, **PROV_CONTEXT, **CROISSANT_TERMS}
 
 #: Family roles whose fields derive field by field (ids are each dataset's own).
 DERIVED_ROLES = ("subject", "stem", "options", "key")
@@ -595,7 +590,7 @@ def _role_fields(expr: Any) -> list[str]:
 
 
 def _find_record_set(doc: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
-    for key in ("recordSet", _CR_NS + "recordSet"):
+    for key in ("recordSet", CROISSANT_NS + "recordSet"):
         for node in doc.get(key) or []:
             if isinstance(node, dict) and not is_ours(node) and name in (node.get("@id"), node.get("name")):
                 return node
@@ -814,17 +809,17 @@ def enrich_family(
             for rs_id, rs_spec in RECORD_SETS.items()
         ]
         _check_free_ids(doc_out, [n["@id"] for n in file_nodes + rs_nodes], desc_path)
-        add_values(doc_out, "distribution", file_nodes, iri=_SDO_NS + "distribution", path=desc_path)
+        add_values(doc_out, "distribution", file_nodes, iri=SCHEMA_NS + "distribution", path=desc_path)
         for d in members:
             if d.record_set is None:
                 continue
             rs = _find_record_set(doc_out, d.record_set, desc_path)
-            add_values(rs, "annotation", [_annotation(rs)], iri=_CR_NS + "annotation", path=desc_path)
+            add_values(rs, "annotation", [_annotation(rs)], iri=CROISSANT_NS + "annotation", path=desc_path)
             for r in spec.derivations:
                 parent = spec.datasets.get(r.parent)
                 if r.child == d.name and parent is not None and parent.has_items and parent.record_set:
                     _schema_level(rs, d, parent, r.activity, desc_path)
-        add_values(doc_out, "recordSet", rs_nodes, iri=_CR_NS + "recordSet", path=desc_path)
+        add_values(doc_out, "recordSet", rs_nodes, iri=CROISSANT_NS + "recordSet", path=desc_path)
         family_nodes = [family_dataset_node(info[n], derivations, iris) for n in names if n in info]
         parents = [r for r in derivations if r["child"] in names and r["parent"] in iris]
         parent_refs = list(dict.fromkeys(iris[r["parent"]] for r in parents))
@@ -882,7 +877,7 @@ def _used_lineage(lin: Any, names: Sequence[str], edges: int) -> dict[str, Any]:
 
 def _check_free_ids(doc: dict[str, Any], ids: Sequence[str], path: Path) -> None:
     taken: set[str] = set()
-    for key in ("distribution", "recordSet", _SDO_NS + "distribution", _CR_NS + "recordSet"):
+    for key in ("distribution", "recordSet", SCHEMA_NS + "distribution", CROISSANT_NS + "recordSet"):
         for node in doc.get(key) or []:
             if isinstance(node, dict):
                 taken.update(v for v in (node.get("@id"), node.get("name")) if isinstance(v, str))

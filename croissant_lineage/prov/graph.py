@@ -43,8 +43,9 @@ from rdflib import RDF, XSD, BNode, Literal, URIRef
 
 from croissant_lineage._io import atomic_write_bytes
 from croissant_lineage._version import __version__
-from croissant_lineage.croissant.descriptor import CL_NS, ensure_replaceable
-from croissant_lineage.croissant.jsonld import PROV_NS, XSD_NS, to_graph
+from croissant_lineage.croissant.descriptor import ensure_replaceable
+from croissant_lineage.croissant.jsonld import to_graph
+from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS, XSD_NS
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.schema import ACTIVITIES, item_iri
 
@@ -80,7 +81,7 @@ __all__ = [
 
 PROV = rdflib.Namespace(PROV_NS)
 CL = rdflib.Namespace(CL_NS)
-SDO = rdflib.Namespace("https://schema.org/")
+SDO = rdflib.Namespace(SCHEMA_NS)
 
 #: The value of ``@index`` on every JSON-LD node the library adds to a descriptor:
 #: how a later run finds (and replaces) its own additions. ``@index`` is a JSON-LD
@@ -95,7 +96,7 @@ PROV_CONTEXT: dict[str, str] = {
     "prov": PROV_NS,
     "cl": CL_NS,
     "xsd": XSD_NS,
-    "sc": "https://schema.org/",
+    "sc": SCHEMA_NS,
 }
 
 #: Serialisation formats of :func:`serialize` (CLI name -> rdflib name).
