@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage._io import read_json, resolve_inside
-from croissant_lineage.croissant.descriptor import as_list
-from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS
+from croissant_lineage.croissant.descriptor import Descriptor, as_list
+from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS
 from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.parquet import findings_from_table
@@ -84,7 +84,7 @@ def _source(path: Path) -> EnrichedSource | None:
     if not datasets:
         return None
     files: dict[str, Path] = {}
-    for node in as_list(doc.get("distribution")) + as_list(doc.get(f"{SCHEMA_NS}distribution")):
+    for node in Descriptor(path, doc, path.parent).distribution_nodes(full_iri=True):
         if _ours(node) and node.get("@id") in _FILE_IDS and isinstance(node.get("contentUrl"), str):
             files[_FILE_IDS[node["@id"]]] = resolve_inside(path.parent, node["contentUrl"])
     family = None

@@ -43,6 +43,7 @@ from croissant_lineage._io import (
     read_json,
 )
 from croissant_lineage.croissant.descriptor import (
+    Descriptor,
     check_croissant,
     ensure_replaceable,
     is_generated,
@@ -590,10 +591,9 @@ def _role_fields(expr: Any) -> list[str]:
 
 
 def _find_record_set(doc: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
-    for key in ("recordSet", CROISSANT_NS + "recordSet"):
-        for node in doc.get(key) or []:
-            if isinstance(node, dict) and not is_ours(node) and name in (node.get("@id"), node.get("name")):
-                return node
+    for node in Descriptor(path, doc, path.parent).record_set_nodes(full_iri=True):
+        if not is_ours(node) and name in (node.get("@id"), node.get("name")):
+            return node
     raise DescriptorError(f"no RecordSet {name!r}", path=path, hint="check the family spec's record_set")
 
 
@@ -876,11 +876,10 @@ def _used_lineage(lin: Any, names: Sequence[str], edges: int) -> dict[str, Any]:
 
 
 def _check_free_ids(doc: dict[str, Any], ids: Sequence[str], path: Path) -> None:
+    desc = Descriptor(path, doc, path.parent)
     taken: set[str] = set()
-    for key in ("distribution", "recordSet", SCHEMA_NS + "distribution", CROISSANT_NS + "recordSet"):
-        for node in doc.get(key) or []:
-            if isinstance(node, dict):
-                taken.update(v for v in (node.get("@id"), node.get("name")) if isinstance(v, str))
+    for node in desc.distribution_nodes(full_iri=True) + desc.record_set_nodes(full_iri=True):
+        taken.update(v for v in (node.get("@id"), node.get("name")) if isinstance(v, str))
     clash = sorted(set(ids) & taken)
     if clash:
         raise DescriptorError(

@@ -388,19 +388,15 @@ def check_references(desc: Descriptor, where: str) -> list[Issue]:
     Returns:
         One issue per failing ``references``, at the referencing Field.
     """
-    sets = as_list(desc.doc.get("recordSet"))
+    sets = desc.record_set_nodes()
     by_field: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
     for rs in sets:
-        if not isinstance(rs, dict):
-            continue
         for f in as_list(rs.get("field")):
             fid = node_id(f) if isinstance(f, dict) else None
             if fid:
                 by_field[fid] = (rs, f)
     out: list[Issue] = []
     for r, rs in enumerate(sets):
-        if not isinstance(rs, dict):
-            continue
         for i, f in enumerate(as_list(rs.get("field"))):
             if not isinstance(f, dict) or "references" not in f:
                 continue
