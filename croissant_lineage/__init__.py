@@ -196,7 +196,7 @@ _LAZY: dict[str, str] = {
     "enrich_family": "enrich.writer",
     "strip_enrichment": "enrich.writer",
     "FamilyEnrichResult": "enrich.writer",
-    "mlcroissant_issues": "enrich.writer",
+    "mlcroissant_issues": "croissant.mlc",
     "ParentLink": "prov.graph",
     "ProvResult": "prov.graph",
     "read_graph": "croissant.jsonld",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,9 +50,9 @@ from croissant_lineage.croissant.descriptor import (
 )
 from croissant_lineage.croissant.jsonld import (
     context_object,
-    inline_contexts,
     term_meaning,
 )
+from croissant_lineage.croissant.mlc import MlcroissantIssues, mlcroissant_issues
 from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, PROV_NS, SCHEMA_NS, XSD_NS
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.lineage.schema import ACTIVITIES
@@ -464,52 +463,6 @@ def enrich_file(
     atomic_write_json(out, enriched)
     replaced = strip_enrichment(doc) != doc
     return EnrichResult(str(out), [p.iri for p in parents], replaced, issues)
-
-
-@dataclass(frozen=True)
-class MlcroissantIssues:
-    """mlcroissant's validation result for one document.
-
-    Attributes:
-        errors: Number of errors.
-        warnings: Number of warnings.
-        messages: The messages, errors first, each sorted.
-    """
-
-    errors: int
-    warnings: int
-    messages: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        return f"{self.errors} errors, {self.warnings} warnings"
-
-
-def mlcroissant_issues(doc: dict[str, Any]) -> MlcroissantIssues:
-    """Validate a descriptor with mlcroissant, offline, and count its issues.
-
-    Remote ``@context`` URLs are replaced by local copies first (mlcroissant would
-    fetch them); mlcroissant reads no data file to validate. When mlcroissant itself
-    fails on the document, that counts as one error (its message says so).
-    """
-    import mlcroissant as mlc
-
-    ctx = mlc.Context()
-    absl = logging.getLogger("absl")
-    level = absl.level
-    absl.setLevel(logging.ERROR)
-    crash: list[str] = []
-    try:
-        mlc.Metadata.from_json(ctx=ctx, json_=inline_contexts(copy.deepcopy(doc)))
-    except mlc.ValidationError:
-        pass  # the issues are in ctx.issues, counted below
-    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
-        # mlcroissant 1.1.1 crashes on some valid JSON-LD (e.g. a name without a
-        # default @language): that is a failed validation, reported as one error.
-        crash.append(f"mlcroissant could not read the descriptor: {type(exc).__name__}: {exc}")
-    finally:
-        absl.setLevel(level)
-    errors, warnings = sorted(ctx.issues.errors) + crash, sorted(ctx.issues.warnings)
-    return MlcroissantIssues(len(errors), len(warnings), tuple(errors + warnings))
 
 
 # Keys whose CURIEs :func:`_full_iri` must expand.
