@@ -1,7 +1,7 @@
 """An item's family from enriched descriptors alone.
 
 Whoever holds a family's enriched descriptors (written by
-:func:`croissant_lineage.enrich.writer.enrich_family`) and the Parquet files beside them can
+:func:`croissant_lineage.enrich.family.enrich_family`) and the Parquet files beside them can
 resolve any item without this library's lineage folder and without the benchmark data:
 :func:`resolve` reads the descriptors' ``cl:familyDataset`` nodes (datasets and
 dataset-level derivations) and their ``items`` / ``lineage`` / ``findings`` files
@@ -39,7 +39,7 @@ from croissant_lineage.lineage.schema import (
     ITEMS_SCHEMA,
     split_ref,
 )
-from croissant_lineage.prov.graph import MARK, unwrap
+from croissant_lineage.prov.vocab import MARK, unwrap
 
 __all__ = ["EnrichedSource", "Resolver", "find_enriched", "resolve"]
 
@@ -115,7 +115,7 @@ def _json_files(paths: Sequence[str | Path]) -> list[Path]:
 def find_enriched(descriptors: str | Path | Sequence[str | Path]) -> list[EnrichedSource]:
     """The enriched descriptors among files and folders (``*.json`` in a folder), sorted.
 
-    Files that are not descriptors enriched by :func:`~croissant_lineage.enrich.writer.enrich_family`
+    Files that are not descriptors enriched by :func:`~croissant_lineage.enrich.family.enrich_family`
     are skipped.
 
     Raises:
