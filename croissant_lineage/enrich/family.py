@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -36,8 +36,19 @@ from croissant_lineage.enrich.descriptor import (
     ensure_context,
     used_descriptor,
 )
+from croissant_lineage.enrich.files import (
+    FILE_KINDS,
+    RECORD_SETS,
+    is_lineage_file,
+    items_table,
+    lineage_table,
+    record_set_node,
+)
 from croissant_lineage.enrich.marks import is_our_descriptor, is_ours, strip_enrichment
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
+from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.findings.parquet import findings_table
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.prov.graph import (
     enrichment_node,
     family_dataset_node,
@@ -274,112 +285,153 @@ def enrich_family(
             (a descriptor without its marks, a Parquet file without its columns), and
             not ``force``; checked before anything is written.
     """
-    from croissant_lineage.enrich.files import (
-        FILE_KINDS,
-        RECORD_SETS,
-        is_lineage_file,
-        items_table,
-        lineage_table,
-        record_set_node,
-    )
-    from croissant_lineage.family.spec import FamilySpec, load_family
-    from croissant_lineage.findings.parquet import findings_table
-    from croissant_lineage.lineage.model import Lineage
-
     spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
     lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage)
-    found = _load_findings_arg(findings)
     out = Path(out_dir)
-    stamp = resolve_time(time)
-    info = {d["name"]: d for d in lin.family.get("datasets", [])}
-    iris = {name: d["iri"] for name, d in info.items()}
-    derivations = list(lin.family.get("derivations", []))
+    run = _FamilyRun(spec, lin, _load_findings_arg(findings), out, resolve_time(time))
+    groups = _descriptor_groups(spec)
+    stems = _output_stems(groups)
+    _check_outputs(out, stems.values(), force)
+    written = [
+        _enrich_descriptor_file(run, desc_path, members, stems[desc_path])
+        for desc_path, members in tqdm(groups.items(), desc="enrich", unit="descriptor", disable=not progress)
+    ]
+    return FamilyEnrichResult(str(out), written)
+
+
+@dataclass
+class _FamilyRun:
+    """The inputs every descriptor of one :func:`enrich_family` call shares."""
+
+    spec: FamilySpec
+    lin: Lineage
+    found: list[Any]
+    out: Path
+    stamp: str | None
+    info: dict[str, Any] = field(init=False)
+    iris: dict[str, str] = field(init=False)
+    derivations: list[Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.info = {d["name"]: d for d in self.lin.family.get("datasets", [])}
+        self.iris = {name: d["iri"] for name, d in self.info.items()}
+        self.derivations = list(self.lin.family.get("derivations", []))
+
+
+def _descriptor_groups(spec: FamilySpec) -> dict[Path, list[Any]]:
+    """The family's datasets by the descriptor that holds them, in family order."""
     groups: dict[Path, list[Any]] = {}
     for d in spec.datasets.values():
         if d.descriptor is not None:
             groups.setdefault(d.descriptor, []).append(d)
-    written: list[EnrichedDescriptor] = []
-    stems = _output_stems(groups)
+    return groups
+
+
+def _check_outputs(out: Path, stems: Iterable[str], force: bool) -> None:
+    """Refuse before writing anything: ``out`` is a file, or an output is not ours (unless forced)."""
     if out.exists() and not out.is_dir():
         raise OutputExistsError("exists and is not a folder", path=out, hint="give a folder for --family outputs")
-    for stem in stems.values():
+    for stem in stems:
         ensure_replaceable(out / f"{stem}.json", force=force, ours=is_our_descriptor)
         for kind in FILE_KINDS:
             ensure_replaceable(out / f"{stem}.{kind}.parquet", force=force, ours=partial(is_lineage_file, kind=kind))
-    for desc_path, members in tqdm(groups.items(), desc="enrich", unit="descriptor", disable=not progress):
-        names = [d.name for d in members]
-        doc = read_json(desc_path)
-        check_croissant(doc, desc_path)
-        base = strip_enrichment(doc)
-        doc_out = copy.deepcopy(base)
-        added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
-        stem = stems[desc_path]
-        tables = {
-            "items": items_table(lin.items, lin.duplicates, iris, names),
-            "lineage": lineage_table(lin.edges, iris, names),
-            "findings": findings_table(found, iris, names),
-        }
-        file_nodes, files = [], {}
-        for kind, table in tables.items():
-            data = parquet_bytes(table)
-            file_name = f"{stem}.{kind}.parquet"
-            atomic_write_bytes(out / file_name, data)
-            files[kind] = file_name
-            fid = f"cl-{kind}-file"
-            file_nodes.append(
-                {
-                    "@index": MARK,
-                    "@type": "cr:FileObject",
-                    "@id": fid,
-                    "name": fid,
-                    "description": f"croissant-lineage {kind} table (Parquet).",
-                    "contentUrl": file_name,
-                    "encodingFormat": "application/x-parquet",
-                    "sha256": hashlib.sha256(data).hexdigest(),
-                }
-            )
-        rs_nodes = [
-            record_set_node(rs_id, f"cl-{rs_spec.kind}-file", MARK)
-            for rs_id, rs_spec in RECORD_SETS.items()
-        ]
-        _check_free_ids(doc_out, [n["@id"] for n in file_nodes + rs_nodes], desc_path)
-        add_values(doc_out, "distribution", file_nodes, iri=SCHEMA_NS + "distribution", path=desc_path)
-        for d in members:
-            if d.record_set is None:
-                continue
-            rs = _find_record_set(doc_out, d.record_set, desc_path)
-            add_values(rs, "annotation", [_annotation(rs)], iri=CROISSANT_NS + "annotation", path=desc_path)
-            for r in spec.derivations:
-                parent = spec.datasets.get(r.parent)
-                if r.child == d.name and parent is not None and parent.has_items and parent.record_set:
-                    _schema_level(rs, d, parent, r.activity, desc_path)
-        add_values(doc_out, "recordSet", rs_nodes, iri=CROISSANT_NS + "recordSet", path=desc_path)
-        family_nodes = [family_dataset_node(info[n], derivations, iris) for n in names if n in info]
-        parents = [r for r in derivations if r["child"] in names and r["parent"] in iris]
-        parent_refs = list(dict.fromkeys(iris[r["parent"]] for r in parents))
-        used = [used_descriptor(base), _used_lineage(lin, names, tables["lineage"].num_rows)]
-        if found:
-            used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
-        enrichment = enrichment_node(time=stamp, used=used, added_context_terms=added_terms)
-        _add_derived_from(doc_out, parent_refs, desc_path)
-        generated = [
-            {"@index": MARK, "@id": activity_id(r["activity"], r["parent"], r["child"])} for r in parents
-        ]
-        add_values(doc_out, "prov:wasGeneratedBy", [*generated, enrichment], iri=PROV_NS + "wasGeneratedBy", path=desc_path)
-        add_values(doc_out, "cl:familyDataset", family_nodes, iri=CL_NS + "familyDataset", path=desc_path)
-        target = out / f"{stem}.json"
-        atomic_write_json(target, doc_out)
-        written.append(
-            EnrichedDescriptor(
-                str(target),
-                names,
-                {k: str(out / v) for k, v in files.items()},
-                tables["items"].num_rows,
-                tables["lineage"].num_rows,
-                tables["findings"].num_rows,
-            )
+
+
+def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Write the lineage files beside the descriptor.
+
+    Returns:
+        Their marked FileObject nodes, and file kind -> file name.
+    """
+    file_nodes, files = [], {}
+    for kind, table in tables.items():
+        data = parquet_bytes(table)
+        file_name = f"{stem}.{kind}.parquet"
+        atomic_write_bytes(out / file_name, data)
+        files[kind] = file_name
+        fid = f"cl-{kind}-file"
+        file_nodes.append(
+            {
+                "@index": MARK,
+                "@type": "cr:FileObject",
+                "@id": fid,
+                "name": fid,
+                "description": f"croissant-lineage {kind} table (Parquet).",
+                "contentUrl": file_name,
+                "encodingFormat": "application/x-parquet",
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
         )
-    return FamilyEnrichResult(str(out), written)
+    return file_nodes, files
+
+
+def _add_schema_level(run: _FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
+    """The value-level annotation and the RecordSet/Field derivations of each member dataset."""
+    for d in members:
+        if d.record_set is None:
+            continue
+        rs = _find_record_set(doc_out, d.record_set, desc_path)
+        add_values(rs, "annotation", [_annotation(rs)], iri=CROISSANT_NS + "annotation", path=desc_path)
+        for r in run.spec.derivations:
+            parent = run.spec.datasets.get(r.parent)
+            if r.child == d.name and parent is not None and parent.has_items and parent.record_set:
+                _schema_level(rs, d, parent, r.activity, desc_path)
+
+
+def _add_dataset_level(
+    run: _FamilyRun, doc_out: dict[str, Any], names: Sequence[str], used: list[dict[str, Any]],
+    added_terms: list[str], desc_path: Path,
+) -> None:
+    """Dataset-level PROV: parents, their activities, the enrichment, the family datasets."""
+    iris = run.iris
+    family_nodes = [family_dataset_node(run.info[n], run.derivations, iris) for n in names if n in run.info]
+    parents = [r for r in run.derivations if r["child"] in names and r["parent"] in iris]
+    parent_refs = list(dict.fromkeys(iris[r["parent"]] for r in parents))
+    enrichment = enrichment_node(time=run.stamp, used=used, added_context_terms=added_terms)
+    _add_derived_from(doc_out, parent_refs, desc_path)
+    generated = [
+        {"@index": MARK, "@id": activity_id(r["activity"], r["parent"], r["child"])} for r in parents
+    ]
+    add_values(doc_out, "prov:wasGeneratedBy", [*generated, enrichment], iri=PROV_NS + "wasGeneratedBy", path=desc_path)
+    add_values(doc_out, "cl:familyDataset", family_nodes, iri=CL_NS + "familyDataset", path=desc_path)
+
+
+def _enrich_descriptor_file(run: _FamilyRun, desc_path: Path, members: Sequence[Any], stem: str) -> EnrichedDescriptor:
+    """Enrich one descriptor of the family and write it with its lineage files."""
+    names = [d.name for d in members]
+    doc = read_json(desc_path)
+    check_croissant(doc, desc_path)
+    base = strip_enrichment(doc)
+    doc_out = copy.deepcopy(base)
+    added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
+    tables = {
+        "items": items_table(run.lin.items, run.lin.duplicates, run.iris, names),
+        "lineage": lineage_table(run.lin.edges, run.iris, names),
+        "findings": findings_table(run.found, run.iris, names),
+    }
+    file_nodes, files = _write_tables(run.out, stem, tables)
+    rs_nodes = [
+        record_set_node(rs_id, f"cl-{rs_spec.kind}-file", MARK)
+        for rs_id, rs_spec in RECORD_SETS.items()
+    ]
+    _check_free_ids(doc_out, [n["@id"] for n in file_nodes + rs_nodes], desc_path)
+    add_values(doc_out, "distribution", file_nodes, iri=SCHEMA_NS + "distribution", path=desc_path)
+    _add_schema_level(run, doc_out, members, desc_path)
+    add_values(doc_out, "recordSet", rs_nodes, iri=CROISSANT_NS + "recordSet", path=desc_path)
+    used = [used_descriptor(base), _used_lineage(run.lin, names, tables["lineage"].num_rows)]
+    if run.found:
+        used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
+    _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
+    target = run.out / f"{stem}.json"
+    atomic_write_json(target, doc_out)
+    return EnrichedDescriptor(
+        str(target),
+        names,
+        {k: str(run.out / v) for k, v in files.items()},
+        tables["items"].num_rows,
+        tables["lineage"].num_rows,
+        tables["findings"].num_rows,
+    )
 
 
 def _output_stems(groups: Mapping[Path, Sequence[Any]]) -> dict[Path, str]:
