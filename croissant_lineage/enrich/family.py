@@ -47,6 +47,7 @@ from croissant_lineage.enrich.files import (
 from croissant_lineage.enrich.marks import is_our_descriptor, is_ours, strip_enrichment
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.findings.model import load_findings
 from croissant_lineage.findings.parquet import findings_table
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.prov.graph import (
@@ -228,13 +229,16 @@ def _annotation(rs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load_findings_arg(findings: Any) -> list[Any]:
+    """Findings given as objects, one findings file, or several (read in order by
+    :func:`~croissant_lineage.findings.model.load_findings`); None for none."""
     if findings is None:
         return []
     if isinstance(findings, (str, Path)):
-        from croissant_lineage.findings.model import load_findings
-
         return list(load_findings(findings))
-    return list(findings)
+    given = list(findings)
+    if given and all(isinstance(f, (str, Path)) for f in given):
+        return list(load_findings(given))
+    return given
 
 
 def enrich_family(
@@ -271,7 +275,9 @@ def enrich_family(
         lineage: A :class:`~croissant_lineage.lineage.model.Lineage`, or its folder.
         family_spec: A :class:`~croissant_lineage.family.spec.FamilySpec`, or a name/path.
         out_dir: Output folder (created).
-        findings: Findings (``Finding`` objects) or a findings file; None for none.
+        findings: Findings (``Finding`` objects), a findings file, or several findings
+            files (a sequence of paths, read in order as :func:`~croissant_lineage.findings.model.load_findings`
+            reads them: a later file's status updates apply to earlier findings); None for none.
         time: When (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
         force: Replace files in ``out_dir`` that this library did not write.
         progress: Show a progress bar over the descriptors (tqdm).

@@ -9,6 +9,7 @@ knows it may replace it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -116,7 +117,7 @@ def write_prov(
     lineage_dir: str | Path,
     out: str | Path,
     *,
-    findings: str | Path | None = None,
+    findings: str | Path | Sequence[str | Path] | None = None,
     fmt: str = "turtle",
     items: bool = True,
     time: str | datetime | int | None = None,
@@ -130,7 +131,8 @@ def write_prov(
     Args:
         lineage_dir: A folder written by ``croissant-lineage link``.
         out: Output file: new, or one written by this function before.
-        findings: A findings file to include.
+        findings: A findings file to include, or several (read in order, as
+            :func:`~croissant_lineage.findings.model.load_findings` reads them).
         fmt: ``turtle``, ``json-ld`` or ``nt``.
         items: Include every item as a ``prov:Entity`` (not only linked ones).
         time: Time of the linking activity (see :func:`resolve_time`).
@@ -157,9 +159,9 @@ def write_prov(
     return ProvResult(str(out), fmt, len(graph), lineage.edges.num_rows, len(found or []))
 
 
-def _load_findings(path: str | Path | None) -> list[Any] | None:
-    if path is None:
+def _load_findings(paths: str | Path | Sequence[str | Path] | None) -> list[Any] | None:
+    if paths is None:
         return None
     from croissant_lineage.findings.model import load_findings
 
-    return list(load_findings(path))
+    return list(load_findings(paths))
