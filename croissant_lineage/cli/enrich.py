@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
-from croissant_lineage.enrich.writer import (
+from croissant_lineage.enrich import (
     EnrichResult,
     FamilyEnrichResult,
     enrich_family,

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 
 from croissant_lineage.cli._common import add_quiet, example_epilog, print_json
-from croissant_lineage.prov.graph import FORMATS, ProvResult, write_prov
+from croissant_lineage.prov.serialize import FORMATS, ProvResult, write_prov
 
 __all__ = ["register", "render"]
 

@@ -1,6 +1,6 @@
 """The data files an enriched descriptor carries beside it, and their RecordSets.
 
-For each descriptor of a family, :func:`croissant_lineage.enrich.writer.enrich_family` writes
+For each descriptor of a family, :func:`croissant_lineage.enrich.family.enrich_family` writes
 three Parquet files next to the enriched descriptor and declares RecordSets over them
 that ``mlcroissant`` loads with ``records()``:
 

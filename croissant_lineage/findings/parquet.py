@@ -1,7 +1,7 @@
 """Findings as a Parquet table: one schema, one builder, one reader.
 
 The same table is written beside enriched descriptors (``<stem>.findings.parquet``,
-:func:`croissant_lineage.enrich.writer.enrich_family`, read back by ``resolve``) and into a
+:func:`croissant_lineage.enrich.family.enrich_family`, read back by ``resolve``) and into a
 published dataset repository (``findings/findings.parquet``,
 :func:`croissant_lineage.hub.publish.publish`); ``validate`` checks either like a findings
 file. One row per finding; ``history`` (earlier statuses) is JSON text; ``position`` is

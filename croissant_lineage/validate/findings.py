@@ -18,6 +18,7 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 
+from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.errors import FindingsError, LineageError
 from croissant_lineage.findings.files import dates_to_text, entry_validator
 from croissant_lineage.findings.model import Finding
@@ -25,7 +26,6 @@ from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.paths import follow_option
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
-from croissant_lineage.validate._jsonld import pointer
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.lineage import ItemIndex
 from croissant_lineage.validate.report import Issue
