@@ -1,6 +1,6 @@
 """4. Enrich of the whole family against writing the same JSON with ``json.dump``.
 
-* **enrich**: :func:`croissant_lineage.enrich.writer.enrich_family` from the linked lineage
+* **enrich**: :func:`croissant_lineage.enrich.family.enrich_family` from the linked lineage
   (in memory) and the family spec: every enriched descriptor and its items, lineage and
   findings Parquet files, written atomically;
 * **json.dump**: the enriched descriptors it wrote, already in memory as dicts, dumped
@@ -25,7 +25,7 @@ from croissant_lineage.lineage.model import Lineage
 def unavailable() -> str | None:
     """Why enrich cannot be measured in this checkout, or None when it can."""
     try:
-        from croissant_lineage.enrich.writer import enrich_family  # noqa: F401
+        from croissant_lineage.enrich import enrich_family  # noqa: F401
     except Exception as exc:  # absent, or a module mid-edit in a shared checkout
         return f"{type(exc).__name__}: {exc}"
     return None
@@ -37,12 +37,12 @@ def run(report: Report, spec: FamilySpec, lineage_dir: Path, runs: int, work: Pa
     report.section(key, "4. Enrich of the whole family vs json.dump of the same JSON (no target)")
     why = unavailable()
     if why is not None:
-        report.line(f"  SKIPPED: croissant_lineage.enrich.writer.enrich_family cannot be imported ({why})")
+        report.line(f"  SKIPPED: croissant_lineage.enrich.family.enrich_family cannot be imported ({why})")
         report.put(key, "skipped", why)
         return None
     import pyarrow.parquet as pq
 
-    from croissant_lineage.enrich.writer import enrich_family
+    from croissant_lineage.enrich import enrich_family
 
     lineage = Lineage.read(lineage_dir)
     out = work / "enriched"

@@ -7,7 +7,7 @@ process's peak resident memory (``VmHWM``, else ``ru_maxrss``) after each phase.
 
 * ``link``: :func:`~croissant_lineage.linking.linker.link` on the family spec, and the
   lineage folder written;
-* ``enrich``: :func:`~croissant_lineage.enrich.writer.enrich_family` (skipped when absent);
+* ``enrich``: :func:`~croissant_lineage.enrich.family.enrich_family` (skipped when absent);
 * ``resolve``: :meth:`Resolver.load` of the enriched descriptors and ``N`` queries for
   random items (from the lineage folder when enrich is absent).
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     from croissant_lineage.linking.linker import link
 
     try:
-        from croissant_lineage.enrich.writer import enrich_family
+        from croissant_lineage.enrich import enrich_family
         from croissant_lineage.resolve import Resolver
     except ImportError:  # pragma: no cover - when run on an older checkout
         enrich_family = None  # type: ignore[assignment]

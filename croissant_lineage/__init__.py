@@ -88,13 +88,9 @@ if TYPE_CHECKING:
         witness_family,
     )
     from croissant_lineage.croissant.jsonld import read_graph, to_graph
-    from croissant_lineage.enrich.writer import (
-        EnrichResult,
-        enrich_descriptor,
-        enrich_family,
-        enrich_file,
-        strip_enrichment,
-    )
+    from croissant_lineage.enrich.descriptor import EnrichResult, enrich_descriptor, enrich_file
+    from croissant_lineage.enrich.family import enrich_family
+    from croissant_lineage.enrich.marks import strip_enrichment
     from croissant_lineage.findings.carry import CarriedFinding, carry_forward, carry_through
     from croissant_lineage.findings.corrections import Corrections, apply_corrections
     from croissant_lineage.findings.files import load_findings, save_findings
@@ -107,13 +103,8 @@ if TYPE_CHECKING:
     from croissant_lineage.findings.report import FamilyReport, Figure, family_report
     from croissant_lineage.findings.routing import Queue, QueueRow, route
     from croissant_lineage.hub.publish import PublishPlan
-    from croissant_lineage.prov.graph import (
-        ParentLink,
-        ProvResult,
-        build_graph,
-        family_graph,
-        write_prov,
-    )
+    from croissant_lineage.prov.graph import ParentLink, build_graph, family_graph
+    from croissant_lineage.prov.serialize import ProvResult, write_prov
     from croissant_lineage.render.html import to_html
     from croissant_lineage.render.picture import FamilyPicture, family_picture
     from croissant_lineage.render.plots import (
@@ -184,21 +175,21 @@ _LAZY: dict[str, str] = {
     "witness_picks_plot": "render.plots",
     "snapshot_changes_plot": "render.plots",
     "join_verification_plot": "render.plots",
-    "EnrichResult": "enrich.writer",
-    "enrich_descriptor": "enrich.writer",
-    "enrich_file": "enrich.writer",
-    "enrich_family": "enrich.writer",
-    "strip_enrichment": "enrich.writer",
-    "FamilyEnrichResult": "enrich.writer",
-    "mlcroissant_issues": "enrich.writer",
+    "EnrichResult": "enrich.descriptor",
+    "enrich_descriptor": "enrich.descriptor",
+    "enrich_file": "enrich.descriptor",
+    "enrich_family": "enrich.family",
+    "strip_enrichment": "enrich.marks",
+    "FamilyEnrichResult": "enrich.family",
+    "mlcroissant_issues": "croissant.mlc",
     "ParentLink": "prov.graph",
-    "ProvResult": "prov.graph",
+    "ProvResult": "prov.serialize",
     "read_graph": "croissant.jsonld",
     "to_graph": "croissant.jsonld",
     "Resolver": "resolve",
     "build_graph": "prov.graph",
     "family_graph": "prov.graph",
-    "write_prov": "prov.graph",
+    "write_prov": "prov.serialize",
     "SyntheticFamily": "testing.synthetic",
     "generate_family": "testing.synthetic",
 }

@@ -8,7 +8,8 @@ per type here; nothing below ``render/`` imports it. So:
 * ``result._repr_html_()`` is what a notebook shows,
 * ``result.to_dict()`` is what ``--json`` prints and CI reads.
 
-Renderers are found by the object's type (its MRO), never by a class name.
+Renderers are found by the object's type (its MRO), never by a class name;
+:func:`text_renderer` and :func:`html_renderer` say whether one is registered.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import Any, ClassVar, TypeVar
 
-__all__ = ["Result", "RowTable", "register_html", "register_text", "render_html", "render_text"]
+__all__ = [
+    "Result",
+    "RowTable",
+    "html_renderer",
+    "register_html",
+    "register_text",
+    "render_html",
+    "render_text",
+    "text_renderer",
+]
 
 T = TypeVar("T")
 Renderer = Callable[[Any], str]
@@ -59,6 +69,16 @@ def _find(table: dict[type, Renderer], obj: Any) -> Renderer | None:
         if klass in table:
             return table[klass]
     return None
+
+
+def text_renderer(obj: Any) -> Renderer | None:
+    """The text renderer registered for ``obj``'s type (or a base type), or None."""
+    return _find(_TEXT, obj)
+
+
+def html_renderer(obj: Any) -> Renderer | None:
+    """The HTML renderer registered for ``obj``'s type (or a base type), or None."""
+    return _find(_HTML, obj)
 
 
 def render_text(obj: Any) -> str:

@@ -1,7 +1,7 @@
 """An item's family from enriched descriptors alone.
 
 Whoever holds a family's enriched descriptors (written by
-:func:`croissant_lineage.enrich.writer.enrich_family`) and the Parquet files beside them can
+:func:`croissant_lineage.enrich.family.enrich_family`) and the Parquet files beside them can
 resolve any item without this library's lineage folder and without the benchmark data:
 :func:`resolve` reads the descriptors' ``cl:familyDataset`` nodes (datasets and
 dataset-level derivations) and their ``items`` / ``lineage`` / ``findings`` files
@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage._io import read_json, resolve_inside
-from croissant_lineage.croissant.descriptor import CL_NS, as_list
-from croissant_lineage.croissant.jsonld import PROV_NS
+from croissant_lineage.croissant.descriptor import Descriptor, as_list
+from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS
 from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.parquet import findings_from_table
@@ -39,7 +39,7 @@ from croissant_lineage.lineage.schema import (
     ITEMS_SCHEMA,
     split_ref,
 )
-from croissant_lineage.prov.graph import MARK, unwrap
+from croissant_lineage.prov.vocab import MARK, unwrap
 
 __all__ = ["EnrichedSource", "Resolver", "find_enriched", "resolve"]
 
@@ -84,7 +84,7 @@ def _source(path: Path) -> EnrichedSource | None:
     if not datasets:
         return None
     files: dict[str, Path] = {}
-    for node in as_list(doc.get("distribution")) + as_list(doc.get("https://schema.org/distribution")):
+    for node in Descriptor(path, doc, path.parent).distribution_nodes(full_iri=True):
         if _ours(node) and node.get("@id") in _FILE_IDS and isinstance(node.get("contentUrl"), str):
             files[_FILE_IDS[node["@id"]]] = resolve_inside(path.parent, node["contentUrl"])
     family = None
@@ -115,7 +115,7 @@ def _json_files(paths: Sequence[str | Path]) -> list[Path]:
 def find_enriched(descriptors: str | Path | Sequence[str | Path]) -> list[EnrichedSource]:
     """The enriched descriptors among files and folders (``*.json`` in a folder), sorted.
 
-    Files that are not descriptors enriched by :func:`~croissant_lineage.enrich.writer.enrich_family`
+    Files that are not descriptors enriched by :func:`~croissant_lineage.enrich.family.enrich_family`
     are skipped.
 
     Raises:

@@ -31,7 +31,7 @@ from croissant_lineage.audits.witnesses import witness_family
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.describe import describe
 from croissant_lineage.croissant.tables import MAX_FIELD_CHARS
-from croissant_lineage.enrich.writer import enrich_file
+from croissant_lineage.enrich import enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageGraph, family_of
@@ -485,7 +485,7 @@ def test_enrich_and_prov_do_not_replace_a_foreign_output(name: str, toy_copy: Pa
 
 def _cyclic_toy(tmp_path: Path) -> tuple[Path, str]:
     """The toy family enriched from a lineage with one edge reversed (a two-item cycle)."""
-    from croissant_lineage.enrich.writer import enrich_family
+    from croissant_lineage.enrich import enrich_family
 
     lineage = link(TOY / "family.json")
     edge = lineage.edges.slice(0, 1).to_pylist()[0]
@@ -513,7 +513,7 @@ def test_validate_flags_a_cycle_in_enriched_lineage(tmp_path: Path) -> None:
 
 
 def test_resolve_refuses_lineage_files_outside_the_descriptors_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from croissant_lineage.enrich.writer import enrich_family
+    from croissant_lineage.enrich import enrich_family
 
     out = tmp_path / "enriched"
     enrich_family(link(TOY / "family.json"), TOY / "family.json", out)

@@ -18,7 +18,7 @@ import rdflib
 from croissant_lineage._io import dumps_json
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.jsonld import PROV_NS, to_graph
-from croissant_lineage.enrich.writer import (
+from croissant_lineage.enrich import (
     FamilyEnrichResult,
     enrich_descriptor,
     enrich_family,
@@ -32,7 +32,7 @@ from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.parquet import FINDINGS_SCHEMA, findings_from_table
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.linking.linker import link
-from croissant_lineage.prov.graph import MARK
+from croissant_lineage.prov import MARK
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy"

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from croissant_lineage._io import dumps_json, load_yaml, loads_json
 from croissant_lineage.croissant.jsonld import PROV_NS, to_graph
 from croissant_lineage.croissant.tables import read_table
-from croissant_lineage.enrich.writer import enrich_descriptor, strip_enrichment
+from croissant_lineage.enrich import enrich_descriptor, strip_enrichment
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import Derivation, LinkRule
 from croissant_lineage.findings.files import findings_from_document, load_findings

@@ -20,7 +20,7 @@ import pytest
 
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.jsonld import read_graph
-from croissant_lineage.enrich.writer import enrich_family, enrich_file
+from croissant_lineage.enrich import enrich_family, enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.graph import family_of

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from croissant_lineage.cli import main
-from croissant_lineage.enrich.writer import FamilyEnrichResult, enrich_family
+from croissant_lineage.enrich import FamilyEnrichResult, enrich_family
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import relevant_findings

@@ -20,6 +20,7 @@ import pyarrow as pa
 from croissant_lineage._results import RowTable
 from croissant_lineage.errors import DataError, InputError
 from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.paths import step_option
 from croissant_lineage.lineage.schema import join_ref, split_ref
 
 __all__ = [
@@ -409,7 +410,7 @@ def _route(
                 continue
             seen.add(child)
             child_opts = options.get(child, [])
-            cidx = omap.index(idx) if (idx is not None and omap and idx in omap) else None
+            cidx = step_option(omap, idx).index
             if cidx is None and child_opts:
                 cidx = _find_option(child_opts, text)
             ctext = child_opts[cidx] if (cidx is not None and cidx < len(child_opts)) else text

@@ -42,7 +42,7 @@ from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, SpecError
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
 from croissant_lineage.lineage.items import LETTERS, load_items
-from croissant_lineage.lineage.schema import join_ref
+from croissant_lineage.lineage.schema import CHANGES_SCHEMA, join_ref
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
 
 __all__ = [
@@ -94,22 +94,6 @@ REPLACED_BELOW = 50.0
 #: Options left unpaired after exact and white-space matching pair up as edits at or
 #: above this similarity (0-100); below, they are a removal plus an addition.
 OPTION_FUZZY_THRESHOLD = 60.0
-
-#: One row per item of either snapshot (joined, added or removed).
-CHANGES_SCHEMA = pa.schema([
-    pa.field("old_item", pa.string()),  # None: item_added
-    pa.field("new_item", pa.string()),  # None: item_removed
-    pa.field("subject", pa.string()),
-    pa.field("kinds", pa.list_(pa.string())),  # empty: unchanged
-    pa.field("old_key", pa.string()),
-    pa.field("new_key", pa.string()),
-    pa.field("old_key_text", pa.string()),
-    pa.field("new_key_text", pa.string()),
-    pa.field("stem_score", pa.float64()),  # 0-100, normalised stem similarity
-    pa.field("option_map", pa.list_(pa.int32())),  # per new option: old option index, -1 if added
-    pa.field("old_options", pa.int32()),
-    pa.field("new_options", pa.int32()),
-])
 
 
 def _ws(text: str | None) -> str:
@@ -352,7 +336,7 @@ class Revision:
 
 
 @dataclass(frozen=True)
-class SnapshotDiff:
+class SnapshotDiff(Result):
     """The item-by-item comparison of two snapshots.
 
     Attributes:
@@ -492,12 +476,6 @@ class SnapshotDiff:
         """The changed rows (:data:`CHANGES_SCHEMA` columns) as a DataFrame."""
         mask = pa.compute.greater(pa.compute.list_value_length(self.table.column("kinds")), 0)
         return self.table.filter(mask).to_pandas()
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
 
 
 def _rows_by_id(items: pa.Table) -> dict[str, dict[str, Any]]:
@@ -885,12 +863,6 @@ class HistoryReport(Result):
             "item": self.item,
             "versions": [v.to_dict() for v in self.versions],
         }
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
 
 
 def _default_dataset(spec: FamilySpec) -> str:

@@ -43,7 +43,16 @@ from rapidfuzz import fuzz
 from croissant_lineage._results import Result
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, join_ref
+from croissant_lineage.lineage.schema import (
+    EDGES_SCHEMA,
+    GROUPS_SCHEMA,
+    ITEMS_SCHEMA,
+    SHIFTS_SCHEMA,
+    TRANSLATION_COUNT_COLUMNS,
+    TRANSLATION_STATUSES,
+    VERIFICATION_SCHEMA,
+    join_ref,
+)
 from croissant_lineage.linking.normalize import normalize_stem
 
 __all__ = [
@@ -83,65 +92,8 @@ STRONG_SCORE = 80.0
 #: Least summed token weight on each side for evidence to count.
 MIN_EVIDENCE_WEIGHT = 0.5
 
-#: Per-item statuses, best first.
-STATUSES = (
-    "verified",
-    "consistent",
-    "evidence_conflict",
-    "options_differ",
-    "key_differs",
-    "misaligned",
-    "no_key",
-)
-
-VERIFICATION_SCHEMA = pa.schema([
-    pa.field("child_dataset", pa.string(), nullable=False),
-    pa.field("child_item", pa.string(), nullable=False),
-    pa.field("parent_dataset", pa.string(), nullable=False),
-    pa.field("parent_item", pa.string(), nullable=False),
-    pa.field("activity", pa.string()),
-    pa.field("method", pa.string()),
-    pa.field("language", pa.string()),
-    pa.field("subject", pa.string()),
-    pa.field("child_key", pa.string()),
-    pa.field("parent_key", pa.string()),
-    pa.field("key_match", pa.bool_()),  # None when a key is missing
-    pa.field("child_options", pa.int32()),
-    pa.field("parent_options", pa.int32()),
-    pa.field("options_match", pa.bool_()),
-    pa.field("evidence", pa.string()),  # "text" (same-language stem similarity), "tokens", None: none
-    pa.field("evidence_tokens", pa.int32()),  # comparable tokens on the child side (tokens only)
-    pa.field("evidence_score", pa.float64()),  # 0-100; None: no comparable evidence
-    pa.field("status", pa.string(), nullable=False),  # one of STATUSES
-    pa.field("best_shift", pa.int32()),  # 0 unless misaligned
-    pa.field("realigned_parent", pa.string()),  # the parent item at best_shift
-])
-
-_COUNT_COLUMNS = ("joined", *STATUSES, "key_match")
-
-GROUPS_SCHEMA = pa.schema([
-    pa.field("dataset", pa.string(), nullable=False),
-    pa.field("parent_dataset", pa.string()),
-    pa.field("activity", pa.string()),
-    pa.field("language", pa.string()),
-    pa.field("subject", pa.string()),
-    *(pa.field(c, pa.int64()) for c in _COUNT_COLUMNS),
-    pa.field("shift", pa.int32()),  # detected index shift; None when aligned or undetermined
-])
-
-SHIFTS_SCHEMA = pa.schema([
-    pa.field("dataset", pa.string(), nullable=False),
-    pa.field("parent_dataset", pa.string()),
-    pa.field("subject", pa.string()),
-    pa.field("items", pa.int64()),  # joined items whose parent id ends in a row index
-    pa.field("comparable", pa.int64()),  # of those, items with evidence on the child side
-    pa.field("tested", pa.bool_()),  # shifts tried (False: no shift could beat none clearly)
-    pa.field("agree", pa.list_(pa.int64())),  # per shift of SHIFTS (empty if not tested): key and evidence agree
-    pa.field("agree_at_zero", pa.int64()),
-    pa.field("best_shift", pa.int32()),
-    pa.field("agree_at_best", pa.int64()),
-    pa.field("misaligned", pa.bool_()),
-])
+#: Per-item statuses, best first (declared with the schemas).
+STATUSES = TRANSLATION_STATUSES
 
 # ---------------------------------------------------------------------------- evidence
 
@@ -454,12 +406,6 @@ class TranslationReport(Result):
             "shifts": shifts.to_pylist(),
             "exceptions": self.items.filter(keep).to_pylist(),
         }
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
 
 
 def _row_to_verification(r: Mapping[str, Any]) -> ItemVerification:
@@ -791,7 +737,7 @@ def _count(table: pa.Table, subject_shift: Mapping[tuple[str, str | None], int],
         ds, pds, act, lang, subj = key
         for name, v in zip(("dataset", "parent_dataset", "activity", "language", "subject"), key, strict=True):
             rows[name].append(v)
-        for c in _COUNT_COLUMNS:
+        for c in TRANSLATION_COUNT_COLUMNS:
             rows[c].append(counts[key][c])
         rows["shift"].append(subject_shift.get((ds, subj)) if by_subject else None)
     return pa.table(rows, schema=GROUPS_SCHEMA)
@@ -848,9 +794,7 @@ def family_translations(
     tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) for n in names}
     parts = []
     for d in derivs:
-        langs = (spec.datasets[d.child].languages, spec.datasets[d.parent].languages)
-        translated = d.activity == "translation" and (not all(langs) or langs[0] != langs[1])
-        edges, _unmatched, _stats = link_derivation(d, tables[d.child], tables[d.parent], translated=translated)
+        edges, _unmatched, _stats = link_derivation(d, tables[d.child], tables[d.parent])
         parts.append(edges)
     edges = pa.concat_tables(parts) if parts else EDGES_SCHEMA.empty_table()
     items = pa.concat_tables([tables[n] for n in names]) if names else ITEMS_SCHEMA.empty_table()

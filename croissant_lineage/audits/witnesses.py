@@ -491,12 +491,6 @@ class WitnessReport(Result):
             "evidence": [e.to_dict() for e in self.evidence],
         }
 
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
-
 
 def with_witness_evidence(findings: Iterable[Any], report: WitnessReport) -> list[Any]:
     """Copies of the findings with their witness evidence lines appended.

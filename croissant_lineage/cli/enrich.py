@@ -6,7 +6,7 @@ import argparse
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result, show_progress
-from croissant_lineage.enrich.writer import (
+from croissant_lineage.enrich import (
     EnrichResult,
     FamilyEnrichResult,
     enrich_family,
@@ -53,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
             args.lineage,
             args.family,
             args.out,
-            options.one_findings_file(args.findings, "enrich"),
+            args.findings,
             time=args.time,
             force=args.force,
             progress=show_progress(args),

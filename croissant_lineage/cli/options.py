@@ -16,10 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
-
-from croissant_lineage.errors import InputError
 
 __all__ = [
     "allow_outside",
@@ -31,7 +28,6 @@ __all__ = [
     "force",
     "json_output",
     "lineage",
-    "one_findings_file",
     "out",
     "print_json",
     "print_result",
@@ -119,22 +115,6 @@ def allow_outside(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-outside", action="store_true", help="allow file URLs outside the base folder"
     )
-
-
-def one_findings_file(paths: list[str] | None, command: str) -> str | Path | None:
-    """The single findings file a library call takes today (None when none was given).
-
-    ``enrich`` and ``prov`` declare ``--findings FILE...`` like every command; until their
-    library functions take several files, more than one is refused rather than dropped.
-    """
-    if not paths:
-        return None
-    if len(paths) > 1:
-        raise InputError(
-            f"{command} takes one findings file for now; {len(paths)} given",
-            hint="merge them first (croissant-lineage findings list A B --json > merged.json)",
-        )
-    return paths[0]
 
 
 def example_epilog(*examples: str) -> str:

@@ -6,7 +6,7 @@ import argparse
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
-from croissant_lineage.prov.graph import FORMATS, write_prov
+from croissant_lineage.prov.serialize import FORMATS, write_prov
 
 __all__ = ["register"]
 
@@ -30,7 +30,7 @@ def _run(args: argparse.Namespace) -> int:
     result = write_prov(
         args.lineage,
         args.out,
-        findings=options.one_findings_file(args.findings, "prov"),
+        findings=args.findings,
         fmt=args.format,
         items=not args.no_items,
         time=args.time,

@@ -43,6 +43,7 @@ from croissant_lineage.croissant.descriptor import (
     ensure_replaceable,
     match_files,
 )
+from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, RAI_NS, SCHEMA_NS
 from croissant_lineage.croissant.tables import read_table
 from croissant_lineage.errors import InputError, UnsafePathError
 
@@ -61,14 +62,14 @@ __all__ = [
 #: order), plus the ``prov`` prefix the Hub also declares and this library's ``cl`` prefix.
 CROISSANT_CONTEXT: dict[str, Any] = {
     "@language": "en",
-    "@vocab": "https://schema.org/",
+    "@vocab": SCHEMA_NS,
     "arrayShape": "cr:arrayShape",
     "citeAs": "cr:citeAs",
     "column": "cr:column",
     "conformsTo": "dct:conformsTo",
     "containedIn": "cr:containedIn",
-    "cr": "http://mlcommons.org/croissant/",
-    "rai": "http://mlcommons.org/croissant/RAI/",
+    "cr": CROISSANT_NS,
+    "rai": RAI_NS,
     "data": {"@id": "cr:data", "@type": "@json"},
     "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
     "dct": "http://purl.org/dc/terms/",
@@ -96,12 +97,12 @@ CROISSANT_CONTEXT: dict[str, Any] = {
     "repeated": "cr:repeated",
     "replace": "cr:replace",
     "samplingRate": "cr:samplingRate",
-    "sc": "https://schema.org/",
+    "sc": SCHEMA_NS,
     "separator": "cr:separator",
     "source": "cr:source",
     "subField": "cr:subField",
     "transform": "cr:transform",
-    "prov": "http://www.w3.org/ns/prov#",
+    "prov": PROV_NS,
     "cl": CL_NS,
 }
 
@@ -447,12 +448,12 @@ def _record_set(
     }
 
 
-def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
-    opts = options or DescribeOptions()
-    root = Path(folder)
-    if not root.is_dir():
-        raise InputError("not a folder", path=root, hint="give the folder holding the data files")
-    rel_to = Path(opts.relative_to) if opts.relative_to is not None else root
+def _folder_prefix(root: Path, rel_to: Path) -> str:
+    """``root`` relative to ``rel_to``, as a ``/``-ended prefix (``""`` for the same folder).
+
+    Raises:
+        UnsafePathError: ``root`` is not inside ``rel_to``.
+    """
     prefix = os.path.relpath(root.resolve(), rel_to.resolve()).replace(os.sep, "/")
     if prefix == ".." or prefix.startswith("../"):
         raise UnsafePathError(
@@ -460,15 +461,29 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
             path=root,
             hint="relative_to must be the folder itself or one of its parents",
         )
-    prefix = "" if prefix == "." else prefix + "/"
+    return "" if prefix == "." else prefix + "/"
+
+
+def _candidates(root: Path, opts: DescribeOptions) -> list[Path]:
+    """Paths under ``root``, sorted, kept to the ``include`` globs when there are some."""
     candidates = sorted(_walk(root), key=os.fspath)
-    if opts.include:
-        keep = set()
-        for pattern in opts.include:
-            keep.update(match_files(root, pattern))
-        candidates = [p for p in candidates if p.relative_to(root).as_posix() in keep]
+    if not opts.include:
+        return candidates
+    keep: set[str] = set()
+    for pattern in opts.include:
+        keep.update(match_files(root, pattern))
+    return [p for p in candidates if p.relative_to(root).as_posix() in keep]
+
+
+def _groups(root: Path, rel_to: Path, prefix: str, opts: DescribeOptions) -> dict[str, list[_Group]]:
+    """The data files grouped by config and format: config -> its groups, sorted.
+
+    Raises:
+        InputError: no data file.
+        UnsafePathError: a symlink leads out of the folder.
+    """
     groups: dict[tuple[str, str], _Group] = {}
-    for p in candidates:
+    for p in _candidates(root, opts):
         fmt = _format_of(p) if p.is_file() else None
         if fmt is None:
             continue
@@ -486,67 +501,94 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
     per_config: dict[str, list[_Group]] = defaultdict(list)
     for (config, _fmt), group in sorted(groups.items()):
         per_config[config].append(group)
+    return per_config
 
-    name = opts.name or root.resolve().name
-    distribution: list[dict[str, Any]] = []
-    record_sets: list[dict[str, Any]] = []
-    rows: dict[str, int] = {}
-    files = 0
-    used_ids: set[str] = set()
-    for config, config_groups in per_config.items():
-        cfg = _slug(config)
-        splits_id = _unique(f"{cfg}_splits", used_ids)
-        all_splits: set[str] = set()
-        data_sets: list[dict[str, Any]] = []
-        for group in config_groups:
-            csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
-            group.tables = [read_table(p, group.fmt, csv_columns=csv_cols) for p in group.paths]
-            short_fmt = _SHORT_FORMAT.get(group.fmt, group.fmt.split("/")[-1])
-            fs_id = _unique(f"{short_fmt}-files-for-config-{cfg}", used_ids)
-            fs: dict[str, Any] = {
-                "@type": "cr:FileSet",
-                "@id": fs_id,
-                "name": fs_id,
-                "description": f"{group.fmt} files of config {config}.",
-                "encodingFormat": group.fmt,
-            }
-            includes = _includes(group, root, rel_to, prefix, opts)
-            fs["includes"] = includes if len(includes) > 1 else includes[0]
-            if csv_cols:
-                fs["cl:csvColumns"] = list(csv_cols)
-            distribution.append(fs)
-            rels = [p.relative_to(root).as_posix() for p in group.paths]
-            file_splits = [_split_of(r) for r in rels]
-            if all(file_splits):
-                all_splits.update(s for s in file_splits if s)
-            else:
-                all_splits.add(opts.split)
-            rs_id = _unique(cfg if len(config_groups) == 1 else f"{cfg}-{short_fmt}", used_ids)
-            rs = _record_set(group, rs_id, splits_id, fs_id, rels, prefix, opts, name)
-            data_sets.append(rs)
-            rows[rs_id] = sum(t.num_rows for t in group.tables)
-            files += len(group.paths)
-        record_sets.append({
-            "@type": "cr:RecordSet",
-            "dataType": "cr:Split",
-            "key": {"@id": f"{splits_id}/split_name"},
-            "@id": splits_id,
-            "name": splits_id,
-            "description": f"Splits for the {config} config.",
-            "field": [
-                {"@type": "cr:Field", "@id": f"{splits_id}/split_name", "dataType": "sc:Text"}
-            ],
-            "data": [{f"{splits_id}/split_name": s} for s in sorted(all_splits)],
-        })
-        record_sets.extend(data_sets)
 
+def _splits_record_set(splits_id: str, config: str, splits: set[str]) -> dict[str, Any]:
+    """The RecordSet listing a config's splits (inline ``data``)."""
+    return {
+        "@type": "cr:RecordSet",
+        "dataType": "cr:Split",
+        "key": {"@id": f"{splits_id}/split_name"},
+        "@id": splits_id,
+        "name": splits_id,
+        "description": f"Splits for the {config} config.",
+        "field": [
+            {"@type": "cr:Field", "@id": f"{splits_id}/split_name", "dataType": "sc:Text"}
+        ],
+        "data": [{f"{splits_id}/split_name": s} for s in sorted(splits)],
+    }
+
+
+@dataclass
+class _Layout:
+    """What :func:`_build` collects, config by config."""
+
+    root: Path
+    rel_to: Path
+    prefix: str
+    opts: DescribeOptions
+    name: str
+    distribution: list[dict[str, Any]] = field(default_factory=list)
+    record_sets: list[dict[str, Any]] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    files: int = 0
+    used_ids: set[str] = field(default_factory=set)
+
+
+def _file_set(layout: _Layout, group: _Group, config: str, fs_id: str, csv_cols: Any) -> dict[str, Any]:
+    """The FileSet of one group's files."""
+    fs: dict[str, Any] = {
+        "@type": "cr:FileSet",
+        "@id": fs_id,
+        "name": fs_id,
+        "description": f"{group.fmt} files of config {config}.",
+        "encodingFormat": group.fmt,
+    }
+    includes = _includes(group, layout.root, layout.rel_to, layout.prefix, layout.opts)
+    fs["includes"] = includes if len(includes) > 1 else includes[0]
+    if csv_cols:
+        fs["cl:csvColumns"] = list(csv_cols)
+    return fs
+
+
+def _add_config(layout: _Layout, config: str, config_groups: list[_Group]) -> None:
+    """Read one config's files; add its FileSets, its splits RecordSet and its data RecordSets."""
+    opts = layout.opts
+    cfg = _slug(config)
+    splits_id = _unique(f"{cfg}_splits", layout.used_ids)
+    all_splits: set[str] = set()
+    data_sets: list[dict[str, Any]] = []
+    for group in config_groups:
+        csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
+        group.tables = [read_table(p, group.fmt, csv_columns=csv_cols) for p in group.paths]
+        short_fmt = _SHORT_FORMAT.get(group.fmt, group.fmt.split("/")[-1])
+        fs_id = _unique(f"{short_fmt}-files-for-config-{cfg}", layout.used_ids)
+        layout.distribution.append(_file_set(layout, group, config, fs_id, csv_cols))
+        rels = [p.relative_to(layout.root).as_posix() for p in group.paths]
+        file_splits = [_split_of(r) for r in rels]
+        if all(file_splits):
+            all_splits.update(s for s in file_splits if s)
+        else:
+            all_splits.add(opts.split)
+        rs_id = _unique(cfg if len(config_groups) == 1 else f"{cfg}-{short_fmt}", layout.used_ids)
+        data_sets.append(_record_set(group, rs_id, splits_id, fs_id, rels, layout.prefix, opts, layout.name))
+        layout.rows[rs_id] = sum(t.num_rows for t in group.tables)
+        layout.files += len(group.paths)
+    layout.record_sets.append(_splits_record_set(splits_id, config, all_splits))
+    layout.record_sets.extend(data_sets)
+
+
+def _dataset(layout: _Layout) -> dict[str, Any]:
+    """The descriptor: the dataset's own properties, then distribution and RecordSets."""
+    opts = layout.opts
     doc: dict[str, Any] = {
         "@context": dict(CROISSANT_CONTEXT),
         "@type": "sc:Dataset",
-        "conformsTo": "http://mlcommons.org/croissant/1.1",
+        "conformsTo": f"{CROISSANT_NS}1.1",
         GENERATED_BY: GENERATOR,
-        "name": name,
-        "description": opts.description or f"Local benchmark data in {root.resolve().name}.",
+        "name": layout.name,
+        "description": opts.description or f"Local benchmark data in {layout.root.resolve().name}.",
     }
     for key, value in (
         ("url", opts.url),
@@ -557,9 +599,23 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
     ):
         if value:
             doc[key] = value
-    doc["distribution"] = distribution
-    doc["recordSet"] = record_sets
-    return _Built(doc, files, rows)
+    doc["distribution"] = layout.distribution
+    doc["recordSet"] = layout.record_sets
+    return doc
+
+
+def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
+    opts = options or DescribeOptions()
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputError("not a folder", path=root, hint="give the folder holding the data files")
+    rel_to = Path(opts.relative_to) if opts.relative_to is not None else root
+    prefix = _folder_prefix(root, rel_to)
+    per_config = _groups(root, rel_to, prefix, opts)
+    layout = _Layout(root, rel_to, prefix, opts, opts.name or root.resolve().name)
+    for config, config_groups in per_config.items():
+        _add_config(layout, config, config_groups)
+    return _Built(_dataset(layout), layout.files, layout.rows)
 
 
 def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from croissant_lineage._io import read_json, resolve_inside
+from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, SCHEMA_NS
 from croissant_lineage.errors import (
     DescriptorError,
     LineageError,
@@ -44,9 +45,6 @@ __all__ = [
     "node_id",
     "read_descriptor",
 ]
-
-#: Namespace of this library's own extension properties (reserved IRI).
-CL_NS = "https://w3id.org/croissant-lineage/ns#"
 
 #: The property this library puts on the top of every descriptor it writes, with the
 #: value :data:`GENERATOR` (no version, so that output stays byte-identical across
@@ -189,12 +187,31 @@ class Descriptor:
         ctx = self.doc.get("@context")
         return ctx if isinstance(ctx, dict) else {}
 
+    def _nodes(self, key: str, iri: str, full_iri: bool) -> list[dict[str, Any]]:
+        keys = (key, iri) if full_iri else (key,)
+        return [n for k in keys for n in as_list(self.doc.get(k)) if isinstance(n, dict)]
+
+    def record_set_nodes(self, *, full_iri: bool = False) -> list[dict[str, Any]]:
+        """The RecordSet JSON objects as written (``recordSet``), in document order.
+
+        Args:
+            full_iri: Also those under the property spelt as a full IRI
+                (``http://mlcommons.org/croissant/recordSet``), after the others.
+        """
+        return self._nodes("recordSet", f"{CROISSANT_NS}recordSet", full_iri)
+
+    def distribution_nodes(self, *, full_iri: bool = False) -> list[dict[str, Any]]:
+        """The distribution's JSON objects as written (``distribution``), in document order.
+
+        Args:
+            full_iri: Also those under ``https://schema.org/distribution``, after the others.
+        """
+        return self._nodes("distribution", f"{SCHEMA_NS}distribution", full_iri)
+
     def files(self) -> dict[str, FileNode]:
         """FileObjects and FileSets of the distribution, by ``@id`` (or ``name``)."""
         out: dict[str, FileNode] = {}
-        for node in as_list(self.doc.get("distribution")):
-            if not isinstance(node, dict):
-                continue
+        for node in self.distribution_nodes():
             nid = node_id(node)
             kind = _short_type(node)
             if nid and kind in ("FileObject", "FileSet"):
@@ -204,9 +221,7 @@ class Descriptor:
     def record_sets(self) -> dict[str, RecordSetNode]:
         """RecordSets by ``@id`` (or ``name``), each with its Fields by short name."""
         out: dict[str, RecordSetNode] = {}
-        for node in as_list(self.doc.get("recordSet")):
-            if not isinstance(node, dict):
-                continue
+        for node in self.record_set_nodes():
             rid = node_id(node)
             if not rid:
                 continue
@@ -461,7 +476,7 @@ def check_croissant(doc: Any, path: Path | None = None) -> None:
     if not isinstance(doc, dict):
         raise DescriptorError("not a JSON object: a Croissant descriptor is one", path=path)
     types = [t for t in as_list(doc.get("@type")) if isinstance(t, str)]
-    dataset_types = ("sc:Dataset", "schema:Dataset", "Dataset", "https://schema.org/Dataset")
+    dataset_types = ("sc:Dataset", "schema:Dataset", "Dataset", f"{SCHEMA_NS}Dataset")
     if not any(t in dataset_types for t in types):
         raise DescriptorError(
             "not a Croissant descriptor: @type is not sc:Dataset",

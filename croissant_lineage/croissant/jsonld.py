@@ -11,13 +11,19 @@ download. Only then is the document handed to rdflib.
 Relative ``@id``s (Croissant uses them for RecordSets and Fields: ``default/options``)
 resolve against an explicit ``base``; the default is a fixed IRI, so the same document
 gives the same triples wherever it is stored.
+
+Beside rdflib, the same layer reads a document's inline ``@context`` as a processor
+would (:class:`JsonLdContext`: term expansion, ``@type`` coercion) so that checks can
+say *where* something is wrong (:func:`walk`, :func:`pointer`), and finds the context
+object that enrichment adds terms to (:func:`context_object`, :func:`term_meaning`).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -26,23 +32,26 @@ from typing import Any
 import rdflib
 
 from croissant_lineage._io import read_json
+from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, XSD_NS
 from croissant_lineage.errors import DescriptorError
 
 __all__ = [
     "CONTEXT_URLS",
     "DEFAULT_BASE",
     "PROV_NS",
+    "SCHEMES",
     "XSD_NS",
+    "Expansion",
+    "JsonLdContext",
+    "context_object",
     "inline_contexts",
     "local_context",
+    "pointer",
     "read_graph",
+    "term_meaning",
     "to_graph",
+    "walk",
 ]
-
-#: PROV-O namespace.
-PROV_NS = "http://www.w3.org/ns/prov#"
-#: XML Schema datatypes namespace.
-XSD_NS = "http://www.w3.org/2001/XMLSchema#"
 
 #: Base IRI for relative ``@id``s when the caller gives none (location-independent).
 DEFAULT_BASE = "urn:croissant-lineage:base/"
@@ -50,7 +59,7 @@ DEFAULT_BASE = "urn:croissant-lineage:base/"
 #: Context URL -> file in ``croissant_lineage/croissant/contexts/``. The Croissant spec URLs
 #: (what ``conformsTo`` names) and their ``context.jsonld`` forms, http and https.
 CONTEXT_URLS: dict[str, str] = {
-    f"{scheme}://mlcommons.org/croissant/{version}{suffix}": f"croissant-{version}.jsonld"
+    CROISSANT_NS.replace("http:", f"{scheme}:", 1) + f"{version}{suffix}": f"croissant-{version}.jsonld"
     for scheme in ("http", "https")
     for version in ("1.0", "1.1")
     for suffix in ("", "/", "/context.jsonld")
@@ -205,3 +214,159 @@ def read_graph(
         DescriptorError: a context URL has no local copy, or invalid JSON-LD.
     """
     return to_graph(read_json(path), base=base, contexts=contexts, path=path)
+
+
+# --------------------------------------------------------------------------- inline contexts
+
+
+def context_object(doc: dict[str, Any], path: str | Path | None = None) -> dict[str, Any]:
+    """The inline ``@context`` object new terms go into (the last one of a list).
+
+    Raises:
+        DescriptorError: the ``@context`` is a URL (or ends with one), not an object.
+    """
+    ctx = doc.get("@context")
+    if isinstance(ctx, dict):
+        return ctx
+    if isinstance(ctx, list) and ctx and isinstance(ctx[-1], dict):
+        return ctx[-1]
+    raise DescriptorError(
+        "the @context is a URL, not an inline object: terms cannot be added to it",
+        path=path,
+        hint="inline the context (every Croissant example does)",
+    )
+
+
+def term_meaning(
+    definition: Any, ctx: Mapping[str, Any], prefixes: Mapping[str, str] | None = None
+) -> tuple[Any, Any]:
+    """A term definition reduced to (IRI, ``@type``), its prefix expanded, for comparison.
+
+    Args:
+        definition: The term's definition (a string IRI / compact IRI, or a dict).
+        ctx: The context object the term is defined in (its prefixes are read first).
+        prefixes: Fallback prefix -> IRI for prefixes ``ctx`` does not define.
+    """
+    if isinstance(definition, dict):
+        iri, typ = definition.get("@id"), definition.get("@type")
+    else:
+        iri, typ = definition, None
+    if isinstance(iri, str) and ":" in iri and "://" not in iri:
+        prefix, _, rest = iri.partition(":")
+        base = ctx.get(prefix, (prefixes or {}).get(prefix))
+        if isinstance(base, str):
+            iri = base + rest
+    return iri, typ
+
+
+# --------------------------------------------------------------------------- reading a context
+
+#: IRI schemes that are not prefixes (``https://...``, ``urn:...``).
+SCHEMES = frozenset({"http", "https", "urn", "mailto", "file", "ftp", "data", "tag", "doi", "did", "ark", "git+https", "s3", "gs", "hf"})
+
+
+def pointer(parts: tuple[Any, ...] | list[Any]) -> str:
+    """RFC 6901 JSON pointer for a path of keys and indices (``""`` for the root)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What a key or compact IRI expands to.
+
+    Attributes:
+        iri: The absolute IRI, or None for keywords and undeclared prefixes.
+        undeclared: The prefix when ``x:y`` names a prefix the context does not declare.
+    """
+
+    iri: str | None
+    undeclared: str | None = None
+
+
+class JsonLdContext:
+    """The merged inline ``@context`` of a document.
+
+    Attributes:
+        terms: Term -> definition (a string IRI / compact IRI, or a dict).
+        remote: URLs of remote contexts the document names (never fetched).
+    """
+
+    def __init__(self, raw: Any):
+        self.terms: dict[str, Any] = {}
+        self.remote: list[str] = []
+        for part in raw if isinstance(raw, list) else [raw]:
+            if isinstance(part, str):
+                self.remote.append(part)
+            elif isinstance(part, dict):
+                imported = part.get("@import")
+                if isinstance(imported, str):
+                    self.remote.append(imported)
+                self.terms.update(part)
+
+    @property
+    def vocab(self) -> str | None:
+        v = self.terms.get("@vocab")
+        return v if isinstance(v, str) else None
+
+    def definition(self, term: str) -> dict[str, Any] | None:
+        """The term's definition as a dict (``{"@id": ...}`` for string definitions)."""
+        d = self.terms.get(term)
+        if isinstance(d, str):
+            return {"@id": d}
+        return d if isinstance(d, dict) else None
+
+    def type_of(self, term: str) -> str | None:
+        """The ``@type`` coercion of a term (``@id``, ``@vocab``, ``@json``...), if any."""
+        d = self.definition(term)
+        t = d.get("@type") if d else None
+        return t if isinstance(t, str) else None
+
+    def expand_iri(self, value: str, *, vocab: bool, _depth: int = 0) -> Expansion:
+        """Expand a compact IRI or term.
+
+        Args:
+            value: ``prov:wasDerivedFrom``, ``dataType``, ``https://...``.
+            vocab: Whether a bare term is relative to ``@vocab`` (keys, ``@type``
+                values, ``@vocab``-typed values) rather than a document-relative IRI.
+        """
+        if value.startswith("@") or _depth > 8:
+            return Expansion(None)
+        if vocab and value in self.terms:
+            d = self.definition(value)
+            target = d.get("@id") if d else None
+            if isinstance(target, str) and target != value:
+                return self.expand_iri(target, vocab=True, _depth=_depth + 1)
+            if d is not None and target is None and ":" not in value:
+                base = self.vocab
+                return Expansion(base + value if base else None)
+        if ":" in value:
+            prefix, _, suffix = value.partition(":")
+            if suffix.startswith("//"):
+                return Expansion(value)
+            d = self.definition(prefix)
+            target = d.get("@id") if d else None
+            if isinstance(target, str):
+                return Expansion(target + suffix)
+            if prefix.lower() in SCHEMES:
+                return Expansion(value)
+            return Expansion(None, undeclared=prefix)
+        if vocab and self.vocab:
+            return Expansion(self.vocab + value)
+        return Expansion(None)
+
+
+def walk(doc: Any, *, skip_keys: frozenset[str] = frozenset()) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """Every JSON object in ``doc`` with its path, depth first, in document order.
+
+    The ``@context`` subtree and the values of keys in ``skip_keys`` (``@json`` data)
+    are not entered.
+    """
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), doc)]
+    while stack:
+        path, cur = stack.pop()
+        if isinstance(cur, dict):
+            yield path, cur
+            children = [((*path, k), v) for k, v in cur.items() if k != "@context" and k not in skip_keys]
+            stack.extend(reversed(children))
+        elif isinstance(cur, list):
+            stack.extend(reversed([((*path, i), v) for i, v in enumerate(cur)]))

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from croissant_lineage._results import Result
 from croissant_lineage.errors import FindingsError
 
 __all__ = [
@@ -162,7 +163,7 @@ def _check_date(value: str | None, what: str) -> None:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Finding:
+class Finding(Result):
     """An audit finding attached to one item.
 
     Attributes:
@@ -234,13 +235,6 @@ class Finding:
     def __hash__(self) -> int:
         # Lists make the generated hash fail; equal findings share id and status.
         return hash((self.id, self.status, self.status_date))
-
-    def _repr_html_(self) -> str:
-        from croissant_lineage.render.html import (
-            to_html,  # imported here: display is only needed in notebooks
-        )
-
-        return to_html(self)
 
     @property
     def is_confirmed(self) -> bool:

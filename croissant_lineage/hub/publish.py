@@ -49,7 +49,7 @@ from croissant_lineage._io import (
     resolve_inside,
 )
 from croissant_lineage._results import Result
-from croissant_lineage.croissant.descriptor import as_list, check_croissant, node_id
+from croissant_lineage.croissant.descriptor import Descriptor, as_list, check_croissant, node_id
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError, UnsafePathError
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.model import Finding
@@ -303,18 +303,17 @@ def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
 def _descriptor_parquet(doc: dict[str, Any], folder: Path) -> list[tuple[str, str, bytes, str]]:
     """The Parquet FileObjects the descriptor distributes from beside itself (the lineage
     files enrichment writes), as (config name, relative path, bytes, content)."""
+    desc = Descriptor(None, doc, folder)
     readers: dict[str, str] = {}
-    for rs in as_list(doc.get("recordSet")):
-        if not isinstance(rs, dict):
-            continue
+    for rs in desc.record_set_nodes():
         for f in as_list(rs.get("field")):
             src = f.get("source") if isinstance(f, dict) else None
             ref = node_id(src.get("fileObject")) if isinstance(src, dict) else None
             if ref and isinstance(node_id(rs), str):
                 readers.setdefault(ref, str(node_id(rs)))
     out = []
-    for fo in as_list(doc.get("distribution")):
-        if not isinstance(fo, dict) or "parquet" not in str(fo.get("encodingFormat", "")):
+    for fo in desc.distribution_nodes():
+        if "parquet" not in str(fo.get("encodingFormat", "")):
             continue
         url, fid = fo.get("contentUrl"), node_id(fo)
         if not isinstance(url, str) or "://" in url or not fid:

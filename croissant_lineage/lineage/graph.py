@@ -22,7 +22,7 @@ from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, join_ref, split_ref
 
-__all__ = ["Edge", "Family", "ItemRecord", "LineageGraph", "Relative", "family_of"]
+__all__ = ["FAMILY_COLUMNS", "Edge", "Family", "ItemRecord", "LineageGraph", "Relative", "family_of"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,24 @@ class Relative:
         return {"ref": self.ref, "depth": self.depth, "path": [e.to_dict() for e in self.path]}
 
 
+#: Columns of :meth:`Family.to_pandas` (one row per relative).
+FAMILY_COLUMNS = (
+    "ref",
+    "relation",
+    "depth",
+    "via",
+    "activity",
+    "method",
+    "score",
+    "options_copied",
+    "options_added",
+    "options_dropped",
+    "key_inherited",
+    "stem_changed",
+    "ambiguous",
+)
+
+
 @dataclass(frozen=True)
 class Family(Result):
     """Everything the lineage knows about one item.
@@ -128,16 +146,37 @@ class Family(Result):
             "findings": [dict(f) for f in self.findings],
         }
 
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per relative (keys :data:`FAMILY_COLUMNS`), in :meth:`to_pandas` order."""
+        rows: list[dict[str, Any]] = [{"ref": self.ref, "relation": "item", "depth": 0}]
+        for relation, relatives in (("ancestor", self.ancestors), ("descendant", self.descendants)):
+            for r in relatives:
+                e = r.path[-1]
+                row = {"ref": r.ref, "relation": relation, "depth": r.depth}
+                row["via"] = e.child if relation == "ancestor" else e.parent
+                for c in FAMILY_COLUMNS[4:]:
+                    row[c] = getattr(e, c)
+                rows.append(row)
+        rows += [{"ref": d, "relation": "duplicate", "depth": 0} for d in self.duplicates]
+        for d in self.documented:
+            rows.append({"ref": d["child"], "relation": "documented", "depth": None, "via": d["parent"], "activity": d["activity"]})
+        return [{c: r.get(c) for c in FAMILY_COLUMNS} for r in rows]
+
     def to_pandas(self) -> Any:
-        """One row per relative with the edge evidence (see ``display.family_frame``)."""
-        from croissant_lineage.render.html import family_frame
+        """One row per relative (columns :data:`FAMILY_COLUMNS`).
 
-        return family_frame(self)
+        The item itself comes first (relation ``item``), then ancestors and descendants
+        nearest first with the evidence of the edge that reaches them (``via`` is the item
+        on the near side of that edge), duplicates, and documented-coverage datasets.
+        """
+        import pandas as pd
 
-    def _repr_html_(self) -> str:
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
+        frame = pd.DataFrame(self.rows(), columns=list(FAMILY_COLUMNS))
+        for c in ("depth", "options_copied", "options_added", "options_dropped"):
+            frame[c] = frame[c].astype("Int64")
+        for c in ("key_inherited", "stem_changed", "ambiguous"):
+            frame[c] = frame[c].astype("boolean")
+        return frame
 
 
 def _refs(dataset: pa.ChunkedArray, item: pa.ChunkedArray) -> list[str]:

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from croissant_lineage._io import atomic_write_bytes, atomic_write_json, parquet_bytes, read_json
+from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.schema import (
@@ -88,8 +89,8 @@ def family_info(spec: FamilySpec) -> dict[str, Any]:
     }
 
 
-@dataclass
-class Lineage:
+@dataclass(repr=False)
+class Lineage(Result):
     """Items and their derivation edges for one family.
 
     Attributes:
@@ -106,6 +107,23 @@ class Lineage:
     duplicates: pa.Table = field(default_factory=DUPLICATES_SCHEMA.empty_table)
     unmatched: pa.Table = field(default_factory=UNMATCHED_SCHEMA.empty_table)
     summary: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        groups = self.duplicates.group_by(["dataset", "group"]).aggregate([]).num_rows
+        return (
+            f"Lineage(items={self.items.num_rows}, edges={self.edges.num_rows}, "
+            f"duplicate_groups={groups}, unmatched={self.unmatched.num_rows})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: :attr:`summary`, the counts written to ``summary.json`` (what
+        ``croissant-lineage link --json`` prints); the tables stay out."""
+        return dict(self.summary)
+
+    def to_pandas(self) -> Any:
+        """The edges table (:data:`~croissant_lineage.lineage.schema.EDGES_SCHEMA`) as a
+        ``pandas.DataFrame``, one row per child -> parent edge."""
+        return self.edges.to_pandas()
 
     def write(self, folder: str | Path, *, overwrite: bool = False) -> Path:
         """Write the lineage folder (see module docstring); returns its path.

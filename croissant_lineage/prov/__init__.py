@@ -1,1 +1,68 @@
-"""PROV-O: the provenance graph of a linked family and its serialisations."""
+"""PROV-O: the provenance graph of a linked family and its serialisations.
+
+* :mod:`.vocab`: namespaces, the mark, activity classes, stable labels, value objects, time;
+* :mod:`.graph`: the JSON-LD nodes (shared with enrichment) and the rdflib graph;
+* :mod:`.serialize`: formats, deterministic bytes, the file mark, :func:`write_prov`.
+"""
+
+from croissant_lineage.prov.graph import (
+    DatasetProv,
+    ParentLink,
+    build_graph,
+    dataset_nodes,
+    enrichment_node,
+    family_dataset_node,
+    family_graph,
+)
+from croissant_lineage.prov.serialize import (
+    FORMATS,
+    PROV_FILE_COMMENT,
+    ProvResult,
+    is_prov_file,
+    serialize,
+    write_prov,
+)
+from croissant_lineage.prov.vocab import (
+    AGENT_IRI,
+    MARK,
+    PROV_CONTEXT,
+    activity_class,
+    activity_id,
+    code,
+    derivation_class,
+    derivation_id,
+    finding_iri,
+    resolve_time,
+    schema_node_iri,
+    text,
+    unwrap,
+)
+
+__all__ = [
+    "AGENT_IRI",
+    "FORMATS",
+    "MARK",
+    "PROV_CONTEXT",
+    "PROV_FILE_COMMENT",
+    "DatasetProv",
+    "ParentLink",
+    "ProvResult",
+    "activity_class",
+    "activity_id",
+    "build_graph",
+    "code",
+    "dataset_nodes",
+    "derivation_class",
+    "derivation_id",
+    "enrichment_node",
+    "family_dataset_node",
+    "family_graph",
+    "finding_iri",
+    "is_prov_file",
+    "resolve_time",
+    "schema_node_iri",
+    "serialize",
+    "text",
+    "unwrap",
+    "write_prov",
+]

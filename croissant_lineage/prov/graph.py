@@ -3,7 +3,7 @@
 Two outputs share one vocabulary and one set of builders, so they cannot drift apart:
 
 * **JSON-LD nodes** (:func:`dataset_nodes`, :func:`enrichment_node`...) that
-  :mod:`croissant_lineage.enrich.writer` writes into Croissant descriptors;
+  :mod:`croissant_lineage.enrich` writes into Croissant descriptors;
 * an **rdflib graph** (:func:`build_graph`) of the whole family, whose dataset-level
   part is parsed from those very nodes, and whose item level says, per edge::
 
@@ -27,185 +27,46 @@ Time is never read from the clock: activities carry a time only when one is give
 
 from __future__ import annotations
 
-import json
-import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import datetime
 from typing import Any
-from urllib.parse import quote
 
 import pyarrow as pa
 import rdflib
 from rdflib import RDF, XSD, BNode, Literal, URIRef
 
-from croissant_lineage._io import atomic_write_bytes
-from croissant_lineage._results import Result
 from croissant_lineage._version import __version__
-from croissant_lineage.croissant.descriptor import CL_NS, ensure_replaceable
-from croissant_lineage.croissant.jsonld import PROV_NS, XSD_NS, to_graph
-from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.schema import ACTIVITIES, item_iri
+from croissant_lineage.croissant.jsonld import to_graph
+from croissant_lineage.lineage.schema import item_iri
+from croissant_lineage.prov.vocab import (
+    AGENT_IRI,
+    CL,
+    MARK,
+    PROV,
+    PROV_CONTEXT,
+    SDO,
+    activity_class,
+    activity_id,
+    code,
+    derivation_class,
+    derivation_id,
+    finding_iri,
+    resolve_time,
+    slug,
+    text,
+)
 
 __all__ = [
-    "AGENT_IRI",
-    "FORMATS",
-    "MARK",
-    "PROV_CONTEXT",
-    "PROV_FILE_COMMENT",
     "DatasetProv",
     "ParentLink",
-    "ProvResult",
-    "activity_class",
-    "activity_id",
     "agent_node",
     "build_graph",
-    "code",
     "dataset_nodes",
-    "derivation_class",
-    "derivation_id",
     "enrichment_node",
     "family_dataset_node",
     "family_graph",
-    "finding_iri",
-    "is_prov_file",
-    "resolve_time",
-    "schema_node_iri",
-    "serialize",
-    "text",
-    "unwrap",
-    "write_prov",
 ]
-
-PROV = rdflib.Namespace(PROV_NS)
-CL = rdflib.Namespace(CL_NS)
-SDO = rdflib.Namespace("https://schema.org/")
-
-#: The value of ``@index`` on every JSON-LD node the library adds to a descriptor:
-#: how a later run finds (and replaces) its own additions. ``@index`` is a JSON-LD
-#: keyword that produces no triple.
-MARK = "croissant-lineage"
-
-#: The library as a PROV agent (one IRI per version).
-AGENT_IRI = f"{CL_NS}software/croissant-lineage/{__version__}"
-
-#: Prefixes and terms the PROV nodes use; enrichment adds the missing ones to @context.
-PROV_CONTEXT: dict[str, str] = {
-    "prov": PROV_NS,
-    "cl": CL_NS,
-    "xsd": XSD_NS,
-    "sc": "https://schema.org/",
-}
-
-#: Serialisation formats of :func:`serialize` (CLI name -> rdflib name).
-FORMATS = {"turtle": "turtle", "json-ld": "json-ld", "nt": "nt"}
-
-#: How a file written by :func:`write_prov` says so, in its first bytes: Turtle and
-#: N-Triples start with this comment line (no triple); JSON-LD starts with the member
-#: ``"generatedBy": "croissant-lineage"``, a key that is neither a term nor an IRI, so
-#: JSON-LD processors drop it (no triple). :func:`is_prov_file` looks for these, and
-#: :func:`write_prov` replaces only such files unless forced.
-PROV_FILE_COMMENT = b"# PROV-O written by croissant-lineage\n"
-_JSONLD_MARK = b'{\n  "generatedBy": "croissant-lineage",'
-
-_ACTIVITY_CLASS = {
-    "copy": "Copy",
-    "filter": "Filter",
-    "option_expansion": "OptionExpansion",
-    "re_release": "ReRelease",
-    "re_annotation": "ReAnnotation",
-    "translation": "Translation",
-    "snapshot": "Snapshot",
-}
-# PROV's own subclasses of Derivation, where one says more than "derived".
-_DERIVATION_CLASS = {
-    "re_release": "Revision",
-    "snapshot": "Revision",
-    "copy": "Quotation",
-}
-
-
-def activity_class(kind: str) -> str:
-    """``cl:`` class of an activity kind (``option_expansion`` -> ``cl:OptionExpansion``).
-
-    Unknown kinds (outside :data:`~croissant_lineage.lineage.schema.ACTIVITIES`) map to
-    ``cl:Activity``.
-    """
-    return f"cl:{_ACTIVITY_CLASS.get(kind, 'Activity')}"
-
-
-def derivation_class(kind: str) -> str:
-    """PROV class of a qualified derivation made by an activity kind.
-
-    ``prov:Revision`` for re-releases and snapshots, ``prov:Quotation`` for copies,
-    ``prov:Derivation`` otherwise.
-    """
-    return f"prov:{_DERIVATION_CLASS.get(kind, 'Derivation')}"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
-
-
-def activity_id(kind: str, parent: str, child: str) -> str:
-    """Blank-node label of the activity that made ``child`` from ``parent`` (stable).
-
-    Args:
-        kind: Activity kind.
-        parent: The parent dataset's short name (or IRI).
-        child: The child dataset's short name (or IRI).
-    """
-    return f"_:cl-{_slug(child)}--{_slug(kind)}--{_slug(parent)}"
-
-
-def derivation_id(parent: str, child: str) -> str:
-    """Blank-node label of the qualified derivation ``child <- parent`` (stable)."""
-    return f"_:cl-{_slug(child)}--derivation--{_slug(parent)}"
-
-
-def finding_iri(finding_id: str) -> str:
-    """IRI of a finding: ``cl:finding/<id>``."""
-    return f"{CL_NS}finding/{_slug(finding_id)}"
-
-
-def resolve_time(time: str | datetime | int | None = None) -> str | None:
-    """The time to record, as ``YYYY-MM-DDTHH:MM:SSZ`` (UTC), never the clock.
-
-    Args:
-        time: A datetime (naive = UTC), an ISO 8601 string, or seconds since the epoch.
-            None: ``SOURCE_DATE_EPOCH`` when set (the reproducible-builds convention),
-            else no time.
-
-    Returns:
-        The formatted time, or None when there is none to record.
-
-    Raises:
-        InputError: ``time`` (or ``SOURCE_DATE_EPOCH``) cannot be read as a time.
-    """
-    if time is None:
-        env = os.environ.get("SOURCE_DATE_EPOCH")
-        if not env:
-            return None
-        try:
-            time = int(env)
-        except ValueError:
-            raise InputError(f"SOURCE_DATE_EPOCH={env!r} is not an integer") from None
-    if isinstance(time, int):
-        moment = datetime.fromtimestamp(time, tz=timezone.utc)
-    elif isinstance(time, datetime):
-        moment = time
-    else:
-        try:
-            moment = datetime.fromisoformat(str(time).replace("Z", "+00:00"))
-        except ValueError:
-            raise InputError(
-                f"time {time!r} is not ISO 8601", hint="e.g. 2025-01-31T12:00:00Z"
-            ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True)
@@ -332,37 +193,6 @@ def enrichment_node(
     return node
 
 
-def schema_node_iri(dataset_iri: str, node_id: str) -> str:
-    """IRI of a RecordSet or Field of a family dataset's descriptor (a convention).
-
-    Croissant gives RecordSets and Fields relative ``@id`` s (``default/options``);
-    across descriptors they are named by the dataset's IRI (fragment dropped) as a
-    folder: ``https://huggingface.co/datasets/cais/mmlu/test/option_a``.
-    """
-    root = dataset_iri.split("#", 1)[0].rstrip("/")
-    return f"{root}/{quote(node_id, safe='/:@-._~')}"
-
-
-def code(value: str) -> dict[str, str]:
-    """A string as a JSON-LD value object: a plain literal whatever the document's
-    default ``@language`` (Croissant sets ``"en"``), so codes and names stay codes."""
-    return {"@value": value}
-
-
-def text(value: str) -> dict[str, str]:
-    """English text as a JSON-LD value object tagged ``en`` whatever the document's default."""
-    return {"@value": value, "@language": "en"}
-
-
-def unwrap(value: Any) -> Any:
-    """The plain value of a JSON-LD value object (or list of them); other values as they are."""
-    if isinstance(value, list):
-        return [unwrap(v) for v in value]
-    if isinstance(value, dict) and "@value" in value:
-        return value["@value"]
-    return value
-
-
 def _opt(node: dict[str, Any], key: str, value: Any, wrap: Any = None) -> None:
     if value is None or value == "" or value == []:
         return
@@ -443,7 +273,7 @@ def family_dataset_node(
         docs = []
         for r in documented:
             d: dict[str, Any] = {
-                "@id": f"_:cl-{_slug(r['child'])}--documented--{_slug(name)}",
+                "@id": f"_:cl-{slug(r['child'])}--documented--{slug(name)}",
                 "@type": "cl:DocumentedDerivation",
                 "cl:derivative": {"@id": iris[r["child"]], "sc:name": code(r["child"])},
                 "cl:activityKind": code(r["activity"]),
@@ -456,13 +286,6 @@ def family_dataset_node(
     return node
 
 
-# --------------------------------------------------------------------------- graph
-
-
-def _context() -> dict[str, Any]:
-    return dict(PROV_CONTEXT)
-
-
 def family_graph(family: Mapping[str, Any]) -> rdflib.Graph:
     """The dataset level of a family: every dataset's :func:`family_dataset_node`, parsed.
 
@@ -472,7 +295,7 @@ def family_graph(family: Mapping[str, Any]) -> rdflib.Graph:
     iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
     derivations = list(family.get("derivations", []))
     nodes = [family_dataset_node(d, derivations, iris) for d in family.get("datasets", [])]
-    return to_graph({"@context": _context(), "@graph": nodes})
+    return to_graph({"@context": dict(PROV_CONTEXT), "@graph": nodes})
 
 
 def _parents_by_child(family: Mapping[str, Any]) -> dict[str, list[ParentLink]]:
@@ -591,41 +414,12 @@ def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[st
             graph.add((node, CL.evidence, Literal(ev)))
         src = getattr(f, "source", None)
         if src is not None:
-            agent = URIRef(src.url) if getattr(src, "url", None) else BNode(f"cl-source-{_slug(src.name)}")
+            agent = URIRef(src.url) if getattr(src, "url", None) else BNode(f"cl-source-{slug(src.name)}")
             graph.add((node, PROV.wasAttributedTo, agent))
             graph.add((agent, RDF.type, PROV.Agent))
             graph.add((agent, SDO.name, Literal(src.name)))
             if getattr(src, "kind", None):
                 graph.add((agent, CL.sourceKind, Literal(src.kind)))
-
-
-@dataclass(frozen=True)
-class ProvResult(Result):
-    """What :func:`write_prov` wrote.
-
-    Attributes:
-        path: The output file.
-        format: ``turtle``, ``json-ld`` or ``nt``.
-        triples: Number of triples.
-        edges: Item-level derivations in the graph.
-        findings: Findings in the graph.
-    """
-
-    path: str
-    format: str
-    triples: int
-    edges: int
-    findings: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (what ``croissant-lineage prov --json`` prints)."""
-        return {
-            "path": self.path,
-            "format": self.format,
-            "triples": self.triples,
-            "edges": self.edges,
-            "findings": self.findings,
-        }
 
 
 def build_graph(
@@ -680,110 +474,3 @@ def build_graph(
     if findings is not None:
         _add_findings(graph, findings, iris)
     return graph
-
-
-def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
-    """Serialise a graph as ``turtle``, ``json-ld`` or ``nt`` (UTF-8 bytes).
-
-    Raises:
-        InputError: unknown format.
-    """
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-    if fmt == "json-ld":
-        data = graph.serialize(format="json-ld", context=_context(), auto_compact=True)
-        # Like N-Triples below: rdflib's node and value order follows set order.
-        data = json.dumps(_canonical_order(json.loads(data)), indent=2, sort_keys=True,
-                          ensure_ascii=False)
-    else:
-        data = graph.serialize(format=FORMATS[fmt])
-    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    if fmt == "nt":
-        # rdflib writes N-Triples in set order, which changes from run to run (hash
-        # randomisation): sorted lines make the same graph the same bytes.
-        raw = b"".join(sorted(raw.splitlines(keepends=True)))
-    return raw
-
-
-def _canonical_order(node: Any) -> Any:
-    """A JSON-LD document with its unordered arrays sorted (``@list`` keeps its order)."""
-    if isinstance(node, dict):
-        return {k: (v if k == "@list" else _canonical_order(v)) for k, v in node.items()}
-    if isinstance(node, list):
-        items = [_canonical_order(v) for v in node]
-        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
-    return node
-
-
-def is_prov_file(path: str | Path) -> bool:
-    """True when ``path`` starts as a file written by :func:`write_prov` does (see
-    :data:`PROV_FILE_COMMENT`)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(_JSONLD_MARK))
-    except OSError:
-        return False
-    return head.startswith(PROV_FILE_COMMENT) or head == _JSONLD_MARK
-
-
-def _marked(data: bytes, fmt: str) -> bytes:
-    if fmt == "json-ld":
-        assert data.startswith(b"{"), "rdflib writes a JSON object when given a context"
-        return _JSONLD_MARK + data[1:]
-    return PROV_FILE_COMMENT + data
-
-
-def write_prov(
-    lineage_dir: str | Path,
-    out: str | Path,
-    *,
-    findings: str | Path | None = None,
-    fmt: str = "turtle",
-    items: bool = True,
-    time: str | datetime | int | None = None,
-    force: bool = False,
-) -> ProvResult:
-    """Write a lineage folder's PROV-O graph to a file (atomically).
-
-    The file starts with this library's mark (see :data:`PROV_FILE_COMMENT`), by which
-    a later run knows it may replace it.
-
-    Args:
-        lineage_dir: A folder written by ``croissant-lineage link``.
-        out: Output file: new, or one written by this function before.
-        findings: A findings file to include.
-        fmt: ``turtle``, ``json-ld`` or ``nt``.
-        items: Include every item as a ``prov:Entity`` (not only linked ones).
-        time: Time of the linking activity (see :func:`resolve_time`).
-        force: Replace ``out`` even when this library did not write it.
-
-    Returns:
-        A :class:`ProvResult`.
-
-    Raises:
-        InputError: missing lineage folder or findings file, unknown format.
-        FindingsError: invalid findings file.
-        OutputExistsError: ``out`` is a folder, or a file without the mark (and not
-            ``force``). Nothing is written.
-    """
-    from croissant_lineage.lineage.model import Lineage
-
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-    lineage = Lineage.read(lineage_dir)
-    found = _load_findings(findings)
-    ensure_replaceable(out, force=force, ours=is_prov_file)
-    graph = build_graph(lineage, found, items=items, time=time)
-    atomic_write_bytes(out, _marked(serialize(graph, fmt), fmt))
-    return ProvResult(str(out), fmt, len(graph), lineage.edges.num_rows, len(found or []))
-
-
-def _load_findings(path: str | Path | None) -> list[Any] | None:
-    if path is None:
-        return None
-    from croissant_lineage.findings.files import load_findings
-
-    return list(load_findings(path))
-
-
-assert set(_ACTIVITY_CLASS) == set(ACTIVITIES)

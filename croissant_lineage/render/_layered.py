@@ -83,37 +83,27 @@ def _place(column: Sequence[N], desired: Mapping[N, float], size: Mapping[N, flo
     return {n: f + o for n, f, o in zip(column, fit, offsets, strict=True)}
 
 
-def layered_layout(
-    nodes: Sequence[N],
-    parents: Mapping[N, Sequence[N]],
-    *,
-    size: Mapping[N, float],
-    gap: float,
-    sort_key: Mapping[N, tuple[object, ...]] | None = None,
-    sweeps: int = 4,
-) -> Layout[N]:
-    """Lay a directed graph out in columns.
-
-    Args:
-        nodes: Every node (parents not listed here are ignored).
-        parents: Node -> its parents among ``nodes``.
-        size: Node -> its height.
-        gap: Least free space between two nodes of a column.
-        sort_key: Node -> a tuple ordering nodes that compete for the same place
-            (default: their position in ``nodes``).
-        sweeps: Ordering sweeps (down then up count as two).
-
-    Returns:
-        The :class:`Layout`.
-    """
+def _neighbours(nodes: Sequence[N], parents: Mapping[N, Sequence[N]]) -> tuple[dict[N, list[N]], dict[N, list[N]]]:
+    """Each node's parents among ``nodes`` (no self-loops), and each node's children."""
     known = set(nodes)
     ups: dict[N, list[N]] = {n: [p for p in parents.get(n, ()) if p in known and p != n] for n in nodes}
     downs: dict[N, list[N]] = defaultdict(list)
     for n in nodes:
         for p in ups[n]:
             downs[p].append(n)
-    key = sort_key or {n: (i,) for i, n in enumerate(nodes)}
-    layer = _layers(nodes, ups)
+    return ups, downs
+
+
+def _ordered_columns(
+    nodes: Sequence[N],
+    layer: Mapping[N, int],
+    ups: Mapping[N, Sequence[N]],
+    downs: Mapping[N, Sequence[N]],
+    key: Mapping[N, tuple[object, ...]],
+    sweeps: int,
+) -> list[list[N]]:
+    """Nodes per column, ordered by the mean rank of their neighbours (barycentre sweeps,
+    down then up; ties broken by ``key``)."""
     n_layers = 1 + max(layer.values(), default=-1)
     columns: list[list[N]] = [[] for _ in range(n_layers)]
     for n in sorted(nodes, key=lambda n: key[n]):
@@ -137,7 +127,19 @@ def layered_layout(
         else:
             for col in reversed(columns[:-1]):
                 reorder(col, downs)
+    return columns
 
+
+def _centres(
+    columns: Sequence[Sequence[N]],
+    layer: Mapping[N, int],
+    ups: Mapping[N, Sequence[N]],
+    downs: Mapping[N, Sequence[N]],
+    size: Mapping[N, float],
+    gap: float,
+) -> dict[N, float]:
+    """Vertical centres: each node under its parents (a pass down), then each parent
+    centred on its children in the next column (a pass up)."""
     center: dict[N, float] = {}
     for i, col in enumerate(columns):  # down: under the parents
         desired = {}
@@ -153,6 +155,37 @@ def layered_layout(
             cs = [center[c] for c in downs.get(n, ()) if layer[c] == layer[n] + 1]
             desired[n] = sum(cs) / len(cs) if cs else center[n]
         center.update(_place(col, desired, size, gap))
+    return center
+
+
+def layered_layout(
+    nodes: Sequence[N],
+    parents: Mapping[N, Sequence[N]],
+    *,
+    size: Mapping[N, float],
+    gap: float,
+    sort_key: Mapping[N, tuple[object, ...]] | None = None,
+    sweeps: int = 4,
+) -> Layout[N]:
+    """Lay a directed graph out in columns.
+
+    Args:
+        nodes: Every node (parents not listed here are ignored).
+        parents: Node -> its parents among ``nodes``.
+        size: Node -> its height.
+        gap: Least free space between two nodes of a column.
+        sort_key: Node -> a tuple ordering nodes that compete for the same place
+            (default: their position in ``nodes``).
+        sweeps: Ordering sweeps (down then up count as two).
+
+    Returns:
+        The :class:`Layout`.
+    """
+    ups, downs = _neighbours(nodes, parents)
+    key = sort_key or {n: (i,) for i, n in enumerate(nodes)}
+    layer = _layers(nodes, ups)
+    columns = _ordered_columns(nodes, layer, ups, downs, key, sweeps)
+    center = _centres(columns, layer, ups, downs, size, gap)
     if center:
         top = min(center[n] - size[n] / 2 for n in nodes)
         bottom = max(center[n] + size[n] / 2 for n in nodes)

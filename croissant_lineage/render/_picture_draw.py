@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from matplotlib.figure import Figure
 from matplotlib.legend_handler import HandlerTuple
@@ -19,11 +19,9 @@ from matplotlib.path import Path as MplPath
 from croissant_lineage.render._fonts import fit_text, picture_rc, wrap_text
 from croissant_lineage.render._layered import Layout
 from croissant_lineage.render._palette import STATUS_PALETTE
+from croissant_lineage.render._picture_parts import INK, Line, PictureEdge, PictureNode
 
-if TYPE_CHECKING:  # pragma: no cover
-    from croissant_lineage.render.picture import PictureEdge, PictureNode
-
-__all__ = ["STATUS_STYLES", "Line", "StatusStyle", "draw_family", "legend_handles"]
+__all__ = ["STATUS_STYLES", "StatusStyle", "draw_family", "legend_handles"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,7 @@ STATUS_STYLES: dict[str | None, StatusStyle] = {
     None: StatusStyle("no finding routed", _P[None].edge, _P[None].fill, "solid", 0.9, "", False),
 }
 
-_INK = "#1A1A1A"
+_INK = INK
 _MUTED = "#4D4D4D"
 _FLAG = "#9E3A00"  # dark vermillion: finding marks
 _EDGE = "#3C3C3C"
@@ -65,18 +63,6 @@ _GAP = 0.2  # between boxes of a column
 _FAN = 0.16  # arrows leave a box and fan out this far to the right of it
 _MARGIN = 0.25
 _LINE = 1.28 / 72  # line height per point of font size
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of text in a box."""
-
-    text: str
-    size: float
-    weight: str = "normal"
-    style: str = "normal"
-    color: str = _INK
-    status: str | None = None  # draw this routing status's marker before the text
 
 
 def legend_handles(with_status: bool) -> tuple[list[Any], list[str]]:
@@ -108,6 +94,105 @@ def legend_handles(with_status: bool) -> tuple[list[Any], list[str]]:
         handles.append(Line2D([], [], color=color, linestyle=ls, linewidth=1.2))
         labels.append(text)
     return handles, labels
+
+
+_ARROW_STYLES: dict[str, tuple[Any, str]] = {
+    "link": ("solid", _EDGE),
+    "fuzzy": ((0, (5, 2)), _EDGE),
+    "ambiguous": ((0, (5, 2, 1, 2)), _EDGE),
+    "documented": ((0, (1, 1.5)), _DOC),
+}
+
+
+def _draw_arrows(ax: Any, edges: Sequence[PictureEdge], pos: Mapping[str, tuple[float, float]]) -> None:
+    """Parent -> child arrows, each labelled with its activity and evidence."""
+    arrows = [pe for pe in edges if pe.kind != "duplicate"]
+    incoming: dict[str, list[PictureEdge]] = {}
+    for pe in arrows:
+        incoming.setdefault(pe.child, []).append(pe)
+    for pe in arrows:
+        if pe.parent not in pos or pe.child not in pos:
+            continue
+        (px, py), (cx, cy) = pos[pe.parent], pos[pe.child]
+        siblings = incoming[pe.child]
+        k = siblings.index(pe)
+        cy += (k - (len(siblings) - 1) / 2) * 0.12
+        x1, xm, x2 = px + _W, px + _W + _FAN, cx
+        style = _ARROW_STYLES[pe.kind]
+        path = MplPath([(x1, py), (xm, py), (xm, cy), (x2, cy)])
+        ax.add_patch(
+            FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=7, linewidth=1.0,
+                            linestyle=style[0], color=style[1], shrinkA=0, shrinkB=1)
+        )
+        activity, _sep, detail = pe.label.partition(": ")
+        lx = xm + 0.06
+        room = x2 - lx - 0.15
+        ax.text(lx, cy - 0.03, fit_text(activity, 6.5, room, "bold"), fontsize=6.5,
+                fontweight="bold", color=_INK, va="bottom", ha="left")
+        ax.text(lx, cy + 0.03, "\n".join(wrap_text(detail, 6, room, 2)), fontsize=6, color=_MUTED,
+                va="top", ha="left", linespacing=1.15)
+
+
+def _draw_copies(
+    ax: Any, nodes: Sequence[PictureNode], edges: Sequence[PictureEdge],
+    pos: Mapping[str, tuple[float, float]], heights: Mapping[str, float],
+) -> None:
+    """Double-headed links between identical copies, from the lower edge of the upper box."""
+    for pe in (e for e in edges if e.kind == "duplicate"):
+        if pe.parent not in pos or pe.child not in pos:
+            continue
+        (ax_, ay), (bx, by) = pos[pe.parent], pos[pe.child]
+        if by < ay:
+            (ax_, ay), (bx, by) = (bx, by), (ax_, ay)
+            upper, lower = pe.child, pe.parent
+        else:
+            upper, lower = pe.parent, pe.child
+        focus = {n.ref for n in nodes if n.focus}
+        ya = ay + heights[upper] / 2 + (0.05 if upper in focus else 0.0)  # clear the double border
+        yb = by - heights[lower] / 2 - (0.05 if lower in focus else 0.0)
+        xa = ax_ + _W * 0.55
+        ax.add_patch(
+            FancyArrowPatch((xa, ya), (bx + _W * 0.55, yb), arrowstyle="<|-|>", mutation_scale=6,
+                            linewidth=1.1, linestyle=(0, (2, 1)), color=_DUP, shrinkA=0, shrinkB=0,
+                            connectionstyle="arc3,rad=0" if ax_ == bx else "arc3,rad=-0.25")
+        )
+        ax.text(xa + 0.05, (ya + yb) / 2, "identical copy", fontsize=6, color=_DUP, va="center", ha="left")
+
+
+def _draw_lines(ax: Any, x: float, top: float, lines: Sequence[Line]) -> None:
+    """A box's lines of text, a status marker before the lines that carry one."""
+    y = top + _PAD
+    for ln in lines:
+        tx = x + _PAD
+        ms = STATUS_STYLES.get(ln.status) if ln.status else None
+        if ms is not None and ms.marker:
+            ax.plot([tx + 0.035], [y + ln.size * _LINE / 2], marker=ms.marker, markersize=4.5,
+                    markeredgecolor=ms.edgecolor, markeredgewidth=1.0,
+                    markerfacecolor=ms.edgecolor if ms.filled else "white", zorder=4)
+            tx += 0.11
+        ax.text(tx, y, ln.text, fontsize=ln.size, fontweight=ln.weight, fontstyle=ln.style,
+                color=ln.color, va="top", ha="left", zorder=4)
+        y += ln.size * _LINE
+
+
+def _draw_boxes(
+    ax: Any, nodes: Sequence[PictureNode], content: Mapping[str, Sequence[Line]],
+    pos: Mapping[str, tuple[float, float]], heights: Mapping[str, float],
+) -> None:
+    """Each box in its routing style (the focus item with a double border), then its text."""
+    for n in nodes:
+        x, cy = pos[n.ref]
+        h = heights[n.ref]
+        top = cy - h / 2
+        st = STATUS_STYLES[n.status if n.status in STATUS_STYLES else None]
+        if n.focus:
+            ax.add_patch(FancyBboxPatch((x - 0.05, top - 0.05), _W + 0.1, h + 0.1,
+                                        boxstyle="round,pad=0,rounding_size=0.07", facecolor="none",
+                                        edgecolor=_INK, linewidth=1.2, zorder=2))
+        ax.add_patch(FancyBboxPatch((x, top), _W, h, boxstyle="round,pad=0,rounding_size=0.05",
+                                    facecolor=st.facecolor, edgecolor=st.edgecolor,
+                                    linestyle=st.linestyle, linewidth=st.linewidth, zorder=3))
+        _draw_lines(ax, x, top, content[n.ref])
 
 
 def draw_family(
@@ -159,81 +244,9 @@ def draw_family(
         for n in nodes:
             pos[n.ref] = (x0 + n.layer * (_W + _G), _MARGIN + layout.center[n.ref])
 
-        arrows = [pe for pe in edges if pe.kind != "duplicate"]
-        incoming: dict[str, list[PictureEdge]] = {}
-        for pe in arrows:
-            incoming.setdefault(pe.child, []).append(pe)
-        for pe in arrows:
-            if pe.parent not in pos or pe.child not in pos:
-                continue
-            (px, py), (cx, cy) = pos[pe.parent], pos[pe.child]
-            siblings = incoming[pe.child]
-            k = siblings.index(pe)
-            cy += (k - (len(siblings) - 1) / 2) * 0.12
-            x1, xm, x2 = px + _W, px + _W + _FAN, cx
-            style = {
-                "link": ("solid", _EDGE),
-                "fuzzy": ((0, (5, 2)), _EDGE),
-                "ambiguous": ((0, (5, 2, 1, 2)), _EDGE),
-                "documented": ((0, (1, 1.5)), _DOC),
-            }[pe.kind]
-            path = MplPath([(x1, py), (xm, py), (xm, cy), (x2, cy)])
-            ax.add_patch(
-                FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=7, linewidth=1.0,
-                                linestyle=style[0], color=style[1], shrinkA=0, shrinkB=1)
-            )
-            activity, _sep, detail = pe.label.partition(": ")
-            lx = xm + 0.06
-            room = x2 - lx - 0.15
-            ax.text(lx, cy - 0.03, fit_text(activity, 6.5, room, "bold"), fontsize=6.5,
-                    fontweight="bold", color=_INK, va="bottom", ha="left")
-            ax.text(lx, cy + 0.03, "\n".join(wrap_text(detail, 6, room, 2)), fontsize=6, color=_MUTED,
-                    va="top", ha="left", linespacing=1.15)
-
-        for pe in (e for e in edges if e.kind == "duplicate"):
-            if pe.parent not in pos or pe.child not in pos:
-                continue
-            (ax_, ay), (bx, by) = pos[pe.parent], pos[pe.child]
-            if by < ay:
-                (ax_, ay), (bx, by) = (bx, by), (ax_, ay)
-                upper, lower = pe.child, pe.parent
-            else:
-                upper, lower = pe.parent, pe.child
-            focus = {n.ref for n in nodes if n.focus}
-            ya = ay + heights[upper] / 2 + (0.05 if upper in focus else 0.0)  # clear the double border
-            yb = by - heights[lower] / 2 - (0.05 if lower in focus else 0.0)
-            xa = ax_ + _W * 0.55
-            ax.add_patch(
-                FancyArrowPatch((xa, ya), (bx + _W * 0.55, yb), arrowstyle="<|-|>", mutation_scale=6,
-                                linewidth=1.1, linestyle=(0, (2, 1)), color=_DUP, shrinkA=0, shrinkB=0,
-                                connectionstyle="arc3,rad=0" if ax_ == bx else "arc3,rad=-0.25")
-            )
-            ax.text(xa + 0.05, (ya + yb) / 2, "identical copy", fontsize=6, color=_DUP, va="center", ha="left")
-
-        for n in nodes:
-            x, cy = pos[n.ref]
-            h = heights[n.ref]
-            top = cy - h / 2
-            st = STATUS_STYLES[n.status if n.status in STATUS_STYLES else None]
-            if n.focus:
-                ax.add_patch(FancyBboxPatch((x - 0.05, top - 0.05), _W + 0.1, h + 0.1,
-                                            boxstyle="round,pad=0,rounding_size=0.07", facecolor="none",
-                                            edgecolor=_INK, linewidth=1.2, zorder=2))
-            ax.add_patch(FancyBboxPatch((x, top), _W, h, boxstyle="round,pad=0,rounding_size=0.05",
-                                        facecolor=st.facecolor, edgecolor=st.edgecolor,
-                                        linestyle=st.linestyle, linewidth=st.linewidth, zorder=3))
-            y = top + _PAD
-            for ln in content[n.ref]:
-                tx = x + _PAD
-                ms = STATUS_STYLES.get(ln.status) if ln.status else None
-                if ms is not None and ms.marker:
-                    ax.plot([tx + 0.035], [y + ln.size * _LINE / 2], marker=ms.marker, markersize=4.5,
-                            markeredgecolor=ms.edgecolor, markeredgewidth=1.0,
-                            markerfacecolor=ms.edgecolor if ms.filled else "white", zorder=4)
-                    tx += 0.11
-                ax.text(tx, y, ln.text, fontsize=ln.size, fontweight=ln.weight, fontstyle=ln.style,
-                        color=ln.color, va="top", ha="left", zorder=4)
-                y += ln.size * _LINE
+        _draw_arrows(ax, edges, pos)
+        _draw_copies(ax, nodes, edges, pos, heights)
+        _draw_boxes(ax, nodes, content, pos, heights)
 
         fig.text(_MARGIN / width, 1 - 0.2 / height, title, fontsize=10, fontweight="bold", va="top", ha="left")
         fig.text(_MARGIN / width, 1 - 0.4 / height, subtitle, fontsize=7, color=_MUTED, va="top", ha="left")

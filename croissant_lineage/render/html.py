@@ -1,16 +1,20 @@
 """Rich display in Jupyter: compact HTML for the objects users hold.
 
-:func:`to_html` renders any of the library's result objects: a
-:class:`~croissant_lineage.lineage.graph.Family`, a re-review
-:class:`~croissant_lineage.findings.routing.Queue`, a list of
-:class:`~croissant_lineage.findings.model.Finding` (or an importer's result), a validation
+Each result type's HTML renderer is registered here for its TYPE with
+:func:`croissant_lineage._results.register_html`, so the ``_repr_html_`` that every
+:class:`~croissant_lineage._results.Result` inherits finds it and a notebook shows the
+object by naming it: a :class:`~croissant_lineage.lineage.graph.Family`, a
+:class:`~croissant_lineage.lineage.model.Lineage`, a re-review
+:class:`~croissant_lineage.findings.routing.Queue`, a
+:class:`~croissant_lineage.findings.model.Finding` or an importer's
+:class:`~croissant_lineage.findings.importers.ImportResult`, a validation
 :class:`~croissant_lineage.validate.report.Report`, a
 :class:`~croissant_lineage.audits.witnesses.WitnessReport`, a
 :class:`~croissant_lineage.audits.translations.TranslationReport`, a
 :class:`~croissant_lineage.audits.history.SnapshotDiff` or
 :class:`~croissant_lineage.audits.history.HistoryReport`, and a
-:class:`~croissant_lineage.findings.report.FamilyReport`. Each class's ``_repr_html_`` is one
-line that calls it, so a notebook shows the object by naming it.
+:class:`~croissant_lineage.findings.report.FamilyReport`. :func:`to_html` renders any of
+them (and a plain list of findings).
 
 The HTML is a short header (what it is, the headline counts) and a table with the
 first rows (:data:`MAX_ROWS`; the rest is counted, and ``.to_pandas()`` has them all).
@@ -26,8 +30,22 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from croissant_lineage._results import Result, html_renderer, register_html, render_html
+from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
+from croissant_lineage.audits.translations import TranslationReport
+from croissant_lineage.audits.witnesses import WitnessReport
+from croissant_lineage.findings.importers import ImportResult
+from croissant_lineage.findings.model import Finding
+from croissant_lineage.findings.report import FamilyReport
+from croissant_lineage.findings.routing import Queue
+from croissant_lineage.lineage.graph import FAMILY_COLUMNS, Family
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.render._evidence import edge_evidence
 from croissant_lineage.render._palette import STATUS_PALETTE
+from croissant_lineage.validate.report import Report
 
 __all__ = [
     "FAMILY_COLUMNS",
@@ -41,6 +59,7 @@ __all__ = [
     "findings_html",
     "history_html",
     "html_table",
+    "lineage_html",
     "queue_html",
     "snapshot_diff_html",
     "status_badge",
@@ -52,23 +71,6 @@ __all__ = [
 
 #: Rows shown in a table before the rest is only counted.
 MAX_ROWS = 30
-
-#: Columns of :func:`family_frame` (``Family.to_pandas()``).
-FAMILY_COLUMNS = (
-    "ref",
-    "relation",
-    "depth",
-    "via",
-    "activity",
-    "method",
-    "score",
-    "options_copied",
-    "options_added",
-    "options_dropped",
-    "key_inherited",
-    "stem_changed",
-    "ambiguous",
-)
 
 #: Columns of :func:`findings_frame`.
 FINDING_COLUMNS = (
@@ -190,55 +192,19 @@ def _row(obj: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- family
 
 
-def family_rows(fam: Any) -> list[dict[str, Any]]:
-    """A family as one dict per relative (keys :data:`FAMILY_COLUMNS`), see :func:`family_frame`."""
-    rows: list[dict[str, Any]] = [{"ref": fam.ref, "relation": "item", "depth": 0}]
-    for relation, relatives in (("ancestor", fam.ancestors), ("descendant", fam.descendants)):
-        for r in relatives:
-            e = r.path[-1]
-            row = {"ref": r.ref, "relation": relation, "depth": r.depth}
-            row["via"] = e.child if relation == "ancestor" else e.parent
-            for c in FAMILY_COLUMNS[4:]:
-                row[c] = getattr(e, c)
-            rows.append(row)
-    rows += [{"ref": d, "relation": "duplicate", "depth": 0} for d in fam.duplicates]
-    for d in fam.documented:
-        rows.append({"ref": d["child"], "relation": "documented", "depth": None, "via": d["parent"], "activity": d["activity"]})
-    return [{c: r.get(c) for c in FAMILY_COLUMNS} for r in rows]
+def family_rows(fam: Family) -> list[dict[str, Any]]:
+    """A family as one dict per relative (keys :data:`FAMILY_COLUMNS`): ``fam.rows()``."""
+    return fam.rows()
 
 
-def family_frame(fam: Any) -> pd.DataFrame:
-    """A family as one row per relative (columns :data:`FAMILY_COLUMNS`).
-
-    The item itself comes first (relation ``item``), then ancestors and descendants
-    nearest first with the evidence of the edge that reaches them (``via`` is the item
-    on the near side of that edge), duplicates, and documented-coverage datasets.
-    """
-    frame = pd.DataFrame(family_rows(fam), columns=list(FAMILY_COLUMNS))
-    for c in ("depth", "options_copied", "options_added", "options_dropped"):
-        frame[c] = frame[c].astype("Int64")
-    for c in ("key_inherited", "stem_changed", "ambiguous"):
-        frame[c] = frame[c].astype("boolean")
+def family_frame(fam: Family) -> pd.DataFrame:
+    """A family as one row per relative (columns :data:`FAMILY_COLUMNS`): ``fam.to_pandas()``."""
+    frame: pd.DataFrame = fam.to_pandas()
     return frame
 
 
-def _evidence(r: Mapping[str, Any]) -> str:
-    if r.get("method") is None:
-        return ""
-    exact = r["method"] in ("id", "index") or (r.get("score") or 0) >= 100
-    bits = [r["method"] if exact else f"{r['method']} {r['score']:.0f}"]
-    if r.get("options_added"):
-        bits.append(f"+{r['options_added']} options")
-    if r.get("options_dropped"):
-        bits.append(f"-{r['options_dropped']} options")
-    if r.get("key_inherited") is not None:
-        bits.append("key kept" if r["key_inherited"] else "key changed")
-    if r.get("ambiguous"):
-        bits.append("ambiguous")
-    return " · ".join(bits)
-
-
-def family_html(fam: Any) -> str:
+@register_html(Family)
+def family_html(fam: Family) -> str:
     """HTML of a :class:`~croissant_lineage.lineage.graph.Family`: the item, then its relatives."""
     parts = []
     if fam.item is not None:
@@ -253,17 +219,74 @@ def family_html(fam: Any) -> str:
     )
     rows = family_rows(fam)
     for r in rows:
-        r["evidence"] = _evidence(r)
+        r["evidence"] = edge_evidence(r)
     parts.append(html_table(rows, ["relation", "ref", "depth", "activity", "evidence", "via"]))
     if fam.findings:
         parts.append(findings_html(fam.findings, title="findings"))
     return _block(f"Family of {_e(fam.ref)}", *parts)
 
 
+# ---------------------------------------------------------------------------- lineage
+
+_DERIVATION = ("child_dataset", "parent_dataset", "activity")
+
+
+def _counts(table: pa.Table, keys: Sequence[str]) -> dict[tuple[Any, ...], int]:
+    """Rows of ``table`` per distinct value of ``keys``."""
+    if not table.num_rows:
+        return {}
+    grouped = table.group_by(list(keys), use_threads=False).aggregate([([], "count_all")])
+    cols = [grouped.column(k).to_pylist() for k in keys]
+    return dict(zip(zip(*cols, strict=True), grouped.column("count_all").to_pylist(), strict=True))
+
+
+def _derivations(lineage: Lineage, pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (child, parent) pairs in the family's order of derivations, others after, sorted."""
+    order = {(d.get("child"), d.get("parent")): i for i, d in enumerate(lineage.family.get("derivations", []))}
+    return sorted(set(pairs), key=lambda cp: (order.get(cp, len(order)), cp))
+
+
+def _derivation_rows(lineage: Lineage) -> list[dict[str, Any]]:
+    """One row per linked derivation: edges per method, ambiguous, key changed, unmatched."""
+    e = lineage.edges
+    pair = ("child_dataset", "parent_dataset")
+    per_method = _counts(e, (*pair, "activity", "method"))
+    ambiguous = _counts(e.filter(pc.fill_null(e.column("ambiguous"), False)), pair)
+    changed = _counts(e.filter(pc.invert(pc.fill_null(e.column("key_inherited"), True))), pair)
+    unmatched = _counts(lineage.unmatched, pair)
+    activity = {(d.get("child"), d.get("parent")): d.get("activity") for d in lineage.family.get("derivations", [])}
+    rows = []
+    for cp in _derivations(lineage, [k[:2] for k in per_method] + list(unmatched)):
+        methods = {k[3]: n for k, n in sorted(per_method.items()) if k[:2] == cp}
+        acts = sorted({k[2] for k in per_method if k[:2] == cp}) or [activity.get(cp)]
+        rows.append({
+            "child": cp[0], "parent": cp[1], "activity": ", ".join(a for a in acts if a),
+            "edges": sum(methods.values()), "by method": ", ".join(f"{m} {n}" for m, n in methods.items()),
+            "ambiguous": ambiguous.get(cp, 0), "key changed": changed.get(cp, 0), "unmatched": unmatched.get(cp, 0),
+        })
+    return rows
+
+
+@register_html(Lineage)
+def lineage_html(lineage: Lineage) -> str:
+    """HTML of a :class:`~croissant_lineage.lineage.model.Lineage`: its counts, then edges per
+    derivation and link method."""
+    groups = lineage.duplicates.group_by(["dataset", "group"]).aggregate([]).num_rows
+    datasets = len(set(lineage.items.column("dataset").to_pylist())) if lineage.items.num_rows else 0
+    rows = _derivation_rows(lineage)
+    return _block(
+        f"Lineage of {_e(lineage.family.get('name') or '?')}",
+        _line(f"{lineage.items.num_rows} items in {datasets} datasets · {lineage.edges.num_rows} edges · "
+              f"{groups} duplicate groups · {lineage.unmatched.num_rows} unmatched"),
+        html_table(rows, ["child", "parent", "activity", "edges", "by method", "ambiguous", "key changed", "unmatched"]),
+    )
+
+
 # ---------------------------------------------------------------------------- queue
 
 
-def queue_html(queue: Any) -> str:
+@register_html(Queue)
+def queue_html(queue: Queue) -> str:
     """HTML of a routing :class:`~croissant_lineage.findings.routing.Queue`, most pressing first."""
     rows = []
     for r in queue.rows:
@@ -331,7 +354,8 @@ def findings_html(findings: Iterable[Any], *, title: str | None = None) -> str:
 # ---------------------------------------------------------------------------- reports
 
 
-def validation_html(report: Any) -> str:
+@register_html(Report)
+def validation_html(report: Report) -> str:
     """HTML of a validation :class:`~croissant_lineage.validate.report.Report`."""
     issues = [_row(i) for i in report.issues]
     kinds: dict[str, int] = {}
@@ -355,7 +379,8 @@ def validation_html(report: Any) -> str:
     )
 
 
-def witness_html(report: Any) -> str:
+@register_html(WitnessReport)
+def witness_html(report: WitnessReport) -> str:
     """HTML of a :class:`~croissant_lineage.audits.witnesses.WitnessReport`: headline figures,
     per-model picks on the contested items, then per-item picks."""
     s = report.summary()
@@ -379,7 +404,8 @@ def witness_html(report: Any) -> str:
     )
 
 
-def translation_html(report: Any) -> str:
+@register_html(TranslationReport)
+def translation_html(report: TranslationReport) -> str:
     """HTML of a :class:`~croissant_lineage.audits.translations.TranslationReport`: per dataset and
     language, how many joined items were verified, and the misaligned subjects."""
     totals = report.totals.to_pylist()
@@ -399,7 +425,8 @@ def translation_html(report: Any) -> str:
     )
 
 
-def snapshot_diff_html(diff: Any) -> str:
+@register_html(SnapshotDiff)
+def snapshot_diff_html(diff: SnapshotDiff) -> str:
     """HTML of a :class:`~croissant_lineage.audits.history.SnapshotDiff`: counts, change kinds, first changes."""
     c = diff.counts
     dates = f" ({_e(diff.old_date)} → {_e(diff.new_date)})" if diff.old_date or diff.new_date else ""
@@ -417,12 +444,13 @@ def snapshot_diff_html(diff: Any) -> str:
     )
 
 
-def history_html(history: Any) -> str:
+@register_html(HistoryReport)
+def history_html(history: HistoryReport) -> str:
     """HTML of a :class:`~croissant_lineage.audits.history.HistoryReport`: each snapshot step, and
     the versions of the item asked for."""
     steps = []
     for d in history.diffs:
-        row = {"from": f"{d.old_dataset} ({d.old_date or '?'})", "to": f"{d.new_dataset} ({d.new_date or '?'})"}
+        row: dict[str, Any] = {"from": f"{d.old_dataset} ({d.old_date or '?'})", "to": f"{d.new_dataset} ({d.new_date or '?'})"}
         row.update(d.counts)
         row["kinds"] = ", ".join(f"{k} {n}" for k, n in d.kind_counts().items())
         steps.append(row)
@@ -434,7 +462,8 @@ def history_html(history: Any) -> str:
     return _block(f"Snapshot history of {_e(history.family)}: {_e(' → '.join(history.datasets))}", *parts)
 
 
-def family_report_html(report: Any) -> str:
+@register_html(FamilyReport)
+def family_report_html(report: FamilyReport) -> str:
     """HTML of a :class:`~croissant_lineage.findings.report.FamilyReport`: each figure with its
     definition and its split by dataset."""
     rows = []
@@ -452,16 +481,30 @@ def family_report_html(report: Any) -> str:
     )
 
 
+@register_html(Finding)
+def _finding_html(finding: Finding) -> str:
+    return findings_html([finding], title=f"finding {finding.id}")
+
+
+@register_html(ImportResult)
+def _import_result_html(result: ImportResult) -> str:
+    return findings_html(result.findings, title=f"{result.source}: {len(result.findings)} findings")
+
+
 # ---------------------------------------------------------------------------- dispatch
+
+
+def _is_findings(obj: Any) -> bool:
+    return isinstance(obj, (list, tuple)) and all(isinstance(f, (Finding, Mapping)) for f in obj)
 
 
 def to_html(obj: Any) -> str:
     """HTML for any of the library's result objects (what their ``_repr_html_`` returns).
 
     Args:
-        obj: A Family, Queue, Report (validation), WitnessReport, TranslationReport,
-            SnapshotDiff, HistoryReport, FamilyReport, FamilyPicture, an importer's
-            result, or a list of findings.
+        obj: A result object (its type's registered renderer draws it; any other
+            :class:`~croissant_lineage._results.Result` is shown as its text view), or a
+            list of findings (objects or dicts).
 
     Returns:
         The HTML fragment.
@@ -469,25 +512,8 @@ def to_html(obj: Any) -> str:
     Raises:
         TypeError: ``obj`` is none of those.
     """
-    name = type(obj).__name__
-    module = type(obj).__module__
-    if not module.startswith("croissant_lineage"):
-        if isinstance(obj, (list, tuple)) and all(type(f).__name__ == "Finding" or isinstance(f, Mapping) for f in obj):
-            return findings_html(obj)
-        raise TypeError(f"no HTML view for {name}")
-    renderers = {
-        "Family": family_html,
-        "Queue": queue_html,
-        "Report": validation_html,
-        "WitnessReport": witness_html,
-        "TranslationReport": translation_html,
-        "SnapshotDiff": snapshot_diff_html,
-        "HistoryReport": history_html,
-        "FamilyReport": family_report_html,
-        "ImportResult": lambda r: findings_html(r.findings, title=f"{r.source}: {len(r.findings)} findings"),
-        "Finding": lambda f: findings_html([f], title=f"finding {f.id}"),
-        "FamilyPicture": lambda p: p._repr_html_(),
-    }
-    if name not in renderers:
-        raise TypeError(f"no HTML view for {name}")
-    return str(renderers[name](obj))
+    if _is_findings(obj):
+        return findings_html(obj)
+    if html_renderer(obj) is None and not isinstance(obj, Result):
+        raise TypeError(f"no HTML view for {type(obj).__name__}")
+    return render_html(obj)

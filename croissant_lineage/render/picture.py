@@ -21,18 +21,20 @@ import io
 import re
 import warnings
 from collections import deque
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
 from croissant_lineage._io import atomic_write_bytes
+from croissant_lineage._results import Result, register_html
 from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.render._evidence import edge_evidence
 from croissant_lineage.render._fonts import clean_text, drawable, fit_text, picture_rc, wrap_text
 from croissant_lineage.render._layered import layered_layout
 from croissant_lineage.render._picture_draw import (
@@ -43,10 +45,10 @@ from croissant_lineage.render._picture_draw import (
     _PAD,
     _W,
     STATUS_STYLES,
-    Line,
     StatusStyle,
     draw_family,
 )
+from croissant_lineage.render._picture_parts import Line, PictureEdge, PictureNode
 
 __all__ = [
     "MARK",
@@ -57,56 +59,12 @@ __all__ = [
     "StatusStyle",
     "family_picture",
     "is_our_picture",
+    "picture_html",
 ]
 
 
-@dataclass(frozen=True)
-class PictureNode:
-    """One box of the picture.
-
-    Attributes:
-        ref: The item ref, or the dataset name of a documented-coverage box.
-        dataset: The dataset.
-        item: The item id (None for documented coverage).
-        layer: Column, 0 = oldest.
-        status: Routing status (``inherited``, ``added``, ``unaffected``, ``unverified``)
-            or None when no finding was routed.
-        certainty: ``certain``, ``probable``, ``unverified``, ``none`` or None.
-        marks: Finding marks shown on the box (one line each).
-        focus: True for the item the picture is about.
-        documented: True for a dataset known only from documented coverage.
-    """
-
-    ref: str
-    dataset: str
-    item: str | None
-    layer: int
-    status: str | None = None
-    certainty: str | None = None
-    marks: tuple[str, ...] = ()
-    focus: bool = False
-    documented: bool = False
-
-
-@dataclass(frozen=True)
-class PictureEdge:
-    """One arrow (parent -> child) or copy link of the picture.
-
-    Attributes:
-        parent, child: Node refs (for ``duplicate``: the two copies).
-        kind: ``link`` (exact, id or index), ``fuzzy``, ``ambiguous``, ``documented``
-            or ``duplicate``.
-        label: The activity and evidence written on the arrow.
-    """
-
-    parent: str
-    child: str
-    kind: str
-    label: str
-
-
 @dataclass(eq=False)
-class FamilyPicture:
+class FamilyPicture(Result):
     """A drawn family (see :func:`family_picture`).
 
     Attributes:
@@ -172,10 +130,22 @@ class FamilyPicture:
     def _repr_svg_(self) -> str:
         return self.to_svg()
 
-    def _repr_html_(self) -> str:
-        svg = self.to_svg()
-        svg = svg[svg.index("<svg") :]
-        return f'<div style="overflow-x:auto;max-width:100%">{svg}</div>'
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the item, its boxes and arrows (as dicts) and the relatives left out."""
+        return {
+            "ref": self.ref,
+            "nodes": [{**asdict(n), "marks": list(n.marks)} for n in self.nodes],
+            "edges": [asdict(e) for e in self.edges],
+            "omitted": self.omitted,
+        }
+
+
+@register_html(FamilyPicture)
+def picture_html(picture: FamilyPicture) -> str:
+    """The picture as inline SVG in a horizontally scrolling ``<div>`` (a notebook's view)."""
+    svg = picture.to_svg()
+    svg = svg[svg.index("<svg") :]
+    return f'<div style="overflow-x:auto;max-width:100%">{svg}</div>'
 
 
 #: Written into every picture's metadata; a file carrying it may be replaced by :meth:`FamilyPicture.save`.
@@ -229,17 +199,7 @@ def _edge_kind(e: Edge) -> str:
 
 
 def _edge_label(e: Edge) -> tuple[str, str]:
-    how = e.method if e.method in ("id", "index") or e.score >= 100 else f"{e.method} {e.score:.0f}"
-    bits = [how]
-    if e.options_added:
-        bits.append(f"+{e.options_added} options")
-    if e.options_dropped:
-        bits.append(f"-{e.options_dropped} options")
-    if e.key_inherited is not None:
-        bits.append("key kept" if e.key_inherited else "key changed")
-    if e.ambiguous:
-        bits.append("ambiguous")
-    return e.activity, " · ".join(bits)
+    return e.activity, edge_evidence(e.to_dict())
 
 
 #: Which status a box shows when several findings reach it (strongest first).
@@ -290,6 +250,175 @@ def _relatives(graph: LineageGraph, ref: str) -> list[str]:
     return order
 
 
+@dataclass(frozen=True)
+class _Routing:
+    """What a routed queue says about each drawn box.
+
+    Attributes:
+        queue: The queue (None: nothing routed, boxes keep the neutral style).
+        per_ref: Item ref -> its queue rows (one per finding routed).
+        rows: Item ref -> the row whose status the box takes (the strongest).
+        several: More than one finding was routed (one status line per finding).
+        targets: Finding id -> what it questions (``key``, ``option``...).
+    """
+
+    queue: Any
+    per_ref: dict[str, list[Any]]
+    rows: dict[str, Any]
+    several: bool
+    targets: dict[Any, Any]
+
+
+def _routing(graph: LineageGraph, ref: str, found: list[Any], findings: Any, queue: Any) -> _Routing:
+    """Route ``found`` from ``ref`` when no queue is given, and index the queue's rows."""
+    if queue is None and findings is not None:
+        from croissant_lineage.findings.routing import route
+
+        queue = route(graph, ref, found)
+        if not queue.findings:  # no finding concerns this family: nothing to colour
+            queue = None
+    per_ref: dict[str, list[Any]] = {}
+    for r in getattr(queue, "rows", []):
+        per_ref.setdefault(r.ref, []).append(r)
+    # the box takes the strongest status over the findings routed; each finding gets a line
+    rows = {ref_: min(rs, key=lambda r: _STRENGTH.get(r.status, 9)) for ref_, rs in per_ref.items()}
+    several = len(getattr(queue, "findings", None) or []) > 1
+    targets = {_get(f, "id"): _get(f, "target") for f in found}
+    return _Routing(queue, per_ref, rows, several, targets)
+
+
+def _drawn_items(graph: LineageGraph, ref: str, routed: Iterable[str], max_items: int) -> tuple[list[str], int]:
+    """The items drawn (relatives nearest first, then routed items outside the family) and
+    how many were left out."""
+    every = _relatives(graph, ref)
+    extra = [r for r in routed if r in graph and r not in set(every)]
+    every += extra
+    items = every[:max_items]
+    return items, len(every) - len(items)
+
+
+def _item_arrows(graph: LineageGraph, items: list[str]) -> tuple[dict[str, list[str]], list[PictureEdge]]:
+    """Parent -> child arrows between drawn items, and each item's drawn parents."""
+    drawn = set(items)
+    parents: dict[str, list[str]] = {}
+    edges: list[PictureEdge] = []
+    for r in items:
+        for e in graph.parents(r):
+            if e.parent in drawn:
+                parents.setdefault(r, []).append(e.parent)
+                act, detail = _edge_label(e)
+                edges.append(PictureEdge(e.parent, r, _edge_kind(e), f"{act}: {detail}"))
+    return parents, edges
+
+
+def _documented(
+    graph: LineageGraph, items: list[str], ds_order: Mapping[str, int], parents: dict[str, list[str]], edges: list[PictureEdge]
+) -> dict[str, dict[str, Any]]:
+    """Datasets known only from documented coverage, each hung under the first drawn item
+    of its parent dataset (their parents and arrows are added to ``parents`` and ``edges``)."""
+    drawn = set(items)
+    documented: dict[str, dict[str, Any]] = {}
+    first_of: dict[str, str] = {}
+    for r in items:
+        first_of.setdefault(r.partition(":")[0], r)
+    for ds in sorted(first_of, key=lambda d: (ds_order.get(d, len(ds_order)), d)):
+        for doc in graph.documented_children(ds):
+            name = doc["child"]
+            if name in documented or name in drawn:
+                continue
+            documented[name] = doc
+            parents[name] = [first_of[ds]]
+            langs = f"{doc['languages']} languages" if doc.get("languages") else "no item data"
+            edges.append(PictureEdge(first_of[ds], name, "documented", f"{doc['activity']}: documented only, {langs}"))
+    return documented
+
+
+def _copy_links(graph: LineageGraph, items: list[str]) -> list[PictureEdge]:
+    """Links between identical copies that are both drawn (each pair once)."""
+    drawn = set(items)
+    return [
+        PictureEdge(r, d, "duplicate", "identical copy")
+        for r in items
+        for d in graph.duplicates(r)
+        if d in drawn and r < d
+    ]
+
+
+_ROOM = _W - 2 * _PAD  # text width inside a box
+
+
+def _documented_box(name: str, doc: Mapping[str, Any], status: str | None, certainty: str | None) -> tuple[list[Line], PictureNode]:
+    """Lines and node of a documented-coverage box."""
+    n_lang = doc.get("languages")
+    lines = [
+        Line(fit_text(name, 7.5, _ROOM, "bold"), 7.5, "bold"),
+        Line("documented coverage only", 6.5, style="italic", color=_MUTED),
+        Line(fit_text(f"{n_lang} languages · no item data here" if n_lang else "no item data here", 6.5, _ROOM), 6.5, color=_MUTED),
+    ]
+    return lines, PictureNode(name, name, None, 0, status, certainty, (), False, True)
+
+
+def _stem_lines(graph: LineageGraph, r: str, languages: Sequence[str]) -> list[Line]:
+    """The start of an item's stem (or why it cannot be drawn) as box lines."""
+    stem = _stem(graph, r)
+    if stem and not drawable(stem):
+        lang = "/".join(languages) or "its"
+        return [Line(f"[{lang} stem: no font here for its script]", 6.5, style="italic", color=_MUTED)]
+    if stem:
+        return [Line(t, 6.5, style="italic", color=_MUTED) for t in wrap_text(f"“{stem}”", 6.5, _ROOM, 2, style="italic")]
+    return []
+
+
+def _item_box(
+    graph: LineageGraph, r: str, ref: str, languages: Mapping[str, list[str]], node_marks: tuple[str, ...],
+    status: str | None, certainty: str | None,
+) -> tuple[list[Line], PictureNode]:
+    """Lines and node of an item's box: dataset, item id, stem, finding marks."""
+    dataset, _, item = r.partition(":")
+    lines = [
+        Line(fit_text(dataset, 7.5, _ROOM, "bold"), 7.5, "bold"),
+        Line(fit_text(item, 7, _ROOM), 7),
+    ]
+    lines += _stem_lines(graph, r, languages.get(dataset, []))
+    for m in node_marks:
+        lines += [Line(t, 6.5, "bold", color=_FLAG) for t in wrap_text(m, 6.5, _ROOM, 2, weight="bold")]
+    return lines, PictureNode(r, dataset, item, 0, status, certainty, node_marks, r == ref, False)
+
+
+def _status_lines(routing: _Routing, r: str) -> list[Line]:
+    """The routing status line(s) of a box: one per finding when several were routed."""
+    row = routing.rows.get(r)
+    qrows = routing.per_ref.get(r, []) if routing.several else [row] if row is not None else []
+    lines = []
+    for qrow in qrows:
+        text = _status_text(qrow, routing.targets)
+        if routing.several:  # one line per finding: keep it short
+            text = f"{qrow.finding}: {text.replace(' · certain', '')}"
+        lines.append(Line(fit_text(text, 6.5, _ROOM - 0.12), 6.5, status=qrow.status))
+    return lines
+
+
+def _boxes(
+    graph: LineageGraph, ref: str, items: list[str], documented: Mapping[str, Mapping[str, Any]],
+    routing: _Routing, marks: Mapping[str, list[str]],
+) -> tuple[dict[str, list[Line]], dict[str, PictureNode]]:
+    """Each box's lines of text and its node (layer still 0), items first, then documented."""
+    info = graph.lineage.family
+    languages = {d["name"]: list(d.get("languages") or ()) for d in info.get("datasets", [])}
+    content: dict[str, list[Line]] = {}
+    node_objs: dict[str, PictureNode] = {}
+    for r in [*items, *documented]:
+        row = routing.rows.get(r)
+        status, certainty = getattr(row, "status", None), getattr(row, "certainty", None)
+        if r in documented:
+            lines, node = _documented_box(r, documented[r], status, certainty)
+        else:
+            lines, node = _item_box(graph, r, ref, languages, tuple(marks.get(r, ())), status, certainty)
+        content[r] = lines + _status_lines(routing, r)
+        node_objs[r] = node
+    return content, node_objs
+
+
 def family_picture(
     lineage_or_graph: Lineage | LineageGraph,
     ref: str,
@@ -323,119 +452,25 @@ def family_picture(
     graph = lineage_or_graph if isinstance(lineage_or_graph, LineageGraph) else LineageGraph(lineage_or_graph)
     graph.ancestors(ref)  # raises InputError for an unknown item
     found = list(findings or [])
-    if queue is None and findings is not None:
-        from croissant_lineage.findings.routing import route
+    routing = _routing(graph, ref, found, findings, queue)
+    items, omitted = _drawn_items(graph, ref, routing.rows, max_items)
+    ds_order = {d["name"]: i for i, d in enumerate(graph.lineage.family.get("datasets", []))}
+    parents, edges = _item_arrows(graph, items)
+    documented = _documented(graph, items, ds_order, parents, edges)
+    all_edges = tuple(edges + _copy_links(graph, items))
+    content, node_objs = _boxes(graph, ref, items, documented, routing, _marks(found, set(items)))
 
-        queue = route(graph, ref, found)
-        if not queue.findings:  # no finding concerns this family: nothing to colour
-            queue = None
-    per_ref: dict[str, list[Any]] = {}
-    for r in getattr(queue, "rows", []):
-        per_ref.setdefault(r.ref, []).append(r)
-    # the box takes the strongest status over the findings routed; each finding gets a line
-    rows = {ref_: min(rs, key=lambda r: _STRENGTH.get(r.status, 9)) for ref_, rs in per_ref.items()}
-    several = len(getattr(queue, "findings", None) or []) > 1
-
-    every = _relatives(graph, ref)
-    extra = [r for r in rows if r in graph and r not in set(every)]
-    every += extra
-    items = every[:max_items]
-    omitted = len(every) - len(items)
-    drawn = set(items)
-
-    info = graph.lineage.family
-    ds_order = {d["name"]: i for i, d in enumerate(info.get("datasets", []))}
-    languages = {d["name"]: list(d.get("languages") or ()) for d in info.get("datasets", [])}
-    parents: dict[str, list[str]] = {}
-    edges: list[PictureEdge] = []
-    for r in items:
-        for e in graph.parents(r):
-            if e.parent in drawn:
-                parents.setdefault(r, []).append(e.parent)
-                act, detail = _edge_label(e)
-                pe = PictureEdge(e.parent, r, _edge_kind(e), f"{act}: {detail}")
-                edges.append(pe)
-    documented: dict[str, dict[str, Any]] = {}
-    first_of: dict[str, str] = {}
-    for r in items:
-        first_of.setdefault(r.partition(":")[0], r)
-    for ds in sorted(first_of, key=lambda d: (ds_order.get(d, len(ds_order)), d)):
-        for doc in graph.documented_children(ds):
-            name = doc["child"]
-            if name in documented or name in drawn:
-                continue
-            documented[name] = doc
-            parents[name] = [first_of[ds]]
-            langs = f"{doc['languages']} languages" if doc.get("languages") else "no item data"
-            pe = PictureEdge(first_of[ds], name, "documented", f"{doc['activity']}: documented only, {langs}")
-            edges.append(pe)
-    dup_pairs: list[PictureEdge] = []
-    for r in items:
-        for d in graph.duplicates(r):
-            if d in drawn and r < d:
-                dup_pairs.append(PictureEdge(r, d, "duplicate", "identical copy"))
-
-    marks = _marks(found, drawn)
-    targets = {_get(f, "id"): _get(f, "target") for f in found}
-    nodes_order = items + list(documented)
-    content: dict[str, list[Line]] = {}
-    node_objs: dict[str, PictureNode] = {}
-    room = _W - 2 * _PAD
-    for r in nodes_order:
-        row = rows.get(r)
-        status = getattr(row, "status", None)
-        certainty = getattr(row, "certainty", None)
-        lines: list[Line]
-        if r in documented:
-            doc = documented[r]
-            n_lang = doc.get("languages")
-            lines = [
-                Line(fit_text(r, 7.5, room, "bold"), 7.5, "bold"),
-                Line("documented coverage only", 6.5, style="italic", color=_MUTED),
-                Line(fit_text(f"{n_lang} languages · no item data here" if n_lang else "no item data here", 6.5, room), 6.5, color=_MUTED),
-            ]
-            node_objs[r] = PictureNode(r, r, None, 0, status, certainty, (), False, True)
-        else:
-            dataset, _, item = r.partition(":")
-            lines = [
-                Line(fit_text(dataset, 7.5, room, "bold"), 7.5, "bold"),
-                Line(fit_text(item, 7, room), 7),
-            ]
-            stem = _stem(graph, r)
-            if stem and not drawable(stem):
-                lang = "/".join(languages.get(dataset, [])) or "its"
-                lines.append(Line(f"[{lang} stem: no font here for its script]", 6.5, style="italic", color=_MUTED))
-            elif stem:
-                lines += [
-                    Line(t, 6.5, style="italic", color=_MUTED)
-                    for t in wrap_text(f"“{stem}”", 6.5, room, 2, style="italic")
-                ]
-            node_marks = tuple(marks.get(r, ()))
-            for m in node_marks:
-                lines += [Line(t, 6.5, "bold", color=_FLAG) for t in wrap_text(m, 6.5, room, 2, weight="bold")]
-            node_objs[r] = PictureNode(r, dataset, item, 0, status, certainty, node_marks, r == ref, False)
-        for qrow in per_ref.get(r, []) if several else [row] if row is not None else []:
-            text = _status_text(qrow, targets)
-            if several:  # one line per finding: keep it short
-                text = f"{qrow.finding}: {text.replace(' · certain', '')}"
-            lines.append(Line(fit_text(text, 6.5, room - 0.12), 6.5, status=qrow.status))
-        content[r] = lines
-
+    nodes_order = list(content)
     heights = {r: 2 * _PAD + sum(ln.size * _LINE for ln in content[r]) for r in nodes_order}
     key = {
         r: (ds_order.get(node_objs[r].dataset, len(ds_order)), node_objs[r].dataset, _natural(node_objs[r].item or ""))
         for r in nodes_order
     }
     layout = layered_layout(nodes_order, parents, size=heights, gap=_GAP, sort_key=key)
-    nodes = tuple(
-        replace(node_objs[r], layer=layout.layer[r])
-        for col in layout.columns
-        for r in col
-    )
-    all_edges = tuple(edges + dup_pairs)
+    nodes = tuple(replace(node_objs[r], layer=layout.layer[r]) for col in layout.columns for r in col)
     fig = draw_family(
         nodes, content, heights, layout, all_edges,
-        title=_title(ref, queue), subtitle=_subtitle(nodes, omitted), with_status=bool(rows),
+        title=_title(ref, routing.queue), subtitle=_subtitle(nodes, omitted), with_status=bool(routing.rows),
     )
     return FamilyPicture(ref, nodes, all_edges, omitted, fig)
 

@@ -17,10 +17,10 @@ from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
 from croissant_lineage.audits.translations import TranslationReport
 from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport
 from croissant_lineage.croissant.describe import DescribeResult
-from croissant_lineage.enrich.writer import EnrichResult, FamilyEnrichResult
+from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult
 from croissant_lineage.hub.publish import PublishPlan
 from croissant_lineage.lineage.graph import Edge, Family
-from croissant_lineage.prov.graph import ProvResult
+from croissant_lineage.prov.serialize import ProvResult
 from croissant_lineage.workflows import LinkResult
 
 __all__ = [

@@ -24,8 +24,9 @@ import yaml
 from croissant_lineage._io import load_yaml
 from croissant_lineage.croissant.describe import encoding_format_of
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
+from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
+from croissant_lineage.croissant.namespaces import PROV_NS
 from croissant_lineage.errors import LineageError
-from croissant_lineage.validate._jsonld import PROV_NS, JsonLdContext, pointer
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 

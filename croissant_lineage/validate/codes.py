@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from croissant_lineage.croissant.namespaces import PROV_NS
 from croissant_lineage.errors import InputError
 from croissant_lineage.validate.report import Issue
 
@@ -46,7 +47,7 @@ _TABLE = [
     Code("CLV106", "warning", "@context lacks terms of the standard Croissant context (mlcroissant)", "start from the Croissant 1.1 @context"),
     Code("CLV107", "error", "mlcroissant could not process the document (or it is not a Croissant Dataset)", "see the message; the descriptor is not usable by Croissant loaders"),
     Code("CLV108", "error", "mandatory property missing (mlcroissant)", "add the property the message names"),
-    Code("CLV201", "error", "prefix used but not declared in @context", "declare it, e.g. \"prov\": \"http://www.w3.org/ns/prov#\""),
+    Code("CLV201", "error", "prefix used but not declared in @context", f"declare it, e.g. \"prov\": \"{PROV_NS}\""),
     Code("CLV202", "error", "remote @context: cannot be checked offline, and loaders would fetch it", "inline the @context object"),
     Code("CLV203", "error", "annotation / equivalentProperty not mapped in @context: silently ignored", "map them to cr:annotation and cr:equivalentProperty"),
     Code("CLV204", "error", "PROV property on the wrong kind of node", "Croissant nodes are prov:Entity; put activity properties on a prov:Activity"),

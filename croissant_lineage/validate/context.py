@@ -18,14 +18,15 @@ import datetime as _dt
 from typing import Any
 
 from croissant_lineage.croissant.descriptor import as_list
-from croissant_lineage.validate._jsonld import PROV_NS, JsonLdContext, pointer, walk
+from croissant_lineage.croissant.jsonld import JsonLdContext, pointer, walk
+from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, SCHEMA_NS
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 
 __all__ = ["PROV_TERMS", "check_context"]
 
-_CR = "http://mlcommons.org/croissant/"
-_SC = ("https://schema.org/", "http://schema.org/")
+_CR = CROISSANT_NS
+_SC = (SCHEMA_NS, SCHEMA_NS.replace("https:", "http:", 1))
 
 #: Classes and properties PROV-O (and the PROV-DM attributes it uses) defines.
 PROV_TERMS = frozenset(["Entity", "Activity", "Agent", "Collection", "EmptyCollection", "Bundle", "Person", "Organization", "SoftwareAgent", "Location", "Role", "Plan", "Influence", "EntityInfluence", "ActivityInfluence", "AgentInfluence", "Usage", "Generation", "Invalidation", "Start", "End", "Communication", "Association", "Attribution", "Delegation", "Derivation", "Revision", "Quotation", "PrimarySource", "InstantaneousEvent", "wasGeneratedBy", "wasDerivedFrom", "wasAttributedTo", "startedAtTime", "used", "wasInformedBy", "endedAtTime", "wasAssociatedWith", "actedOnBehalfOf", "alternateOf", "specializationOf", "generatedAtTime", "hadPrimarySource", "value", "wasQuotedFrom", "wasRevisionOf", "invalidatedAtTime", "wasInvalidatedBy", "hadMember", "wasStartedBy", "wasEndedBy", "invalidated", "influenced", "atLocation", "generated", "wasInfluencedBy", "qualifiedInfluence", "qualifiedGeneration", "qualifiedDerivation", "qualifiedPrimarySource", "qualifiedQuotation", "qualifiedRevision", "qualifiedAttribution", "qualifiedInvalidation", "qualifiedStart", "qualifiedUsage", "qualifiedCommunication", "qualifiedAssociation", "qualifiedEnd", "qualifiedDelegation", "influencer", "entity", "hadUsage", "hadGeneration", "activity", "agent", "hadPlan", "hadActivity", "atTime", "hadRole", "label", "type", "role", "location"])

@@ -11,13 +11,11 @@ URL), and a document whose ``@context`` names a remote URL is not handed over at
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from croissant_lineage.validate._jsonld import JsonLdContext, pointer, walk
+from croissant_lineage.croissant.jsonld import JsonLdContext, pointer, walk
+from croissant_lineage.croissant.mlc import run_mlcroissant
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 
@@ -31,36 +29,6 @@ _PATTERNS = [
     ("CLV105", re.compile(r"does not specify a valid .*dataType")),
 ]
 _NOT_STANDARD = re.compile(r"`@context` is not standard.*different keys are: (\{.*\})", re.S)
-
-
-class _Capture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-@contextmanager
-def _captured_logs() -> Iterator[_Capture]:
-    """Capture mlcroissant's absl/root log warnings instead of printing them."""
-    handler = _Capture()
-    loggers = [logging.getLogger("absl"), logging.getLogger()]
-    saved = [(lg, lg.propagate, list(lg.handlers), lg.level) for lg in loggers]
-    try:
-        for lg in loggers:
-            lg.handlers = [handler]
-            # Whatever level the application set, the warnings are what we need here.
-            lg.setLevel(logging.WARNING)
-            if lg.name == "absl":
-                lg.propagate = False
-        yield handler
-    finally:
-        for lg, propagate, handlers, level in saved:
-            lg.handlers = handlers
-            lg.propagate = propagate
-            lg.setLevel(level)
 
 
 def _id_pointers(doc: dict[str, Any]) -> dict[str, str]:
@@ -95,22 +63,13 @@ def check_with_mlcroissant(doc: dict[str, Any], where: str) -> list[Issue]:
     """
     if JsonLdContext(doc.get("@context")).remote:
         return []
-    import copy
-
-    import mlcroissant as mlc
-
-    ctx = mlc.Context()
-    crashed: str | None = None
-    with _captured_logs() as logs:
-        try:
-            mlc.Metadata.from_json(ctx=ctx, json_=copy.deepcopy(doc))
-        except mlc.ValidationError:
-            pass  # the errors are in ctx.issues
-        except Exception as exc:  # mlcroissant fails on inputs it does not expect
-            crashed = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    run = run_mlcroissant(doc)
+    crashed = None
+    if run.crash is not None:
+        crashed = f"{type(run.crash).__name__}: {run.crash}".splitlines()[0][:300]
     pointers = _id_pointers(doc)
     out: list[Issue] = []
-    for default, found in (("CLV101", ctx.issues._errors), ("CLV102", ctx.issues._warnings)):
+    for default, found in (("CLV101", run.errors), ("CLV102", run.warnings)):
         for message, node in found:
             context = ""
             loc: str | None = None
@@ -124,7 +83,7 @@ def check_with_mlcroissant(doc: dict[str, Any], where: str) -> list[Issue]:
                 loc = pointers[uuid]
             text = f"{message} [{context}]" if context and loc is None else message
             out.append(issue(_code_for(message, default), text, f"{where}#{loc or ''}"))
-    for message in logs.messages:
+    for message in run.logs:
         m = _NOT_STANDARD.search(message)
         if m:
             out.append(issue("CLV106", f"@context lacks standard Croissant terms {m.group(1)}", f"{where}#/@context"))

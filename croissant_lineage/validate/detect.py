@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 import yaml
 
 from croissant_lineage._io import load_yaml, loads_json
-from croissant_lineage.validate._jsonld import PROV_NS, JsonLdContext, walk
+from croissant_lineage.croissant.jsonld import JsonLdContext, walk
+from croissant_lineage.croissant.namespaces import PROV_NS
 from croissant_lineage.validate.lineage import table_kind
 
 __all__ = ["Target", "detect", "expand_folder", "is_enriched", "is_lineage_folder"]

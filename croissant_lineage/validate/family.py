@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.errors import SpecError
 from croissant_lineage.family.spec import parse_family
-from croissant_lineage.validate._jsonld import pointer
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.lineage import check_cycles
 from croissant_lineage.validate.report import Issue

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from croissant_lineage._io import loads_json
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
+from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.errors import LineageError
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage
 from croissant_lineage.lineage.schema import (
@@ -32,7 +33,6 @@ from croissant_lineage.lineage.schema import (
     UNMATCHED_SCHEMA,
     join_ref,
 )
-from croissant_lineage.validate._jsonld import pointer
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 
@@ -388,19 +388,15 @@ def check_references(desc: Descriptor, where: str) -> list[Issue]:
     Returns:
         One issue per failing ``references``, at the referencing Field.
     """
-    sets = as_list(desc.doc.get("recordSet"))
+    sets = desc.record_set_nodes()
     by_field: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
     for rs in sets:
-        if not isinstance(rs, dict):
-            continue
         for f in as_list(rs.get("field")):
             fid = node_id(f) if isinstance(f, dict) else None
             if fid:
                 by_field[fid] = (rs, f)
     out: list[Issue] = []
     for r, rs in enumerate(sets):
-        if not isinstance(rs, dict):
-            continue
         for i, f in enumerate(as_list(rs.get("field"))):
             if not isinstance(f, dict) or "references" not in f:
                 continue

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from croissant_lineage._results import Result
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -64,7 +66,7 @@ class Checked:
 
 
 @dataclass(frozen=True)
-class Report:
+class Report(Result):
     """The result of :func:`croissant_lineage.validate.validate`.
 
     Attributes:
@@ -121,9 +123,3 @@ class Report:
             summary += " (" + ", ".join(f"{c} x{n}" for c, n in sorted(by_code.items())) + ")"
         lines.append(summary)
         return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)

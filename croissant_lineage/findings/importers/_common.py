@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 
+from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import DatasetSpec, FamilySpec, load_family
 from croissant_lineage.findings.model import Finding
@@ -49,7 +50,7 @@ class Unattached:
 
 
 @dataclass
-class ImportResult:
+class ImportResult(Result):
     """What an importer returns.
 
     Iterating over it, or ``len()``, goes over :attr:`findings`.
@@ -87,13 +88,6 @@ class ImportResult:
             "unattached": [u.to_dict() for u in self.unattached],
             "notes": list(self.notes),
         }
-
-    def _repr_html_(self) -> str:
-        from croissant_lineage.render.html import (
-            to_html,  # imported here: display is only needed in notebooks
-        )
-
-        return to_html(self)
 
     def __str__(self) -> str:
         lines = [f"{self.source}: {len(self.findings)} findings"]

@@ -1,0 +1,482 @@
+"""Enriching a whole family: every descriptor with its lineage at every level.
+
+:func:`enrich_family` writes each descriptor of a family spec, enriched, with its lineage
+files beside it (:mod:`croissant_lineage.enrich.files`), following the rules of
+:mod:`croissant_lineage.enrich.descriptor`.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from croissant_lineage._io import (
+    atomic_write_bytes,
+    atomic_write_json,
+    parquet_bytes,
+    read_json,
+)
+from croissant_lineage._results import Result
+from croissant_lineage.croissant.descriptor import (
+    Descriptor,
+    check_croissant,
+    ensure_replaceable,
+)
+from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, PROV_NS, SCHEMA_NS
+from croissant_lineage.enrich.descriptor import (
+    CROISSANT_TERMS,
+    add_values,
+    ensure_context,
+    used_descriptor,
+)
+from croissant_lineage.enrich.files import (
+    FILE_KINDS,
+    RECORD_SETS,
+    is_lineage_file,
+    items_table,
+    lineage_table,
+    record_set_node,
+)
+from croissant_lineage.enrich.marks import is_our_descriptor, is_ours, strip_enrichment
+from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
+from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.findings.files import load_findings
+from croissant_lineage.findings.parquet import findings_table
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.prov.graph import (
+    enrichment_node,
+    family_dataset_node,
+)
+from croissant_lineage.prov.vocab import (
+    MARK,
+    PROV_CONTEXT,
+    activity_id,
+    code,
+    derivation_class,
+    derivation_id,
+    resolve_time,
+    schema_node_iri,
+)
+
+__all__ = ["DERIVED_ROLES", "FAMILY_TERMS", "EnrichedDescriptor", "FamilyEnrichResult", "enrich_family"]
+
+
+#: Everything the family enrichment's nodes need from @context.
+FAMILY_TERMS: dict[str, Any] = {"@vocab": SCHEMA_NS, **PROV_CONTEXT, **CROISSANT_TERMS}
+
+
+#: Family roles whose fields derive field by field (ids are each dataset's own).
+DERIVED_ROLES = ("subject", "stem", "options", "key")
+
+
+@dataclass(frozen=True)
+class EnrichedDescriptor:
+    """One descriptor written by :func:`enrich_family`.
+
+    Attributes:
+        path: The enriched descriptor.
+        datasets: The family datasets it holds.
+        files: File kind (``items``, ``lineage``, ``findings``) -> data file written beside it.
+        items, edges, findings: Rows in its items, lineage and findings files.
+    """
+
+    path: str
+    datasets: list[str]
+    files: dict[str, str]
+    items: int
+    edges: int
+    findings: int
+
+
+@dataclass(frozen=True)
+class FamilyEnrichResult(Result):
+    """What :func:`enrich_family` wrote.
+
+    Attributes:
+        out_dir: The output folder.
+        descriptors: One entry per enriched descriptor, in family order.
+    """
+
+    out_dir: str
+    descriptors: list[EnrichedDescriptor]
+
+    @property
+    def edges(self) -> int:
+        """Edges written over all lineage files (= the lineage's edges among these datasets)."""
+        return sum(d.edges for d in self.descriptors)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "out_dir": self.out_dir,
+            "edges": self.edges,
+            "descriptors": [
+                {
+                    "path": d.path,
+                    "datasets": d.datasets,
+                    "files": d.files,
+                    "items": d.items,
+                    "edges": d.edges,
+                    "findings": d.findings,
+                }
+                for d in self.descriptors
+            ],
+        }
+
+
+def _role_fields(expr: Any) -> list[str]:
+    """Field names behind a role expression; none for templates (``{subject}/{_row}``)."""
+    if isinstance(expr, str):
+        return [] if "{" in expr else [expr]
+    if isinstance(expr, list):
+        return [e for e in expr if isinstance(e, str)]
+    if isinstance(expr, dict) and isinstance(expr.get("field"), str):
+        return [expr["field"]]
+    return []
+
+
+def _find_record_set(doc: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
+    for node in Descriptor(path, doc, path.parent).record_set_nodes(full_iri=True):
+        if not is_ours(node) and name in (node.get("@id"), node.get("name")):
+            return node
+    raise DescriptorError(f"no RecordSet {name!r}", path=path, hint="check the family spec's record_set")
+
+
+def _find_field(rs: dict[str, Any], name: str) -> dict[str, Any] | None:
+    rs_id = rs.get("@id") or rs.get("name")
+    for node in rs.get("field") or []:
+        if (
+            isinstance(node, dict)
+            and not is_ours(node)
+            and (node.get("@id") in (name, f"{rs_id}/{name}") or node.get("name") == name)
+        ):
+            return node
+    return None
+
+
+def _qualified(child_label: str, parent_label: str, parent_iri: str, activity: str, aid: str) -> dict[str, Any]:
+    return {
+        "@index": MARK,
+        "@id": derivation_id(parent_label, child_label),
+        "@type": derivation_class(activity),
+        "prov:entity": {"@id": parent_iri},
+        "prov:hadActivity": {"@id": aid},
+    }
+
+
+def _schema_level(
+    rs: dict[str, Any], child: Any, parent: Any, activity: str, path: Path
+) -> None:
+    """RecordSet- and Field-level derivations of ``child`` (a DatasetSpec) from ``parent``."""
+    aid = activity_id(activity, parent.name, child.name)
+    rs_iri = schema_node_iri(parent.iri, parent.record_set)
+    _add_derived_from(rs, [rs_iri], path)
+    add_values(
+        rs,
+        "prov:qualifiedDerivation",
+        [_qualified(f"{child.name}/{child.record_set}", f"{parent.name}/{parent.record_set}", rs_iri, activity, aid)],
+        iri=PROV_NS + "qualifiedDerivation",
+        path=path,
+    )
+    for role in DERIVED_ROLES:
+        mine, theirs = _role_fields(child.roles.get(role)), _role_fields(parent.roles.get(role))
+        if not mine or not theirs:
+            continue
+        for cf in mine:
+            fnode = _find_field(rs, cf)
+            if fnode is None:
+                continue
+            iris = [schema_node_iri(parent.iri, f"{parent.record_set}/{pf}") for pf in theirs]
+            _add_derived_from(fnode, iris, path)
+            add_values(
+                fnode,
+                "prov:qualifiedDerivation",
+                [
+                    _qualified(f"{child.name}/{child.record_set}/{cf}", f"{parent.name}/{parent.record_set}/{pf}", i, activity, aid)
+                    for pf, i in zip(theirs, iris, strict=True)
+                ],
+                iri=PROV_NS + "qualifiedDerivation",
+                path=path,
+            )
+
+
+def _add_derived_from(node: dict[str, Any], iris: Sequence[str], path: Path) -> None:
+    """Add marked ``prov:wasDerivedFrom`` references to ``iris`` (see :func:`add_values`)."""
+    add_values(node, "prov:wasDerivedFrom", [{"@index": MARK, "@id": i} for i in iris],
+               iri=PROV_NS + "wasDerivedFrom", path=path)
+
+
+def _annotation(rs: dict[str, Any]) -> dict[str, Any]:
+    rs_id = rs.get("@id") or rs.get("name")
+    return {
+        "@index": MARK,
+        "@type": "cr:Field",
+        "@id": f"{rs_id}/cl_was_derived_from",
+        "name": "cl_was_derived_from",
+        "description": "Value-level provenance (PROV-O): the item each record was derived from, "
+        "as an IRI. The values are in the lineage RecordSet (lineage/parent_iri), one per "
+        "edge whose child is the record's item.",
+        "equivalentProperty": "prov:wasDerivedFrom",
+        "dataType": "sc:URL",
+        "source": {"field": {"@id": "lineage/parent_iri"}},
+    }
+
+
+def _load_findings_arg(findings: Any) -> list[Any]:
+    """Findings given as objects, one findings file, or several (read in order by
+    :func:`~croissant_lineage.findings.model.load_findings`); None for none."""
+    if findings is None:
+        return []
+    if isinstance(findings, (str, Path)):
+        return list(load_findings(findings))
+    given = list(findings)
+    if given and all(isinstance(f, (str, Path)) for f in given):
+        return list(load_findings(given))
+    return given
+
+
+def enrich_family(
+    lineage: Any,
+    family_spec: Any,
+    out_dir: str | Path,
+    findings: Any = None,
+    *,
+    time: str | datetime | int | None = None,
+    force: bool = False,
+    progress: bool = False,
+) -> FamilyEnrichResult:
+    """Write a family's enriched descriptors and their lineage files into ``out_dir``.
+
+    For each descriptor of the family spec that holds item data, writes
+    ``<stem>.json`` (the descriptor, enriched; ``<stem>`` is its dataset's name, or
+    the descriptor's file stem when it holds several datasets) and beside it ``<stem>.items.parquet``,
+    ``<stem>.lineage.parquet`` and ``<stem>.findings.parquet``, declared as the
+    RecordSets ``lineage_items``, ``lineage`` and ``findings`` (see
+    :mod:`croissant_lineage.enrich.files`). The descriptor gains:
+
+    * dataset level: ``prov:wasDerivedFrom`` the parent datasets and
+      ``prov:wasGeneratedBy`` their activities and the enrichment activity; one
+      ``cl:familyDataset`` node per family dataset (its IRI, qualified derivations with
+      activity, link method and threshold; documented-coverage children);
+    * RecordSet and Field level: the items RecordSet and its subject, stem, options and
+      key fields ``prov:wasDerivedFrom`` the parent's (with qualified derivations
+      naming the activity);
+    * value level: an ``annotation`` field on the items RecordSet whose
+      ``equivalentProperty`` is ``prov:wasDerivedFrom``, and the ``lineage`` RecordSet
+      that mlcroissant's ``records()`` reads.
+
+    Args:
+        lineage: A :class:`~croissant_lineage.lineage.model.Lineage`, or its folder.
+        family_spec: A :class:`~croissant_lineage.family.spec.FamilySpec`, or a name/path.
+        out_dir: Output folder (created).
+        findings: Findings (``Finding`` objects), a findings file, or several findings
+            files (a sequence of paths, read in order as :func:`~croissant_lineage.findings.model.load_findings`
+            reads them: a later file's status updates apply to earlier findings); None for none.
+        time: When (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
+        force: Replace files in ``out_dir`` that this library did not write.
+        progress: Show a progress bar over the descriptors (tqdm).
+
+    Returns:
+        A :class:`FamilyEnrichResult`.
+
+    Raises:
+        InputError, DescriptorError, SpecError: unreadable inputs or conflicts.
+        OutputExistsError: an output file exists and was not written by this library
+            (a descriptor without its marks, a Parquet file without its columns), and
+            not ``force``; checked before anything is written.
+    """
+    spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
+    lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage)
+    out = Path(out_dir)
+    run = _FamilyRun(spec, lin, _load_findings_arg(findings), out, resolve_time(time))
+    groups = _descriptor_groups(spec)
+    stems = _output_stems(groups)
+    _check_outputs(out, stems.values(), force)
+    written = [
+        _enrich_descriptor_file(run, desc_path, members, stems[desc_path])
+        for desc_path, members in tqdm(groups.items(), desc="enrich", unit="descriptor", disable=not progress)
+    ]
+    return FamilyEnrichResult(str(out), written)
+
+
+@dataclass
+class _FamilyRun:
+    """The inputs every descriptor of one :func:`enrich_family` call shares."""
+
+    spec: FamilySpec
+    lin: Lineage
+    found: list[Any]
+    out: Path
+    stamp: str | None
+    info: dict[str, Any] = field(init=False)
+    iris: dict[str, str] = field(init=False)
+    derivations: list[Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.info = {d["name"]: d for d in self.lin.family.get("datasets", [])}
+        self.iris = {name: d["iri"] for name, d in self.info.items()}
+        self.derivations = list(self.lin.family.get("derivations", []))
+
+
+def _descriptor_groups(spec: FamilySpec) -> dict[Path, list[Any]]:
+    """The family's datasets by the descriptor that holds them, in family order."""
+    groups: dict[Path, list[Any]] = {}
+    for d in spec.datasets.values():
+        if d.descriptor is not None:
+            groups.setdefault(d.descriptor, []).append(d)
+    return groups
+
+
+def _check_outputs(out: Path, stems: Iterable[str], force: bool) -> None:
+    """Refuse before writing anything: ``out`` is a file, or an output is not ours (unless forced)."""
+    if out.exists() and not out.is_dir():
+        raise OutputExistsError("exists and is not a folder", path=out, hint="give a folder for --family outputs")
+    for stem in stems:
+        ensure_replaceable(out / f"{stem}.json", force=force, ours=is_our_descriptor)
+        for kind in FILE_KINDS:
+            ensure_replaceable(out / f"{stem}.{kind}.parquet", force=force, ours=partial(is_lineage_file, kind=kind))
+
+
+def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Write the lineage files beside the descriptor.
+
+    Returns:
+        Their marked FileObject nodes, and file kind -> file name.
+    """
+    file_nodes, files = [], {}
+    for kind, table in tables.items():
+        data = parquet_bytes(table)
+        file_name = f"{stem}.{kind}.parquet"
+        atomic_write_bytes(out / file_name, data)
+        files[kind] = file_name
+        fid = f"cl-{kind}-file"
+        file_nodes.append(
+            {
+                "@index": MARK,
+                "@type": "cr:FileObject",
+                "@id": fid,
+                "name": fid,
+                "description": f"croissant-lineage {kind} table (Parquet).",
+                "contentUrl": file_name,
+                "encodingFormat": "application/x-parquet",
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+    return file_nodes, files
+
+
+def _add_schema_level(run: _FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
+    """The value-level annotation and the RecordSet/Field derivations of each member dataset."""
+    for d in members:
+        if d.record_set is None:
+            continue
+        rs = _find_record_set(doc_out, d.record_set, desc_path)
+        add_values(rs, "annotation", [_annotation(rs)], iri=CROISSANT_NS + "annotation", path=desc_path)
+        for r in run.spec.derivations:
+            parent = run.spec.datasets.get(r.parent)
+            if r.child == d.name and parent is not None and parent.has_items and parent.record_set:
+                _schema_level(rs, d, parent, r.activity, desc_path)
+
+
+def _add_dataset_level(
+    run: _FamilyRun, doc_out: dict[str, Any], names: Sequence[str], used: list[dict[str, Any]],
+    added_terms: list[str], desc_path: Path,
+) -> None:
+    """Dataset-level PROV: parents, their activities, the enrichment, the family datasets."""
+    iris = run.iris
+    family_nodes = [family_dataset_node(run.info[n], run.derivations, iris) for n in names if n in run.info]
+    parents = [r for r in run.derivations if r["child"] in names and r["parent"] in iris]
+    parent_refs = list(dict.fromkeys(iris[r["parent"]] for r in parents))
+    enrichment = enrichment_node(time=run.stamp, used=used, added_context_terms=added_terms)
+    _add_derived_from(doc_out, parent_refs, desc_path)
+    generated = [
+        {"@index": MARK, "@id": activity_id(r["activity"], r["parent"], r["child"])} for r in parents
+    ]
+    add_values(doc_out, "prov:wasGeneratedBy", [*generated, enrichment], iri=PROV_NS + "wasGeneratedBy", path=desc_path)
+    add_values(doc_out, "cl:familyDataset", family_nodes, iri=CL_NS + "familyDataset", path=desc_path)
+
+
+def _enrich_descriptor_file(run: _FamilyRun, desc_path: Path, members: Sequence[Any], stem: str) -> EnrichedDescriptor:
+    """Enrich one descriptor of the family and write it with its lineage files."""
+    names = [d.name for d in members]
+    doc = read_json(desc_path)
+    check_croissant(doc, desc_path)
+    base = strip_enrichment(doc)
+    doc_out = copy.deepcopy(base)
+    added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
+    tables = {
+        "items": items_table(run.lin.items, run.lin.duplicates, run.iris, names),
+        "lineage": lineage_table(run.lin.edges, run.iris, names),
+        "findings": findings_table(run.found, run.iris, names),
+    }
+    file_nodes, files = _write_tables(run.out, stem, tables)
+    rs_nodes = [
+        record_set_node(rs_id, f"cl-{rs_spec.kind}-file", MARK)
+        for rs_id, rs_spec in RECORD_SETS.items()
+    ]
+    _check_free_ids(doc_out, [n["@id"] for n in file_nodes + rs_nodes], desc_path)
+    add_values(doc_out, "distribution", file_nodes, iri=SCHEMA_NS + "distribution", path=desc_path)
+    _add_schema_level(run, doc_out, members, desc_path)
+    add_values(doc_out, "recordSet", rs_nodes, iri=CROISSANT_NS + "recordSet", path=desc_path)
+    used = [used_descriptor(base), _used_lineage(run.lin, names, tables["lineage"].num_rows)]
+    if run.found:
+        used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
+    _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
+    target = run.out / f"{stem}.json"
+    atomic_write_json(target, doc_out)
+    return EnrichedDescriptor(
+        str(target),
+        names,
+        {k: str(run.out / v) for k, v in files.items()},
+        tables["items"].num_rows,
+        tables["lineage"].num_rows,
+        tables["findings"].num_rows,
+    )
+
+
+def _output_stems(groups: Mapping[Path, Sequence[Any]]) -> dict[Path, str]:
+    """Output file stem per descriptor: its dataset's name, or (several datasets) its own
+    file stem, prefixed with its folder's name when that is not unique."""
+    stems: dict[Path, str] = {}
+    for path, members in groups.items():
+        stems[path] = members[0].name if len(members) == 1 else path.stem
+    taken: dict[str, int] = {}
+    for s in stems.values():
+        taken[s] = taken.get(s, 0) + 1
+    for path, s in list(stems.items()):
+        if taken[s] > 1 or (len(groups[path]) > 1 and any(
+            s == m.name for ms in groups.values() for m in ms
+        )):
+            stems[path] = f"{path.parent.name}-{s}"
+    if len(set(stems.values())) < len(stems):
+        raise InputError("descriptors of the family give clashing output names", hint="rename them")
+    return stems
+
+
+def _used_lineage(lin: Any, names: Sequence[str], edges: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"@type": ["prov:Entity", "cl:Lineage"], "cl:edges": edges}
+    family = lin.family.get("name")
+    if isinstance(family, str):
+        node["sc:name"] = code(family)
+    return node
+
+
+def _check_free_ids(doc: dict[str, Any], ids: Sequence[str], path: Path) -> None:
+    desc = Descriptor(path, doc, path.parent)
+    taken: set[str] = set()
+    for node in desc.distribution_nodes(full_iri=True) + desc.record_set_nodes(full_iri=True):
+        taken.update(v for v in (node.get("@id"), node.get("name")) if isinstance(v, str))
+    clash = sorted(set(ids) & taken)
+    if clash:
+        raise DescriptorError(
+            f"the descriptor already has {clash[0]!r}, which the enrichment needs",
+            path=path,
+            hint="rename that RecordSet or FileObject",
+        )
