@@ -66,16 +66,13 @@ if TYPE_CHECKING:
         SnapshotDiff,
         Version,
         compare_snapshots,
-        family_snapshots,
         item_history,
         revision_pairs,
-        snapshot_history,
     )
     from croissant_lineage.audits.translations import (
         ItemVerification,
         TranslationReport,
         detect_shift,
-        family_translations,
         verify_translations,
     )
     from croissant_lineage.audits.witnesses import (
@@ -85,7 +82,6 @@ if TYPE_CHECKING:
         tally,
         with_witness_evidence,
         witness,
-        witness_family,
     )
     from croissant_lineage.croissant.jsonld import read_graph, to_graph
     from croissant_lineage.enrich.writer import (
@@ -130,6 +126,12 @@ if TYPE_CHECKING:
     from croissant_lineage.resolve import Resolver
     from croissant_lineage.testing.synthetic import SyntheticFamily, generate_family
     from croissant_lineage.validate import Issue, Report, codes_table, validate
+    from croissant_lineage.workflows import (
+        family_snapshots,
+        family_translations,
+        snapshot_history,
+        witness_family,
+    )
 
 _LAZY: dict[str, str] = {
     "Finding": "findings.model",
@@ -154,7 +156,7 @@ _LAZY: dict[str, str] = {
     "admit": "audits.witnesses",
     "tally": "audits.witnesses",
     "witness": "audits.witnesses",
-    "witness_family": "audits.witnesses",
+    "witness_family": "workflows",
     "with_witness_evidence": "audits.witnesses",
     "ArchiveLimits": "audits.archives",
     "Prediction": "audits.archives",
@@ -169,13 +171,13 @@ _LAZY: dict[str, str] = {
     "Version": "audits.history",
     "compare_snapshots": "audits.history",
     "item_history": "audits.history",
-    "family_snapshots": "audits.history",
-    "snapshot_history": "audits.history",
+    "family_snapshots": "workflows",
+    "snapshot_history": "workflows",
     "revision_pairs": "audits.history",
     "TranslationReport": "audits.translations",
     "ItemVerification": "audits.translations",
     "verify_translations": "audits.translations",
-    "family_translations": "audits.translations",
+    "family_translations": "workflows",
     "detect_shift": "audits.translations",
     "CarriedFinding": "findings.carry",
     "carry_forward": "findings.carry",

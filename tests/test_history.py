@@ -20,17 +20,16 @@ from croissant_lineage.audits.history import (
     Snapshot,
     compare_items,
     compare_snapshots,
-    family_snapshots,
     item_history,
     joins_from_edges,
     revision_pairs,
     snapshot_chain,
-    snapshot_history,
 )
 from croissant_lineage.cli import main
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.workflows import family_snapshots, snapshot_history
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy" / "family.json"

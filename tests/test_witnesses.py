@@ -28,11 +28,11 @@ from croissant_lineage.audits.witnesses import (
     tally,
     with_witness_evidence,
     witness,
-    witness_family,
 )
 from croissant_lineage.cli import main
 from croissant_lineage.errors import LineageError
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.workflows import witness_family
 from tests.helpers import items_table
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"

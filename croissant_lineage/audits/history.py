@@ -20,8 +20,10 @@ Hub copies of 2025-08-03 and 2025-10-01; MMLU: the 2020 release and the Hub rele
 
 :func:`item_history` follows one item across a sequence of :class:`Snapshot` s
 ("key unchanged since 2024-10-16"); :meth:`SnapshotDiff.revisions` gives the
-``prov:wasRevisionOf`` pairs the enriched metadata records; :func:`snapshot_history`
-does all of it for a family's snapshot chain (what ``croissant-lineage history`` prints).
+``prov:wasRevisionOf`` pairs the enriched metadata records; :func:`history` does all of
+it for a family's snapshot chain in a :class:`~croissant_lineage.lineage.model.Lineage`
+(:func:`croissant_lineage.workflows.snapshot_history` links the chain first: what
+``croissant-lineage history`` prints).
 """
 
 from __future__ import annotations
@@ -31,16 +33,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 from rapidfuzz import fuzz
 
+from croissant_lineage.audits._items import dataset_items
 from croissant_lineage.errors import InputError, SpecError
-from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
-from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.family.spec import Derivation, FamilySpec
+from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
 
@@ -56,14 +59,16 @@ __all__ = [
     "Snapshot",
     "SnapshotDiff",
     "Version",
+    "chain_snapshots",
     "compare_items",
     "compare_snapshots",
-    "family_snapshots",
+    "history",
     "item_history",
     "joins_from_edges",
+    "needs_joins",
+    "resolve_chain",
     "revision_pairs",
     "snapshot_chain",
-    "snapshot_history",
 ]
 
 #: Change codes, in the order they are listed on a change.
@@ -903,33 +908,15 @@ def _default_dataset(spec: FamilySpec) -> str:
     return best[1]
 
 
-def family_snapshots(
-    family: FamilySpec | str | Path,
-    *,
-    data_dir: str | Path | None = None,
-    dataset: str | None = None,
-    lineage: Any = None,
-    allow_outside: bool = False,
-) -> list[Snapshot]:
-    """The snapshots of a family's chain, ready for :func:`item_history`.
-
-    Args:
-        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
-        data_dir: Folder the descriptors' file URLs resolve against.
-        dataset: Any snapshot of the chain (default: the family's longest chain).
-        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (or a lineage folder):
-            its items are used (no data is read) and its edges join snapshots linked by
-            text; without it items are loaded and such derivations linked here.
-        allow_outside: Allow descriptor file URLs that leave their base folder.
+def resolve_chain(spec: FamilySpec, dataset: str | None = None) -> list[Derivation]:
+    """The snapshot chain of ``dataset`` (default: the family's longest chain).
 
     Returns:
-        The :class:`Snapshot` s, oldest first, each with its ``joins`` to the previous one.
+        The chain's derivations, oldest first (never empty).
 
     Raises:
         SpecError: unknown dataset, or it has no other snapshot.
-        LineageError: inputs that cannot be read.
     """
-    spec = family if isinstance(family, FamilySpec) else load_family(family)
     name = dataset or _default_dataset(spec)
     chain = snapshot_chain(spec, name)
     if not chain:
@@ -938,50 +925,62 @@ def family_snapshots(
             path=spec.path,
             hint=f"give one of: {', '.join(sorted({d.child for d in spec.derivations if d.activity in SNAPSHOT_ACTIVITIES}))}",
         )
-    names = [chain[0].parent, *(d.child for d in chain)]
-    if isinstance(lineage, (str, Path)):
-        from croissant_lineage.lineage.model import Lineage
+    return chain
 
-        lineage = Lineage.read(lineage)
-    tables = {n: _dataset_items(spec, n, lineage, data_dir, allow_outside) for n in names}
+
+def needs_joins(d: Derivation) -> bool:
+    """True when a snapshot derivation's items join through lineage edges (ids differ)."""
+    assert d.link is not None
+    return not (d.link.by in ("id", "index") and d.link.child_field is None)
+
+
+def chain_snapshots(lineage: Lineage, spec: FamilySpec, *, dataset: str | None = None) -> list[Snapshot]:
+    """The snapshots of a family's chain, ready for :func:`item_history`.
+
+    Args:
+        lineage: The linked family: its items are the snapshots' items, and its edges
+            join the snapshots linked by text (MMLU 2020 -> Hub release).
+        spec: The family spec (its snapshot derivations and dates).
+        dataset: Any snapshot of the chain (default: the family's longest chain).
+
+    Returns:
+        The :class:`Snapshot` s, oldest first, each with its ``joins`` to the previous one.
+
+    Raises:
+        SpecError: unknown dataset, or it has no other snapshot.
+        InputError: the lineage holds no items of a snapshot.
+    """
+    chain = resolve_chain(spec, dataset)
+    names = [chain[0].parent, *(d.child for d in chain)]
+    tables = {n: dataset_items(lineage, n) for n in names}
     snaps = [Snapshot(names[0], spec.dataset(names[0]).date, tables[names[0]])]
     for d in chain:
-        snaps.append(Snapshot(d.child, spec.dataset(d.child).date, tables[d.child], _joins_for(d, tables, lineage)))
+        joins = joins_from_edges(lineage.edges, d.child, d.parent, unmatched=lineage.unmatched) if needs_joins(d) else None
+        snaps.append(Snapshot(d.child, spec.dataset(d.child).date, tables[d.child], joins))
     return snaps
 
 
-def snapshot_history(
-    family: FamilySpec | str | Path,
-    *,
-    data_dir: str | Path | None = None,
-    dataset: str | None = None,
-    item: str | None = None,
-    lineage: Any = None,
-    allow_outside: bool = False,
+def history(
+    lineage: Lineage, spec: FamilySpec, *, dataset: str | None = None, item: str | None = None
 ) -> HistoryReport:
     """Compare every consecutive pair of a family's snapshots and trace one item.
 
     Args:
-        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
-        data_dir: Folder the descriptors' file URLs resolve against.
+        lineage: The linked family (see :func:`chain_snapshots`).
+        spec: The family spec.
         dataset: Any snapshot of the chain (default: the family's longest chain,
             ``mmlu-pro`` for MMLU).
         item: An item id (or ref) to trace, see :func:`item_history`.
-        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (or a lineage folder)
-            whose edges join snapshots linked by text (MMLU 2020 -> Hub release);
-            without it such derivations are linked here.
-        allow_outside: Allow descriptor file URLs that leave their base folder.
 
     Returns:
         A :class:`HistoryReport`.
 
     Raises:
         SpecError: unknown dataset, or it has no other snapshot.
-        InputError: the item is in none of the snapshots.
-        LineageError: inputs that cannot be read.
+        InputError: the item is in none of the snapshots, or the lineage holds no items
+            of a snapshot.
     """
-    spec = family if isinstance(family, FamilySpec) else load_family(family)
-    snaps = family_snapshots(spec, data_dir=data_dir, dataset=dataset, lineage=lineage, allow_outside=allow_outside)
+    snaps = chain_snapshots(lineage, spec, dataset=dataset)
     names = [s.dataset for s in snaps]
     diffs = tuple(
         compare_snapshots(a.items, b.items, old_date=a.date, new_date=b.date, joins=b.joins)
@@ -1004,29 +1003,3 @@ def snapshot_history(
         item=item,
         versions=versions,
     )
-
-
-def _dataset_items(
-    spec: FamilySpec, name: str, lineage: Any, data_dir: str | Path | None, allow_outside: bool
-) -> pa.Table:
-    if lineage is not None:
-        items: pa.Table = lineage.items
-        sub = items.filter(pa.compute.equal(items.column("dataset"), name))
-        if sub.num_rows:
-            return sub
-    return load_items(spec.dataset(name), data_dir=data_dir, allow_outside=allow_outside)
-
-
-def _joins_for(d: Derivation, tables: Mapping[str, pa.Table], lineage: Any) -> dict[str, str] | None:
-    """New id -> old id for one snapshot derivation; None when ids are equal."""
-    assert d.link is not None
-    if d.link.by in ("id", "index") and d.link.child_field is None:
-        return None
-    if lineage is not None:
-        joins = joins_from_edges(lineage.edges, d.child, d.parent, unmatched=lineage.unmatched)
-        if joins:
-            return joins
-    from croissant_lineage.linking.linker import link_derivation
-
-    edges, unmatched, _stats = link_derivation(d, tables[d.child], tables[d.parent])
-    return joins_from_edges(edges, d.child, d.parent, unmatched=unmatched)

@@ -33,16 +33,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 from rapidfuzz import fuzz
 
-from croissant_lineage.family.spec import FamilySpec, load_family
-from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, join_ref
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_stem
 
 __all__ = [
@@ -62,7 +60,6 @@ __all__ = [
     "detect_shift",
     "evidence_score",
     "extract_evidence",
-    "family_translations",
     "verify_joins",
     "verify_translations",
 ]
@@ -796,63 +793,15 @@ def _count(table: pa.Table, subject_shift: Mapping[tuple[str, str | None], int],
     return pa.table(rows, schema=GROUPS_SCHEMA)
 
 
-def verify_translations(lineage: Any) -> TranslationReport:
+def verify_translations(lineage: Lineage) -> TranslationReport:
     """Verify every translation, copy and filter join of a linked family.
 
     Args:
-        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (its ``items``, ``edges``
-            and ``family["datasets"][*]["languages"]`` are used).
+        lineage: The linked family (its ``items``, ``edges`` and
+            ``family["datasets"][*]["languages"]`` are used).
 
     Returns:
         A :class:`TranslationReport` (see :func:`verify_joins`).
     """
     languages = {d["name"]: list(d.get("languages") or ()) for d in lineage.family.get("datasets", [])}
     return verify_joins(lineage.edges, lineage.items, languages=languages)
-
-
-def family_translations(
-    family: FamilySpec | str | Path,
-    *,
-    data_dir: str | Path | None = None,
-    lineage: Any = None,
-    allow_outside: bool = False,
-) -> TranslationReport:
-    """Verify a family's translations, from a lineage folder or by linking just those joins.
-
-    Args:
-        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
-        data_dir: Folder the descriptors' file URLs resolve against.
-        lineage: A :class:`croissant_lineage.lineage.model.Lineage` or a lineage folder; when
-            given it is used as is and nothing is linked.
-        allow_outside: Allow descriptor file URLs that leave their base folder.
-
-    Returns:
-        A :class:`TranslationReport`.
-
-    Raises:
-        LineageError: inputs that cannot be read.
-    """
-    from croissant_lineage.lineage.model import Lineage, family_info
-    from croissant_lineage.linking.linker import link_derivation
-
-    if lineage is not None:
-        lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage)
-        return verify_translations(lin)
-    spec = family if isinstance(family, FamilySpec) else load_family(family)
-    derivs = [
-        d for d in spec.item_derivations()
-        if d.activity in TRANSLATION_ACTIVITIES and d.link is not None and d.link.by in JOIN_METHODS
-    ]
-    names = sorted({d.child for d in derivs} | {d.parent for d in derivs})
-    tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) for n in names}
-    parts = []
-    for d in derivs:
-        langs = (spec.datasets[d.child].languages, spec.datasets[d.parent].languages)
-        translated = d.activity == "translation" and (not all(langs) or langs[0] != langs[1])
-        edges, _unmatched, _stats = link_derivation(d, tables[d.child], tables[d.parent], translated=translated)
-        parts.append(edges)
-    edges = pa.concat_tables(parts) if parts else EDGES_SCHEMA.empty_table()
-    items = pa.concat_tables([tables[n] for n in names]) if names else ITEMS_SCHEMA.empty_table()
-    info = family_info(spec)
-    return verify_translations(Lineage(info, items, edges))
-

@@ -13,8 +13,10 @@ Three steps, each usable on its own:
    returns per-model, per-item and pooled tallies and one :class:`WitnessEvidence` per
    (finding, item) for the findings module to store as evidence.
 
-:func:`witness` runs 1-3; :func:`witness_family` loads everything from a family spec,
-a data folder, an archives folder and an optional findings file (what the CLI calls).
+:func:`witness` runs 1-3 on an item table; :func:`witness_lineage` on a snapshot of a
+linked family, routing findings through its edges
+(:func:`croissant_lineage.workflows.witness_family` starts from a family spec, a data
+folder, an archives folder and findings files: what the CLI calls).
 
 Definitions (also in :data:`DEFINITIONS` and in every report):
 
@@ -46,11 +48,11 @@ import pyarrow as pa
 from tqdm.auto import tqdm
 
 from croissant_lineage._results import RowTable
+from croissant_lineage.audits._items import dataset_items
 from croissant_lineage.audits.archives import (
     ArchiveLimits,
     inspect_archive,
     iter_archive,
-    list_archives,
     model_name,
     parse_prediction,
 )
@@ -66,9 +68,9 @@ from croissant_lineage.audits.contested import (
     snapshot_index,
     snapshot_name,
 )
-from croissant_lineage.errors import DataError, InputError
-from croissant_lineage.family.spec import FamilySpec, load_family
-from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.errors import DataError
+from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import split_ref
 
 __all__ = [
@@ -87,7 +89,7 @@ __all__ = [
     "tally",
     "with_witness_evidence",
     "witness",
-    "witness_family",
+    "witness_lineage",
 ]
 
 #: Why a record is not admitted, in the order the checks run (first that applies).
@@ -655,30 +657,27 @@ def witness(
     return tally(admit(items, archives, limits=limits, progress=progress), contested_items(items, claims))
 
 
-def witness_family(
-    family: str | Path | FamilySpec,
+def witness_lineage(
+    lineage: Lineage,
+    archives: Sequence[str | Path],
     *,
-    archives_dir: str | Path,
-    data_dir: str | Path,
-    dataset: str = "mmlu-pro",
-    findings: str | Path | Sequence[str | Path] | None = None,
-    lineage: str | Path | None = None,
+    dataset: str,
+    findings: Sequence[Any] | None = None,
     limits: ArchiveLimits | None = None,
     progress: bool = False,
 ) -> WitnessReport:
-    """Witness a family's snapshot with the archives of a folder and a findings file.
+    """Witness one snapshot of a linked family with prediction archives and findings.
 
     Findings on the snapshot's own items are used directly; findings on other datasets
-    are routed through the lineage read from ``lineage`` (a folder written by
-    ``croissant-lineage link``) or, when none is given, linked now (slower).
+    are routed through the lineage's edges (see :func:`claims_from_findings`).
 
     Args:
-        family: A family spec, its built-in name (``mmlu``) or its file.
-        archives_dir: Folder of ``*.zip`` prediction archives.
-        data_dir: The data folder the family's descriptors resolve against.
+        lineage: The linked family; it must hold the snapshot's items (and, to route
+            findings made on other datasets, the items and edges on the way).
+        archives: Prediction archives (zip files), read in the order given.
         dataset: The snapshot to judge (an MMLU-Pro snapshot dataset of the family).
-        findings: Findings file(s); without them the report has the admission only.
-        lineage: A lineage folder, used to route findings on other datasets.
+        findings: Findings (e.g. :class:`croissant_lineage.findings.model.Finding`);
+            without them the report has the admission only.
         limits: Size limits for reading archives.
         progress: Show a progress bar over the archives.
 
@@ -686,36 +685,19 @@ def witness_family(
         The :class:`WitnessReport`.
 
     Raises:
-        SpecError: unknown family or dataset.
-        InputError, UnsafePathError, SizeLimitError, DataError, FindingsError: unreadable
-            or refused inputs.
+        InputError: the lineage holds no items of ``dataset``; an archive is refused.
+        UnsafePathError, SizeLimitError, DataError: refused inputs.
     """
-    spec = family if isinstance(family, FamilySpec) else load_family(family)
-    items = load_items(spec.dataset(dataset), data_dir=data_dir)
-    archives = list_archives(archives_dir)
+    items = dataset_items(lineage, dataset)
     routing = ClaimRouting()
     if findings is not None:
-        try:
-            from croissant_lineage.findings.model import load_findings
-        except ImportError as exc:  # pragma: no cover - the findings module ships with the package
-            raise InputError(f"findings cannot be read here: {exc}") from None
-        found = load_findings(findings)
-        off_snapshot = any(f.item.partition(":")[0] != dataset for f in found)
-        all_items = edges = None
-        if off_snapshot:
-            lin = _lineage(spec, data_dir, lineage)
-            all_items, edges = lin.items, lin.edges
-        routing = claims_from_findings(found, dataset=dataset, items=all_items, edges=edges)
+        off_snapshot = any(f.item.partition(":")[0] != dataset for f in findings)
+        routing = claims_from_findings(
+            findings,
+            dataset=dataset,
+            items=lineage.items if off_snapshot else None,
+            edges=lineage.edges if off_snapshot else None,
+        )
     report = witness(items, archives, routing.claims, limits=limits, progress=progress)
     report.unrouted = routing.unrouted
     return report
-
-
-def _lineage(spec: FamilySpec, data_dir: str | Path, folder: str | Path | None) -> Any:
-    from croissant_lineage.lineage.model import Lineage
-
-    if folder is not None:
-        return Lineage.read(folder)
-    from croissant_lineage.linking.linker import link
-
-    return link(spec, data_dir=Path(data_dir))
