@@ -62,10 +62,7 @@ if TYPE_CHECKING:
     from croissant_lineage.audits.contested import ContestedItem, contested_items
     from croissant_lineage.audits.history import (
         HistoryReport,
-        Revision,
-        SnapshotDiff,
         Version,
-        compare_snapshots,
         item_history,
         revision_pairs,
     )
@@ -109,6 +106,7 @@ if TYPE_CHECKING:
     from croissant_lineage.findings.report import FamilyReport, Figure, family_report
     from croissant_lineage.findings.routing import Queue, QueueRow, route
     from croissant_lineage.hub.publish import PublishPlan
+    from croissant_lineage.linking.snapshotdiff import Revision, SnapshotDiff, compare_snapshots
     from croissant_lineage.prov.graph import (
         ParentLink,
         ProvResult,
@@ -165,11 +163,11 @@ _LAZY: dict[str, str] = {
     "list_archives": "audits.archives",
     "ContestedItem": "audits.contested",
     "contested_items": "audits.contested",
-    "SnapshotDiff": "audits.history",
+    "SnapshotDiff": "linking.snapshotdiff",
     "HistoryReport": "audits.history",
-    "Revision": "audits.history",
+    "Revision": "linking.snapshotdiff",
     "Version": "audits.history",
-    "compare_snapshots": "audits.history",
+    "compare_snapshots": "linking.snapshotdiff",
     "item_history": "audits.history",
     "family_snapshots": "workflows",
     "snapshot_history": "workflows",

@@ -2,21 +2,10 @@
 
 A benchmark is a sequence of dated snapshots (MMLU-Pro: the 2024-10-16 test set and the
 Hub copies of 2025-08-03 and 2025-10-01; MMLU: the 2020 release and the Hub release).
-:func:`compare_snapshots` joins two snapshots item by item (by item id, or through a
-``new id -> old id`` mapping when ids do not align, e.g. from the lineage edges
-``mmlu -> mmlu-2020``) and classifies every change with the codes of
-:data:`CHANGE_KINDS`:
-
-* ``key_changed``: the key now points at a different answer text;
-  ``key_repointed``: only the letter moved (options reordered, same answer text);
-* ``options_reordered``: the options that survive appear in another order;
-* ``option_edited`` / ``option_whitespace``: an option's text changed (beyond
-  white space / in white space only); ``option_added`` / ``option_removed``;
-* ``stem_edited`` / ``stem_whitespace``: the question text changed (beyond white
-  space / in white space only);
-* ``item_replaced``: the id now holds a different question (stem similarity below
-  :data:`REPLACED_BELOW`; no finer kinds are given then);
-* ``item_added`` / ``item_removed``.
+Consecutive snapshots are compared item by item with
+:func:`~croissant_lineage.linking.snapshotdiff.compare_snapshots` (the change codes are
+those of :data:`~croissant_lineage.linking.itemdiff.CHANGE_KINDS`), joined by id or, when
+ids do not align, through the lineage edges (:func:`joins_from_edges`).
 
 :func:`item_history` follows one item across a sequence of :class:`Snapshot` s
 ("key unchanged since 2024-10-16"); :meth:`SnapshotDiff.revisions` gives the
@@ -28,24 +17,34 @@ it for a family's snapshot chain in a :class:`~croissant_lineage.lineage.model.L
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
-from rapidfuzz import fuzz
 
 from croissant_lineage.audits._items import dataset_items
 from croissant_lineage.errors import InputError, SpecError
 from croissant_lineage.family.spec import Derivation, FamilySpec
-from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
-from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.itemdiff import (
+    CHANGE_KINDS,
+    OPTION_FUZZY_THRESHOLD,
+    REPLACED_BELOW,
+    ItemChange,
+    compare_items,
+    key_text,
+)
+from croissant_lineage.linking.snapshotdiff import (
+    CHANGES_SCHEMA,
+    Revision,
+    SnapshotDiff,
+    compare_snapshots,
+    rows_by_id,
+)
 
 __all__ = [
     "CHANGES_SCHEMA",
@@ -71,496 +70,8 @@ __all__ = [
     "snapshot_chain",
 ]
 
-#: Change codes, in the order they are listed on a change.
-CHANGE_KINDS = (
-    "item_added",
-    "item_removed",
-    "item_replaced",
-    "key_changed",
-    "key_repointed",
-    "options_reordered",
-    "option_added",
-    "option_removed",
-    "option_edited",
-    "option_whitespace",
-    "stem_edited",
-    "stem_whitespace",
-)
-_ORDER = {k: i for i, k in enumerate(CHANGE_KINDS)}
-
 #: Derivation activities that make a dataset a later snapshot of its parent.
 SNAPSHOT_ACTIVITIES = ("snapshot", "re_release")
-
-#: Below this stem similarity (0-100, RapidFuzz ratio of normalised stems) an id holds
-#: a different question: ``item_replaced``.
-REPLACED_BELOW = 50.0
-
-#: Options left unpaired after exact and white-space matching pair up as edits at or
-#: above this similarity (0-100); below, they are a removal plus an addition.
-OPTION_FUZZY_THRESHOLD = 60.0
-
-#: One row per item of either snapshot (joined, added or removed).
-CHANGES_SCHEMA = pa.schema([
-    pa.field("old_item", pa.string()),  # None: item_added
-    pa.field("new_item", pa.string()),  # None: item_removed
-    pa.field("subject", pa.string()),
-    pa.field("kinds", pa.list_(pa.string())),  # empty: unchanged
-    pa.field("old_key", pa.string()),
-    pa.field("new_key", pa.string()),
-    pa.field("old_key_text", pa.string()),
-    pa.field("new_key_text", pa.string()),
-    pa.field("stem_score", pa.float64()),  # 0-100, normalised stem similarity
-    pa.field("option_map", pa.list_(pa.int32())),  # per new option: old option index, -1 if added
-    pa.field("old_options", pa.int32()),
-    pa.field("new_options", pa.int32()),
-])
-
-
-def _ws(text: str | None) -> str:
-    return " ".join((text or "").split())
-
-
-def _key_text(key: str | None, options: Sequence[str]) -> str | None:
-    if not key or key not in LETTERS:
-        return None
-    i = LETTERS.index(key)
-    return options[i] if i < len(options) else None
-
-
-@dataclass(frozen=True)
-class ItemChange:
-    """How one item differs between two snapshots.
-
-    Attributes:
-        old_item / new_item: The item id in each snapshot (None when absent there).
-        kinds: Change codes (:data:`CHANGE_KINDS`), empty when the item is unchanged.
-        old_key / new_key: Key letters.
-        old_key_text / new_key_text: The option texts the keys point at.
-        stem_score: Similarity of the normalised stems, 0-100 (None when one side is absent).
-        option_map: Per new option, the index of the old option it continues, -1 when new.
-        subject: The item's subject (new side, else old side).
-    """
-
-    old_item: str | None
-    new_item: str | None
-    kinds: tuple[str, ...]
-    old_key: str | None = None
-    new_key: str | None = None
-    old_key_text: str | None = None
-    new_key_text: str | None = None
-    stem_score: float | None = None
-    option_map: tuple[int, ...] = ()
-    old_options: int = 0
-    new_options: int = 0
-    subject: str | None = None
-
-    @property
-    def changed(self) -> bool:
-        """True when there is at least one change code."""
-        return bool(self.kinds)
-
-    @property
-    def pattern(self) -> str:
-        """The change codes joined with ``+`` (``"unchanged"`` when there are none)."""
-        return "+".join(self.kinds) or "unchanged"
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with the fields of :data:`CHANGES_SCHEMA`."""
-        return {
-            "old_item": self.old_item,
-            "new_item": self.new_item,
-            "subject": self.subject,
-            "kinds": list(self.kinds),
-            "old_key": self.old_key,
-            "new_key": self.new_key,
-            "old_key_text": self.old_key_text,
-            "new_key_text": self.new_key_text,
-            "stem_score": self.stem_score,
-            "option_map": list(self.option_map),
-            "old_options": self.old_options,
-            "new_options": self.new_options,
-        }
-
-
-def _align_options(old: Sequence[str], new: Sequence[str]) -> tuple[list[int], set[int], set[int]]:
-    """Pair new options with the old ones they continue.
-
-    Exact text first, then white-space-equal text, then RapidFuzz ratio of normalised
-    options at or above :data:`OPTION_FUZZY_THRESHOLD` (best pair first), then options
-    still unpaired at the same position on both sides (an in-place rewrite).
-
-    Returns:
-        ``(mapping, whitespace, edited)``: per new option the old index or -1, and the
-        new indices paired by white space only / by a fuzzy edit.
-    """
-    mapping = [-1] * len(new)
-    used: set[int] = set()
-    whitespace: set[int] = set()
-    edited: set[int] = set()
-    for level, key in enumerate((lambda s: s, _ws)):
-        free: dict[str, list[int]] = {}
-        for j, o in enumerate(old):
-            if j not in used:
-                free.setdefault(key(o), []).append(j)
-        for i, o in enumerate(new):
-            if mapping[i] < 0 and free.get(key(o)):
-                j = free[key(o)].pop(0)
-                mapping[i] = j
-                used.add(j)
-                if level:
-                    whitespace.add(i)
-    left_new = [i for i, m in enumerate(mapping) if m < 0]
-    left_old = [j for j in range(len(old)) if j not in used]
-    if left_new and left_old:
-        pairs = sorted(
-            (
-                (fuzz.ratio(normalize_option(new[i]), normalize_option(old[j])), i, j)
-                for i in left_new
-                for j in left_old
-            ),
-            key=lambda t: (-t[0], t[1], t[2]),
-        )
-        for score, i, j in pairs:
-            if score < OPTION_FUZZY_THRESHOLD:
-                break
-            if mapping[i] >= 0 or j in used:
-                continue
-            mapping[i] = j
-            used.add(j)
-            edited.add(i)
-    for i in range(len(new)):
-        # An option rewritten in place (``10-20`` -> ``10 through 20``) is still that option.
-        if mapping[i] < 0 and i < len(old) and i not in used:
-            mapping[i] = i
-            used.add(i)
-            edited.add(i)
-    return mapping, whitespace, edited
-
-
-def compare_items(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> ItemChange:
-    """Classify how one item changed between two snapshots.
-
-    Args:
-        old: The item's row in the older snapshot (keys of ``ITEMS_SCHEMA``: item, subject,
-            stem, options, key), or None when it is absent there.
-        new: Its row in the newer snapshot, or None.
-
-    Returns:
-        An :class:`ItemChange` (``kinds`` empty when nothing changed).
-
-    Raises:
-        ValueError: both rows are None.
-    """
-    if old is None and new is None:
-        raise ValueError("compare_items needs at least one of old and new")
-    if old is None or new is None:
-        row = new if new is not None else old
-        assert row is not None
-        opts = list(row.get("options") or [])
-        key = row.get("key")
-        added = old is None
-        return ItemChange(
-            old_item=None if added else row["item"],
-            new_item=row["item"] if added else None,
-            kinds=("item_added",) if added else ("item_removed",),
-            old_key=None if added else key,
-            new_key=key if added else None,
-            old_key_text=None if added else _key_text(key, opts),
-            new_key_text=_key_text(key, opts) if added else None,
-            old_options=0 if added else len(opts),
-            new_options=len(opts) if added else 0,
-            subject=row.get("subject"),
-        )
-    old_opts = list(old.get("options") or [])
-    new_opts = list(new.get("options") or [])
-    old_stem, new_stem = old.get("stem") or "", new.get("stem") or ""
-    kinds: list[str] = []
-    stem_score = 100.0
-    if old_stem != new_stem:
-        if _ws(old_stem) == _ws(new_stem):
-            kinds.append("stem_whitespace")
-        else:
-            stem_score = round(fuzz.ratio(normalize_stem(old_stem), normalize_stem(new_stem)), 2)
-            kinds.append("stem_edited")
-    mapping, whitespace, edited = _align_options(old_opts, new_opts)
-    okey, nkey = old.get("key"), new.get("key")
-    common = dict(
-        old_item=old["item"],
-        new_item=new["item"],
-        old_key=okey,
-        new_key=nkey,
-        old_key_text=_key_text(okey, old_opts),
-        new_key_text=_key_text(nkey, new_opts),
-        stem_score=stem_score,
-        option_map=tuple(mapping),
-        old_options=len(old_opts),
-        new_options=len(new_opts),
-        subject=new.get("subject") or old.get("subject"),
-    )
-    if stem_score < REPLACED_BELOW:
-        return ItemChange(kinds=("item_replaced",), **common)
-    if old_opts != new_opts:
-        paired = [m for m in mapping if m >= 0]
-        if any(b < a for a, b in pairwise(paired)):
-            kinds.append("options_reordered")
-        if any(m < 0 for m in mapping):
-            kinds.append("option_added")
-        if len(paired) < len(old_opts):
-            kinds.append("option_removed")
-        if edited:
-            kinds.append("option_edited")
-        if whitespace:
-            kinds.append("option_whitespace")
-    ok = LETTERS.index(okey) if okey and okey in LETTERS else None
-    nk = LETTERS.index(nkey) if nkey and nkey in LETTERS else None
-    if ok is None or nk is None:
-        if (ok is None) != (nk is None):
-            kinds.append("key_changed")
-    else:
-        source = mapping[nk] if nk < len(mapping) else -1
-        if source != ok:
-            kinds.append("key_changed")  # the key now points at another (or a new) option
-        elif ok != nk:
-            kinds.append("key_repointed")
-    kinds.sort(key=_ORDER.__getitem__)
-    return ItemChange(kinds=tuple(kinds), **common)
-
-
-@dataclass(frozen=True)
-class Revision:
-    """One ``prov:wasRevisionOf`` statement: a snapshot version of an item revises the
-    version in the previous snapshot.
-
-    Attributes:
-        new_ref / old_ref: Item refs (``mmlu-pro@2025-10-01:3011`` / ``mmlu-pro@2025-08-03:3011``).
-        date: The newer snapshot's date (None when the spec gives none).
-        old_date: The older snapshot's date.
-        kinds: The change codes (empty: the content is unchanged).
-    """
-
-    new_ref: str
-    old_ref: str
-    date: str | None
-    old_date: str | None
-    kinds: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the fields."""
-        return {
-            "new_ref": self.new_ref,
-            "old_ref": self.old_ref,
-            "date": self.date,
-            "old_date": self.old_date,
-            "kinds": list(self.kinds),
-        }
-
-
-@dataclass(frozen=True)
-class SnapshotDiff:
-    """The item-by-item comparison of two snapshots.
-
-    Attributes:
-        old_dataset / new_dataset: Dataset names (used in item refs).
-        old_date / new_date: Snapshot dates (ISO), None when unknown.
-        table: One row per item of either snapshot, :data:`CHANGES_SCHEMA`; ``kinds``
-            is empty for unchanged items.
-    """
-
-    old_dataset: str
-    new_dataset: str
-    old_date: str | None
-    new_date: str | None
-    table: pa.Table
-
-    @cached_property
-    def _rows(self) -> list[ItemChange]:
-        out = []
-        for r in self.table.to_pylist():
-            out.append(
-                ItemChange(
-                    old_item=r["old_item"],
-                    new_item=r["new_item"],
-                    kinds=tuple(r["kinds"] or ()),
-                    old_key=r["old_key"],
-                    new_key=r["new_key"],
-                    old_key_text=r["old_key_text"],
-                    new_key_text=r["new_key_text"],
-                    stem_score=r["stem_score"],
-                    option_map=tuple(r["option_map"] or ()),
-                    old_options=r["old_options"] or 0,
-                    new_options=r["new_options"] or 0,
-                    subject=r["subject"],
-                )
-            )
-        return out
-
-    @cached_property
-    def _by_old(self) -> dict[str, ItemChange]:
-        return {c.old_item: c for c in self._rows if c.old_item is not None}
-
-    @cached_property
-    def _by_new(self) -> dict[str, ItemChange]:
-        return {c.new_item: c for c in self._rows if c.new_item is not None}
-
-    def changes(self) -> list[ItemChange]:
-        """Items with at least one change code (including added and removed), in table order."""
-        return [c for c in self._rows if c.kinds]
-
-    def change_for(self, old_item: str | None = None, *, new_item: str | None = None) -> ItemChange | None:
-        """The row of an item, looked up by its old id (or, with ``new_item``, its new id).
-
-        Returns:
-            The :class:`ItemChange` (with empty ``kinds`` when unchanged), or None when the
-            id is in neither snapshot.
-        """
-        if new_item is not None:
-            return self._by_new.get(new_item)
-        if old_item is None:
-            raise ValueError("give old_item or new_item")
-        return self._by_old.get(old_item)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """``old``, ``new`` (items per snapshot), ``joined``, ``unchanged``, ``changed``
-        (joined items with a change), ``added``, ``removed``, and ``renumbered`` (joined
-        items whose id differs between the snapshots)."""
-        joined = [c for c in self._rows if c.old_item is not None and c.new_item is not None]
-        return {
-            "old": sum(1 for c in self._rows if c.old_item is not None),
-            "new": sum(1 for c in self._rows if c.new_item is not None),
-            "joined": len(joined),
-            "unchanged": sum(1 for c in joined if not c.kinds),
-            "changed": sum(1 for c in joined if c.kinds),
-            "added": sum(1 for c in self._rows if c.old_item is None),
-            "removed": sum(1 for c in self._rows if c.new_item is None),
-            "renumbered": sum(1 for c in joined if c.old_item != c.new_item),
-        }
-
-    def kind_counts(self) -> dict[str, int]:
-        """Items per change code (an item with several codes counts under each), in
-        :data:`CHANGE_KINDS` order; codes with no item are left out."""
-        c = Counter(k for r in self._rows for k in r.kinds)
-        return {k: c[k] for k in CHANGE_KINDS if c[k]}
-
-    def pattern_counts(self) -> dict[str, int]:
-        """Changed items per combination of codes (``"key_repointed+options_reordered+
-        stem_whitespace"``), most frequent first, then by name."""
-        c = Counter(r.pattern for r in self._rows if r.kinds)
-        return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
-
-    def items_with(self, kind: str) -> list[str]:
-        """Ids (new id, else old id) of the items carrying change code ``kind``, in table order."""
-        return [str(c.new_item or c.old_item) for c in self._rows if kind in c.kinds]
-
-    def revisions(self, *, changed_only: bool = False) -> list[Revision]:
-        """``prov:wasRevisionOf`` pairs: every joined item's new version revises its old one.
-
-        Args:
-            changed_only: Only items whose content changed.
-
-        Returns:
-            One :class:`Revision` per joined item, in table order.
-        """
-        out = []
-        for c in self._rows:
-            if c.old_item is None or c.new_item is None or (changed_only and not c.kinds):
-                continue
-            out.append(
-                Revision(
-                    new_ref=join_ref(self.new_dataset, c.new_item),
-                    old_ref=join_ref(self.old_dataset, c.old_item),
-                    date=self.new_date,
-                    old_date=self.old_date,
-                    kinds=c.kinds,
-                )
-            )
-        return out
-
-    def summary(self) -> dict[str, Any]:
-        """Datasets, dates, :attr:`counts`, :meth:`kind_counts` and :meth:`pattern_counts`."""
-        return {
-            "old_dataset": self.old_dataset,
-            "new_dataset": self.new_dataset,
-            "old_date": self.old_date,
-            "new_date": self.new_date,
-            "counts": self.counts,
-            "kinds": self.kind_counts(),
-            "patterns": self.pattern_counts(),
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """:meth:`summary` plus ``changes``: the changed rows as dicts (unchanged rows left out)."""
-        return {**self.summary(), "changes": [c.to_dict() for c in self.changes()]}
-
-    def to_pandas(self) -> pd.DataFrame:
-        """The changed rows (:data:`CHANGES_SCHEMA` columns) as a DataFrame."""
-        mask = pa.compute.greater(pa.compute.list_value_length(self.table.column("kinds")), 0)
-        return self.table.filter(mask).to_pandas()
-
-    def _repr_html_(self) -> str:
-        """Compact HTML view for Jupyter."""
-        from croissant_lineage.render.html import to_html
-
-        return to_html(self)
-
-
-def _rows_by_id(items: pa.Table) -> dict[str, dict[str, Any]]:
-    cols = ("item", "subject", "stem", "options", "key")
-    data = {c: items.column(c).to_pylist() for c in cols}
-    return {data["item"][i]: {c: data[c][i] for c in cols} for i in range(items.num_rows)}
-
-
-def _changes_table(changes: Sequence[ItemChange]) -> pa.Table:
-    cols: dict[str, list[Any]] = {f.name: [] for f in CHANGES_SCHEMA}
-    for c in changes:
-        for k, v in c.to_dict().items():
-            cols[k].append(v)
-    return pa.table(cols, schema=CHANGES_SCHEMA)
-
-
-def compare_snapshots(
-    old_items: pa.Table,
-    new_items: pa.Table,
-    *,
-    old_date: str | None,
-    new_date: str | None,
-    joins: Mapping[str, str] | None = None,
-) -> SnapshotDiff:
-    """Compare two snapshots of a dataset item by item.
-
-    Args:
-        old_items / new_items: Item tables (``ITEMS_SCHEMA``) of the older and newer
-            snapshot; each holds one dataset.
-        old_date / new_date: The snapshots' dates (ISO), or None.
-        joins: New item id -> old item id, when ids do not align (e.g. from the lineage
-            edges of a re-release, see :func:`joins_from_edges`). Without it, items join
-            on equal ids.
-
-    Returns:
-        A :class:`SnapshotDiff` with one row per new item (in new-table order: joined
-        or added), then the removed old items (in old-table order).
-
-    Raises:
-        ValueError: a table holds several datasets.
-    """
-    names = []
-    for t in (old_items, new_items):
-        ds = set(t.column("dataset").to_pylist())
-        if len(ds) > 1:
-            raise ValueError(f"a snapshot table must hold one dataset, got {sorted(ds)}")
-        names.append(ds.pop() if ds else "")
-    old = _rows_by_id(old_items)
-    new = _rows_by_id(new_items)
-    rows: list[ItemChange] = []
-    matched: set[str] = set()
-    for nid, nrow in new.items():
-        oid = joins.get(nid) if joins is not None else nid
-        orow = old.get(oid) if oid is not None and oid not in matched else None
-        if orow is not None:
-            matched.add(str(oid))
-        rows.append(compare_items(orow, nrow))
-    rows.extend(compare_items(orow, None) for oid, orow in old.items() if oid not in matched)
-    return SnapshotDiff(names[0], names[1], old_date, new_date, _changes_table(rows))
 
 
 def joins_from_edges(
@@ -644,7 +155,7 @@ class Snapshot:
     @cached_property
     def rows(self) -> dict[str, dict[str, Any]]:
         """Item id -> row (item, subject, stem, options, key)."""
-        return _rows_by_id(self.items)
+        return rows_by_id(self.items)
 
     @cached_property
     def _back(self) -> dict[str, str]:
@@ -798,7 +309,7 @@ def item_history(snapshots: Sequence[Snapshot], item_id: str) -> list[Version]:
                 ref=join_ref(snap.dataset, str(cur)),
                 kinds=kinds,
                 key=row.get("key"),
-                key_text=_key_text(row.get("key"), opts),
+                key_text=key_text(row.get("key"), opts),
                 unchanged_since=since,
                 key_since=key_since,
             )
