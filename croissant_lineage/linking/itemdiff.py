@@ -31,6 +31,7 @@ from rapidfuzz import fuzz
 
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.options import Alignment, align_options
 
 __all__ = [
     "CHANGE_KINDS",
@@ -136,64 +137,71 @@ class ItemChange:
 
 
 
-def _align_options(old: Sequence[str], new: Sequence[str]) -> tuple[list[int], set[int], set[int]]:
-    """Pair new options with the old ones they continue.
+def _one_sided(row: Mapping[str, Any], *, added: bool) -> ItemChange:
+    """The change of an item present in one snapshot only."""
+    opts = list(row.get("options") or [])
+    key = row.get("key")
+    return ItemChange(
+        old_item=None if added else row["item"],
+        new_item=row["item"] if added else None,
+        kinds=("item_added",) if added else ("item_removed",),
+        old_key=None if added else key,
+        new_key=key if added else None,
+        old_key_text=None if added else key_text(key, opts),
+        new_key_text=key_text(key, opts) if added else None,
+        old_options=0 if added else len(opts),
+        new_options=len(opts) if added else 0,
+        subject=row.get("subject"),
+    )
 
-    Exact text first, then white-space-equal text, then RapidFuzz ratio of normalised
-    options at or above :data:`OPTION_FUZZY_THRESHOLD` (best pair first), then options
-    still unpaired at the same position on both sides (an in-place rewrite).
 
-    Returns:
-        ``(mapping, whitespace, edited)``: per new option the old index or -1, and the
-        new indices paired by white space only / by a fuzzy edit.
-    """
-    mapping = [-1] * len(new)
-    used: set[int] = set()
-    whitespace: set[int] = set()
-    edited: set[int] = set()
-    for level, key in enumerate((lambda s: s, _ws)):
-        free: dict[str, list[int]] = {}
-        for j, o in enumerate(old):
-            if j not in used:
-                free.setdefault(key(o), []).append(j)
-        for i, o in enumerate(new):
-            if mapping[i] < 0 and free.get(key(o)):
-                j = free[key(o)].pop(0)
-                mapping[i] = j
-                used.add(j)
-                if level:
-                    whitespace.add(i)
-    left_new = [i for i, m in enumerate(mapping) if m < 0]
-    left_old = [j for j in range(len(old)) if j not in used]
-    if left_new and left_old:
-        pairs = sorted(
-            (
-                (fuzz.ratio(normalize_option(new[i]), normalize_option(old[j])), i, j)
-                for i in left_new
-                for j in left_old
-            ),
-            key=lambda t: (-t[0], t[1], t[2]),
-        )
-        for score, i, j in pairs:
-            if score < OPTION_FUZZY_THRESHOLD:
-                break
-            if mapping[i] >= 0 or j in used:
-                continue
-            mapping[i] = j
-            used.add(j)
-            edited.add(i)
-    for i in range(len(new)):
-        # An option rewritten in place (``10-20`` -> ``10 through 20``) is still that option.
-        if mapping[i] < 0 and i < len(old) and i not in used:
-            mapping[i] = i
-            used.add(i)
-            edited.add(i)
-    return mapping, whitespace, edited
+def _stem_change(old: str, new: str) -> tuple[list[str], float]:
+    """The stem's change codes and similarity (100 unless edited beyond white space)."""
+    if old == new:
+        return [], 100.0
+    if _ws(old) == _ws(new):
+        return ["stem_whitespace"], 100.0
+    return ["stem_edited"], round(fuzz.ratio(normalize_stem(old), normalize_stem(new)), 2)
 
+
+def _option_kinds(old: Sequence[str], new: Sequence[str], alignment: Alignment) -> list[str]:
+    """Change codes of the options, from how the new ones align with the old ones."""
+    if list(old) == list(new):
+        return []
+    mapping = alignment.option_map
+    paired = [m for m in mapping if m >= 0]
+    checks = (
+        ("options_reordered", any(b < a for a, b in pairwise(paired))),
+        ("option_added", any(m < 0 for m in mapping)),
+        ("option_removed", len(paired) < len(old)),
+        ("option_edited", bool(alignment.paired("fuzzy") | alignment.paired("in_place"))),
+        ("option_whitespace", bool(alignment.paired("whitespace"))),
+    )
+    return [kind for kind, hit in checks if hit]
+
+
+def _letter_index(key: str | None) -> int | None:
+    return LETTERS.index(key) if key and key in LETTERS else None
+
+
+def _key_kinds(old_key: str | None, new_key: str | None, mapping: Sequence[int]) -> list[str]:
+    """``key_changed`` when the new key continues another (or a new) option, or only one
+    side has a key; ``key_repointed`` when only its letter moved."""
+    ok, nk = _letter_index(old_key), _letter_index(new_key)
+    if ok is None or nk is None:
+        return ["key_changed"] if (ok is None) != (nk is None) else []
+    source = mapping[nk] if nk < len(mapping) else -1
+    if source != ok:
+        return ["key_changed"]  # the key now points at another (or a new) option
+    return ["key_repointed"] if ok != nk else []
 
 
 def compare_items(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> ItemChange:
     """Classify how one item changed between two snapshots.
+
+    Options are paired by :func:`~croissant_lineage.linking.options.align_options`:
+    exact text, then white-space-equal text, then RapidFuzz ratio of normalised options
+    at or above :data:`OPTION_FUZZY_THRESHOLD`, then options rewritten in place.
 
     Args:
         old: The item's row in the older snapshot (keys of ``ITEMS_SCHEMA``: item, subject,
@@ -206,38 +214,19 @@ def compare_items(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) 
     Raises:
         ValueError: both rows are None.
     """
-    if old is None and new is None:
-        raise ValueError("compare_items needs at least one of old and new")
-    if old is None or new is None:
-        row = new if new is not None else old
-        assert row is not None
-        opts = list(row.get("options") or [])
-        key = row.get("key")
-        added = old is None
-        return ItemChange(
-            old_item=None if added else row["item"],
-            new_item=row["item"] if added else None,
-            kinds=("item_added",) if added else ("item_removed",),
-            old_key=None if added else key,
-            new_key=key if added else None,
-            old_key_text=None if added else key_text(key, opts),
-            new_key_text=key_text(key, opts) if added else None,
-            old_options=0 if added else len(opts),
-            new_options=len(opts) if added else 0,
-            subject=row.get("subject"),
-        )
+    if old is None:
+        if new is None:
+            raise ValueError("compare_items needs at least one of old and new")
+        return _one_sided(new, added=True)
+    if new is None:
+        return _one_sided(old, added=False)
     old_opts = list(old.get("options") or [])
     new_opts = list(new.get("options") or [])
-    old_stem, new_stem = old.get("stem") or "", new.get("stem") or ""
-    kinds: list[str] = []
-    stem_score = 100.0
-    if old_stem != new_stem:
-        if _ws(old_stem) == _ws(new_stem):
-            kinds.append("stem_whitespace")
-        else:
-            stem_score = round(fuzz.ratio(normalize_stem(old_stem), normalize_stem(new_stem)), 2)
-            kinds.append("stem_edited")
-    mapping, whitespace, edited = _align_options(old_opts, new_opts)
+    stem_kinds, stem_score = _stem_change(old.get("stem") or "", new.get("stem") or "")
+    alignment = align_options(
+        new_opts, old_opts, whitespace=True, fuzzy_key=normalize_option,
+        fuzzy_threshold=OPTION_FUZZY_THRESHOLD, in_place=True,
+    )
     okey, nkey = old.get("key"), new.get("key")
     common = dict(
         old_item=old["item"],
@@ -247,36 +236,13 @@ def compare_items(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) 
         old_key_text=key_text(okey, old_opts),
         new_key_text=key_text(nkey, new_opts),
         stem_score=stem_score,
-        option_map=tuple(mapping),
+        option_map=alignment.option_map,
         old_options=len(old_opts),
         new_options=len(new_opts),
         subject=new.get("subject") or old.get("subject"),
     )
     if stem_score < REPLACED_BELOW:
         return ItemChange(kinds=("item_replaced",), **common)
-    if old_opts != new_opts:
-        paired = [m for m in mapping if m >= 0]
-        if any(b < a for a, b in pairwise(paired)):
-            kinds.append("options_reordered")
-        if any(m < 0 for m in mapping):
-            kinds.append("option_added")
-        if len(paired) < len(old_opts):
-            kinds.append("option_removed")
-        if edited:
-            kinds.append("option_edited")
-        if whitespace:
-            kinds.append("option_whitespace")
-    ok = LETTERS.index(okey) if okey and okey in LETTERS else None
-    nk = LETTERS.index(nkey) if nkey and nkey in LETTERS else None
-    if ok is None or nk is None:
-        if (ok is None) != (nk is None):
-            kinds.append("key_changed")
-    else:
-        source = mapping[nk] if nk < len(mapping) else -1
-        if source != ok:
-            kinds.append("key_changed")  # the key now points at another (or a new) option
-        elif ok != nk:
-            kinds.append("key_repointed")
+    kinds = [*stem_kinds, *_option_kinds(old_opts, new_opts, alignment), *_key_kinds(okey, nkey, alignment.option_map)]
     kinds.sort(key=_ORDER.__getitem__)
     return ItemChange(kinds=tuple(kinds), **common)
-
