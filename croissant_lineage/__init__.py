@@ -52,14 +52,6 @@ from croissant_lineage.resolve import resolve
 from croissant_lineage.validate import validate
 
 if TYPE_CHECKING:
-    from croissant_lineage.audits.archives import (
-        ArchiveLimits,
-        Prediction,
-        inspect_archive,
-        iter_archive,
-        list_archives,
-    )
-    from croissant_lineage.audits.contested import ContestedItem, contested_items
     from croissant_lineage.audits.history import (
         HistoryReport,
         Version,
@@ -73,9 +65,16 @@ if TYPE_CHECKING:
         verify_translations,
     )
     from croissant_lineage.audits.witnesses import (
+        ArchiveLimits,
+        ContestedItem,
+        Prediction,
         WitnessEvidence,
         WitnessReport,
         admit,
+        contested_items,
+        inspect_archive,
+        iter_archive,
+        list_archives,
         tally,
         with_witness_evidence,
         witness,
@@ -156,13 +155,13 @@ _LAZY: dict[str, str] = {
     "witness": "audits.witnesses",
     "witness_family": "workflows",
     "with_witness_evidence": "audits.witnesses",
-    "ArchiveLimits": "audits.archives",
-    "Prediction": "audits.archives",
-    "iter_archive": "audits.archives",
-    "inspect_archive": "audits.archives",
-    "list_archives": "audits.archives",
-    "ContestedItem": "audits.contested",
-    "contested_items": "audits.contested",
+    "ArchiveLimits": "audits.witnesses",
+    "Prediction": "audits.witnesses",
+    "iter_archive": "audits.witnesses",
+    "inspect_archive": "audits.witnesses",
+    "list_archives": "audits.witnesses",
+    "ContestedItem": "audits.witnesses",
+    "contested_items": "audits.witnesses",
     "SnapshotDiff": "linking.snapshotdiff",
     "HistoryReport": "audits.history",
     "Revision": "linking.snapshotdiff",

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from croissant_lineage.audits.archives import ArchiveLimits, list_archives
 from croissant_lineage.audits.history import (
     HistoryReport,
     Snapshot,
@@ -34,6 +33,7 @@ from croissant_lineage.audits.translations import (
     verify_translations,
 )
 from croissant_lineage.audits.witnesses import WitnessReport, witness_lineage
+from croissant_lineage.audits.witnesses.archives import ArchiveLimits, list_archives
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
 from croissant_lineage.findings.model import load_findings
 from croissant_lineage.lineage.items import load_items

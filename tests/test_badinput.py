@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.audits.archives import iter_archive
+from croissant_lineage.audits.witnesses.archives import iter_archive
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.describe import describe
 from croissant_lineage.croissant.tables import MAX_FIELD_CHARS

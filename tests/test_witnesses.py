@@ -12,13 +12,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from croissant_lineage.audits.archives import list_archives
-from croissant_lineage.audits.contested import (
-    ContestedClaim,
-    claims_from_findings,
-    contested_items,
-    snapshot_index,
-)
 from croissant_lineage.audits.witnesses import (
     REJECT_REASONS,
     Admission,
@@ -28,6 +21,13 @@ from croissant_lineage.audits.witnesses import (
     tally,
     with_witness_evidence,
     witness,
+)
+from croissant_lineage.audits.witnesses.archives import list_archives
+from croissant_lineage.audits.witnesses.contested import (
+    ContestedClaim,
+    claims_from_findings,
+    contested_items,
+    snapshot_index,
 )
 from croissant_lineage.cli import main
 from croissant_lineage.errors import LineageError
