@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from croissant_lineage.audits.witnesses.admission import Admission
-from croissant_lineage.audits.witnesses.contested import Contested, item_sort_key
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from croissant_lineage.audits.witnesses.admission import Admission, AdmissionRow
+from croissant_lineage.audits.witnesses.contested import Contested, ContestedItem, item_sort_key
 from croissant_lineage.audits.witnesses.report import (
     ItemTallies,
     ItemTally,
@@ -21,6 +24,97 @@ __all__ = ["tally"]
 
 def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
+
+
+@dataclass(frozen=True)
+class _Picks:
+    """Picks of the proposed answer, the key and the other options."""
+
+    proposed: int = 0
+    key: int = 0
+    other: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.proposed + self.key + self.other
+
+
+def _count(picks: Iterable[str | None], c: ContestedItem) -> _Picks:
+    """Count the picks (None: no admitted prediction) on one contested item."""
+    letters = [p for p in picks if p is not None]
+    proposed = sum(1 for p in letters if p == c.proposed_letter)
+    key = sum(1 for p in letters if p != c.proposed_letter and p == c.key)
+    return _Picks(proposed, key, len(letters) - proposed - key)
+
+
+def _item_tally(c: ContestedItem, admission: Admission) -> tuple[ItemTally, float | None]:
+    """One contested item's tally, and its other-picks per option (unrounded)."""
+    item_id = split_ref(c.item)[1]
+    n = _count((picks.get(item_id) for picks in admission.picks.values()), c)
+    n_other = c.options - 2
+    per_option = n.other / n_other if n_other > 0 else None
+    row = ItemTally(
+        c.item, c.finding_ids, c.key, c.proposed_letter, c.options, n.total, n.proposed, n.key,
+        n.other, _round(per_option), n.proposed > n.key,
+    )
+    return row, per_option
+
+
+def _evidence(c: ContestedItem, snapshot: str, row: ItemTally) -> list[WitnessEvidence]:
+    """One evidence record per finding proposing the answer on the item."""
+    via = c.via[0] if len(c.via) == 1 else (", ".join(c.via) or None)
+    return [
+        WitnessEvidence(
+            fid, c.item, snapshot, via, c.key, c.proposed_letter, c.proposed,
+            row.models, row.proposed_picks, row.key_picks, row.other_picks, row.proposed_beats_key,
+        )
+        for fid in c.finding_ids
+    ]
+
+
+def _model_tally(row: AdmissionRow, picks: Mapping[str, str], contested: Contested, conflicting: set[str]) -> ModelTally:
+    """One model's picks on the contested items, and its accuracy with their keys replaced
+    (items with conflicting proposals left out)."""
+    answered = [(c, picks.get(split_ref(c.item)[1])) for c in contested.rows]
+    answered = [(c, pick) for c, pick in answered if pick is not None]
+    n = _Picks(
+        sum(1 for c, pick in answered if pick == c.proposed_letter),
+        sum(1 for c, pick in answered if pick == c.key),
+        sum(1 for c, pick in answered if pick not in (c.proposed_letter, c.key)),
+    )
+    kept = [(c, pick) for c, pick in answered if c.item not in conflicting]
+    gain = sum(1 for c, pick in kept if pick == c.proposed_letter)
+    loss = sum(1 for c, pick in kept if pick == c.key)
+    acc = row.accuracy
+    replaced = 100.0 * (row.correct + gain - loss) / row.graded if row.graded else None
+    change = None if acc is None or replaced is None else replaced - acc
+    return ModelTally(
+        row.model, n.total, n.proposed, n.key, n.other, n.proposed > n.key, row.graded,
+        _round(acc), _round(replaced), _round(change),
+    )
+
+
+def _pooled(items: Sequence[ItemTally], per_option: Sequence[float | None], models: Sequence[ModelTally]) -> PooledTally:
+    """Picks pooled over the contested items and models (see :data:`DEFINITIONS`)."""
+    with_others = [(r, x) for r, x in zip(items, per_option, strict=True) if x is not None]
+    average_other = sum(x for _, x in with_others)
+    answering = [m for m in models if m.contested]
+    proposed = sum(r.proposed_picks for r in items)
+    key = sum(r.key_picks for r in items)
+    other = sum(r.other_picks for r in items)
+    return PooledTally(
+        items=sum(1 for r in items if r.models),
+        predictions=proposed + key + other,
+        proposed_picks=proposed,
+        key_picks=key,
+        other_picks=other,
+        average_other_picks=_round(average_other) or 0.0,
+        ratio=_round(sum(r.proposed_picks for r, _ in with_others) / average_other) if average_other else None,
+        models=len(answering),
+        models_preferring_proposed=sum(1 for m in answering if m.proposed_picks > m.key_picks),
+        models_preferring_key=sum(1 for m in answering if m.key_picks > m.proposed_picks),
+        items_proposed_beats_key=sum(1 for r in items if r.proposed_beats_key),
+    )
 
 
 def tally(admission: Admission, contested: Contested) -> WitnessReport:
@@ -41,88 +135,20 @@ def tally(admission: Admission, contested: Contested) -> WitnessReport:
             f"contested items are of {contested.snapshot!r}, "
             f"the admission of {admission.snapshot!r}"
         )
-    conflicting = contested.conflicting()
-    item_rows: list[ItemTally] = []
-    evidence: list[WitnessEvidence] = []
-    pooled_p = pooled_k = pooled_o = 0
-    pooled_p_with_others = 0
-    avg_other = 0.0
-    for c in contested.rows:
-        item_id = split_ref(c.item)[1]
-        p = k = o = 0
-        for picks in admission.picks.values():
-            pick = picks.get(item_id)
-            if pick is None:
-                continue
-            if pick == c.proposed_letter:
-                p += 1
-            elif pick == c.key:
-                k += 1
-            else:
-                o += 1
-        n_other = c.options - 2
-        per_option = o / n_other if n_other > 0 else None
-        item_rows.append(
-            ItemTally(
-                c.item, c.finding_ids, c.key, c.proposed_letter, c.options, p + k + o, p, k, o,
-                _round(per_option), p > k,
-            )
-        )
-        pooled_p, pooled_k, pooled_o = pooled_p + p, pooled_k + k, pooled_o + o
-        if per_option is not None:
-            pooled_p_with_others += p
-            avg_other += per_option
-        via = c.via[0] if len(c.via) == 1 else (", ".join(c.via) or None)
-        evidence.extend(
-            WitnessEvidence(
-                fid, c.item, contested.snapshot, via, c.key, c.proposed_letter, c.proposed,
-                p + k + o, p, k, o, p > k,
-            )
-            for fid in c.finding_ids
-        )
-    model_rows: list[ModelTally] = []
-    for row in admission.rows:
-        picks = admission.picks.get(row.model, {})
-        p = k = o = 0
-        gain = loss = 0
-        for c in contested.rows:
-            pick = picks.get(split_ref(c.item)[1])
-            if pick is None:
-                continue
-            hit_p, hit_k = pick == c.proposed_letter, pick == c.key
-            p, k, o = p + hit_p, k + hit_k, o + (not hit_p and not hit_k)
-            if c.item not in conflicting:
-                gain, loss = gain + hit_p, loss + hit_k
-        acc = row.accuracy
-        replaced = 100.0 * (row.correct + gain - loss) / row.graded if row.graded else None
-        change = None if acc is None or replaced is None else replaced - acc
-        model_rows.append(
-            ModelTally(
-                row.model, p + k + o, p, k, o, p > k, row.graded, _round(acc), _round(replaced),
-                _round(change),
-            )
-        )
-    answering = [m for m in model_rows if m.contested]
-    pooled = PooledTally(
-        items=sum(1 for r in item_rows if r.models),
-        predictions=pooled_p + pooled_k + pooled_o,
-        proposed_picks=pooled_p,
-        key_picks=pooled_k,
-        other_picks=pooled_o,
-        average_other_picks=_round(avg_other) or 0.0,
-        ratio=_round(pooled_p_with_others / avg_other) if avg_other else None,
-        models=len(answering),
-        models_preferring_proposed=sum(1 for m in answering if m.proposed_picks > m.key_picks),
-        models_preferring_key=sum(1 for m in answering if m.key_picks > m.proposed_picks),
-        items_proposed_beats_key=sum(1 for r in item_rows if r.proposed_beats_key),
-    )
+    tallied = [_item_tally(c, admission) for c in contested.rows]
+    item_rows = [row for row, _ in tallied]
+    evidence = [e for c, row in zip(contested.rows, item_rows, strict=True) for e in _evidence(c, contested.snapshot, row)]
     evidence.sort(key=lambda e: (e.finding_id, item_sort_key(e.item)))
+    conflicting = contested.conflicting()
+    model_rows = [
+        _model_tally(row, admission.picks.get(row.model, {}), contested, conflicting) for row in admission.rows
+    ]
     return WitnessReport(
         snapshot=admission.snapshot,
         admission=admission,
         contested=contested,
         models=ModelTallies(model_rows),
         items=ItemTallies(item_rows),
-        pooled=pooled,
+        pooled=_pooled(item_rows, [x for _, x in tallied], model_rows),
         evidence=evidence,
     )
