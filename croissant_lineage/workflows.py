@@ -44,7 +44,7 @@ from croissant_lineage.linking.linker import link, link_derivation
 __all__ = ["family_snapshots", "family_translations", "snapshot_history", "witness_family"]
 
 #: What a ``lineage`` argument may be: a linked family, a lineage folder, or nothing (link here).
-LineageArg = Lineage | str | Path | None
+_LineageArg = Lineage | str | Path | None
 
 
 def _spec(family: FamilySpec | str | Path) -> FamilySpec:
@@ -93,7 +93,7 @@ def _link_some(
 
 
 def _snapshot_lineage(
-    spec: FamilySpec, dataset: str | None, lineage: LineageArg, data_dir: str | Path | None, allow_outside: bool
+    spec: FamilySpec, dataset: str | None, lineage: _LineageArg, data_dir: str | Path | None, allow_outside: bool
 ) -> Lineage:
     """The given lineage, or the chain's snapshots loaded and their text joins linked."""
     chain = resolve_chain(spec, dataset)
@@ -109,7 +109,7 @@ def family_snapshots(
     *,
     data_dir: str | Path | None = None,
     dataset: str | None = None,
-    lineage: LineageArg = None,
+    lineage: _LineageArg = None,
     allow_outside: bool = False,
 ) -> list[Snapshot]:
     """The snapshots of a family's chain, ready for :func:`~croissant_lineage.audits.history.item_history`.
@@ -141,7 +141,7 @@ def snapshot_history(
     data_dir: str | Path | None = None,
     dataset: str | None = None,
     item: str | None = None,
-    lineage: LineageArg = None,
+    lineage: _LineageArg = None,
     allow_outside: bool = False,
 ) -> HistoryReport:
     """Compare every consecutive pair of a family's snapshots and trace one item.
@@ -174,7 +174,7 @@ def family_translations(
     family: FamilySpec | str | Path,
     *,
     data_dir: str | Path | None = None,
-    lineage: LineageArg = None,
+    lineage: _LineageArg = None,
     allow_outside: bool = False,
 ) -> TranslationReport:
     """Verify a family's translations, from a lineage or by linking just those joins.
@@ -211,7 +211,7 @@ def witness_family(
     data_dir: str | Path,
     dataset: str = "mmlu-pro",
     findings: str | Path | Sequence[str | Path] | None = None,
-    lineage: LineageArg = None,
+    lineage: _LineageArg = None,
     limits: ArchiveLimits | None = None,
     progress: bool = False,
 ) -> WitnessReport:
