@@ -234,6 +234,36 @@ def test_family_snapshots_from_a_lineage() -> None:
     assert [r.new_ref for r in report.revisions(changed_only=True)] == ["toy-pro-v2:105", "toy-pro-v2:107"]
 
 
+def test_history_audit_reads_the_lineage_and_never_loads() -> None:
+    from croissant_lineage.audits.history import history
+    from croissant_lineage.errors import InputError
+    from croissant_lineage.lineage.model import Lineage
+    from croissant_lineage.linking.linker import link
+
+    spec = load_family(TOY)
+    lineage = link(spec)
+    report = history(lineage, spec, item="toy-pro:105")
+    assert report.datasets == ("toy-pro", "toy-pro-v2") and report.versions[-1].kinds == ("key_changed",)
+    keep = pa.compute.not_equal(lineage.items.column("dataset"), "toy-pro-v2")
+    without = Lineage(lineage.family, lineage.items.filter(keep), lineage.edges)
+    with pytest.raises(InputError, match="toy-pro-v2"):
+        history(without, spec)
+
+
+def test_audits_never_link_or_load_items() -> None:
+    import ast
+
+    root = REPO / "croissant_lineage" / "audits"
+    banned = {"croissant_lineage.linking.linker", "croissant_lineage.lineage.items.load_items"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+                found += [f"{path.relative_to(root)}: {n}" for n in names & banned]
+    assert found == []
+
+
 # ------------------------------------------------------------------------------ CLI
 
 

@@ -425,6 +425,19 @@ def test_witness_family_on_the_toy_family(tmp_path: Path) -> None:
     assert row.records == row.admitted == report.admission.snapshot_items == 12
 
 
+def test_witness_lineage_reads_the_snapshot_from_the_lineage(tmp_path: Path) -> None:
+    from croissant_lineage.audits.witnesses import witness_lineage
+    from croissant_lineage.errors import InputError
+    from croissant_lineage.linking.linker import link
+
+    archive = toy_archive(tmp_path / "archives")
+    lineage = link(TOY / "family.json")
+    report = witness_lineage(lineage, [archive], dataset="toy-pro")
+    assert report.admission.rows[0].admitted == report.admission.snapshot_items == 12
+    with pytest.raises(InputError, match="no items of dataset 'toy-xx'"):
+        witness_lineage(lineage, [archive], dataset="toy-xx")
+
+
 def test_cli_prints_the_admission_and_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
