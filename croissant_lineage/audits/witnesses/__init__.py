@@ -36,7 +36,7 @@ Definitions (also in :data:`DEFINITIONS` and in every report):
   both sums. 1 means the proposed answer draws no more picks than a typical distractor.
 
 Modules: ``archives`` (reading archives safely), ``admission``, ``contested`` (claims,
-routed through lineage), ``tally``, ``report`` (:class:`WitnessReport`), ``audit``
+routed through lineage), ``tallies``, ``report`` (:class:`WitnessReport`), ``audit``
 (:func:`witness`, :func:`witness_lineage`).
 """
 
@@ -76,7 +76,7 @@ from croissant_lineage.audits.witnesses.report import (
     WitnessReport,
     with_witness_evidence,
 )
-from croissant_lineage.audits.witnesses.tally import tally
+from croissant_lineage.audits.witnesses.tallies import tally
 
 __all__ = [
     "DEFINITIONS",

@@ -18,7 +18,7 @@ from croissant_lineage.audits.witnesses.contested import (
     contested_items,
 )
 from croissant_lineage.audits.witnesses.report import WitnessReport
-from croissant_lineage.audits.witnesses.tally import tally
+from croissant_lineage.audits.witnesses.tallies import tally
 from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["witness", "witness_lineage"]
