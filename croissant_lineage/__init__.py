@@ -89,19 +89,13 @@ if TYPE_CHECKING:
     )
     from croissant_lineage.findings.carry import CarriedFinding, carry_forward, carry_through
     from croissant_lineage.findings.corrections import Corrections, apply_corrections
+    from croissant_lineage.findings.files import load_findings, save_findings
     from croissant_lineage.findings.importers import (
         ImportResult,
         import_mmlu_pro_errata,
         import_redux,
     )
-    from croissant_lineage.findings.model import (
-        Finding,
-        Source,
-        StatusChange,
-        finding_id,
-        load_findings,
-        save_findings,
-    )
+    from croissant_lineage.findings.model import Finding, Source, StatusChange, finding_id
     from croissant_lineage.findings.report import FamilyReport, Figure, family_report
     from croissant_lineage.findings.routing import Queue, QueueRow, route
     from croissant_lineage.hub.publish import PublishPlan
@@ -134,8 +128,8 @@ _LAZY: dict[str, str] = {
     "Finding": "findings.model",
     "Source": "findings.model",
     "StatusChange": "findings.model",
-    "load_findings": "findings.model",
-    "save_findings": "findings.model",
+    "load_findings": "findings.files",
+    "save_findings": "findings.files",
     "finding_id": "findings.model",
     "ImportResult": "findings.importers",
     "import_redux": "findings.importers",

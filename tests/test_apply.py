@@ -133,7 +133,7 @@ def test_real_redux_findings_change_no_key_until_confirmed(shared_data: Path, mm
 
 def test_cli_apply_writes_a_new_file_and_never_an_input(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings.model import save_findings
+    from croissant_lineage.findings.files import save_findings
 
     lin_dir = toy_lineage().write(tmp_path / "lineage")
     findings = save_findings(tmp_path / "f.json", [_key_finding(), _key_finding(item="base:s/1", proposed="Elm",
@@ -148,3 +148,29 @@ def test_cli_apply_writes_a_new_file_and_never_an_input(tmp_path: Path, capsys) 
     assert main([*args, str(out)]) == 2  # exists
     assert main([*args, str(findings), "--force"]) == 2  # an input, even with --force
     assert findings.read_bytes() == before
+
+
+def test_a_dataset_spec_is_not_loaded_here(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+    from croissant_lineage.family.spec import DatasetSpec
+
+    with pytest.raises(InputError):
+        apply_corrections(DatasetSpec(name="base", iri="https://example.org/base"), [])  # type: ignore[arg-type]
+    # Without --lineage, the CLI loads the dataset's items; the shipped family needs --data-dir.
+    findings = tmp_path / "f.json"
+    findings.write_text('{"findings": []}', encoding="utf-8")
+    argv = ["apply", "--dataset", "mmlu-pro", "--findings", str(findings), "--out", str(tmp_path / "k.csv")]
+    assert main(argv) == 2
+    assert "--data-dir" in capsys.readouterr().err
+
+
+def test_cli_apply_without_a_lineage_loads_the_dataset(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+
+    toy = Path(__file__).resolve().parents[1] / "examples" / "toy"
+    out = tmp_path / "keys.json"
+    argv = ["apply", "--family", str(toy / "family.json"), "--dataset", "toy-pro", "--findings",
+            str(toy / "findings.yaml"), "--out", str(out), "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["dataset"] == "toy-pro" and doc["items"] == len(json.loads(out.read_text())["keys"])

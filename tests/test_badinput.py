@@ -32,7 +32,7 @@ from croissant_lineage.croissant.describe import describe
 from croissant_lineage.croissant.tables import MAX_FIELD_CHARS
 from croissant_lineage.enrich.writer import enrich_file
 from croissant_lineage.errors import LineageError
-from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageGraph, family_of
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA

@@ -8,15 +8,8 @@ from pathlib import Path
 import pytest
 
 from croissant_lineage.errors import FindingsError, InputError
-from croissant_lineage.findings.model import (
-    CONFIRMED,
-    STATUSES,
-    Finding,
-    Source,
-    finding_id,
-    load_findings,
-    save_findings,
-)
+from croissant_lineage.findings.files import load_findings, save_findings
+from croissant_lineage.findings.model import CONFIRMED, STATUSES, Finding, Source, finding_id
 
 SRC = Source("Invented review", url="https://example.org/review", kind="person")
 

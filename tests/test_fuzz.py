@@ -24,7 +24,7 @@ from croissant_lineage.croissant.tables import read_table
 from croissant_lineage.enrich.writer import enrich_descriptor, strip_enrichment
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import Derivation, LinkRule
-from croissant_lineage.findings.model import findings_from_document, load_findings
+from croissant_lineage.findings.files import findings_from_document, load_findings
 from croissant_lineage.linking.linker import link_derivation
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
 from croissant_lineage.linking.options import diff_options

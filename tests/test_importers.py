@@ -10,11 +10,18 @@ import pytest
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import DatasetSpec, FamilySpec
 from croissant_lineage.findings.importers import (
+    Importer,
+    ImporterArgument,
+    ImportResult,
     import_mmlu_pro_errata,
     import_redux,
+    importers,
     normalize_label,
+    register_importer,
     resolve_answer,
+    unregister_importer,
 )
+from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import ANN, toy_lineage
 from tests.helpers import items_table
@@ -156,6 +163,77 @@ def test_errata_file_that_is_not_lists_is_an_input_error(tmp_path: Path) -> None
         import_mmlu_pro_errata(_errata(tmp_path, [1, 2]), items=pro, family=TOY, dataset="pro")  # type: ignore[arg-type]
 
 
+# ----------------------------------------------------------------------------- registry
+
+
+def _fixture_import(*, family, data_dir, lineage, note: str, count: int = 1) -> ImportResult:
+    """An invented source: ``count`` findings on ``toy:1``..., with ``note`` as evidence."""
+    source = Source("Fixture source", kind="other")
+    found = [Finding(item=f"toy:{i}", target="item", kind="other", source=source, evidence=[note])
+             for i in range(1, count + 1)]
+    return ImportResult(source=source.name, findings=found, kinds={"other": count})
+
+
+FIXTURE = Importer(
+    name="fixture",
+    help="an invented source (test only)",
+    function=_fixture_import,
+    arguments=(ImporterArgument("note", "evidence line", required=True),
+               ImporterArgument("count", "how many findings", type=int)),
+    examples=("croissant-lineage findings import fixture --note hi --out f.json",),
+)
+
+
+def test_shipped_importers_are_discovered_from_their_modules() -> None:
+    found = importers()
+    assert {"redux", "errata"} <= set(found)
+    assert found["redux"].function is import_redux
+    assert found["errata"].function is import_mmlu_pro_errata
+    assert [a.flag for a in found["redux"].arguments] == ["--dataset"]
+    assert [a.flag for a in found["errata"].arguments] == ["--folder"]
+
+
+def test_a_registered_importer_gets_a_cli_subcommand_that_runs_it(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+    from croissant_lineage.findings.files import load_findings
+
+    register_importer(FIXTURE)
+    try:
+        with pytest.raises(InputError):
+            register_importer(FIXTURE)  # the name is taken
+        with pytest.raises(SystemExit):
+            main(["findings", "import", "--help"])
+        assert "fixture" in capsys.readouterr().out
+        out = tmp_path / "fixture.json"
+        assert main(["findings", "import", "fixture", "--note", "seen", "--count", "2", "--out", str(out),
+                     "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["findings"] == 2
+        assert [(f.item, f.evidence) for f in load_findings(out)] == [("toy:1", ["seen"]), ("toy:2", ["seen"])]
+        with pytest.raises(SystemExit):  # --note is required
+            main(["findings", "import", "fixture", "--out", str(tmp_path / "other.json")])
+    finally:
+        unregister_importer("fixture")
+    assert "fixture" not in importers()
+
+
+def test_an_importer_argument_may_not_shadow_a_common_flag() -> None:
+    with pytest.raises(InputError):
+        Importer(name="bad", help="", function=_fixture_import, arguments=(ImporterArgument("out", ""),))
+
+
+def test_a_missing_data_folder_is_an_error_that_names_the_flag(tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+
+    with pytest.raises(InputError, match="data_dir"):
+        import_redux(family="mmlu")  # the shipped family's files are relative to a data folder
+    with pytest.raises(InputError, match="data_dir"):
+        import_mmlu_pro_errata(items=items_table("pro", []), family=TOY, dataset="pro")
+    for source in ("redux", "errata"):
+        assert main(["findings", "import", source, "--out", str(tmp_path / "f.json")]) == 2
+        assert "--data-dir" in capsys.readouterr().err
+    assert not (tmp_path / "f.json").exists()
+
+
 # ----------------------------------------------------------------------------- real data
 
 
@@ -206,7 +284,7 @@ def test_real_errata(shared_data: Path, mmlu_lineage) -> None:
 def test_cli_import_redux_writes_a_findings_file(shared_data: Path, mmlu_lineage_dir: Path, tmp_path: Path,
                                                  capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings.model import load_findings
+    from croissant_lineage.findings.files import load_findings
 
     out = tmp_path / "redux.json"
     args = ["findings", "import", "redux", "--lineage", str(mmlu_lineage_dir), "--data-dir", str(shared_data),

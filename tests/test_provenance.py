@@ -14,7 +14,8 @@ from croissant_lineage.cli import main
 from croissant_lineage.croissant.jsonld import PROV_NS, read_graph
 from croissant_lineage.enrich.writer import enrich_family
 from croissant_lineage.errors import InputError, OutputExistsError
-from croissant_lineage.findings.model import Finding, Source, save_findings
+from croissant_lineage.findings.files import save_findings
+from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import item_iri
 from croissant_lineage.linking.linker import link

@@ -13,7 +13,7 @@ import yaml
 
 from croissant_lineage.cli import main
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError
-from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import FINDINGS_SCHEMA, findings_from_table
 from croissant_lineage.hub.publish import BEGIN, END, publish
 from croissant_lineage.lineage.schema import EDGES_SCHEMA

@@ -80,7 +80,7 @@ def test_real_mmlu_report(shared_data: Path, mmlu_graph) -> None:
 
 def test_cli_report_json(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.findings.model import save_findings
+    from croissant_lineage.findings.files import save_findings
 
     lin_dir = toy_lineage().write(tmp_path / "lineage")
     f = save_findings(tmp_path / "f.yaml", [WRONG, NONE])

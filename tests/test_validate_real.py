@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from croissant_lineage.findings.model import save_findings
+from croissant_lineage.findings.files import save_findings
 from croissant_lineage.validate import validate
 
 REPO = Path(__file__).resolve().parents[1]

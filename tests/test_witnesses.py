@@ -459,7 +459,8 @@ def test_cli_prints_the_admission_and_json(
 
 def toy_findings(tmp_path: Path) -> tuple[Path, Path]:
     """A findings file with a wrong-key finding on toy-pro:101 and one on its parent."""
-    from croissant_lineage.findings.model import Finding, Source, save_findings
+    from croissant_lineage.findings.files import save_findings
+    from croissant_lineage.findings.model import Finding, Source
     from croissant_lineage.linking.linker import link
 
     lineage = link(TOY / "family.json")
@@ -486,7 +487,7 @@ def toy_findings(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_witness_family_routes_findings_and_evidence_attaches(tmp_path: Path) -> None:
-    from croissant_lineage.findings.model import load_findings
+    from croissant_lineage.findings.files import load_findings
 
     toy_archive(tmp_path / "archives")
     findings_file, lineage_dir = toy_findings(tmp_path)

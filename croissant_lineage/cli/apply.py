@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from croissant_lineage.cli._common import example_epilog, print_json
-from croissant_lineage.family.spec import load_family
 from croissant_lineage.findings.corrections import apply_corrections
-from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.files import load_findings
+from croissant_lineage.findings.importers import dataset_items
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
 
@@ -26,8 +26,8 @@ def _run(args: argparse.Namespace) -> int:
             lineage, findings, dataset=args.dataset, lineage=LineageGraph(lineage)
         )
     else:
-        spec = load_family(args.family).dataset(args.dataset)
-        result = apply_corrections(spec, findings, data_dir=args.data_dir)
+        _, items = dataset_items(args.family, args.dataset, args.data_dir)
+        result = apply_corrections(items, findings, dataset=args.dataset)
     out = result.write(args.out, inputs=inputs, overwrite=args.force)
     if args.json:
         print_json(result.to_dict())
@@ -62,7 +62,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--lineage", metavar="DIR", help="lineage folder (items, and routing of parent findings)"
     )
     p.add_argument("--family", default="mmlu", help="family (without --lineage; default: mmlu)")
-    p.add_argument("--data-dir", default="../shared/data", help="data folder (without --lineage)")
+    p.add_argument(
+        "--data-dir",
+        help="data folder the family's files resolve against (without --lineage; needed by the "
+        "shipped mmlu family)",
+    )
     p.add_argument(
         "--force", action="store_true", help="replace an existing --out (never an input)"
     )

@@ -1,4 +1,9 @@
-"""``croissant-lineage findings``: import published annotations as findings; list findings."""
+"""``croissant-lineage findings``: import published annotations as findings; list findings.
+
+The ``findings import SOURCE`` subcommands are generated from the importer registry
+(:func:`croissant_lineage.findings.importers.importers`): one per registered importer,
+with the common flags declared once here and each importer's own arguments.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,9 @@ from pathlib import Path
 
 from croissant_lineage.cli._common import example_epilog, print_json
 from croissant_lineage.errors import OutputExistsError
-from croissant_lineage.findings.importers import ImportResult, import_mmlu_pro_errata, import_redux
-from croissant_lineage.findings.model import (
-    KINDS,
-    STATUSES,
-    Finding,
-    findings_to_document,
-    load_findings,
-    save_findings,
-)
+from croissant_lineage.findings.files import findings_to_document, load_findings, save_findings
+from croissant_lineage.findings.importers import Importer, ImportResult, importers
+from croissant_lineage.findings.model import KINDS, STATUSES, Finding
 from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
@@ -38,22 +37,12 @@ def _report(args: argparse.Namespace, result: ImportResult, out: Path) -> int:
     return 0
 
 
-def _import_redux(args: argparse.Namespace) -> int:
+def _import(args: argparse.Namespace) -> int:
+    importer: Importer = args.importer
     out = _check_out(args)
     lineage = Lineage.read(args.lineage) if args.lineage else None
-    result = import_redux(
-        family=args.family, dataset=args.dataset, data_dir=args.data_dir, lineage=lineage
-    )
-    save_findings(out, result.findings)
-    return _report(args, result, out)
-
-
-def _import_errata(args: argparse.Namespace) -> int:
-    out = _check_out(args)
-    items = Lineage.read(args.lineage).items if args.lineage else None
-    result = import_mmlu_pro_errata(
-        args.folder, items=items, family=args.family, data_dir=args.data_dir
-    )
+    values = {a.name: getattr(args, a.name) for a in importer.arguments}
+    result = importer.run(family=args.family, data_dir=args.data_dir, lineage=lineage, **values)
     save_findings(out, result.findings)
     return _report(args, result, out)
 
@@ -86,7 +75,8 @@ def _list(args: argparse.Namespace) -> int:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", default="mmlu", help="family spec name or file (default: mmlu)")
     p.add_argument(
-        "--data-dir", default="../shared/data", help="data folder (default: ../shared/data)"
+        "--data-dir",
+        help="data folder the family's files resolve against (needed by the shipped mmlu family)",
     )
     p.add_argument("--lineage", metavar="DIR", help="lineage folder (from 'link')")
     p.add_argument("--out", required=True, help="findings file to write (.json, .yaml)")
@@ -95,17 +85,41 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no summary")
 
 
+def _add_importer(isub: argparse._SubParsersAction, importer: Importer) -> None:
+    """The ``findings import NAME`` subcommand of one registered importer."""
+    p = isub.add_parser(
+        importer.name,
+        help=importer.help,
+        description=importer.description or importer.help,
+        epilog=example_epilog(*importer.examples) if importer.examples else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    for arg in importer.arguments:
+        p.add_argument(
+            arg.flag,
+            dest=arg.name,
+            type=arg.type,
+            required=arg.required,
+            default=arg.default,
+            help=arg.help,
+        )
+    _common(p)
+    p.set_defaults(func=_import, importer=importer)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    sources = importers()
+    examples = [imp.examples[0] for imp in sources.values() if imp.examples]
     p = sub.add_parser(
         "findings",
         help="import published annotations as findings, or list findings files",
         description="Findings are audit findings attached to items, with their source, evidence and "
-        "review status (schemas/finding.schema.json). 'import' turns MMLU-Redux annotations or the "
-        "MMLU-Pro errata lists into a findings file; 'list' shows findings files (status updates "
-        "appended by hand are applied in file order).",
+        "review status (schemas/finding.schema.json). 'import SOURCE' turns a published source ("
+        + ", ".join(sources)
+        + ") into a findings file; 'list' shows findings files (status updates appended by hand "
+        "are applied in file order).",
         epilog=example_epilog(
-            "croissant-lineage findings import redux --lineage lineage/ --out redux.json",
-            "croissant-lineage findings import errata --lineage lineage/ --out errata.yaml",
+            *examples,
             "croissant-lineage findings list redux.json review.yaml --status rejected",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -114,41 +128,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     imp = fsub.add_parser(
         "import",
         help="import findings from a published source",
+        description="Import findings from a published source; each SOURCE has its own --help.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=example_epilog(
-            "croissant-lineage findings import redux --lineage lineage/ --out redux.json"
-        ),
+        epilog=example_epilog(*examples),
     )
     isub = imp.add_subparsers(dest="source", metavar="SOURCE", required=True)
-    red = isub.add_parser(
-        "redux",
-        help="MMLU-Redux annotations, attached to the MMLU items they annotate",
-        description="Normalise MMLU-Redux's error_type labels, resolve correct_answer to option texts, "
-        "and attach each non-ok row to its MMLU item through the lineage (status: proposed).",
-        epilog=example_epilog(
-            "croissant-lineage findings import redux --lineage lineage/ --out redux.json",
-            "croissant-lineage findings import redux --dataset mmlu-redux-2.0 --lineage lineage/ --out r2.json",
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    red.add_argument(
-        "--dataset", default="mmlu-redux", help="mmlu-redux (raw files) or mmlu-redux-2.0"
-    )
-    _common(red)
-    red.set_defaults(func=_import_redux)
-    err = isub.add_parser(
-        "errata",
-        help="MMLU-Pro errata lists (problem_ids.json + hf_discussion_post.md)",
-        description="Each listed MMLU-Pro question_id becomes a finding (status: submitted); ids that "
-        "are not test items are reported as unattached.",
-        epilog=example_epilog(
-            "croissant-lineage findings import errata --lineage lineage/ --out errata.json"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    err.add_argument("--folder", help="errata folder (default: DATA_DIR/mmlu_pro_errata)")
-    _common(err)
-    err.set_defaults(func=_import_errata)
+    for importer in sources.values():
+        _add_importer(isub, importer)
     lst = fsub.add_parser(
         "list",
         help="list findings from findings files",

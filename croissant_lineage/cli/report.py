@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.cli._common import example_epilog, print_json
-from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.report import family_report
 from croissant_lineage.lineage.model import Lineage
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from croissant_lineage.cli._common import example_epilog, print_json
-from croissant_lineage.findings.model import KINDS, Finding, Source, load_findings
+from croissant_lineage.findings.files import load_findings
+from croissant_lineage.findings.model import KINDS, Finding, Source
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage

@@ -711,7 +711,7 @@ def _load_findings_arg(findings: Any) -> list[Any]:
     if findings is None:
         return []
     if isinstance(findings, (str, Path)):
-        from croissant_lineage.findings.model import load_findings
+        from croissant_lineage.findings.files import load_findings
 
         return list(load_findings(findings))
     return list(findings)

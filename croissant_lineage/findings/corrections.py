@@ -30,7 +30,7 @@ from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.findings.model import CONFIRMED, Finding
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
-from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.linking.normalize import normalize_option
 
@@ -192,12 +192,13 @@ def _key_of(options: list[str], proposed: str) -> str | None:
     return None
 
 
-def _items(
-    source: pa.Table | DatasetSpec | Lineage, dataset: str | None, data_dir: str | Path | None
-) -> tuple[str, pa.Table]:
+def _items(source: pa.Table | Lineage, dataset: str | None) -> tuple[str, pa.Table]:
+    """The dataset's name and its rows of the item table (the lineage's, or the table)."""
     if isinstance(source, DatasetSpec):
-        table = load_items(source, data_dir=data_dir)
-        return source.name, table
+        raise InputError(
+            f"apply_corrections takes an item table or a Lineage, not the spec of {source.name!r}",
+            hint="pass the lineage (its items table), or the items that load_items returns",
+        )
     table = source.items if isinstance(source, Lineage) else source
     names = sorted(set(table.column("dataset").to_pylist()))
     if dataset is None:
@@ -215,98 +216,149 @@ def _items(
     return dataset, table.filter(mask)
 
 
+def _proposal(f: Finding) -> str | NotApplied:
+    """The answer ``f`` proposes for the key, or why it can change no key whatever the
+    items are."""
+    if f.status not in CONFIRMED:
+        return NotApplied(f.id, f.item, "not_confirmed", f"status {f.status}")
+    if f.target != "key":
+        return NotApplied(f.id, f.item, "not_a_key_finding", f"target {f.target}")
+    if not f.proposed:
+        return NotApplied(f.id, f.item, "no_proposed_answer")
+    return f.proposed
+
+
+@dataclass
+class _Run:
+    """One dataset's corrections as they are worked out.
+
+    Attributes:
+        name: The dataset.
+        by_item: Item id -> its row (``item``, ``options``, ``key``).
+        graph: The lineage graph, when findings on ancestors may reach the dataset.
+        proposals: Item id -> the changes proposed for it, in finding order.
+        skipped: Findings (for one item) that change nothing, in the order found.
+    """
+
+    name: str
+    by_item: dict[str, dict[str, Any]]
+    graph: LineageGraph | None
+    proposals: dict[str, list[Change]] = field(default_factory=dict)
+    skipped: list[NotApplied] = field(default_factory=list)
+
+    def targets(self, f: Finding) -> list[tuple[str, str | None]]:
+        """The dataset's items ``f`` changes, each with the ancestor it came through (None
+        when ``f`` names the item); items reached only through a probable link are skipped."""
+        fds, _, fitem = f.item.partition(":")
+        if fds == self.name and fitem in self.by_item:
+            return [(fitem, None)]
+        if self.graph is None or f.item not in self.graph:
+            return []
+        out: list[tuple[str, str | None]] = []
+        for r in route(self.graph, f).rows:
+            if r.dataset != self.name or r.status not in ("inherited", "added"):
+                continue
+            if r.certainty != "certain":
+                self.skipped.append(NotApplied(f.id, r.ref, "probable_link_only", r.transformation))
+            else:
+                out.append((r.ref.partition(":")[2], f.item))
+        return out
+
+    def propose(self, f: Finding, proposed: str, item: str, via: str | None) -> None:
+        """Propose the key change ``f`` makes to ``item``, or say why it makes none."""
+        row = self.by_item[item]
+        new = _key_of(list(row["options"] or []), proposed)
+        ref = f"{self.name}:{item}"
+        if new is None:
+            self.skipped.append(NotApplied(f.id, ref, "not_an_option", proposed))
+        elif new == row["key"]:
+            self.skipped.append(NotApplied(f.id, ref, "already_the_key", new))
+        else:
+            change = Change(ref, row["key"], new, proposed, f.id, via)
+            self.proposals.setdefault(item, []).append(change)
+
+    def add(self, f: Finding) -> None:
+        """Account for one finding."""
+        proposed = _proposal(f)
+        if isinstance(proposed, NotApplied):
+            self.skipped.append(proposed)
+            return
+        targets = self.targets(f)
+        if not targets and not any(n.finding == f.id for n in self.skipped):
+            self.skipped.append(NotApplied(f.id, f.item, "not_in_dataset", f"dataset {self.name}"))
+        for item, via in targets:
+            self.propose(f, proposed, item, via)
+
+    def changes(self) -> dict[str, Change]:
+        """Item id -> its change: one per item; items whose findings disagree change not."""
+        out: dict[str, Change] = {}
+        for item, cands in self.proposals.items():
+            if len({c.key for c in cands}) > 1:
+                self.skipped += [
+                    NotApplied(c.finding, c.item, "conflict", f"proposes {c.key}") for c in cands
+                ]
+            else:
+                out[item] = cands[0]
+                self.skipped += [
+                    NotApplied(c.finding, c.item, "same_change", f"as {cands[0].finding}")
+                    for c in cands[1:]
+                ]
+        return out
+
+
+def _keys_table(name: str, rows: list[dict[str, Any]], changes: dict[str, Change]) -> pa.Table:
+    """The corrected key table (:data:`KEYS_SCHEMA`), one row per item in ``rows``' order."""
+    changed = [changes.get(r["item"]) for r in rows]
+    return pa.table(
+        {
+            "dataset": [name] * len(rows),
+            "item": [r["item"] for r in rows],
+            "key": [r["key"] if c is None else c.key for r, c in zip(rows, changed, strict=True)],
+            "original_key": [r["key"] for r in rows],
+            "finding": [None if c is None else c.finding for c in changed],
+        },
+        schema=KEYS_SCHEMA,
+    )
+
+
 def apply_corrections(
-    items_table_or_dataset: pa.Table | DatasetSpec | Lineage,
+    items: pa.Table | Lineage,
     findings: Iterable[Finding],
     *,
     dataset: str | None = None,
     lineage: Lineage | LineageGraph | None = None,
-    data_dir: str | Path | None = None,
 ) -> Corrections:
     """A corrected copy of a dataset's keys, from confirmed findings only.
 
     Args:
-        items_table_or_dataset: An item table (``schema.ITEMS_SCHEMA``), a dataset's
-            spec (its items are loaded), or a ``Lineage`` (its items table).
+        items: An item table (``schema.ITEMS_SCHEMA``, e.g. what ``load_items``
+            returns) or a ``Lineage`` (its items table).
         findings: The findings to consider; all of them are accounted for.
         dataset: Which dataset, when the table holds several.
         lineage: With it, confirmed key findings on ancestors correct the items that
             certainly inherited the questioned key.
-        data_dir: Where the data files are (for a dataset spec).
 
     Returns:
         The corrected keys, the changes (each with its finding), and every finding
         that changed nothing with its reason (see :data:`NOT_APPLIED`).
 
     Raises:
-        InputError: the table holds no (or several, unnamed) datasets.
+        InputError: the table holds no (or several, unnamed) datasets; or ``items``
+            is a dataset's spec (its items are not loaded here).
     """
-    name, table = _items(items_table_or_dataset, dataset, data_dir)
+    name, table = _items(items, dataset)
     rows = table.select(["item", "options", "key"]).to_pylist()
-    by_item = {r["item"]: r for r in rows}
     graph = None
     if lineage is not None:
         graph = lineage if isinstance(lineage, LineageGraph) else LineageGraph(lineage)
-    proposals: dict[str, list[Change]] = {}
-    skipped: list[NotApplied] = []
+    run = _Run(name, {r["item"]: r for r in rows}, graph)
     for f in findings:
-        if f.status not in CONFIRMED:
-            skipped.append(NotApplied(f.id, f.item, "not_confirmed", f"status {f.status}"))
-            continue
-        if f.target != "key":
-            skipped.append(NotApplied(f.id, f.item, "not_a_key_finding", f"target {f.target}"))
-            continue
-        if not f.proposed:
-            skipped.append(NotApplied(f.id, f.item, "no_proposed_answer"))
-            continue
-        targets: list[tuple[str, str | None]] = []
-        fds, _, fitem = f.item.partition(":")
-        if fds == name and fitem in by_item:
-            targets.append((fitem, None))
-        elif graph is not None and f.item in graph:
-            for r in route(graph, f).rows:
-                if r.dataset != name or r.status not in ("inherited", "added"):
-                    continue
-                item = r.ref.partition(":")[2]
-                if r.certainty != "certain":
-                    skipped.append(NotApplied(f.id, r.ref, "probable_link_only", r.transformation))
-                else:
-                    targets.append((item, f.item))
-        if not targets and not any(n.finding == f.id for n in skipped):
-            skipped.append(NotApplied(f.id, f.item, "not_in_dataset", f"dataset {name}"))
-        for item, via in targets:
-            row = by_item[item]
-            new = _key_of(list(row["options"] or []), f.proposed)
-            ref = f"{name}:{item}"
-            if new is None:
-                skipped.append(NotApplied(f.id, ref, "not_an_option", f.proposed))
-            elif new == row["key"]:
-                skipped.append(NotApplied(f.id, ref, "already_the_key", new))
-            else:
-                proposals.setdefault(item, []).append(
-                    Change(ref, row["key"], new, f.proposed, f.id, via)
-                )
-    changes: dict[str, Change] = {}
-    for item, cands in proposals.items():
-        if len({c.key for c in cands}) > 1:
-            skipped += [
-                NotApplied(c.finding, c.item, "conflict", f"proposes {c.key}") for c in cands
-            ]
-        else:
-            changes[item] = cands[0]
-            skipped += [
-                NotApplied(c.finding, c.item, "same_change", f"as {cands[0].finding}")
-                for c in cands[1:]
-            ]
-    keys = pa.table(
-        {
-            "dataset": [name] * len(rows),
-            "item": [r["item"] for r in rows],
-            "key": [changes[r["item"]].key if r["item"] in changes else r["key"] for r in rows],
-            "original_key": [r["key"] for r in rows],
-            "finding": [changes[r["item"]].finding if r["item"] in changes else None for r in rows],
-        },
-        schema=KEYS_SCHEMA,
-    )
+        run.add(f)
+    changes = run.changes()
     ordered = [changes[r["item"]] for r in rows if r["item"] in changes]
-    return Corrections(dataset=name, keys=keys, changes=ordered, not_applied=skipped)
+    return Corrections(
+        dataset=name,
+        keys=_keys_table(name, rows, changes),
+        changes=ordered,
+        not_applied=run.skipped,
+    )

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from croissant_lineage.findings.model import KEY_KINDS, Finding
-from croissant_lineage.lineage.graph import Edge, LineageGraph
+from croissant_lineage.lineage.graph import Edge, LineageGraph, Relative
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.linking.normalize import normalize_option
 
@@ -185,6 +185,108 @@ def _sorted(counter: Counter[str]) -> dict[str, int]:
     return dict(sorted(counter.items()))
 
 
+def _flagged(graph: LineageGraph, findings: list[Finding]) -> dict[str, list[Finding]]:
+    """Parent item -> its key findings that are not rejected (items with children only)."""
+    flagged: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if (
+            f.kind in KEY_KINDS
+            and f.status != "rejected"
+            and f.item in graph
+            and graph.children(f.item)
+        ):
+            flagged[f.item].append(f)
+    return flagged
+
+
+def _sets() -> defaultdict[str, set[str]]:
+    return defaultdict(set)
+
+
+@dataclass
+class _Tally:
+    """What the figures count, gathered over the flagged parents (dataset -> parents, or
+    dataset -> count)."""
+
+    parents_by_ds: Counter[str] = field(default_factory=Counter)
+    parents_by_kind: Counter[str] = field(default_factory=Counter)
+    surviving: dict[str, set[str]] = field(default_factory=_sets)
+    present: dict[str, set[str]] = field(default_factory=_sets)
+    graded: Counter[str] = field(default_factory=Counter)
+    changed: dict[str, set[str]] = field(default_factory=_sets)
+    to_proposed: dict[str, set[str]] = field(default_factory=_sets)
+    copies: dict[str, set[str]] = field(default_factory=_sets)
+
+    def add_parent(self, graph: LineageGraph, parent: str, fs: list[Finding]) -> None:
+        """Count one flagged parent and each of its descendants."""
+        self.parents_by_ds[parent.partition(":")[0]] += 1
+        for kind in sorted({f.kind for f in fs}):
+            self.parents_by_kind[kind] += 1
+        proposals = [f.proposed for f in fs if f.kind == "wrong_key" and f.proposed]
+        for rel in graph.descendants(parent):
+            self.add_descendant(graph, parent, rel, proposals)
+
+    def add_descendant(
+        self, graph: LineageGraph, parent: str, rel: Relative, proposals: list[str]
+    ) -> None:
+        """Count one descendant of a flagged parent (annotations are not counted)."""
+        if any(e.activity in ANNOTATION_ACTIVITIES for e in rel.path):
+            return
+        ds = rel.ref.partition(":")[0]
+        if any(e.key_inherited is False for e in rel.path):
+            self.changed[ds].add(parent)
+            key_text = graph.item(rel.ref).key_text
+            if key_text and normalize_option(key_text) in {normalize_option(p) for p in proposals}:
+                self.to_proposed[ds].add(parent)
+            return
+        if not all(e.key_inherited is True for e in rel.path):
+            return
+        self.graded[ds] += 1
+        self.surviving[ds].add(parent)
+        if any(_proposed_present(graph, parent, rel.ref, rel.path, p) for p in proposals):
+            self.present[ds].add(parent)
+
+    def add_copies(self, graph: LineageGraph) -> None:
+        """Count the parents with two or more identical children in one dataset."""
+        for ref in _parents(graph):
+            by_ds: dict[str, set[str]] = defaultdict(set)
+            for e in graph.children(ref):
+                by_ds[e.child.partition(":")[0]].add(e.child)
+            for ds, children in by_ds.items():
+                if any(set(graph.duplicates(c)) & children for c in children):
+                    self.copies[ds].add(ref)
+
+
+def _set_figure(name: str, sets: dict[str, set[str]]) -> Figure:
+    """A figure counting parents: in any dataset (the total) and per dataset."""
+    total = len(set().union(*sets.values())) if sets else 0
+    return Figure(name, total, DEFINITIONS[name], {d: len(s) for d, s in sorted(sets.items())})
+
+
+def _figures(flagged: dict[str, list[Finding]], t: _Tally) -> list[Figure]:
+    """The figures of :data:`DEFINITIONS`, in its order."""
+    return [
+        Figure(
+            "flagged_parents",
+            len(flagged),
+            DEFINITIONS["flagged_parents"],
+            _sorted(t.parents_by_ds),
+            _sorted(t.parents_by_kind),
+        ),
+        _set_figure("flagged_keys_surviving", t.surviving),
+        _set_figure("proposed_answer_among_options", t.present),
+        _set_figure("flagged_keys_changed", t.changed),
+        _set_figure("flagged_keys_changed_to_proposed", t.to_proposed),
+        Figure(
+            "descendants_graded_on_flagged_keys",
+            sum(t.graded.values()),
+            DEFINITIONS["descendants_graded_on_flagged_keys"],
+            _sorted(t.graded),
+        ),
+        _set_figure("parents_with_identical_copies", t.copies),
+    ]
+
+
 def family_report(
     lineage_or_graph: Lineage | LineageGraph, findings: Iterable[Finding]
 ) -> FamilyReport:
@@ -204,110 +306,17 @@ def family_report(
         else LineageGraph(lineage_or_graph)
     )
     all_findings = list(findings)
-    flagged: dict[str, list[Finding]] = defaultdict(list)
-    for f in all_findings:
-        if (
-            f.kind in KEY_KINDS
-            and f.status != "rejected"
-            and f.item in graph
-            and graph.children(f.item)
-        ):
-            flagged[f.item].append(f)
-
-    parents_by_ds: Counter[str] = Counter()
-    parents_by_kind: Counter[str] = Counter()
-    surviving: dict[str, set[str]] = defaultdict(set)
-    present: dict[str, set[str]] = defaultdict(set)
-    graded: Counter[str] = Counter()
-    changed: dict[str, set[str]] = defaultdict(set)
-    to_proposed: dict[str, set[str]] = defaultdict(set)
+    flagged = _flagged(graph, all_findings)
+    tally = _Tally()
     for parent, fs in sorted(flagged.items()):
-        parents_by_ds[parent.partition(":")[0]] += 1
-        for kind in sorted({f.kind for f in fs}):
-            parents_by_kind[kind] += 1
-        proposals = [f.proposed for f in fs if f.kind == "wrong_key" and f.proposed]
-        for rel in graph.descendants(parent):
-            if any(e.activity in ANNOTATION_ACTIVITIES for e in rel.path):
-                continue
-            ds = rel.ref.partition(":")[0]
-            if any(e.key_inherited is False for e in rel.path):
-                changed[ds].add(parent)
-                key_text = graph.item(rel.ref).key_text
-                if key_text and normalize_option(key_text) in {
-                    normalize_option(p) for p in proposals
-                }:
-                    to_proposed[ds].add(parent)
-                continue
-            if not all(e.key_inherited is True for e in rel.path):
-                continue
-            graded[ds] += 1
-            surviving[ds].add(parent)
-            if any(_proposed_present(graph, parent, rel.ref, rel.path, p) for p in proposals):
-                present[ds].add(parent)
-
-    copies: dict[str, set[str]] = defaultdict(set)
-    for ref in _parents(graph):
-        by_ds: dict[str, set[str]] = defaultdict(set)
-        for e in graph.children(ref):
-            by_ds[e.child.partition(":")[0]].add(e.child)
-        for ds, children in by_ds.items():
-            if any(set(graph.duplicates(c)) & children for c in children):
-                copies[ds].add(ref)
-
-    def union(sets: dict[str, set[str]]) -> int:
-        return len(set().union(*sets.values())) if sets else 0
-
-    figures = [
-        Figure(
-            "flagged_parents",
-            len(flagged),
-            DEFINITIONS["flagged_parents"],
-            _sorted(parents_by_ds),
-            _sorted(parents_by_kind),
-        ),
-        Figure(
-            "flagged_keys_surviving",
-            union(surviving),
-            DEFINITIONS["flagged_keys_surviving"],
-            {d: len(s) for d, s in sorted(surviving.items())},
-        ),
-        Figure(
-            "proposed_answer_among_options",
-            union(present),
-            DEFINITIONS["proposed_answer_among_options"],
-            {d: len(s) for d, s in sorted(present.items())},
-        ),
-        Figure(
-            "flagged_keys_changed",
-            union(changed),
-            DEFINITIONS["flagged_keys_changed"],
-            {d: len(s) for d, s in sorted(changed.items())},
-        ),
-        Figure(
-            "flagged_keys_changed_to_proposed",
-            union(to_proposed),
-            DEFINITIONS["flagged_keys_changed_to_proposed"],
-            {d: len(s) for d, s in sorted(to_proposed.items())},
-        ),
-        Figure(
-            "descendants_graded_on_flagged_keys",
-            sum(graded.values()),
-            DEFINITIONS["descendants_graded_on_flagged_keys"],
-            _sorted(graded),
-        ),
-        Figure(
-            "parents_with_identical_copies",
-            union(copies),
-            DEFINITIONS["parents_with_identical_copies"],
-            {d: len(s) for d, s in sorted(copies.items())},
-        ),
-    ]
+        tally.add_parent(graph, parent, fs)
+    tally.add_copies(graph)
     summary = {
         "status": _sorted(Counter(f.status for f in all_findings)),
         "kind": _sorted(Counter(f.kind for f in all_findings)),
     }
     name = str(graph.lineage.family.get("name", ""))
-    return FamilyReport(family=name, figures=figures, findings=summary)
+    return FamilyReport(family=name, figures=_figures(flagged, tally), findings=summary)
 
 
 def _parents(graph: LineageGraph) -> list[str]:

@@ -50,7 +50,8 @@ from croissant_lineage._io import (
 )
 from croissant_lineage.croissant.descriptor import as_list, check_croissant, node_id
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError, UnsafePathError
-from croissant_lineage.findings.model import Finding, load_findings
+from croissant_lineage.findings.files import load_findings
+from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.parquet import findings_table
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA

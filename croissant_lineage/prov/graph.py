@@ -770,7 +770,7 @@ def write_prov(
 def _load_findings(path: str | Path | None) -> list[Any] | None:
     if path is None:
         return None
-    from croissant_lineage.findings.model import load_findings
+    from croissant_lineage.findings.files import load_findings
 
     return list(load_findings(path))
 

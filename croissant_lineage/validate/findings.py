@@ -19,7 +19,8 @@ from typing import Any
 from jsonschema.exceptions import best_match
 
 from croissant_lineage.errors import FindingsError, LineageError
-from croissant_lineage.findings.model import Finding, dates_to_text, entry_validator
+from croissant_lineage.findings.files import dates_to_text, entry_validator
+from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem

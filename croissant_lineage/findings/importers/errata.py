@@ -33,16 +33,23 @@ import pyarrow as pa
 
 from croissant_lineage._io import read_json, read_text
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import FamilySpec, load_family
-from croissant_lineage.findings.importers._common import ImportResult, Unattached
+from croissant_lineage.family.spec import FamilySpec
+from croissant_lineage.findings.importers._common import (
+    ImportResult,
+    Unattached,
+    dataset_items,
+)
+from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = [
     "CATEGORY_LISTS",
     "ERRATA_SOURCE",
+    "IMPORTER",
     "LIST_KINDS",
     "QuotedOptions",
     "import_mmlu_pro_errata",
@@ -142,128 +149,190 @@ def _option_fix(ref: str, options: list[str], section: str | None) -> _OptionFix
     return _OptionFix(i, new[i], lines)
 
 
-def import_mmlu_pro_errata(
-    folder: str | Path | None = None,
-    *,
-    items: pa.Table | None = None,
-    family: FamilySpec | str = "mmlu",
-    dataset: str = "mmlu-pro",
-    data_dir: str | Path = Path("../shared/data"),
-    status: str = "submitted",
-    status_date: str | None = None,
-    source: Source = ERRATA_SOURCE,
-) -> ImportResult:
-    """MMLU-Pro errata lists (``problem_ids.json`` + ``hf_discussion_post.md``) as findings.
+@dataclass(frozen=True)
+class _Lists:
+    """The errata folder read: its lists, the post's sections, and the lists file."""
 
-    Args:
-        folder: The errata folder; ``{data_dir}/mmlu_pro_errata`` when None.
-        items: The dataset's item table (to check ids and read options); loaded from
-            ``family.dataset(dataset)`` when None.
-        family: The family spec or its name.
-        dataset: The dataset the ids belong to.
-        data_dir: Where the data files are.
-        status: Status of every finding (``submitted``: posted to the maintainers).
-        status_date: Date of that status, if known.
-        source: Who published the lists.
+    lists: dict[str, list[Any]]
+    sections: dict[str, str]
+    path: Path
 
-    Returns:
-        One finding per listed id (and list kind), ids per list in ``counts``, and the
-        ids that are not items of the dataset in ``unattached``.
 
-    Raises:
-        InputError: ``problem_ids.json`` is missing or is not an object of lists.
-    """
-    root = Path(folder) if folder is not None else Path(data_dir) / "mmlu_pro_errata"
+def _read_lists(folder: str | Path | None, data_dir: str | Path | None) -> _Lists:
+    if folder is not None:
+        root = Path(folder)
+    elif data_dir is not None:
+        root = Path(data_dir) / "mmlu_pro_errata"
+    else:
+        raise InputError(
+            "no errata folder given",
+            hint="pass folder, or data_dir (its mmlu_pro_errata folder is read); on the "
+            "command line: --folder DIR or --data-dir DIR",
+        )
     lists_path = root / "problem_ids.json"
     doc = read_json(lists_path)
     if not isinstance(doc, dict) or not all(isinstance(v, list) for v in doc.values()):
         raise InputError("expected an object of lists of question ids", path=lists_path)
     post_path = root / "hf_discussion_post.md"
     sections = _sections(read_text(post_path)[0]) if post_path.exists() else {}
+    return _Lists(doc, sections, lists_path)
+
+
+def _item_options(
+    items: pa.Table | None,
+    lineage: Lineage | None,
+    family: FamilySpec | str,
+    dataset: str,
+    data_dir: str | Path | None,
+) -> dict[str, list[str]]:
+    """Item id -> options, for the items of ``dataset``."""
+    if items is None and lineage is not None:
+        items = lineage.items
     if items is None:
-        spec = load_family(family) if isinstance(family, str) else family
-        items = load_items(spec.dataset(dataset), data_dir=data_dir)
-    options = {
+        items = dataset_items(family, dataset, data_dir)[1]
+    return {
         r["item"]: list(r["options"] or [])
         for r in items.select(["dataset", "item", "options"]).to_pylist()
         if r["dataset"] == dataset
     }
-    result = ImportResult(source=source.name)
-    found: dict[str, Finding] = {}
-    counts: Counter[str] = Counter()
-    repeats = 0
 
-    def add(finding: Finding) -> None:
-        nonlocal repeats
-        if finding.id in found:
-            repeats += 1
-            old = found[finding.id]
+
+class _Found:
+    """Findings by id, in first-seen order; a repeated id merges its evidence."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, Finding] = {}
+        self.repeats = 0
+
+    def add(self, finding: Finding) -> None:
+        if finding.id in self.by_id:
+            self.repeats += 1
+            old = self.by_id[finding.id]
             extra = [e for e in finding.evidence if e not in old.evidence]
-            found[finding.id] = replace(old, evidence=[*old.evidence, *extra])
+            self.by_id[finding.id] = replace(old, evidence=[*old.evidence, *extra])
         else:
-            found[finding.id] = finding
+            self.by_id[finding.id] = finding
 
-    for name, entries in doc.items():
-        kind = LIST_KINDS.get(name, "other")
-        section = sections.get(name)
-        query = _QUERY.search(section) if section else None
-        base_evidence = [f"listed in {name!r} ({lists_path.name})"]
-        if query:
-            base_evidence.append(f"list query: {query.group(1)}")
+
+@dataclass(frozen=True)
+class _ListContext:
+    """What every finding of one list shares."""
+
+    name: str
+    section: str | None
+    evidence: list[str]
+    dataset: str
+    common: dict[str, Any]
+
+
+def _list_context(name: str, lists: _Lists, dataset: str, common: dict[str, Any]) -> _ListContext:
+    section = lists.sections.get(name)
+    query = _QUERY.search(section) if section else None
+    evidence = [f"listed in {name!r} ({lists.path.name})"]
+    if query:
+        evidence.append(f"list query: {query.group(1)}")
+    kind = LIST_KINDS.get(name, "other")
+    return _ListContext(name, section, evidence, dataset, {**common, "kind": kind, "label": name})
+
+
+def _entry_finding(ctx: _ListContext, pair: list[str], options: list[str]) -> Finding:
+    """The finding for one listed entry (an id, or a pair of duplicates) of a list."""
+    ref = join_ref(ctx.dataset, pair[-1])
+    common = {"item": ref, **ctx.common}
+    if common["kind"] == "duplicate":
+        others = [join_ref(ctx.dataset, x) for x in pair[:-1]]
+        evidence = [*ctx.evidence, f"duplicate of {', '.join(others)}"]
+        return Finding(target="item", related=others, evidence=evidence, **common)
+    if ctx.name == "answer_format_wrong":
+        fix = _option_fix(ref, options, ctx.section)
+        return Finding(
+            target="item" if fix.index is None else "option",
+            option_index=fix.index,
+            proposed=fix.text,
+            evidence=[*ctx.evidence, *fix.evidence],
+            **common,
+        )
+    target = "category" if ctx.name in CATEGORY_LISTS else "item"
+    return Finding(target=target, evidence=ctx.evidence, **common)
+
+
+def import_mmlu_pro_errata(
+    folder: str | Path | None = None,
+    *,
+    items: pa.Table | None = None,
+    family: FamilySpec | str = "mmlu",
+    dataset: str = "mmlu-pro",
+    data_dir: str | Path | None = None,
+    status: str = "submitted",
+    status_date: str | None = None,
+    source: Source = ERRATA_SOURCE,
+    lineage: Lineage | None = None,
+) -> ImportResult:
+    """MMLU-Pro errata lists (``problem_ids.json`` + ``hf_discussion_post.md``) as findings.
+
+    Args:
+        folder: The errata folder; ``{data_dir}/mmlu_pro_errata`` when None.
+        items: The dataset's item table (to check ids and read options); when None,
+            the items of ``lineage``, else loaded from ``family.dataset(dataset)``.
+        family: The family spec or its name.
+        dataset: The dataset the ids belong to.
+        data_dir: The data folder: where the errata folder is when ``folder`` is None,
+            and what the dataset's files are relative to when its items are loaded.
+        status: Status of every finding (``submitted``: posted to the maintainers).
+        status_date: Date of that status, if known.
+        source: Who published the lists.
+        lineage: The linked family, whose items table serves when ``items`` is None.
+
+    Returns:
+        One finding per listed id (and list kind), ids per list in ``counts``, and the
+        ids that are not items of the dataset in ``unattached``.
+
+    Raises:
+        InputError: ``problem_ids.json`` is missing or is not an object of lists; or
+            neither ``folder`` nor ``data_dir`` is given; or the items must be loaded,
+            their files are relative to a data folder and ``data_dir`` is None.
+    """
+    lists = _read_lists(folder, data_dir)
+    options = _item_options(items, lineage, family, dataset, data_dir)
+    result = ImportResult(source=source.name)
+    found = _Found()
+    counts: Counter[str] = Counter()
+    common = {"source": source, "status": status, "status_date": status_date}
+    for name, entries in lists.lists.items():
+        ctx = _list_context(name, lists, dataset, common)
         for entry in entries:
             counts[name] += 1
             pair = [str(x) for x in entry] if isinstance(entry, list) else [str(entry)]
             missing = [x for x in pair if x not in options]
-            if missing:
-                for x in missing:
-                    result.unattached.append(
-                        Unattached(
-                            join_ref(dataset, x), f"listed in {name!r} but not an item of {dataset}"
-                        )
-                    )
-                continue
-            ref = join_ref(dataset, pair[-1])
-            common: dict[str, Any] = {
-                "item": ref,
-                "kind": kind,
-                "label": name,
-                "source": source,
-                "status": status,
-                "status_date": status_date,
-            }
-            if kind == "duplicate":
-                others = [join_ref(dataset, x) for x in pair[:-1]]
-                add(
-                    Finding(
-                        target="item",
-                        related=others,
-                        evidence=[*base_evidence, f"duplicate of {', '.join(others)}"],
-                        **common,
-                    )
-                )
-            elif name == "answer_format_wrong":
-                fix = _option_fix(ref, options[pair[-1]], section)
-                target = "item" if fix.index is None else "option"
-                add(
-                    Finding(
-                        target=target,
-                        option_index=fix.index,
-                        proposed=fix.text,
-                        evidence=[*base_evidence, *fix.evidence],
-                        **common,
-                    )
-                )
-            else:
-                target = "category" if name in CATEGORY_LISTS else "item"
-                add(Finding(target=target, evidence=base_evidence, **common))
-    result.findings = list(found.values())
+            reason = f"listed in {name!r} but not an item of {dataset}"
+            result.unattached += [Unattached(join_ref(dataset, x), reason) for x in missing]
+            if not missing:
+                found.add(_entry_finding(ctx, pair, options[pair[-1]]))
+    result.findings = list(found.by_id.values())
     result.counts = dict(sorted(counts.items()))
     result.kinds = dict(sorted(Counter(f.kind for f in result.findings).items()))
-    if repeats:
+    if found.repeats:
         result.notes.append(
-            f"{repeats} listed ids repeat an earlier entry (merged into one finding)"
+            f"{found.repeats} listed ids repeat an earlier entry (merged into one finding)"
         )
-    unknown = sorted(set(doc) - set(LIST_KINDS))
+    unknown = sorted(set(lists.lists) - set(LIST_KINDS))
     if unknown:
         result.notes.append(f"lists imported as kind 'other': {', '.join(unknown)}")
     return result
+
+
+#: The ``errata`` source of the importer registry (``croissant-lineage findings import errata``).
+IMPORTER = Importer(
+    name="errata",
+    help="MMLU-Pro errata lists (problem_ids.json + hf_discussion_post.md)",
+    function=import_mmlu_pro_errata,
+    arguments=(
+        ImporterArgument("folder", "errata folder (default: DATA_DIR/mmlu_pro_errata)", type=Path),
+    ),
+    description="Each listed MMLU-Pro question_id becomes a finding (status: submitted); ids "
+    "that are not test items are reported as unattached.",
+    examples=(
+        "croissant-lineage findings import errata --lineage lineage/ --data-dir ../shared/data "
+        "--out errata.json",
+    ),
+)

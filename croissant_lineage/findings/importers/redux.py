@@ -25,13 +25,23 @@ from typing import Any
 import pyarrow as pa
 
 from croissant_lineage.family.spec import FamilySpec, load_family
-from croissant_lineage.findings.importers._common import ImportResult, Unattached, as_graph, attach
+from croissant_lineage.findings.importers._common import (
+    ImportResult,
+    Unattached,
+    as_graph,
+    attach,
+    dataset_items,
+)
+from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = [
+    "IMPORTER",
     "LABEL_KINDS",
     "REDUX_LABELS",
     "AnswerResolution",
@@ -194,8 +204,8 @@ def import_redux(
     *,
     family: FamilySpec | str = "mmlu",
     dataset: str = "mmlu-redux",
-    data_dir: str | Path = Path("../shared/data"),
-    lineage: Any = None,
+    data_dir: str | Path | None = None,
+    lineage: Lineage | LineageGraph | None = None,
     parent_dataset: str = "mmlu",
 ) -> ImportResult:
     """MMLU-Redux annotations (raw files or the 2.0 excerpt) as findings.
@@ -205,7 +215,8 @@ def import_redux(
             in ``record``); loaded from ``family.dataset(dataset)`` when None.
         family: The family spec (or its name) naming the dataset and its IRI.
         dataset: ``mmlu-redux`` (raw files) or ``mmlu-redux-2.0`` (the excerpt).
-        data_dir: Where the data files are (for loading ``items``).
+        data_dir: The data folder, for loading ``items`` (required then for a family
+            whose files are relative to one, as the shipped ``mmlu`` family's are).
         lineage: A ``Lineage`` or ``LineageGraph``. With it, each finding attaches to the
             parent item the row annotates (``parent_dataset``); without it, or when a row
             has no parent edge, to the Redux row itself (listed in ``unattached``).
@@ -216,11 +227,15 @@ def import_redux(
         per normalised label, findings per kind, and the unattached rows.
 
     Raises:
+        InputError: ``items`` is None, and ``data_dir`` is None while the dataset's
+            files are relative to a data folder.
         SpecError, InputError, DataError: the dataset cannot be loaded.
     """
-    spec = load_family(family) if isinstance(family, str) else family
-    ds = spec.dataset(dataset)
-    table = items if items is not None else load_items(ds, data_dir=data_dir)
+    if items is None:
+        ds, table = dataset_items(family, dataset, data_dir)
+    else:
+        spec = load_family(family) if isinstance(family, str) else family
+        ds, table = spec.dataset(dataset), items
     graph = as_graph(lineage) if lineage is not None else None
     source_name = _SOURCE_NAMES.get(dataset, dataset)
     result = ImportResult(source=source_name)
@@ -279,3 +294,24 @@ def import_redux(
     result.kinds = dict(sorted(Counter(f.kind for f in result.findings).items()))
     result.notes.append(f"{len(spellings)} spellings of {len(labels)} labels")
     return result
+
+
+#: The ``redux`` source of the importer registry (``croissant-lineage findings import redux``).
+IMPORTER = Importer(
+    name="redux",
+    help="MMLU-Redux annotations, attached to the MMLU items they annotate",
+    function=import_redux,
+    arguments=(
+        ImporterArgument(
+            "dataset", "mmlu-redux (raw files) or mmlu-redux-2.0", default="mmlu-redux"
+        ),
+    ),
+    description="Normalise MMLU-Redux's error_type labels, resolve correct_answer to option "
+    "texts, and attach each non-ok row to its MMLU item through the lineage (status: proposed).",
+    examples=(
+        "croissant-lineage findings import redux --lineage lineage/ --data-dir ../shared/data "
+        "--out redux.json",
+        "croissant-lineage findings import redux --dataset mmlu-redux-2.0 --lineage lineage/ "
+        "--data-dir ../shared/data --out r2.json",
+    ),
+)

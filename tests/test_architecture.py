@@ -1,0 +1,56 @@
+"""The house rules of docs/architecture.md, checked by tools rather than by review.
+
+* imports point only down the stages, with no cycle (import-linter contracts in
+  pyproject.toml);
+* no library function above radon's grade D (cyclomatic complexity over 30); the CLI's
+  tables of cases are exempt;
+* the package root holds only the foundation modules and the top-level entry points.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from radon.complexity import cc_rank, cc_visit
+
+PKG = Path(__file__).resolve().parents[1] / "croissant_lineage"
+
+#: Modules allowed at the package root: the foundation and the top-level entry points.
+ROOT_MODULES = {
+    "__init__.py",
+    "__main__.py",
+    "_io.py",
+    "_results.py",
+    "_version.py",
+    "errors.py",
+    "resolve.py",
+    "workflows.py",
+}
+
+
+def test_imports_point_down_the_stages() -> None:
+    exe = shutil.which("lint-imports")
+    if exe is None:
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    proc = subprocess.run([exe, "--no-cache"], cwd=PKG.parent, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert "0 broken" in proc.stdout
+
+
+def test_no_library_function_above_grade_d() -> None:
+    too_complex = []
+    for path in sorted(PKG.rglob("*.py")):
+        if "cli" in path.relative_to(PKG).parts:
+            continue
+        for block in cc_visit(path.read_text(encoding="utf-8")):
+            if cc_rank(block.complexity) in ("E", "F"):
+                too_complex.append(f"{path.relative_to(PKG)}:{block.lineno} {block.name} {block.complexity}")
+    assert too_complex == []
+
+
+def test_package_root_holds_only_the_foundation() -> None:
+    flat = {p.name for p in PKG.glob("*.py")}
+    assert flat <= ROOT_MODULES, sorted(flat - ROOT_MODULES)
