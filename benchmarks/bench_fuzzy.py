@@ -1,7 +1,7 @@
 """2. Fuzzy stem matching against difflib, pair by pair, on the same candidate pairs.
 
 The candidate pairs are exactly those the linker scores: a link of the family runs with
-``linking.cdist`` wrapped, which records every block (the children left after exact
+``linking.match.cdist`` wrapped, which records every block (the children left after exact
 matching against all parents of their block). Then:
 
 * **rapidfuzz**: the recorded ``cdist`` calls are replayed (``fuzz.ratio``, one thread,
@@ -30,17 +30,18 @@ from common import Report, Stat, Target, interleaved, timed
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.linking import linker as linking
+from croissant_lineage.linking import match as matching
 
 
 def _record(spec: FamilySpec, data_dir: Path | None) -> tuple[list[tuple[list[str], list[str], dict[str, Any]]], Lineage]:
     calls: list[tuple[list[str], list[str], dict[str, Any]]] = []
-    real = linking.cdist
+    real = matching.cdist
 
     def spy(queries: Any, choices: Any, **kw: Any) -> Any:
         calls.append((list(queries), list(choices), dict(kw)))
         return real(queries, choices, **kw)
 
-    with mock.patch.object(linking, "cdist", spy):
+    with mock.patch.object(matching, "cdist", spy):
         lineage = linking.link(spec, data_dir=data_dir)
     return calls, lineage
 
@@ -79,7 +80,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int) -> N
 
     def rapidfuzz_all() -> None:
         for q, c, kw in calls:
-            linking.cdist(q, c, **kw)
+            matching.cdist(q, c, **kw)
 
     stats = interleaved({"rapidfuzz": rapidfuzz_all}, runs)
     matrices: dict[str, list[np.ndarray]] = {}

@@ -35,7 +35,7 @@ from croissant_lineage.audits.translations import (
 from croissant_lineage.audits.witnesses import WitnessReport, witness_lineage
 from croissant_lineage.audits.witnesses.archives import ArchiveLimits, list_archives
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
-from croissant_lineage.findings.model import load_findings
+from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage, family_info
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
@@ -55,12 +55,6 @@ def _read(lineage: Lineage | str | Path) -> Lineage:
     return lineage if isinstance(lineage, Lineage) else Lineage.read(lineage)
 
 
-def _translated(spec: FamilySpec, d: Derivation) -> bool:
-    """The derivation's texts are in different languages (as :func:`link` decides)."""
-    langs = (spec.datasets[d.child].languages, spec.datasets[d.parent].languages)
-    return d.activity == "translation" and (not all(langs) or langs[0] != langs[1])
-
-
 def _link_some(
     spec: FamilySpec,
     derivations: Sequence[Derivation],
@@ -68,20 +62,13 @@ def _link_some(
     *,
     data_dir: str | Path | None,
     allow_outside: bool,
-    by_language: bool = False,
 ) -> Lineage:
-    """Load the items of ``names`` and link ``derivations`` among them, once.
-
-    Args:
-        by_language: Decide whether a derivation's texts are translated from the
-            datasets' languages, as :func:`link` does (default: from the activity).
-    """
+    """Load the items of ``names`` and link ``derivations`` among them, once."""
     order = list(dict.fromkeys(names))
     tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) for n in order}
     edges, unmatched = [], []
     for d in derivations:
-        translated = _translated(spec, d) if by_language else None
-        e, u, _stats = link_derivation(d, tables[d.child], tables[d.parent], translated=translated)
+        e, u, _stats = link_derivation(d, tables[d.child], tables[d.parent])
         edges.append(e)
         unmatched.append(u)
     return Lineage(
@@ -200,7 +187,7 @@ def family_translations(
         if d.activity in TRANSLATION_ACTIVITIES and d.link is not None and d.link.by in JOIN_METHODS
     ]
     names = sorted({d.child for d in derivs} | {d.parent for d in derivs})
-    lin = _link_some(spec, derivs, names, data_dir=data_dir, allow_outside=allow_outside, by_language=True)
+    lin = _link_some(spec, derivs, names, data_dir=data_dir, allow_outside=allow_outside)
     return verify_translations(lin)
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from croissant_lineage.family.spec import Derivation, LinkRule
-from croissant_lineage.linking.linker import find_duplicates, link_derivation
+from croissant_lineage.linking.duplicates import find_duplicates
+from croissant_lineage.linking.linker import link_derivation
 from croissant_lineage.linking.options import diff_options, positional_diff
 from tests.helpers import items_table
 
@@ -156,3 +157,17 @@ def test_null_padding_is_dropped_but_inner_and_keyed_nulls_are_kept() -> None:
     assert _trim_padding([None, "b", "c", "d"], "B", "letter") == ["", "b", "c", "d"]
     assert _trim_padding(["a", "b", "c", None], "D", "letter") == ["a", "b", "c", ""]
     assert _trim_padding(["a", None, "c"], 0, "index") == ["a", "", "c"]
+
+
+@pytest.mark.parametrize(
+    ("activity", "child_langs", "parent_langs", "expected"),
+    [
+        ("translation", ("fr",), ("en",), True),
+        ("translation", (), ("en",), True),  # undeclared: taken as a translation
+        ("translation", ("en",), ("en",), False),  # same declared languages: a copy in effect
+        ("copy", ("fr",), ("en",), False),
+    ],
+)
+def test_derivation_is_translation(activity, child_langs, parent_langs, expected):
+    d = Derivation("c", "p", activity, child_languages=child_langs, parent_languages=parent_langs)
+    assert d.is_translation is expected

@@ -42,8 +42,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from croissant_lineage.errors import InputError
-from croissant_lineage.findings.parquet import FINDINGS_SCHEMA
-from croissant_lineage.lineage.schema import item_iri, join_ref
+from croissant_lineage.lineage.schema import (
+    FINDINGS_SCHEMA,
+    ITEMS_FILE_SCHEMA,
+    LINEAGE_FILE_SCHEMA,
+    item_iri,
+    join_ref,
+)
 
 __all__ = [
     "FILE_KINDS",
@@ -57,42 +62,6 @@ __all__ = [
     "read_tables",
     "record_set_node",
 ]
-
-ITEMS_FILE_SCHEMA = pa.schema([
-    pa.field("ref", pa.string(), nullable=False),
-    pa.field("dataset", pa.string(), nullable=False),
-    pa.field("item", pa.string(), nullable=False),
-    pa.field("iri", pa.string(), nullable=False),
-    pa.field("subject", pa.string()),
-    pa.field("stem", pa.string()),
-    pa.field("options", pa.list_(pa.string())),
-    pa.field("key", pa.string()),
-    pa.field("source_file", pa.string()),
-    pa.field("source_row", pa.int64()),
-    pa.field("duplicate_group", pa.string()),
-    pa.field("duplicate_parent_dataset", pa.string()),
-    pa.field("duplicate_parent_item", pa.string()),
-    pa.field("duplicate_size", pa.int32()),
-])
-
-LINEAGE_FILE_SCHEMA = pa.schema([
-    pa.field("child", pa.string(), nullable=False),  # item ref dataset:item
-    pa.field("child_iri", pa.string(), nullable=False),
-    pa.field("parent", pa.string(), nullable=False),  # item ref dataset:item
-    pa.field("parent_iri", pa.string(), nullable=False),
-    pa.field("activity", pa.string(), nullable=False),
-    pa.field("method", pa.string(), nullable=False),
-    pa.field("score", pa.float64(), nullable=False),
-    pa.field("options_score", pa.float64()),
-    pa.field("option_map", pa.list_(pa.int32())),
-    pa.field("options_copied", pa.int32()),
-    pa.field("options_added", pa.int32()),
-    pa.field("options_dropped", pa.int32()),
-    pa.field("key_inherited", pa.bool_()),
-    pa.field("stem_changed", pa.bool_()),
-    pa.field("ambiguous", pa.bool_()),
-    pa.field("alternatives", pa.list_(pa.string())),  # other tied parents, as item refs
-])
 
 
 #: File kind -> schema; the file beside descriptor ``<stem>.json`` is ``<stem>.<kind>.parquet``.

@@ -30,17 +30,28 @@ import yaml
 from croissant_lineage._io import load_yaml, loads_json, read_text
 from croissant_lineage.croissant.hub import is_hub_id
 from croissant_lineage.errors import InputError, SpecError
-from croissant_lineage.lineage.schema import ACTIVITIES
+from croissant_lineage.family.shipped import builtin_families, builtin_family_path
 
 __all__ = [
+    "ACTIVITIES",
     "DatasetSpec",
     "Derivation",
     "FamilySpec",
     "LinkRule",
-    "builtin_families",
     "load_family",
     "parse_family",
 ]
+
+#: Activity kinds of a derivation (dataset level and item level).
+ACTIVITIES = (
+    "copy",
+    "filter",
+    "option_expansion",
+    "re_release",
+    "re_annotation",
+    "translation",
+    "snapshot",
+)
 
 
 def _schema() -> dict[str, Any]:
@@ -113,7 +124,18 @@ class LinkRule:
 
 @dataclass(frozen=True)
 class Derivation:
-    """A dataset-level derivation ``child <- parent`` with its activity."""
+    """A dataset-level derivation ``child <- parent`` with its activity.
+
+    Attributes:
+        child / parent: Dataset names.
+        activity: One of :data:`ACTIVITIES`.
+        link: How child items find their parent item (None: documented only).
+        coverage: ``items`` (linked item by item) or ``documented``.
+        note: Free text from the spec.
+        languages: For a documented translation: how many languages it covers.
+        child_languages / parent_languages: The two datasets' declared languages
+            (filled in by :func:`parse_family`; empty: not declared).
+    """
 
     child: str
     parent: str
@@ -122,6 +144,20 @@ class Derivation:
     coverage: str = "items"  # "items" | "documented"
     note: str = ""
     languages: int | None = None
+    child_languages: tuple[str, ...] = ()
+    parent_languages: tuple[str, ...] = ()
+
+    @property
+    def is_translation(self) -> bool:
+        """Are the child's texts a translation of the parent's?
+
+        True when the activity is ``translation``, unless both datasets declare their
+        languages and declare the same ones (a "translation" into the parent's own
+        language, whose texts can be compared as copies). Linking pairs the options of a
+        translation by position and does not compare stems.
+        """
+        langs = (self.child_languages, self.parent_languages)
+        return self.activity == "translation" and (not all(langs) or langs[0] != langs[1])
 
 
 @dataclass(frozen=True)
@@ -209,65 +245,8 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
     for d in doc["datasets"]:
         if d["name"] in datasets:
             raise SpecError(f"dataset {d['name']!r} is declared twice", path=path)
-        desc = d.get("descriptor")
-        hub_id = desc if desc and is_hub_id(desc) and not (base / desc).exists() else None
-        datasets[d["name"]] = DatasetSpec(
-            name=d["name"],
-            iri=d["iri"],
-            title=d.get("title", ""),
-            descriptor=(base / desc).resolve() if desc and not hub_id else None,
-            hub_id=hub_id,
-            record_set=d.get("record_set"),
-            roles=dict(d.get("roles", {})),
-            key_format=d.get("key_format", "letter"),
-            where=dict(d.get("where", {})),
-            date=d.get("date"),
-            languages=tuple(d.get("languages", ())),
-            coverage="items" if desc else "documented",
-            note=d.get("note", ""),
-            files_relative_to_data_dir=bool(d.get("files_relative_to_data_dir", False)),
-        )
-        if desc and not {"id", "stem"} <= set(d.get("roles", {})):
-            raise SpecError(f"dataset {d['name']!r} needs at least the roles id and stem", path=path)
-    derivations = []
-    for i, r in enumerate(doc.get("derivations", [])):
-        for side in ("child", "parent"):
-            if r[side] not in datasets:
-                raise SpecError(
-                    f"derivations/{i}: {side} {r[side]!r} is not a dataset of this family", path=path
-                )
-        if r["activity"] not in ACTIVITIES:
-            raise SpecError(f"derivations/{i}: unknown activity {r['activity']!r}", path=path)
-        both_items = datasets[r["child"]].has_items and datasets[r["parent"]].has_items
-        coverage = r.get("coverage", "items" if both_items else "documented")
-        link = None
-        if coverage == "items":
-            if not both_items:
-                raise SpecError(
-                    f"derivations/{i}: item coverage needs item data on both sides; "
-                    "mark it \"coverage\": \"documented\"",
-                    path=path,
-                )
-            lk = r.get("link", {})
-            link = LinkRule(
-                by=lk.get("by", "text"),
-                child_field=lk.get("child_field"),
-                select=lk.get("select"),
-                child_block=lk.get("child_block", "subject"),
-                parent_block=lk.get("parent_block", "subject"),
-                threshold=float(lk.get("threshold", 85.0)),
-            )
-        derivations.append(
-            Derivation(
-                child=r["child"],
-                parent=r["parent"],
-                activity=r["activity"],
-                link=link,
-                coverage=coverage,
-                note=r.get("note", ""),
-                languages=r.get("languages"),
-            )
-        )
+        datasets[d["name"]] = _dataset_spec(d, base, path)
+    derivations = [_derivation(i, r, datasets, path) for i, r in enumerate(doc.get("derivations", []))]
     spec = FamilySpec(
         name=doc["name"],
         path=path,
@@ -280,10 +259,69 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
     return spec
 
 
-def builtin_families() -> list[str]:
-    """Names of the family specs that ship with the package."""
-    root = resources.files("croissant_lineage.family").joinpath("families")
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and p.joinpath("family.json").is_file())
+def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSpec:
+    """One ``datasets`` entry; a descriptor path is resolved against ``base``."""
+    desc = d.get("descriptor")
+    hub_id = desc if desc and is_hub_id(desc) and not (base / desc).exists() else None
+    if desc and not {"id", "stem"} <= set(d.get("roles", {})):
+        raise SpecError(f"dataset {d['name']!r} needs at least the roles id and stem", path=path)
+    return DatasetSpec(
+        name=d["name"],
+        iri=d["iri"],
+        title=d.get("title", ""),
+        descriptor=(base / desc).resolve() if desc and not hub_id else None,
+        hub_id=hub_id,
+        record_set=d.get("record_set"),
+        roles=dict(d.get("roles", {})),
+        key_format=d.get("key_format", "letter"),
+        where=dict(d.get("where", {})),
+        date=d.get("date"),
+        languages=tuple(d.get("languages", ())),
+        coverage="items" if desc else "documented",
+        note=d.get("note", ""),
+        files_relative_to_data_dir=bool(d.get("files_relative_to_data_dir", False)),
+    )
+
+
+def _link_rule(lk: dict[str, Any]) -> LinkRule:
+    return LinkRule(
+        by=lk.get("by", "text"),
+        child_field=lk.get("child_field"),
+        select=lk.get("select"),
+        child_block=lk.get("child_block", "subject"),
+        parent_block=lk.get("parent_block", "subject"),
+        threshold=float(lk.get("threshold", 85.0)),
+    )
+
+
+def _derivation(i: int, r: dict[str, Any], datasets: dict[str, DatasetSpec], path: Path | None) -> Derivation:
+    """Derivation ``i`` of the spec, checked against its datasets."""
+    for side in ("child", "parent"):
+        if r[side] not in datasets:
+            raise SpecError(
+                f"derivations/{i}: {side} {r[side]!r} is not a dataset of this family", path=path
+            )
+    if r["activity"] not in ACTIVITIES:
+        raise SpecError(f"derivations/{i}: unknown activity {r['activity']!r}", path=path)
+    both_items = datasets[r["child"]].has_items and datasets[r["parent"]].has_items
+    coverage = r.get("coverage", "items" if both_items else "documented")
+    if coverage == "items" and not both_items:
+        raise SpecError(
+            f"derivations/{i}: item coverage needs item data on both sides; "
+            "mark it \"coverage\": \"documented\"",
+            path=path,
+        )
+    return Derivation(
+        child=r["child"],
+        parent=r["parent"],
+        activity=r["activity"],
+        link=_link_rule(r.get("link", {})) if coverage == "items" else None,
+        coverage=coverage,
+        note=r.get("note", ""),
+        languages=r.get("languages"),
+        child_languages=datasets[r["child"]].languages,
+        parent_languages=datasets[r["parent"]].languages,
+    )
 
 
 def load_family(name_or_path: str | Path) -> FamilySpec:
@@ -293,18 +331,13 @@ def load_family(name_or_path: str | Path) -> FamilySpec:
         InputError: the file is missing or does not parse.
         SpecError: it parses but is not a valid family spec.
     """
-    text_name = str(name_or_path)
-    if text_name in builtin_families():
-        ref = resources.files("croissant_lineage.family").joinpath("families").joinpath(text_name).joinpath("family.json")
-        path = Path(str(ref))
-    else:
-        path = Path(name_or_path)
-        if not path.exists():
-            raise InputError(
-                "family spec not found",
-                path=path,
-                hint=f"give a spec file or one of: {', '.join(builtin_families())}",
-            )
+    path = builtin_family_path(str(name_or_path)) or Path(name_or_path)
+    if not path.exists():
+        raise InputError(
+            "family spec not found",
+            path=path,
+            hint=f"give a spec file or one of: {', '.join(builtin_families())}",
+        )
     text, _ = read_text(path)
     try:
         doc = loads_json(text) if path.suffix == ".json" else load_yaml(text)

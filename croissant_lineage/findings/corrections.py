@@ -32,20 +32,10 @@ from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import KEYS_SCHEMA
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = ["KEYS_SCHEMA", "NOT_APPLIED", "Change", "Corrections", "NotApplied", "apply_corrections"]
-
-#: Columns of the corrected key table.
-KEYS_SCHEMA = pa.schema(
-    [
-        pa.field("dataset", pa.string(), nullable=False),
-        pa.field("item", pa.string(), nullable=False),
-        pa.field("key", pa.string()),  # the corrected key letter (the original where unchanged)
-        pa.field("original_key", pa.string()),
-        pa.field("finding", pa.string()),  # the finding that changed it; null where unchanged
-    ]
-)
 
 #: Reason code -> what it means.
 NOT_APPLIED = {

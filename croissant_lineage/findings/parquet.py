@@ -17,36 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from croissant_lineage.lineage.schema import item_iri
+from croissant_lineage.lineage.schema import FINDINGS_SCHEMA, item_iri
 
 if TYPE_CHECKING:
     from croissant_lineage.findings.model import Finding
 
 __all__ = ["FINDINGS_SCHEMA", "findings_entries", "findings_from_table", "findings_table"]
-
-FINDINGS_SCHEMA = pa.schema([
-    pa.field("id", pa.string(), nullable=False),
-    pa.field("item", pa.string(), nullable=False),  # item ref dataset:item
-    pa.field("dataset", pa.string(), nullable=False),  # the item's dataset
-    pa.field("item_iri", pa.string()),  # None when the dataset's IRI is not known
-    pa.field("target", pa.string(), nullable=False),
-    pa.field("option_index", pa.int32()),
-    pa.field("kind", pa.string(), nullable=False),
-    pa.field("proposed", pa.string()),
-    pa.field("answers", pa.list_(pa.string())),
-    pa.field("label", pa.string()),
-    pa.field("related", pa.list_(pa.string())),
-    pa.field("source_name", pa.string(), nullable=False),
-    pa.field("source_url", pa.string()),
-    pa.field("source_kind", pa.string()),
-    pa.field("source_item", pa.string()),
-    pa.field("evidence", pa.list_(pa.string())),
-    pa.field("status", pa.string(), nullable=False),
-    pa.field("status_date", pa.string()),
-    pa.field("status_reason", pa.string()),
-    pa.field("history", pa.string()),  # earlier statuses as a JSON list
-    pa.field("position", pa.int64(), nullable=False),  # order in the findings given to the writer
-])
 
 
 def findings_table(

@@ -23,6 +23,7 @@ import pandas as pd
 from croissant_lineage.findings.model import KEY_KINDS, Finding
 from croissant_lineage.lineage.graph import Edge, LineageGraph, Relative
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.paths import follow_option
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = ["FamilyReport", "Figure", "family_report"]
@@ -160,22 +161,13 @@ class FamilyReport:
         return "\n".join(lines)
 
 
-def _trace(path: Iterable[Edge], index: int | None) -> int | None:
-    """Follow a parent option index down a path of edges (None once it is not carried)."""
-    for e in path:
-        if index is None or not e.option_map or index not in e.option_map:
-            return None
-        index = list(e.option_map).index(index)
-    return index
-
-
 def _proposed_present(
     graph: LineageGraph, parent: str, ref: str, path: tuple[Edge, ...], proposed: str
 ) -> bool:
     want = normalize_option(proposed)
     parent_opts = [normalize_option(o) for o in graph.item(parent).options]
     if want in parent_opts:
-        traced = _trace(path, parent_opts.index(want))
+        traced = follow_option(path, parent_opts.index(want))
         if traced is not None:
             return True
     return want in {normalize_option(o) for o in graph.item(ref).options}

@@ -35,6 +35,7 @@ from croissant_lineage.findings.model import Finding
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.paths import step_option
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = [
@@ -224,19 +225,12 @@ def _carry(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *, up:
             return _Carry(True)
         return _Carry(False, why=f"key changed at {edge.activity}")
     if mode == "option":
-        omap = list(edge.option_map)
-        if not omap or index is None:
+        step = step_option(edge.option_map, index, up=up)
+        if step.status == "unknown":
             return _Carry(True, known=False, why="option correspondence unknown")
-        if up:
-            if index >= len(omap):
-                return _Carry(True, known=False, why="option correspondence unknown")
-            parent_index = omap[index]
-            if parent_index < 0:
-                return _Carry(False, why=f"option added at {edge.activity}")
-            return _Carry(True, index=parent_index)
-        if index in omap:
-            return _Carry(True, index=omap.index(index))
-        return _Carry(False, why=f"option dropped at {edge.activity}")
+        if step.status == "carried":
+            return _Carry(True, index=step.index)
+        return _Carry(False, why=f"option {step.status} at {edge.activity}")
     if mode == "category":
         child, parent = _subject(graph, edge.child), _subject(graph, edge.parent)
         if child is None or parent is None:

@@ -1,1 +1,1 @@
-"""Items, edges and the lineage graph: the tables every later stage reads, and their Arrow schemas."""
+"""Items, edges and the lineage graph: the tables every later stage reads, every Arrow schema of the package, and following an option along edges."""

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import pyarrow as pa
 
-from croissant_lineage.croissant.descriptor import read_descriptor
+from croissant_lineage.croissant.descriptor import Descriptor, read_descriptor
 from croissant_lineage.croissant.hub import descriptor_for
 from croissant_lineage.croissant.hub_files import local_copy
 from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_record_set
@@ -169,49 +169,90 @@ def load_items(
         DataError: duplicate item ids, or data that does not match the descriptor.
         InputError, DescriptorError: unreadable descriptor or data files.
     """
-    if spec.hub_id is not None:
-        desc = read_descriptor(descriptor_for(spec.hub_id))
-        desc.base_dir = local_copy(desc, spec.hub_id)
-    elif spec.descriptor is None:
-        raise SpecError(f"dataset {spec.name!r} has no descriptor (documented coverage only)")
-    else:
-        base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
-        desc = read_descriptor(spec.descriptor, base_dir=base)
-    table = read_record_set(desc, spec.record_set, allow_outside=allow_outside)
+    table = read_record_set(_descriptor(spec, data_dir), spec.record_set, allow_outside=allow_outside)
     columns = {name: table.column(name).to_pylist() for name in table.column_names}
     n = table.num_rows
     if spec.where:
-        keep = [
-            all(_as_text(columns.get(k, [None] * n)[i]) == str(v) for k, v in spec.where.items())
-            for i in range(n)
-        ]
-        columns = {k: [x for x, ok in zip(v, keep, strict=True) if ok] for k, v in columns.items()}
-        n = sum(keep)
-    where = f"dataset {spec.name!r}: role "
-
-    def role(name: str) -> list[Any]:
-        try:
-            return evaluate(spec.roles[name], columns, n, where)
-        except SpecError as exc:  # name the descriptor whose RecordSet lacks the field
-            raise SpecError(exc.message, path=spec.descriptor, hint=exc.hint) from None
-
-    ids = [_as_text(v) for v in role("id")]
-    stems = [_as_text(v) for v in role("stem")]
-    subjects = (
-        [_as_text(v) for v in role("subject")]
-        if "subject" in spec.roles
-        else [None] * n
+        columns, n = _rows_where(columns, n, spec.where)
+    ids = [_as_text(v) for v in _role(spec, "id", columns, n)]
+    stems = [_as_text(v) for v in _role(spec, "stem", columns, n)]
+    subjects = _optional_texts(spec, "subject", columns, n)
+    options, keys = _options_and_keys(spec, columns, n)
+    _check_ids(spec, ids)
+    return pa.table(
+        {
+            "dataset": [spec.name] * n,
+            "item": ids,
+            "subject": subjects,
+            "stem": stems,
+            "options": options,
+            "key": keys,
+            "source_file": columns[FILE_COLUMN],
+            "source_row": columns[ROW_COLUMN],
+            "record": _records_json(columns, n),
+        },
+        schema=ITEMS_SCHEMA,
     )
-    raw_keys = role("key") if "key" in spec.roles else [None] * n
+
+
+def _descriptor(spec: DatasetSpec, data_dir: str | Path | None) -> Descriptor:
+    """The dataset's descriptor: fetched from the Hub, or read from the spec's path."""
+    if spec.hub_id is not None:
+        desc = read_descriptor(descriptor_for(spec.hub_id))
+        desc.base_dir = local_copy(desc, spec.hub_id)
+        return desc
+    if spec.descriptor is None:
+        raise SpecError(f"dataset {spec.name!r} has no descriptor (documented coverage only)")
+    base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
+    return read_descriptor(spec.descriptor, base_dir=base)
+
+
+def _rows_where(
+    columns: dict[str, list[Any]], n: int, where: Mapping[str, Any]
+) -> tuple[dict[str, list[Any]], int]:
+    """The rows whose fields equal the spec's ``where`` values (as text), and their count."""
+    keep = [
+        all(_as_text(columns.get(k, [None] * n)[i]) == str(v) for k, v in where.items())
+        for i in range(n)
+    ]
+    kept = {k: [x for x, ok in zip(v, keep, strict=True) if ok] for k, v in columns.items()}
+    return kept, sum(keep)
+
+
+def _role(spec: DatasetSpec, name: str, columns: Mapping[str, list[Any]], n: int) -> list[Any]:
+    """The values of one role of the dataset, one per row."""
+    try:
+        return evaluate(spec.roles[name], columns, n, f"dataset {spec.name!r}: role ")
+    except SpecError as exc:  # name the descriptor whose RecordSet lacks the field
+        raise SpecError(exc.message, path=spec.descriptor, hint=exc.hint) from None
+
+
+def _optional_texts(spec: DatasetSpec, name: str, columns: Mapping[str, list[Any]], n: int) -> list[str | None]:
+    """A role's values as text, or all None when the spec does not give the role."""
+    if name not in spec.roles:
+        return [None] * n
+    return [_as_text(v) for v in _role(spec, name, columns, n)]
+
+
+def _options_and_keys(
+    spec: DatasetSpec, columns: Mapping[str, list[Any]], n: int
+) -> tuple[list[list[str] | None], list[str | None]]:
+    """Options (as text, padding trimmed) and key letters per row; None where absent."""
+    raw_keys = _role(spec, "key", columns, n) if "key" in spec.roles else [None] * n
+    options: list[list[str] | None]
     if "options" in spec.roles:
         options = [
             None if o is None else _trim_padding([_as_text(x) for x in o], k, spec.key_format)
-            for o, k in zip(role("options"), raw_keys, strict=True)
+            for o, k in zip(_role(spec, "options", columns, n), raw_keys, strict=True)
         ]
     else:
         options = [None] * n
     keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
+    return options, keys
 
+
+def _check_ids(spec: DatasetSpec, ids: list[str | None]) -> None:
+    """Raise :class:`DataError` when an item has no id or two items share one."""
     missing = [i for i, x in enumerate(ids) if not x]
     if missing:
         raise DataError(
@@ -225,23 +266,15 @@ def load_items(
             path=spec.descriptor,
             hint="make the id role unique, e.g. add the file or row to its template",
         )
+
+
+def _records_json(columns: Mapping[str, list[Any]], n: int) -> list[str]:
+    """Each row's record (every field but the reader's own ``_`` columns) as JSON."""
     field_names = [c for c in columns if not c.startswith("_")]
+    if not field_names:
+        return ["{}"] * n
     encode = _RECORD_JSON.encode
-    records = [
+    return [
         encode(dict(zip(field_names, row, strict=True)))
         for row in zip(*(columns[k] for k in field_names), strict=True)
-    ] if field_names else ["{}"] * n
-    return pa.table(
-        {
-            "dataset": [spec.name] * n,
-            "item": ids,
-            "subject": subjects,
-            "stem": stems,
-            "options": options,
-            "key": keys,
-            "source_file": columns[FILE_COLUMN],
-            "source_row": columns[ROW_COLUMN],
-            "record": records,
-        },
-        schema=ITEMS_SCHEMA,
-    )
+    ]

@@ -1,8 +1,12 @@
 """The tables the library reads and writes, declared once.
 
-Every lineage folder (the output of ``croissant-lineage link``) holds Parquet files
-with exactly these Arrow schemas; ``schemas/*.schema.json`` documents them for other
-tools. An item is referred to as ``"{dataset}:{item}"`` (an *item ref*), e.g.
+Every Arrow schema of the package lives here, grouped by the stage that writes it:
+the lineage folder (the output of ``croissant-lineage link``: items, edges,
+duplicates, unmatched), findings (the findings table, the corrected keys), the audits
+(snapshot changes; translation verification, groups and shifts) and the files written
+beside an enriched descriptor (items, lineage; findings use :data:`FINDINGS_SCHEMA`).
+The modules that build these tables import them from here (and re-export them under
+the same names); ``schemas/*.schema.json`` documents them for other tools. An item is referred to as ``"{dataset}:{item}"`` (an *item ref*), e.g.
 ``mmlu-pro:3542`` or ``mmlu:college_chemistry/test/17``; the dataset name never
 contains ``:``.
 """
@@ -13,28 +17,30 @@ from urllib.parse import quote
 
 import pyarrow as pa
 
+# The activity kinds are the family spec's vocabulary; the edges' ``activity`` column uses it.
+from croissant_lineage.family.spec import ACTIVITIES
+
 __all__ = [
     "ACTIVITIES",
+    "CHANGES_SCHEMA",
     "DUPLICATES_SCHEMA",
     "EDGES_SCHEMA",
+    "FINDINGS_SCHEMA",
+    "GROUPS_SCHEMA",
+    "ITEMS_FILE_SCHEMA",
     "ITEMS_SCHEMA",
+    "KEYS_SCHEMA",
+    "LINEAGE_FILE_SCHEMA",
     "METHODS",
+    "SHIFTS_SCHEMA",
+    "TRANSLATION_COUNT_COLUMNS",
+    "TRANSLATION_STATUSES",
     "UNMATCHED_SCHEMA",
+    "VERIFICATION_SCHEMA",
     "item_iri",
     "join_ref",
     "split_ref",
 ]
-
-#: Activity kinds of a derivation (dataset level and item level).
-ACTIVITIES = (
-    "copy",
-    "filter",
-    "option_expansion",
-    "re_release",
-    "re_annotation",
-    "translation",
-    "snapshot",
-)
 
 #: How a child item was linked to its parent.
 #: ``id``: a declared id column (e.g. ``question_id_src``, ``sample_id``);
@@ -89,6 +95,170 @@ UNMATCHED_SCHEMA = pa.schema([
     pa.field("best_parent_item", pa.string()),
     pa.field("best_score", pa.float64()),
     pa.field("reason", pa.string()),
+])
+
+
+# ---------------------------------------------------------------------------- findings
+
+#: One row per finding (``croissant_lineage.findings.parquet``); written beside enriched
+#: descriptors (``<stem>.findings.parquet``) and into a published dataset repository.
+FINDINGS_SCHEMA = pa.schema([
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("item", pa.string(), nullable=False),  # item ref dataset:item
+    pa.field("dataset", pa.string(), nullable=False),  # the item's dataset
+    pa.field("item_iri", pa.string()),  # None when the dataset's IRI is not known
+    pa.field("target", pa.string(), nullable=False),
+    pa.field("option_index", pa.int32()),
+    pa.field("kind", pa.string(), nullable=False),
+    pa.field("proposed", pa.string()),
+    pa.field("answers", pa.list_(pa.string())),
+    pa.field("label", pa.string()),
+    pa.field("related", pa.list_(pa.string())),
+    pa.field("source_name", pa.string(), nullable=False),
+    pa.field("source_url", pa.string()),
+    pa.field("source_kind", pa.string()),
+    pa.field("source_item", pa.string()),
+    pa.field("evidence", pa.list_(pa.string())),
+    pa.field("status", pa.string(), nullable=False),
+    pa.field("status_date", pa.string()),
+    pa.field("status_reason", pa.string()),
+    pa.field("history", pa.string()),  # earlier statuses as a JSON list
+    pa.field("position", pa.int64(), nullable=False),  # order in the findings given to the writer
+])
+
+#: Columns of the corrected key table (``croissant_lineage.findings.corrections``).
+KEYS_SCHEMA = pa.schema(
+    [
+        pa.field("dataset", pa.string(), nullable=False),
+        pa.field("item", pa.string(), nullable=False),
+        pa.field("key", pa.string()),  # the corrected key letter (the original where unchanged)
+        pa.field("original_key", pa.string()),
+        pa.field("finding", pa.string()),  # the finding that changed it; null where unchanged
+    ]
+)
+
+# ---------------------------------------------------------------------------- audits
+
+#: Snapshot diff (``croissant_lineage.audits.history``): one row per item of either
+#: snapshot (joined, added or removed).
+CHANGES_SCHEMA = pa.schema([
+    pa.field("old_item", pa.string()),  # None: item_added
+    pa.field("new_item", pa.string()),  # None: item_removed
+    pa.field("subject", pa.string()),
+    pa.field("kinds", pa.list_(pa.string())),  # empty: unchanged
+    pa.field("old_key", pa.string()),
+    pa.field("new_key", pa.string()),
+    pa.field("old_key_text", pa.string()),
+    pa.field("new_key_text", pa.string()),
+    pa.field("stem_score", pa.float64()),  # 0-100, normalised stem similarity
+    pa.field("option_map", pa.list_(pa.int32())),  # per new option: old option index, -1 if added
+    pa.field("old_options", pa.int32()),
+    pa.field("new_options", pa.int32()),
+])
+
+#: Per-item statuses of a translation check (``croissant_lineage.audits.translations``,
+#: which exports them as ``STATUSES``), best first.
+TRANSLATION_STATUSES = (
+    "verified",
+    "consistent",
+    "evidence_conflict",
+    "options_differ",
+    "key_differs",
+    "misaligned",
+    "no_key",
+)
+
+#: The count columns of :data:`GROUPS_SCHEMA`: joined items, one per status, key matches.
+TRANSLATION_COUNT_COLUMNS = ("joined", *TRANSLATION_STATUSES, "key_match")
+
+#: One row per verified translation join.
+VERIFICATION_SCHEMA = pa.schema([
+    pa.field("child_dataset", pa.string(), nullable=False),
+    pa.field("child_item", pa.string(), nullable=False),
+    pa.field("parent_dataset", pa.string(), nullable=False),
+    pa.field("parent_item", pa.string(), nullable=False),
+    pa.field("activity", pa.string()),
+    pa.field("method", pa.string()),
+    pa.field("language", pa.string()),
+    pa.field("subject", pa.string()),
+    pa.field("child_key", pa.string()),
+    pa.field("parent_key", pa.string()),
+    pa.field("key_match", pa.bool_()),  # None when a key is missing
+    pa.field("child_options", pa.int32()),
+    pa.field("parent_options", pa.int32()),
+    pa.field("options_match", pa.bool_()),
+    pa.field("evidence", pa.string()),  # "text" (same-language stem similarity), "tokens", None: none
+    pa.field("evidence_tokens", pa.int32()),  # comparable tokens on the child side (tokens only)
+    pa.field("evidence_score", pa.float64()),  # 0-100; None: no comparable evidence
+    pa.field("status", pa.string(), nullable=False),  # one of TRANSLATION_STATUSES
+    pa.field("best_shift", pa.int32()),  # 0 unless misaligned
+    pa.field("realigned_parent", pa.string()),  # the parent item at best_shift
+])
+
+#: Translation counts per dataset, language and subject.
+GROUPS_SCHEMA = pa.schema([
+    pa.field("dataset", pa.string(), nullable=False),
+    pa.field("parent_dataset", pa.string()),
+    pa.field("activity", pa.string()),
+    pa.field("language", pa.string()),
+    pa.field("subject", pa.string()),
+    *(pa.field(c, pa.int64()) for c in TRANSLATION_COUNT_COLUMNS),
+    pa.field("shift", pa.int32()),  # detected index shift; None when aligned or undetermined
+])
+
+#: The row-index shift test of a translation, per dataset and subject.
+SHIFTS_SCHEMA = pa.schema([
+    pa.field("dataset", pa.string(), nullable=False),
+    pa.field("parent_dataset", pa.string()),
+    pa.field("subject", pa.string()),
+    pa.field("items", pa.int64()),  # joined items whose parent id ends in a row index
+    pa.field("comparable", pa.int64()),  # of those, items with evidence on the child side
+    pa.field("tested", pa.bool_()),  # shifts tried (False: no shift could beat none clearly)
+    pa.field("agree", pa.list_(pa.int64())),  # per shift of SHIFTS (empty if not tested): key and evidence agree
+    pa.field("agree_at_zero", pa.int64()),
+    pa.field("best_shift", pa.int32()),
+    pa.field("agree_at_best", pa.int64()),
+    pa.field("misaligned", pa.bool_()),
+])
+
+# ---------------------------------------------------------------------------- files beside a descriptor
+
+#: ``<stem>.items.parquet`` beside an enriched descriptor (``croissant_lineage.enrich.files``).
+ITEMS_FILE_SCHEMA = pa.schema([
+    pa.field("ref", pa.string(), nullable=False),
+    pa.field("dataset", pa.string(), nullable=False),
+    pa.field("item", pa.string(), nullable=False),
+    pa.field("iri", pa.string(), nullable=False),
+    pa.field("subject", pa.string()),
+    pa.field("stem", pa.string()),
+    pa.field("options", pa.list_(pa.string())),
+    pa.field("key", pa.string()),
+    pa.field("source_file", pa.string()),
+    pa.field("source_row", pa.int64()),
+    pa.field("duplicate_group", pa.string()),
+    pa.field("duplicate_parent_dataset", pa.string()),
+    pa.field("duplicate_parent_item", pa.string()),
+    pa.field("duplicate_size", pa.int32()),
+])
+
+#: ``<stem>.lineage.parquet`` beside an enriched descriptor: its datasets' edges.
+LINEAGE_FILE_SCHEMA = pa.schema([
+    pa.field("child", pa.string(), nullable=False),  # item ref dataset:item
+    pa.field("child_iri", pa.string(), nullable=False),
+    pa.field("parent", pa.string(), nullable=False),  # item ref dataset:item
+    pa.field("parent_iri", pa.string(), nullable=False),
+    pa.field("activity", pa.string(), nullable=False),
+    pa.field("method", pa.string(), nullable=False),
+    pa.field("score", pa.float64(), nullable=False),
+    pa.field("options_score", pa.float64()),
+    pa.field("option_map", pa.list_(pa.int32())),
+    pa.field("options_copied", pa.int32()),
+    pa.field("options_added", pa.int32()),
+    pa.field("options_dropped", pa.int32()),
+    pa.field("key_inherited", pa.bool_()),
+    pa.field("stem_changed", pa.bool_()),
+    pa.field("ambiguous", pa.bool_()),
+    pa.field("alternatives", pa.list_(pa.string())),  # other tied parents, as item refs
 ])
 
 

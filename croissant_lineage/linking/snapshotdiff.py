@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from croissant_lineage.lineage.schema import join_ref
+from croissant_lineage.lineage.schema import CHANGES_SCHEMA, join_ref
 from croissant_lineage.linking.itemdiff import CHANGE_KINDS, ItemChange, compare_items
 
 __all__ = [
@@ -29,24 +29,6 @@ __all__ = [
     "compare_snapshots",
     "rows_by_id",
 ]
-
-#: One row per item of either snapshot (joined, added or removed).
-CHANGES_SCHEMA = pa.schema([
-    pa.field("old_item", pa.string()),  # None: item_added
-    pa.field("new_item", pa.string()),  # None: item_removed
-    pa.field("subject", pa.string()),
-    pa.field("kinds", pa.list_(pa.string())),  # empty: unchanged
-    pa.field("old_key", pa.string()),
-    pa.field("new_key", pa.string()),
-    pa.field("old_key_text", pa.string()),
-    pa.field("new_key_text", pa.string()),
-    pa.field("stem_score", pa.float64()),  # 0-100, normalised stem similarity
-    pa.field("option_map", pa.list_(pa.int32())),  # per new option: old option index, -1 if added
-    pa.field("old_options", pa.int32()),
-    pa.field("new_options", pa.int32()),
-])
-
-
 
 @dataclass(frozen=True)
 class Revision:

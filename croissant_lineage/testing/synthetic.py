@@ -214,14 +214,59 @@ def generate_family(
     rng = np.random.default_rng(seed)
     words = _Words(rng)
     n = {name: max(4, round(share * items)) for name, share in _SHARES.items()}
-    truth: dict[str, list[str]] = {k: [] for k in ("child_dataset", "child_item", "parent_dataset", "parent_item", "kind")}
+    truth = _Truth()
+    # The datasets are drawn in this order from one generator: same seed, same bytes.
+    base = _write_base(out, rng, words, n["syn-base"])
+    n_pro = _write_pro(out, rng, words, base, n["syn-pro"], truth)
+    n_redux = _write_redux(out, rng, base, n["syn-redux"], truth)
+    n_translated = _write_translations(out, rng, base, n["syn-xx"], truth)
+    _parquet(out / "truth.parquet", truth.columns)
+    counts = {"syn-base": len(base.ids), "syn-pro": n_pro, "syn-redux": n_redux, "syn-xx": n_translated, "syn-yy": n_translated}
+    for name in counts:
+        doc = describe(out / name, DescribeOptions(
+            name=name, description=f"Synthetic dataset {name} (invented, seed {seed}).",
+            license="CC0-1.0", split="test"))
+        atomic_write_json(out / name / "croissant.json", doc)
+    atomic_write_json(out / "family.json", _spec(items, seed))
+    result = SyntheticFamily(out, out / "family.json", sum(counts.values()), counts, len(truth), seed)
+    atomic_write_json(out / MANIFEST, {"generator": _GENERATOR, **result.to_dict(), "folder": ".", "spec": "family.json"})
+    return result
 
-    def planted(child: str, citem: str, parent: str, pitem: str, kind: str) -> None:
-        for key, value in zip(truth, (child, citem, parent, pitem, kind), strict=True):
-            truth[key].append(value)
 
-    # --- syn-base: subjects of ~250 items; a few generic stems per subject.
-    nb = n["syn-base"]
+class _Truth:
+    """The planted child -> parent pairs (the columns of ``truth.parquet``)."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list[str]] = {
+            k: [] for k in ("child_dataset", "child_item", "parent_dataset", "parent_item", "kind")
+        }
+
+    def plant(self, child: str, citem: str, parent: str, pitem: str, kind: str) -> None:
+        for key, value in zip(self.columns, (child, citem, parent, pitem, kind), strict=True):
+            self.columns[key].append(value)
+
+    def __len__(self) -> int:
+        return len(self.columns["child_item"])
+
+
+@dataclass(frozen=True)
+class _Base:
+    """The base benchmark's items, which every other dataset copies."""
+
+    subject_names: list[str]
+    ids: list[str]
+    subjects: list[str]
+    stems: list[str]
+    options: list[list[str]]  # four per item
+    keys: list[int]  # 0..3
+
+
+def _four_options(options: list[list[str]]) -> dict[str, list[str]]:
+    return {f"option_{c}": [o[k] for o in options] for k, c in enumerate("abcd")}
+
+
+def _write_base(out: Path, rng: np.random.Generator, words: _Words, nb: int) -> _Base:
+    """``syn-base``: subjects of ~250 items; a few generic stems per subject."""
     n_subjects = max(2, round(nb / _SUBJECT_SIZE))
     subject_names = [f"{w}_{k:04d}" for k, w in enumerate(words.texts(n_subjects, 1, 1))]
     subj_of = np.sort(rng.integers(0, n_subjects, nb)).tolist()
@@ -236,70 +281,86 @@ def generate_family(
     for s in subj_of:
         base_ids.append(f"{subject_names[s]}/test/{row_in_subject.get(s, 0)}")
         row_in_subject[s] = row_in_subject.get(s, 0) + 1
-    base_subjects = [subject_names[s] for s in subj_of]
+    base = _Base(subject_names, base_ids, [subject_names[s] for s in subj_of], stems, base_opts, base_keys)
     _parquet(
         out / "syn-base" / "test.parquet",
         {
-            "sample_id": base_ids,
-            "subject": base_subjects,
-            "question": stems,
-            "option_a": [o[0] for o in base_opts],
-            "option_b": [o[1] for o in base_opts],
-            "option_c": [o[2] for o in base_opts],
-            "option_d": [o[3] for o in base_opts],
-            "answer": [_LETTERS[k] for k in base_keys],
+            "sample_id": base.ids,
+            "subject": base.subjects,
+            "question": base.stems,
+            **_four_options(base.options),
+            "answer": [_LETTERS[k] for k in base.keys],
         },
     )
+    return base
 
-    # --- syn-pro: option expansion (+ own items, + duplicates).
-    npro = n["syn-pro"]
+
+def _pro_stem(stem: str, draw: float, c: int, replacement: str) -> tuple[str, str]:
+    """A copied stem and how it was copied: as is (75 %), presentation (15 %), edited."""
+    if draw < 0.75 or stem in _GENERIC:
+        return stem, "copy"
+    if draw < 0.90:
+        return _present(stem, c % 3), "presentation"
+    return _edit(stem, replacement), "edit"
+
+
+def _pro_row(qid: int, stem: str, opts: list[str], key: int, subject: str, src: str) -> dict[str, Any]:
+    return {"question_id": qid, "question": stem, "options": opts, "answer": _LETTERS[key],
+            "answer_index": key, "category": subject, "src": src}
+
+
+def _write_pro(
+    out: Path, rng: np.random.Generator, words: _Words, base: _Base, npro: int, truth: _Truth
+) -> int:
+    """``syn-pro``: option expansion of base items, its own items and a few duplicates.
+
+    Returns:
+        Its item count.
+    """
+    nb = len(base.ids)
     n_copied = min(nb, round(npro * 0.85))
     copied = np.sort(rng.choice(nb, n_copied, replace=False)).tolist()
     own = npro - n_copied
     kinds = rng.random(n_copied)
     extra = words.options(n_copied * 6 + own * 10)
     fresh_stems = words.questions(own + n_copied)
-    pro_rows: list[dict[str, Any]] = []
-    qid = 0
+    rows: list[dict[str, Any]] = []
     for c, b in enumerate(copied):
-        stem = stems[b]
-        if kinds[c] < 0.75 or stem in _GENERIC:
-            kind = "copy"
-        elif kinds[c] < 0.90:
-            stem, kind = _present(stem, c % 3), "presentation"
-        else:
-            stem, kind = _edit(stem, fresh_stems[own + c].split(" ")[0].lower() + "x"), "edit"
-        kept = [_damage(o) for o in base_opts[b]] if c % 2 else base_opts[b]
+        stem, kind = _pro_stem(base.stems[b], kinds[c], c, fresh_stems[own + c].split(" ")[0].lower() + "x")
+        kept = [_damage(o) for o in base.options[b]] if c % 2 else base.options[b]
         opts = kept + extra[6 * c : 6 * c + 6]
         order = rng.permutation(10).tolist()
         opts = [opts[k] for k in order]
-        key = order.index(base_keys[b])
-        subject = base_subjects[b]
-        pro_rows.append({"question_id": qid, "question": stem, "options": opts, "answer": _LETTERS[key],
-                         "answer_index": key, "category": subject, "src": f"ori-{subject}"})
-        planted("syn-pro", str(qid), "syn-base", base_ids[b], kind)
-        qid += 1
+        key = order.index(base.keys[b])
+        subject = base.subjects[b]
+        rows.append(_pro_row(len(rows), stem, opts, key, subject, f"ori-{subject}"))
+        truth.plant("syn-pro", str(len(rows) - 1), "syn-base", base.ids[b], kind)
         if rng.random() < 0.02 or c == 1:  # a duplicate (at least one): options permuted
             perm = rng.permutation(10).tolist()
-            dopts = [opts[k] for k in perm]
             dkey = perm.index(key)
-            pro_rows.append({**pro_rows[-1], "question_id": qid, "options": dopts,
-                             "answer": _LETTERS[dkey], "answer_index": dkey})
-            planted("syn-pro", str(qid), "syn-base", base_ids[b], "duplicate")
-            qid += 1
+            rows.append({**rows[-1], "question_id": len(rows), "options": [opts[k] for k in perm],
+                         "answer": _LETTERS[dkey], "answer_index": dkey})
+            truth.plant("syn-pro", str(len(rows) - 1), "syn-base", base.ids[b], "duplicate")
     off = n_copied * 6
     for k in range(own):
-        subject = subject_names[int(rng.integers(0, n_subjects))]
+        subject = base.subject_names[int(rng.integers(0, len(base.subject_names)))]
         key = int(rng.integers(0, 10))
-        pro_rows.append({"question_id": qid, "question": fresh_stems[k], "options": extra[off + 10 * k : off + 10 * k + 10],
-                         "answer": _LETTERS[key], "answer_index": key, "category": subject, "src": f"new-{subject}"})
-        qid += 1
+        opts = extra[off + 10 * k : off + 10 * k + 10]
+        rows.append(_pro_row(len(rows), fresh_stems[k], opts, key, subject, f"new-{subject}"))
     with atomic_writer(out / "syn-pro" / "test.jsonl", "w") as fh:
-        for r in pro_rows:
+        for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return len(rows)
 
-    # --- syn-redux: re-annotation, CSV, keys as indices, some keys changed.
-    nr = min(nb, n["syn-redux"])
+
+def _write_redux(out: Path, rng: np.random.Generator, base: _Base, n: int, truth: _Truth) -> int:
+    """``syn-redux``: re-annotation, CSV, keys as indices, some keys changed.
+
+    Returns:
+        Its item count.
+    """
+    nb = len(base.ids)
+    nr = min(nb, n)
     picked = np.sort(rng.choice(nb, nr, replace=False)).tolist()
     changed = (rng.random(nr) < 0.05).tolist()
     changed[0] = True  # at least one key changed
@@ -307,47 +368,40 @@ def generate_family(
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["subject", "question", "choices", "answer", "error_type"])
     for row, (b, ch) in enumerate(zip(picked, changed, strict=True)):
-        subject = base_subjects[b]
-        key = (base_keys[b] + 1) % 4 if ch else base_keys[b]
-        w.writerow([subject, stems[b] + (" " if b % 2 else ""), repr(base_opts[b]), key,
+        subject = base.subjects[b]
+        key = (base.keys[b] + 1) % 4 if ch else base.keys[b]
+        w.writerow([subject, base.stems[b] + (" " if b % 2 else ""), repr(base.options[b]), key,
                     "wrong_groundtruth" if ch else "ok"])
-        planted("syn-redux", f"{subject}/{row}", "syn-base", base_ids[b], "reannotation")
+        truth.plant("syn-redux", f"{subject}/{row}", "syn-base", base.ids[b], "reannotation")
     with atomic_writer(out / "syn-redux" / "test.csv", "w") as fh:
         fh.write(buf.getvalue())
+    return nr
 
-    # --- syn-xx, syn-yy: translations of the same base items, joined by id.
-    nt = min(nb, n["syn-xx"])
+
+def _write_translations(out: Path, rng: np.random.Generator, base: _Base, n: int, truth: _Truth) -> int:
+    """``syn-xx``, ``syn-yy``: translations of the same base items, joined by id.
+
+    Returns:
+        The item count of each.
+    """
+    nb = len(base.ids)
+    nt = min(nb, n)
     trans = np.sort(rng.choice(nb, nt, replace=False)).tolist()
     for lang in ("xx", "yy"):
         name = f"syn-{lang}"
-        topts = [[_translate(o, lang) for o in base_opts[b]] for b in trans]
         _parquet(
             out / name / "test.parquet",
             {
-                "sample_id": [base_ids[b] for b in trans],
-                "subject": [base_subjects[b] for b in trans],
-                "question": [_translate(stems[b], lang) for b in trans],
-                "option_a": [o[0] for o in topts],
-                "option_b": [o[1] for o in topts],
-                "option_c": [o[2] for o in topts],
-                "option_d": [o[3] for o in topts],
-                "answer": [_LETTERS[base_keys[b]] for b in trans],
+                "sample_id": [base.ids[b] for b in trans],
+                "subject": [base.subjects[b] for b in trans],
+                "question": [_translate(base.stems[b], lang) for b in trans],
+                **_four_options([[_translate(o, lang) for o in base.options[b]] for b in trans]),
+                "answer": [_LETTERS[base.keys[b]] for b in trans],
             },
         )
         for b in trans:
-            planted(name, base_ids[b], "syn-base", base_ids[b], "translation")
-
-    _parquet(out / "truth.parquet", truth)
-    counts = {"syn-base": nb, "syn-pro": len(pro_rows), "syn-redux": nr, "syn-xx": nt, "syn-yy": nt}
-    for name in counts:
-        doc = describe(out / name, DescribeOptions(
-            name=name, description=f"Synthetic dataset {name} (invented, seed {seed}).",
-            license="CC0-1.0", split="test"))
-        atomic_write_json(out / name / "croissant.json", doc)
-    atomic_write_json(out / "family.json", _spec(items, seed))
-    result = SyntheticFamily(out, out / "family.json", sum(counts.values()), counts, len(truth["child_item"]), seed)
-    atomic_write_json(out / MANIFEST, {"generator": _GENERATOR, **result.to_dict(), "folder": ".", "spec": "family.json"})
-    return result
+            truth.plant(name, base.ids[b], "syn-base", base.ids[b], "translation")
+    return nt
 
 
 def _spec(items: int, seed: int) -> dict[str, Any]:

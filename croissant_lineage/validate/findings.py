@@ -22,7 +22,8 @@ from croissant_lineage.errors import FindingsError, LineageError
 from croissant_lineage.findings.files import dates_to_text, entry_validator
 from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.routing import route
-from croissant_lineage.lineage.graph import Edge, LineageGraph
+from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.paths import follow_option
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
 from croissant_lineage.validate._jsonld import pointer
 from croissant_lineage.validate.codes import issue
@@ -53,15 +54,6 @@ class StaleCopy:
     depth: int
     target: str
     certainty: str
-
-
-def _map_option(index: int | None, path: tuple[Edge, ...]) -> int | None:
-    """Follow a parent option index down a path of edges (None when dropped)."""
-    for e in path:
-        if index is None or index not in e.option_map:
-            return None
-        index = e.option_map.index(index)
-    return index
 
 
 def stale_descendants(finding: Finding, graph: LineageGraph) -> list[StaleCopy]:
@@ -102,14 +94,14 @@ def stale_descendants(finding: Finding, graph: LineageGraph) -> list[StaleCopy]:
         translated = any(e.activity == "translation" for e in rel.path)
         if finding.target == "key":
             if fixed_index is not None:
-                j = _map_option(fixed_index, rel.path)
+                j = follow_option(rel.path, fixed_index)
                 carries = j is not None and d.key is not None and _LETTERS.find(d.key) == j
             elif translated:
                 continue
             else:
                 carries = normalize_option(d.key_text) == want
         elif finding.target == "option":
-            j = _map_option(finding.option_index, rel.path)
+            j = follow_option(rel.path, finding.option_index)
             if translated or j is None or j >= len(d.options):
                 continue
             carries = normalize_option(d.options[j]) == want

@@ -11,10 +11,15 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from croissant_lineage.lineage.schema import join_ref
+from croissant_lineage.lineage.schema import (
+    GROUPS_SCHEMA,
+    SHIFTS_SCHEMA,
+    TRANSLATION_STATUSES,
+    VERIFICATION_SCHEMA,
+    join_ref,
+)
 
 __all__ = [
-    "COUNT_COLUMNS",
     "GROUPS_SCHEMA",
     "SHIFTS",
     "SHIFTS_SCHEMA",
@@ -30,70 +35,8 @@ __all__ = [
 SHIFTS = tuple(range(-5, 6))
 
 
-#: Per-item statuses, best first.
-STATUSES = (
-    "verified",
-    "consistent",
-    "evidence_conflict",
-    "options_differ",
-    "key_differs",
-    "misaligned",
-    "no_key",
-)
-
-
-VERIFICATION_SCHEMA = pa.schema([
-    pa.field("child_dataset", pa.string(), nullable=False),
-    pa.field("child_item", pa.string(), nullable=False),
-    pa.field("parent_dataset", pa.string(), nullable=False),
-    pa.field("parent_item", pa.string(), nullable=False),
-    pa.field("activity", pa.string()),
-    pa.field("method", pa.string()),
-    pa.field("language", pa.string()),
-    pa.field("subject", pa.string()),
-    pa.field("child_key", pa.string()),
-    pa.field("parent_key", pa.string()),
-    pa.field("key_match", pa.bool_()),  # None when a key is missing
-    pa.field("child_options", pa.int32()),
-    pa.field("parent_options", pa.int32()),
-    pa.field("options_match", pa.bool_()),
-    pa.field("evidence", pa.string()),  # "text" (same-language stem similarity), "tokens", None: none
-    pa.field("evidence_tokens", pa.int32()),  # comparable tokens on the child side (tokens only)
-    pa.field("evidence_score", pa.float64()),  # 0-100; None: no comparable evidence
-    pa.field("status", pa.string(), nullable=False),  # one of STATUSES
-    pa.field("best_shift", pa.int32()),  # 0 unless misaligned
-    pa.field("realigned_parent", pa.string()),  # the parent item at best_shift
-])
-
-
-COUNT_COLUMNS = ("joined", *STATUSES, "key_match")
-
-
-GROUPS_SCHEMA = pa.schema([
-    pa.field("dataset", pa.string(), nullable=False),
-    pa.field("parent_dataset", pa.string()),
-    pa.field("activity", pa.string()),
-    pa.field("language", pa.string()),
-    pa.field("subject", pa.string()),
-    *(pa.field(c, pa.int64()) for c in COUNT_COLUMNS),
-    pa.field("shift", pa.int32()),  # detected index shift; None when aligned or undetermined
-])
-
-
-SHIFTS_SCHEMA = pa.schema([
-    pa.field("dataset", pa.string(), nullable=False),
-    pa.field("parent_dataset", pa.string()),
-    pa.field("subject", pa.string()),
-    pa.field("items", pa.int64()),  # joined items whose parent id ends in a row index
-    pa.field("comparable", pa.int64()),  # of those, items with evidence on the child side
-    pa.field("tested", pa.bool_()),  # shifts tried (False: no shift could beat none clearly)
-    pa.field("agree", pa.list_(pa.int64())),  # per shift of SHIFTS (empty if not tested): key and evidence agree
-    pa.field("agree_at_zero", pa.int64()),
-    pa.field("best_shift", pa.int32()),
-    pa.field("agree_at_best", pa.int64()),
-    pa.field("misaligned", pa.bool_()),
-])
-
+#: Per-item statuses, best first (declared with the schemas).
+STATUSES = TRANSLATION_STATUSES
 
 @dataclass(frozen=True)
 class ItemVerification:

@@ -10,7 +10,6 @@ import pyarrow as pa
 
 from croissant_lineage.audits.translations.probe import Checker, Join, Probe
 from croissant_lineage.audits.translations.report import (
-    COUNT_COLUMNS,
     GROUPS_SCHEMA,
     SHIFTS,
     VERIFICATION_SCHEMA,
@@ -18,6 +17,7 @@ from croissant_lineage.audits.translations.report import (
 )
 from croissant_lineage.audits.translations.shifts import realign, shift_test
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import TRANSLATION_COUNT_COLUMNS
 
 __all__ = ["JOIN_METHODS", "TRANSLATION_ACTIVITIES", "verify_joins", "verify_translations"]
 
@@ -144,7 +144,7 @@ def _count(table: pa.Table, subject_shift: Mapping[tuple[str, str | None], int],
         ds, pds, act, lang, subj = key
         for name, v in zip(("dataset", "parent_dataset", "activity", "language", "subject"), key, strict=True):
             rows[name].append(v)
-        for c in COUNT_COLUMNS:
+        for c in TRANSLATION_COUNT_COLUMNS:
             rows[c].append(counts[key][c])
         rows["shift"].append(subject_shift.get((ds, subj)) if by_subject else None)
     return pa.table(rows, schema=GROUPS_SCHEMA)

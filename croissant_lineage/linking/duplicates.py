@@ -1,0 +1,88 @@
+"""Groups of identical items within one dataset.
+
+Two items are duplicates when their normalised stems are equal and their normalised
+options are the same multiset (so a copy with permuted options still counts). A group's
+``parent_*`` is filled when every member has the same single parent (siblings copied
+from one parent).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+import pyarrow as pa
+
+from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA
+from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.sides import Side
+
+__all__ = ["DuplicateGroup", "duplicates_table", "find_duplicates", "side_duplicates"]
+
+#: A group: its dataset and its members' item ids, in item order.
+DuplicateGroup = tuple[str, list[str]]
+
+
+def find_duplicates(items: pa.Table, edges: pa.Table) -> pa.Table:
+    """Groups of identical items within each dataset (see the module docstring).
+
+    Args:
+        items: Items of one or more datasets (``ITEMS_SCHEMA``).
+        edges: Their lineage edges (``EDGES_SCHEMA``), for the groups' parents.
+
+    Returns:
+        A table with DUPLICATES_SCHEMA, one row per member, sorted by dataset and group.
+    """
+    cols = [items.column(c).to_pylist() for c in ("dataset", "item", "stem", "options")]
+    groups: dict[tuple[str, str, tuple[str, ...]], list[str]] = defaultdict(list)
+    for ds, it, stem, opts in zip(*cols, strict=True):
+        key = (ds, normalize_stem(stem), tuple(sorted(normalize_option(o) for o in (opts or []))))
+        groups[key].append(it)
+    return duplicates_table([(ds, m) for (ds, s, _o), m in groups.items() if len(m) > 1 and s], edges)
+
+
+def side_duplicates(name: str, side: Side) -> list[DuplicateGroup]:
+    """Groups of identical items (see :func:`find_duplicates`) of one dataset.
+
+    Only items whose normalised stem occurs more than once can be in a group, so only
+    their options are normalised (when linking has not done so already).
+    """
+    stems = side.norm_stems
+    counts = Counter(stems)
+    rows = [i for i, s in enumerate(stems) if s and counts[s] > 1]
+    if not rows:
+        return []
+    opts = side.norm_options_of(rows)
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)
+    for i, o in zip(rows, opts, strict=True):
+        groups[(stems[i], tuple(sorted(o or ())))].append(side.ids[i])
+    return [(name, m) for m in groups.values() if len(m) > 1]
+
+
+def _parents_of(members: set[tuple[str, str]], edges: pa.Table) -> dict[tuple[str, str], set[tuple[str, str]]]:
+    """The parents ``(dataset, item)`` of each of ``members`` that has any."""
+    parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    if members:
+        cols = (edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item"))
+        for cd, ci, pd_, pi in zip(*cols, strict=True):
+            if (cd, ci) in members:
+                parents[(cd, ci)].add((pd_, pi))
+    return parents
+
+
+def duplicates_table(found: list[DuplicateGroup], edges: pa.Table) -> pa.Table:
+    """The duplicates table (DUPLICATES_SCHEMA) of some groups, sorted by dataset and group."""
+    parents = _parents_of({(ds, m) for ds, members in found for m in members}, edges)
+    rows: dict[str, list[Any]] = {f.name: [] for f in DUPLICATES_SCHEMA}
+    for ds, members in sorted(found, key=lambda t: (t[0], t[1][0])):
+        ps = [parents.get((ds, m), set()) for m in members]
+        common = set.intersection(*ps) if all(ps) else set()
+        parent = sorted(common)[0] if len(common) >= 1 else (None, None)
+        for m in members:
+            rows["dataset"].append(ds)
+            rows["item"].append(m)
+            rows["group"].append(members[0])
+            rows["parent_dataset"].append(parent[0])
+            rows["parent_item"].append(parent[1])
+            rows["size"].append(len(members))
+    return pa.table(rows, schema=DUPLICATES_SCHEMA)

@@ -1,0 +1,196 @@
+"""Matching child items to parent items: by id, and by stem (exact, then fuzzy).
+
+* :func:`match_id` - a child field (default: the child's own id) names the parent
+  item id.
+* :func:`match_text` - the normalised stem is looked up among the parents of the same
+  block (subject by default): an exact match first; where several parents share the
+  stem, the one whose options the child copies best wins and the others are recorded
+  as alternatives (``ambiguous`` when the options cannot separate them). The rest are
+  scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block) and
+  matched only at or above the rule's ``threshold``; among near-equal stems (within
+  :data:`NEAR` points of the best) option overlap decides. Below the threshold the
+  child is left unmatched with its best candidate.
+
+Both return ``(matches, unmatched)``: the :class:`Match` of each matched child, and for
+each other child its best parent candidate (or None) with that candidate's score.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from rapidfuzz import fuzz
+from rapidfuzz.process import cdist
+
+from croissant_lineage.family.spec import LinkRule
+from croissant_lineage.linking.options import diff_normalized
+from croissant_lineage.linking.sides import Side
+
+__all__ = ["NEAR", "Match", "Unmatched", "match_id", "match_text"]
+
+#: Fuzzy candidates within this many points of the best stem score compete on options.
+NEAR = 3.0
+
+#: Child index -> (best parent candidate or None, its stem score 0-100).
+Unmatched = dict[int, tuple[int | None, float]]
+
+#: Option evidence of a candidate: (option score 0-100, copied options).
+_Evidence = tuple[float, int]
+
+
+@dataclass(frozen=True)
+class Match:
+    """The chosen parent of one child item (indices into the parent table)."""
+
+    child: int
+    parent: int
+    method: str
+    score: float
+    alternatives: tuple[int, ...] = ()
+    ambiguous: bool = False
+
+
+def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str) -> tuple[list[Match], Unmatched]:
+    """Match selected children to the parent whose id a child field names (``by: id|index``).
+
+    Returns:
+        ``(matches, unmatched)``; an unmatched child has no candidate (score 0).
+    """
+    targets = child.eval(rule.child_field, where + "child_field ") if rule.child_field else child.ids
+    index = {pid: j for j, pid in enumerate(parent.ids)}
+    matches: list[Match] = []
+    unmatched: Unmatched = {}
+    for i in selected:
+        t = targets[i]
+        key = None if t is None else (str(int(t)) if isinstance(t, float) and t.is_integer() else str(t))
+        j = index.get(key) if key is not None else None
+        if j is None:
+            unmatched[i] = (None, 0.0)
+        else:
+            matches.append(Match(i, j, rule.by, 100.0))
+    return matches, unmatched
+
+
+def _best_by_options(child_opts: list[str] | None, parent: Side, cands: Iterable[int]) -> list[tuple[_Evidence, int]]:
+    """Candidates sorted best first by (option score, copied options); options normalised."""
+    scored = []
+    for j in cands:
+        popts = parent.norm_options[j]
+        if child_opts is not None and popts is not None:
+            d = diff_normalized(child_opts, popts)
+            scored.append(((d.score, d.copied), j))
+        else:
+            scored.append(((0.0, 0), j))
+    scored.sort(key=lambda t: (-t[0][0], -t[0][1], t[1]))
+    return scored
+
+
+def _block_keys(side: Side, expr: Any, where: str) -> list[Any]:
+    if expr is None:
+        return [None] * len(side)
+    return [None if v is None else str(v) for v in side.eval(expr, where)]
+
+
+@dataclass
+class _TextMatching:
+    """The state of one :func:`match_text` run: results so far, children left for fuzzy."""
+
+    child: Side
+    parent: Side
+    rule: LinkRule
+    matches: list[Match]
+    unmatched: Unmatched
+    #: Block -> children with no exact match (or only a generic one), for fuzzy.
+    pending: dict[Any, list[int]]
+    #: Child -> its exact match on a generic stem (none of the options copied), kept
+    #: unless fuzzy finds a parent whose options it does copy.
+    fallback: dict[int, Match]
+
+    def exact(self, i: int, cands: list[int], block: Any) -> None:
+        """Match child ``i`` among the parents ``cands`` that share its stem."""
+        ranked = _best_by_options(self.child.norm_options[i], self.parent, cands)
+        (best_ev, best), rest = ranked[0], ranked[1:]
+        tie = any(ev == best_ev for ev, _ in rest)
+        m = Match(i, best, "exact", 100.0, tuple(j for _, j in rest), tie)
+        if best_ev[0] == 0.0 and self.child.n_options[i] and self.parent.n_options[best]:
+            # Same stem, none of the options: a generic stem; let fuzzy look further.
+            self.fallback[i] = m
+            self.pending[block].append(i)
+        else:
+            self.matches.append(m)
+
+    def give_up(self, i: int, best: int | None, score: float) -> None:
+        """No fuzzy match for child ``i``: its exact fallback, else unmatched."""
+        if i in self.fallback:
+            self.matches.append(self.fallback[i])
+        else:
+            self.unmatched[i] = (best, score)
+
+    def fuzzy(self, kids: list[int], pool: list[int]) -> None:
+        """Score one block's pending children against its parents (one ``cdist``)."""
+        if not pool:
+            for i in kids:
+                self.give_up(i, None, 0.0)
+            return
+        scores = cdist(
+            [self.child.norm_stems[i] for i in kids],
+            [self.parent.norm_stems[j] for j in pool],
+            scorer=fuzz.ratio,
+            dtype=np.float32,
+            workers=1,
+        )
+        for row, i in enumerate(kids):
+            self._fuzzy_one(i, scores[row], pool)
+
+    def _fuzzy_one(self, i: int, srow: np.ndarray, pool: list[int]) -> None:
+        k = int(srow.argmax())
+        top = float(srow[k])
+        if top < self.rule.threshold:
+            self.give_up(i, pool[k], round(top, 2))
+            return
+        near = [pool[c] for c in np.flatnonzero(srow >= top - NEAR)]
+        ranked = _best_by_options(self.child.norm_options[i], self.parent, near)
+        order = sorted(
+            ((ev, float(srow[pool.index(j)]), j) for ev, j in ranked),
+            key=lambda t: (-t[0][0], -t[0][1], -t[1], t[2]),
+        )
+        best_ev, best_score, best = order[0]
+        if i in self.fallback and best_ev[0] == 0.0:
+            self.matches.append(self.fallback[i])
+            return
+        tie = any(ev == best_ev and s == best_score for ev, s, _ in order[1:])
+        alts = tuple(j for _, _, j in order[1:])
+        self.matches.append(Match(i, best, "fuzzy", round(best_score, 2), alts, tie))
+
+
+def match_text(
+    child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str = ""
+) -> tuple[list[Match], Unmatched]:
+    """Match selected children to parents by stem (see the module docstring).
+
+    Returns:
+        ``(matches, unmatched)`` where ``unmatched`` maps a child index to its best
+        parent candidate (or None: no parent in its block) and that candidate's score.
+    """
+    cblock = _block_keys(child, rule.child_block, where + "child_block ")
+    pblock = _block_keys(parent, rule.parent_block, where + "parent_block ")
+    by_block: dict[Any, list[int]] = defaultdict(list)
+    exact: dict[tuple[Any, str], list[int]] = defaultdict(list)
+    for j, (b, s) in enumerate(zip(pblock, parent.norm_stems, strict=True)):
+        by_block[b].append(j)
+        exact[(b, s)].append(j)
+    run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {})
+    for i in selected:
+        b = cblock[i]
+        cands = exact.get((b, child.norm_stems[i]))
+        if cands:
+            run.exact(i, cands, b)
+        else:
+            run.pending[b].append(i)
+    for b, kids in sorted(run.pending.items(), key=lambda kv: str(kv[0])):
+        run.fuzzy(kids, by_block.get(b, []))
+    return run.matches, run.unmatched
