@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.audits.history import HistoryReport, SnapshotDiff, snapshot_history
+from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
 from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.workflows import snapshot_history
 
 __all__ = ["register", "render_history"]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.audits.translations import TranslationReport, family_translations
+from croissant_lineage.audits.translations import TranslationReport
 from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.workflows import family_translations
 
 __all__ = ["register", "render_translations"]
 

@@ -6,8 +6,9 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport, witness_family
+from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport
 from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.workflows import witness_family
 
 __all__ = ["register", "render_report"]
 
