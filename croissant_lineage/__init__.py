@@ -52,40 +52,32 @@ from croissant_lineage.resolve import resolve
 from croissant_lineage.validate import validate
 
 if TYPE_CHECKING:
-    from croissant_lineage.audits.archives import (
-        ArchiveLimits,
-        Prediction,
-        inspect_archive,
-        iter_archive,
-        list_archives,
-    )
-    from croissant_lineage.audits.contested import ContestedItem, contested_items
     from croissant_lineage.audits.history import (
         HistoryReport,
-        Revision,
-        SnapshotDiff,
         Version,
-        compare_snapshots,
-        family_snapshots,
         item_history,
         revision_pairs,
-        snapshot_history,
     )
     from croissant_lineage.audits.translations import (
         ItemVerification,
         TranslationReport,
         detect_shift,
-        family_translations,
         verify_translations,
     )
     from croissant_lineage.audits.witnesses import (
+        ArchiveLimits,
+        ContestedItem,
+        Prediction,
         WitnessEvidence,
         WitnessReport,
         admit,
+        contested_items,
+        inspect_archive,
+        iter_archive,
+        list_archives,
         tally,
         with_witness_evidence,
         witness,
-        witness_family,
     )
     from croissant_lineage.croissant.jsonld import read_graph, to_graph
     from croissant_lineage.enrich.descriptor import EnrichResult, enrich_descriptor, enrich_file
@@ -103,6 +95,7 @@ if TYPE_CHECKING:
     from croissant_lineage.findings.report import FamilyReport, Figure, family_report
     from croissant_lineage.findings.routing import Queue, QueueRow, route
     from croissant_lineage.hub.publish import PublishPlan
+    from croissant_lineage.linking.snapshotdiff import Revision, SnapshotDiff, compare_snapshots
     from croissant_lineage.prov.graph import ParentLink, build_graph, family_graph
     from croissant_lineage.prov.serialize import ProvResult, write_prov
     from croissant_lineage.render.html import to_html
@@ -115,6 +108,12 @@ if TYPE_CHECKING:
     from croissant_lineage.resolve import Resolver
     from croissant_lineage.testing.synthetic import SyntheticFamily, generate_family
     from croissant_lineage.validate import Issue, Report, codes_table, validate
+    from croissant_lineage.workflows import (
+        family_snapshots,
+        family_translations,
+        snapshot_history,
+        witness_family,
+    )
 
 _LAZY: dict[str, str] = {
     "Finding": "findings.model",
@@ -139,28 +138,28 @@ _LAZY: dict[str, str] = {
     "admit": "audits.witnesses",
     "tally": "audits.witnesses",
     "witness": "audits.witnesses",
-    "witness_family": "audits.witnesses",
+    "witness_family": "workflows",
     "with_witness_evidence": "audits.witnesses",
-    "ArchiveLimits": "audits.archives",
-    "Prediction": "audits.archives",
-    "iter_archive": "audits.archives",
-    "inspect_archive": "audits.archives",
-    "list_archives": "audits.archives",
-    "ContestedItem": "audits.contested",
-    "contested_items": "audits.contested",
-    "SnapshotDiff": "audits.history",
+    "ArchiveLimits": "audits.witnesses",
+    "Prediction": "audits.witnesses",
+    "iter_archive": "audits.witnesses",
+    "inspect_archive": "audits.witnesses",
+    "list_archives": "audits.witnesses",
+    "ContestedItem": "audits.witnesses",
+    "contested_items": "audits.witnesses",
+    "SnapshotDiff": "linking.snapshotdiff",
     "HistoryReport": "audits.history",
-    "Revision": "audits.history",
+    "Revision": "linking.snapshotdiff",
     "Version": "audits.history",
-    "compare_snapshots": "audits.history",
+    "compare_snapshots": "linking.snapshotdiff",
     "item_history": "audits.history",
-    "family_snapshots": "audits.history",
-    "snapshot_history": "audits.history",
+    "family_snapshots": "workflows",
+    "snapshot_history": "workflows",
     "revision_pairs": "audits.history",
     "TranslationReport": "audits.translations",
     "ItemVerification": "audits.translations",
     "verify_translations": "audits.translations",
-    "family_translations": "audits.translations",
+    "family_translations": "workflows",
     "detect_shift": "audits.translations",
     "CarriedFinding": "findings.carry",
     "carry_forward": "findings.carry",

@@ -1,26 +1,251 @@
 """Entry points that start from a family (a name, a spec file or a spec) and a data folder.
 
-They load the data, link once and hand the result on; the CLI commands call them, and a
-notebook can do the same with one call.
+The audits (:mod:`croissant_lineage.audits`) take a linked family, a
+:class:`~croissant_lineage.lineage.model.Lineage`, and never link. The functions here are
+the only ones that load data and link for them: each reads the lineage folder it is given,
+or loads the datasets it needs and links them once (only the derivations the audit uses),
+then calls the audit. They are what the CLI commands call.
 
 Example:
-    >>> from croissant_lineage.workflows import write_lineage
-    >>> result = write_lineage("mmlu", "lineage/", data_dir="data")  # doctest: +SKIP
-    >>> print(result)  # doctest: +SKIP
+    >>> import croissant_lineage as cl
+    >>> report = cl.snapshot_history("mmlu", data_dir="data", item="3011")  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from croissant_lineage._results import Result
-from croissant_lineage.family.spec import FamilySpec
-from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
+import pyarrow as pa
 
-__all__ = ["LinkResult", "write_lineage"]
+from croissant_lineage._results import Result
+from croissant_lineage.audits.history import (
+    HistoryReport,
+    Snapshot,
+    chain_snapshots,
+    history,
+    needs_joins,
+    resolve_chain,
+)
+from croissant_lineage.audits.translations import (
+    JOIN_METHODS,
+    TRANSLATION_ACTIVITIES,
+    TranslationReport,
+    verify_translations,
+)
+from croissant_lineage.audits.witnesses import WitnessReport, witness_lineage
+from croissant_lineage.audits.witnesses.archives import ArchiveLimits, list_archives
+from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
+from croissant_lineage.findings.files import load_findings
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.model import Lineage, family_info
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.linking.linker import link, link_derivation
+
+__all__ = [
+    "LinkResult",
+    "family_snapshots",
+    "family_translations",
+    "snapshot_history",
+    "witness_family",
+    "write_lineage",
+]
+
+#: What a ``lineage`` argument may be: a linked family, a lineage folder, or nothing (link here).
+_LineageArg = Lineage | str | Path | None
+
+
+def _spec(family: FamilySpec | str | Path) -> FamilySpec:
+    return family if isinstance(family, FamilySpec) else load_family(family)
+
+
+def _read(lineage: Lineage | str | Path) -> Lineage:
+    return lineage if isinstance(lineage, Lineage) else Lineage.read(lineage)
+
+
+def _link_some(
+    spec: FamilySpec,
+    derivations: Sequence[Derivation],
+    names: Iterable[str],
+    *,
+    data_dir: str | Path | None,
+    allow_outside: bool,
+) -> Lineage:
+    """Load the items of ``names`` and link ``derivations`` among them, once."""
+    order = list(dict.fromkeys(names))
+    tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) for n in order}
+    edges, unmatched = [], []
+    for d in derivations:
+        e, u, _stats = link_derivation(d, tables[d.child], tables[d.parent])
+        edges.append(e)
+        unmatched.append(u)
+    return Lineage(
+        family_info(spec),
+        pa.concat_tables([tables[n] for n in order]) if order else ITEMS_SCHEMA.empty_table(),
+        pa.concat_tables(edges) if edges else EDGES_SCHEMA.empty_table(),
+        unmatched=pa.concat_tables(unmatched) if unmatched else UNMATCHED_SCHEMA.empty_table(),
+    )
+
+
+def _snapshot_lineage(
+    spec: FamilySpec, dataset: str | None, lineage: _LineageArg, data_dir: str | Path | None, allow_outside: bool
+) -> Lineage:
+    """The given lineage, or the chain's snapshots loaded and their text joins linked."""
+    chain = resolve_chain(spec, dataset)
+    if lineage is not None:
+        return _read(lineage)
+    names = [chain[0].parent, *(d.child for d in chain)]
+    joined = [d for d in chain if needs_joins(d)]
+    return _link_some(spec, joined, names, data_dir=data_dir, allow_outside=allow_outside)
+
+
+def family_snapshots(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    dataset: str | None = None,
+    lineage: _LineageArg = None,
+    allow_outside: bool = False,
+) -> list[Snapshot]:
+    """The snapshots of a family's chain, ready for :func:`~croissant_lineage.audits.history.item_history`.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        data_dir: Folder the descriptors' file URLs resolve against.
+        dataset: Any snapshot of the chain (default: the family's longest chain).
+        lineage: A :class:`Lineage` or a lineage folder: its items are used (no data is
+            read) and its edges join snapshots linked by text; without it the snapshots
+            are loaded and such derivations linked here.
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+
+    Returns:
+        The :class:`Snapshot` s, oldest first, each with its ``joins`` to the previous one.
+
+    Raises:
+        SpecError: unknown dataset, or it has no other snapshot.
+        LineageError: inputs that cannot be read (a lineage without a snapshot's items).
+    """
+    spec = _spec(family)
+    lin = _snapshot_lineage(spec, dataset, lineage, data_dir, allow_outside)
+    return chain_snapshots(lin, spec, dataset=dataset)
+
+
+def snapshot_history(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    dataset: str | None = None,
+    item: str | None = None,
+    lineage: _LineageArg = None,
+    allow_outside: bool = False,
+) -> HistoryReport:
+    """Compare every consecutive pair of a family's snapshots and trace one item.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        data_dir: Folder the descriptors' file URLs resolve against.
+        dataset: Any snapshot of the chain (default: the family's longest chain,
+            ``mmlu-pro`` for MMLU).
+        item: An item id (or ref) to trace, see :func:`~croissant_lineage.audits.history.item_history`.
+        lineage: A :class:`Lineage` or a lineage folder whose items and edges are used
+            (MMLU 2020 -> Hub release is joined by text); without it the snapshots are
+            loaded and such derivations linked here.
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+
+    Returns:
+        A :class:`HistoryReport`.
+
+    Raises:
+        SpecError: unknown dataset, or it has no other snapshot.
+        InputError: the item is in none of the snapshots.
+        LineageError: inputs that cannot be read (a lineage without a snapshot's items).
+    """
+    spec = _spec(family)
+    lin = _snapshot_lineage(spec, dataset, lineage, data_dir, allow_outside)
+    return history(lin, spec, dataset=dataset, item=item)
+
+
+def family_translations(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    lineage: _LineageArg = None,
+    allow_outside: bool = False,
+) -> TranslationReport:
+    """Verify a family's translations, from a lineage or by linking just those joins.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        data_dir: Folder the descriptors' file URLs resolve against.
+        lineage: A :class:`Lineage` or a lineage folder; when given it is used as is and
+            nothing is linked.
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+
+    Returns:
+        A :class:`TranslationReport` (see :func:`~croissant_lineage.audits.translations.verify_joins`).
+
+    Raises:
+        LineageError: inputs that cannot be read.
+    """
+    if lineage is not None:
+        return verify_translations(_read(lineage))
+    spec = _spec(family)
+    derivs = [
+        d for d in spec.item_derivations()
+        if d.activity in TRANSLATION_ACTIVITIES and d.link is not None and d.link.by in JOIN_METHODS
+    ]
+    names = sorted({d.child for d in derivs} | {d.parent for d in derivs})
+    lin = _link_some(spec, derivs, names, data_dir=data_dir, allow_outside=allow_outside)
+    return verify_translations(lin)
+
+
+def witness_family(
+    family: str | Path | FamilySpec,
+    *,
+    archives_dir: str | Path,
+    data_dir: str | Path,
+    dataset: str = "mmlu-pro",
+    findings: str | Path | Sequence[str | Path] | None = None,
+    lineage: _LineageArg = None,
+    limits: ArchiveLimits | None = None,
+    progress: bool = False,
+) -> WitnessReport:
+    """Witness a family's snapshot with the archives of a folder and findings files.
+
+    Findings on the snapshot's own items are used directly; findings on other datasets
+    are routed through the lineage (``lineage``, a folder written by
+    ``croissant-lineage link``), or, when none is given, through the family linked now
+    (slower). Without such findings only the snapshot's items are loaded.
+
+    Args:
+        family: A family spec, its built-in name (``mmlu``) or its file.
+        archives_dir: Folder of ``*.zip`` prediction archives.
+        data_dir: The data folder the family's descriptors resolve against.
+        dataset: The snapshot to judge (an MMLU-Pro snapshot dataset of the family).
+        findings: Findings file(s); without them the report has the admission only.
+        lineage: A :class:`Lineage` or a lineage folder, used to route findings on
+            other datasets.
+        limits: Size limits for reading archives.
+        progress: Show a progress bar over the archives.
+
+    Returns:
+        The :class:`WitnessReport`.
+
+    Raises:
+        SpecError: unknown family or dataset.
+        InputError, UnsafePathError, SizeLimitError, DataError, FindingsError: unreadable
+            or refused inputs.
+    """
+    spec = _spec(family)
+    snapshot = _link_some(spec, (), [dataset], data_dir=data_dir, allow_outside=False)
+    archives = list_archives(archives_dir)
+    found = load_findings(findings) if findings is not None else None
+    lin = snapshot
+    if found is not None and any(f.item.partition(":")[0] != dataset for f in found):
+        lin = _read(lineage) if lineage is not None else link(spec, data_dir=Path(data_dir))
+    return witness_lineage(lin, archives, dataset=dataset, findings=found, limits=limits, progress=progress)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.audits.archives import (
+from croissant_lineage.audits.witnesses.archives import (
     ArchiveLimits,
     Prediction,
     _CappedReader,

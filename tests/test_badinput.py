@@ -26,8 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.audits.archives import iter_archive
-from croissant_lineage.audits.witnesses import witness_family
+from croissant_lineage.audits.witnesses.archives import iter_archive
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.describe import describe
 from croissant_lineage.croissant.tables import MAX_FIELD_CHARS
@@ -40,6 +39,7 @@ from croissant_lineage.lineage.schema import EDGES_SCHEMA
 from croissant_lineage.linking.linker import link
 from croissant_lineage.resolve import resolve
 from croissant_lineage.validate import validate
+from croissant_lineage.workflows import witness_family
 from tests.helpers import items_table
 
 REPO = Path(__file__).resolve().parents[1]

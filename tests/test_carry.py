@@ -12,7 +12,6 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.audits.history import compare_snapshots
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.findings.carry import (
     CARRY_STATUSES,
@@ -23,6 +22,7 @@ from croissant_lineage.findings.carry import (
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.linking.snapshotdiff import compare_snapshots
 
 SRC = Source("invented review", kind="person")
 

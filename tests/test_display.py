@@ -134,9 +134,9 @@ def test_validation_report_html() -> None:
 
 
 def test_history_translation_and_family_report_html(spec, toy, graph: LineageGraph) -> None:
-    from croissant_lineage.audits.history import snapshot_history
     from croissant_lineage.audits.translations import verify_translations
     from croissant_lineage.findings.report import family_report
+    from croissant_lineage.workflows import snapshot_history
 
     h = snapshot_history(spec, lineage=toy, item="toy-pro:105")
     text = " ".join(_parse(to_html(h)).text)

@@ -20,17 +20,16 @@ from croissant_lineage.audits.history import (
     Snapshot,
     compare_items,
     compare_snapshots,
-    family_snapshots,
     item_history,
     joins_from_edges,
     revision_pairs,
     snapshot_chain,
-    snapshot_history,
 )
 from croissant_lineage.cli import main
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.workflows import family_snapshots, snapshot_history
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy" / "family.json"
@@ -233,6 +232,36 @@ def test_family_snapshots_from_a_lineage() -> None:
     assert v[-1].note == "key unchanged since 2021-01-01; options_reordered in 2022-01-01"
     report = snapshot_history(TOY, lineage=lineage, item="toy-pro:105")
     assert [r.new_ref for r in report.revisions(changed_only=True)] == ["toy-pro-v2:105", "toy-pro-v2:107"]
+
+
+def test_history_audit_reads_the_lineage_and_never_loads() -> None:
+    from croissant_lineage.audits.history import history
+    from croissant_lineage.errors import InputError
+    from croissant_lineage.lineage.model import Lineage
+    from croissant_lineage.linking.linker import link
+
+    spec = load_family(TOY)
+    lineage = link(spec)
+    report = history(lineage, spec, item="toy-pro:105")
+    assert report.datasets == ("toy-pro", "toy-pro-v2") and report.versions[-1].kinds == ("key_changed",)
+    keep = pa.compute.not_equal(lineage.items.column("dataset"), "toy-pro-v2")
+    without = Lineage(lineage.family, lineage.items.filter(keep), lineage.edges)
+    with pytest.raises(InputError, match="toy-pro-v2"):
+        history(without, spec)
+
+
+def test_audits_never_link_or_load_items() -> None:
+    import ast
+
+    root = REPO / "croissant_lineage" / "audits"
+    banned = {"croissant_lineage.linking.linker", "croissant_lineage.lineage.items.load_items"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+                found += [f"{path.relative_to(root)}: {n}" for n in names & banned]
+    assert found == []
 
 
 # ------------------------------------------------------------------------------ CLI

@@ -12,7 +12,6 @@ pytest.importorskip("matplotlib", reason="plots need matplotlib (a dependency of
 
 from matplotlib.figure import Figure
 
-from croissant_lineage.audits.history import snapshot_history
 from croissant_lineage.audits.translations import verify_translations
 from croissant_lineage.audits.witnesses import ModelTally, PooledTally
 from croissant_lineage.family.spec import load_family
@@ -23,6 +22,7 @@ from croissant_lineage.render.plots import (
     snapshot_changes_plot,
     witness_picks_plot,
 )
+from croissant_lineage.workflows import snapshot_history
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
 

@@ -20,13 +20,13 @@ from croissant_lineage.audits.translations import (
     detect_shift,
     evidence_score,
     extract_evidence,
-    family_translations,
     verify_joins,
     verify_translations,
 )
 from croissant_lineage.cli import main
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.workflows import family_translations
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy" / "family.json"

@@ -12,13 +12,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from croissant_lineage.audits.archives import list_archives
-from croissant_lineage.audits.contested import (
-    ContestedClaim,
-    claims_from_findings,
-    contested_items,
-    snapshot_index,
-)
 from croissant_lineage.audits.witnesses import (
     REJECT_REASONS,
     Admission,
@@ -28,11 +21,18 @@ from croissant_lineage.audits.witnesses import (
     tally,
     with_witness_evidence,
     witness,
-    witness_family,
+)
+from croissant_lineage.audits.witnesses.archives import list_archives
+from croissant_lineage.audits.witnesses.contested import (
+    ContestedClaim,
+    claims_from_findings,
+    contested_items,
+    snapshot_index,
 )
 from croissant_lineage.cli import main
 from croissant_lineage.errors import LineageError
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.workflows import witness_family
 from tests.helpers import items_table
 
 TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
@@ -423,6 +423,19 @@ def test_witness_family_on_the_toy_family(tmp_path: Path) -> None:
     )
     (row,) = report.admission.rows
     assert row.records == row.admitted == report.admission.snapshot_items == 12
+
+
+def test_witness_lineage_reads_the_snapshot_from_the_lineage(tmp_path: Path) -> None:
+    from croissant_lineage.audits.witnesses import witness_lineage
+    from croissant_lineage.errors import InputError
+    from croissant_lineage.linking.linker import link
+
+    archive = toy_archive(tmp_path / "archives")
+    lineage = link(TOY / "family.json")
+    report = witness_lineage(lineage, [archive], dataset="toy-pro")
+    assert report.admission.rows[0].admitted == report.admission.snapshot_items == 12
+    with pytest.raises(InputError, match="no items of dataset 'toy-xx'"):
+        witness_lineage(lineage, [archive], dataset="toy-xx")
 
 
 def test_cli_prints_the_admission_and_json(

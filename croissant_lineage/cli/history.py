@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.audits.history import snapshot_history
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
+from croissant_lineage.workflows import snapshot_history
 
 __all__ = ["register"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.audits.translations import family_translations
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.render.text import translations_text
+from croissant_lineage.workflows import family_translations
 
 __all__ = ["register"]
 

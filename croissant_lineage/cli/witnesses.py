@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.audits.witnesses import witness_family
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result, show_progress
+from croissant_lineage.workflows import witness_family
 
 __all__ = ["register"]
 

@@ -22,10 +22,10 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from croissant_lineage.audits.history import SnapshotDiff
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.schema import join_ref, split_ref
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.snapshotdiff import SnapshotDiff
 
 __all__ = [
     "CARRY_STATUSES",

@@ -579,6 +579,8 @@ def route(
     lineage_or_graph: Lineage | LineageGraph,
     item_ref_or_finding: str | Finding,
     findings: Iterable[Finding] | None = None,
+    *,
+    option_index: int | None = None,
 ) -> Queue:
     """The ranked re-review queue of an item or a finding.
 
@@ -587,7 +589,9 @@ def route(
         item_ref_or_finding: A :class:`Finding`, a finding id (looked up in
             ``findings``), or an item ref (``mmlu-pro:3542``).
         findings: Known findings. For an item ref, every finding on one of its relatives
-            is routed; with none, the item is routed as a whole (target ``item``).
+            is routed; with none, the item is routed as a whole (target ``item``), or
+            its option ``option_index`` (target ``option``) when that is given.
+        option_index: See ``findings``.
 
     Returns:
         A :class:`Queue`: one row per relative (per finding), sorted by rank.
@@ -613,7 +617,8 @@ def route(
         _check_finding(graph, f)
         rows += _route_one(graph, f, f.item, f.target, f.option_index, item)
     if not chosen:
-        rows = _route_one(graph, None, item, "item", None, item)
+        target = "item" if option_index is None else "option"
+        rows = _route_one(graph, None, item, target, option_index, item)
     order = {f.id: i for i, f in enumerate(chosen)}
     rows.sort(key=lambda r: (r.rank, order.get(r.finding or "", 0), r.depth, r.ref))
     return Queue(query=query, item=item, findings=[f.id for f in chosen], rows=rows)

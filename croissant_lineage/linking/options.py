@@ -5,19 +5,34 @@ parent it was copied from, tolerating the formatting damage that
 :func:`croissant_lineage.linking.normalize.normalize_option` erases and, failing that, small
 edits (RapidFuzz ratio at or above ``fuzzy_threshold``). Options left unpaired in the
 child were added at that step; options left unpaired in the parent were dropped.
+
+:func:`align_options` is the one aligner underneath, with the passes snapshot history
+also needs (white-space-equal text, a similarity on normalised options, options
+rewritten in place); it says which pass paired each option.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from croissant_lineage.linking.normalize import normalize_option
 
-__all__ = ["OptionDiff", "diff_normalized", "diff_options", "positional_diff"]
+__all__ = [
+    "ALIGN_PASSES",
+    "Alignment",
+    "OptionDiff",
+    "align_options",
+    "diff_normalized",
+    "diff_options",
+    "positional_diff",
+]
+
+#: The passes of :func:`align_options`, in the order they run.
+ALIGN_PASSES = ("exact", "whitespace", "fuzzy", "in_place")
 
 
 @dataclass(frozen=True)
@@ -73,42 +88,140 @@ def diff_options(
     return diff_normalized([normalize_option(o) for o in child], [normalize_option(o) for o in parent], fuzzy_threshold=fuzzy_threshold)
 
 
+def _collapse_ws(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Which parent option each child option continues, and how they were paired.
+
+    Attributes:
+        option_map: Per child option, the index of the parent option it continues, or -1.
+        paired_by: Per child option, the pass of :data:`ALIGN_PASSES` that paired it
+            (None when unpaired).
+    """
+
+    option_map: tuple[int, ...]
+    paired_by: tuple[str | None, ...]
+
+    def paired(self, how: str) -> set[int]:
+        """The child options paired by pass ``how``."""
+        return {i for i, p in enumerate(self.paired_by) if p == how}
+
+
+def _pair_equal(
+    child: Sequence[str], parent: Sequence[str], key: Callable[[str], str] | None,
+    mapping: list[int], used: set[int],
+) -> list[int]:
+    """Pair still-unpaired child options with the first free parent option of equal ``key``
+    (the text itself when None); returns the child indices paired."""
+    keys_p = parent if key is None else [key(o) for o in parent]
+    keys_c = child if key is None else [key(o) for o in child]
+    free: dict[str, list[int]] = defaultdict(list)
+    for j, k in enumerate(keys_p):
+        if j not in used:
+            free[k].append(j)
+    paired = []
+    for i, k in enumerate(keys_c):
+        if mapping[i] < 0 and free.get(k):
+            mapping[i] = j = free[k].pop(0)
+            used.add(j)
+            paired.append(i)
+    return paired
+
+
+def _pair_similar(
+    child: Sequence[str], parent: Sequence[str], key: Callable[[str], str] | None, threshold: float,
+    mapping: list[int], used: set[int],
+) -> list[int]:
+    """Pair the options left on both sides by RapidFuzz ratio of ``key`` (best pair first,
+    ties by child then parent index) at or above ``threshold``; returns the child indices paired."""
+    left_c = [i for i, m in enumerate(mapping) if m < 0]
+    left_p = [j for j in range(len(parent)) if j not in used]
+    if not (left_c and left_p):
+        return []
+    kc = child if key is None else {i: key(child[i]) for i in left_c}
+    kp = parent if key is None else {j: key(parent[j]) for j in left_p}
+    pairs = sorted(((fuzz.ratio(kc[i], kp[j]), i, j) for i in left_c for j in left_p), key=lambda t: (-t[0], t[1], t[2]))
+    paired = []
+    for score, i, j in pairs:
+        if score < threshold:
+            break
+        if mapping[i] >= 0 or j in used:
+            continue
+        mapping[i] = j
+        used.add(j)
+        paired.append(i)
+    return paired
+
+
+def _pair_in_place(n_parent: int, mapping: list[int], used: set[int]) -> list[int]:
+    """Pair each still-unpaired child option with the free parent option at its position
+    (an option rewritten in place); returns the child indices paired."""
+    paired = []
+    for i in range(len(mapping)):
+        if mapping[i] < 0 and i < n_parent and i not in used:
+            mapping[i] = i
+            used.add(i)
+            paired.append(i)
+    return paired
+
+
+def align_options(
+    child: Sequence[str],
+    parent: Sequence[str],
+    *,
+    whitespace: bool = False,
+    fuzzy_key: Callable[[str], str] | None = None,
+    fuzzy_threshold: float = 90.0,
+    in_place: bool = False,
+) -> Alignment:
+    """Pair child options with the parent options they continue, pass by pass.
+
+    Passes (:data:`ALIGN_PASSES`), each on the options the earlier ones left unpaired:
+    ``exact`` equal text (each parent option used once, first free one first);
+    ``whitespace`` (when asked) equal text once runs of white space are collapsed;
+    ``fuzzy`` RapidFuzz ratio of ``fuzzy_key`` of each text (the text itself when None)
+    at or above ``fuzzy_threshold``, best pair first; ``in_place`` (when asked) a child
+    option still unpaired takes the parent option at its own position if that one is free.
+
+    Returns:
+        The :class:`Alignment`.
+    """
+    mapping = [-1] * len(child)
+    used: set[int] = set()
+    paired_by: list[str | None] = [None] * len(child)
+
+    def mark(how: str, paired: list[int]) -> None:
+        for i in paired:
+            paired_by[i] = how
+
+    mark("exact", _pair_equal(child, parent, None, mapping, used))
+    if whitespace:
+        mark("whitespace", _pair_equal(child, parent, _collapse_ws, mapping, used))
+    mark("fuzzy", _pair_similar(child, parent, fuzzy_key, fuzzy_threshold, mapping, used))
+    if in_place:
+        mark("in_place", _pair_in_place(len(parent), mapping, used))
+    return Alignment(tuple(mapping), tuple(paired_by))
+
+
 def diff_normalized(
     cnorm: Sequence[str], pnorm: Sequence[str], *, fuzzy_threshold: float = 90.0
 ) -> OptionDiff:
     """:func:`diff_options` on options already passed through ``normalize_option``."""
     if tuple(cnorm) == tuple(pnorm):  # the common case: options copied as they were
         return OptionDiff(tuple(range(len(cnorm))), len(cnorm), 0, 0, 100.0)
-    child, parent = cnorm, pnorm
-    mapping = [-1] * len(child)
-    free: dict[str, list[int]] = defaultdict(list)
-    for j, key in enumerate(pnorm):
-        free[key].append(j)
-    for i, key in enumerate(cnorm):
-        if free.get(key):
-            mapping[i] = free[key].pop(0)
-    used = {j for j in mapping if j >= 0}
-    left_c = [i for i, m in enumerate(mapping) if m < 0]
-    left_p = [j for j in range(len(parent)) if j not in used]
-    if left_c and left_p:
-        pairs = sorted(
-            ((fuzz.ratio(cnorm[i], pnorm[j]), i, j) for i in left_c for j in left_p),
-            key=lambda t: (-t[0], t[1], t[2]),
-        )
-        taken_c: set[int] = set()
-        taken_p: set[int] = set()
-        for score, i, j in pairs:
-            if score < fuzzy_threshold:
-                break
-            if i in taken_c or j in taken_p:
-                continue
-            mapping[i] = j
-            taken_c.add(i)
-            taken_p.add(j)
+    # align_options' exact and fuzzy passes, without recording which pass paired what
+    # (this runs once per candidate pair while linking).
+    mapping = [-1] * len(cnorm)
+    used: set[int] = set()
+    _pair_equal(cnorm, pnorm, None, mapping, used)
+    _pair_similar(cnorm, pnorm, None, fuzzy_threshold, mapping, used)
     copied = sum(1 for m in mapping if m >= 0)
-    dropped = len(parent) - copied
-    score = 100.0 * copied / len(parent) if parent else 100.0
-    return OptionDiff(tuple(mapping), copied, len(child) - copied, dropped, round(score, 2))
+    dropped = len(pnorm) - copied
+    score = 100.0 * copied / len(pnorm) if pnorm else 100.0
+    return OptionDiff(tuple(mapping), copied, len(cnorm) - copied, dropped, round(score, 2))
 
 
 def positional_diff(child: Sequence[str], parent: Sequence[str]) -> OptionDiff:

@@ -4,13 +4,14 @@ A *claim* is ``(finding id, item ref, proposed answer text)`` on an item of the 
 being judged (e.g. ``mmlu-pro``). :func:`contested_items` keeps the claims whose proposed
 text is one of the item's options and not its key; :func:`claims_from_findings` builds
 claims from wrong-key findings, routing a finding made on an ancestor item (e.g. an
-MMLU item annotated by MMLU-Redux) to its descendants in the snapshot through the
-lineage edges, carrying the proposed option's index through each edge's ``option_map``.
+MMLU item annotated by MMLU-Redux) to its descendants in the snapshot with the router
+(:func:`croissant_lineage.findings.routing.route`, following the proposed option through
+each edge's ``option_map``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -19,9 +20,11 @@ import pyarrow as pa
 
 from croissant_lineage._results import RowTable
 from croissant_lineage.errors import DataError, InputError
+from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.lineage.paths import step_option
-from croissant_lineage.lineage.schema import join_ref, split_ref
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import ITEMS_SCHEMA, split_ref
 
 __all__ = [
     "SKIP_REASONS",
@@ -308,27 +311,11 @@ class ClaimRouting:
     unrouted: list[UnroutedFinding] = field(default_factory=list)
 
 
-def _options_by_ref(items: pa.Table) -> dict[str, list[str]]:
-    return {
-        join_ref(d, i): list(o or ())
-        for d, i, o in zip(
-            items.column("dataset").to_pylist(),
-            items.column("item").to_pylist(),
-            items.column("options").to_pylist(),
-            strict=True,
-        )
-    }
-
-
-def _children_by_parent(edges: pa.Table) -> dict[str, list[tuple[str, list[int] | None]]]:
-    out: dict[str, list[tuple[str, list[int] | None]]] = defaultdict(list)
-    cols = [
-        edges.column(c).to_pylist()
-        for c in ("parent_dataset", "parent_item", "child_dataset", "child_item", "option_map")
-    ]
-    for pd_, pi, cd, ci, om in zip(*cols, strict=True):
-        out[join_ref(pd_, pi)].append((join_ref(cd, ci), om))
-    return out
+def _options_at(graph: LineageGraph, ref: str) -> list[str]:
+    try:
+        return list(graph.item(ref).options)
+    except InputError:
+        return []
 
 
 def claims_from_findings(
@@ -344,11 +331,11 @@ def claims_from_findings(
     A finding (any object with ``id``, ``item``, ``kind``, ``proposed``) gives claims only
     when its kind is ``wrong_key`` and it proposes an answer. A finding on an item of
     ``dataset`` gives one claim on that item. A finding on another dataset's item is
-    followed down the lineage edges (parent -> child, up to ``max_depth`` steps) to every
-    descendant in ``dataset``; at each step the proposed answer's option index is carried
-    through the edge's ``option_map`` (so formatting changes in copied options do not
-    lose it), and, where the index is unknown, the text is looked up among the child's
-    options.
+    routed (:func:`croissant_lineage.findings.routing.route`, as its proposed option) to
+    every descendant in ``dataset`` up to ``max_depth`` steps down; the proposed answer's
+    option index is carried through each edge's ``option_map`` (so formatting changes in
+    copied options do not lose it), and, where it is not carried, the text is looked up
+    among the descendant's options.
 
     Args:
         findings: Findings (e.g. :class:`croissant_lineage.findings.model.Finding`).
@@ -361,8 +348,9 @@ def claims_from_findings(
         The :class:`ClaimRouting`: claims (sorted by finding id, item) and unrouted findings.
     """
     routing = ClaimRouting()
-    options = _options_by_ref(items) if items is not None else {}
-    children = _children_by_parent(edges) if edges is not None else {}
+    graph = None
+    if edges is not None:
+        graph = LineageGraph(Lineage({}, items if items is not None else ITEMS_SCHEMA.empty_table(), edges))
     for f in findings:
         fid, ref, proposed = str(f.id), str(f.item), f.proposed
         if f.kind != "wrong_key":
@@ -375,10 +363,10 @@ def claims_from_findings(
         if ref.partition(":")[0] == dataset:
             routing.claims.append(ContestedClaim(fid, ref, proposed))
             continue
-        if edges is None:
+        if graph is None:
             routing.unrouted.append(UnroutedFinding(fid, ref, "no_lineage"))
             continue
-        found = _route(ref, proposed, dataset, options, children, max_depth)
+        found = _route(graph, ref, proposed, dataset, max_depth)
         if not found:
             routing.unrouted.append(UnroutedFinding(fid, ref, "no_path"))
         routing.claims.extend(ContestedClaim(fid, child, text, via=ref) for child, text in found)
@@ -387,35 +375,19 @@ def claims_from_findings(
     return routing
 
 
-def _route(
-    ref: str,
-    proposed: str,
-    dataset: str,
-    options: dict[str, list[str]],
-    children: dict[str, list[tuple[str, list[int] | None]]],
-    max_depth: int,
-) -> list[tuple[str, str]]:
-    """Descendants of ``ref`` in ``dataset`` with the proposed answer's text there."""
-    start = options.get(ref)
-    idx0 = _find_option(start, proposed) if start else None
-    queue: deque[tuple[str, int | None, str, int]] = deque([(ref, idx0, proposed, 0)])
-    seen = {ref}
+def _route(graph: LineageGraph, ref: str, proposed: str, dataset: str, max_depth: int) -> list[tuple[str, str]]:
+    """Descendants of ``ref`` in ``dataset`` (at most ``max_depth`` steps down) with the
+    proposed answer's text there, from the router's queue for the proposed option: its
+    letter where the option maps are followed, else the text looked up among the options."""
+    if ref not in graph:
+        return []
+    start = _options_at(graph, ref)
+    queue = route(graph, ref, option_index=_find_option(start, proposed) if start else None)
     found: dict[str, str] = {}
-    while queue:
-        node, idx, text, depth = queue.popleft()
-        if depth >= max_depth:
+    for row in queue.rows:
+        if row.relation != "descendant" or row.dataset != dataset or row.depth > max_depth:
             continue
-        for child, omap in children.get(node, []):
-            if child in seen:
-                continue
-            seen.add(child)
-            child_opts = options.get(child, [])
-            cidx = step_option(omap, idx).index
-            if cidx is None and child_opts:
-                cidx = _find_option(child_opts, text)
-            ctext = child_opts[cidx] if (cidx is not None and cidx < len(child_opts)) else text
-            if child.partition(":")[0] == dataset:
-                found[child] = ctext
-            else:
-                queue.append((child, cidx, ctext, depth + 1))
+        opts = _options_at(graph, row.ref)
+        idx = LETTERS.index(row.letter) if row.letter else (_find_option(opts, proposed) if opts else None)
+        found[row.ref] = opts[idx] if idx is not None and idx < len(opts) else proposed
     return sorted(found.items())
