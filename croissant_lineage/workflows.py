@@ -14,10 +14,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
+from croissant_lineage._results import Result
 from croissant_lineage.audits.history import (
     HistoryReport,
     Snapshot,
@@ -41,7 +44,14 @@ from croissant_lineage.lineage.model import Lineage, family_info
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.linker import link, link_derivation
 
-__all__ = ["family_snapshots", "family_translations", "snapshot_history", "witness_family"]
+__all__ = [
+    "LinkResult",
+    "family_snapshots",
+    "family_translations",
+    "snapshot_history",
+    "witness_family",
+    "write_lineage",
+]
 
 #: What a ``lineage`` argument may be: a linked family, a lineage folder, or nothing (link here).
 _LineageArg = Lineage | str | Path | None
@@ -236,3 +246,50 @@ def witness_family(
     if found is not None and any(f.item.partition(":")[0] != dataset for f in found):
         lin = _read(lineage) if lineage is not None else link(spec, data_dir=Path(data_dir))
     return witness_lineage(lin, archives, dataset=dataset, findings=found, limits=limits, progress=progress)
+
+
+@dataclass(frozen=True)
+class LinkResult(Result):
+    """A family linked and its lineage folder written (what ``croissant-lineage link`` does).
+
+    Attributes:
+        lineage: The linked family.
+        path: The lineage folder written.
+    """
+
+    lineage: Lineage
+    path: Path
+
+    def to_dict(self) -> dict[str, Any]:
+        """The lineage's summary (counts per derivation and method; ``summary.json``)."""
+        return self.lineage.summary
+
+
+def write_lineage(
+    family: FamilySpec | str | Path,
+    out: str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    allow_outside: bool = False,
+    force: bool = False,
+    progress: bool = False,
+) -> LinkResult:
+    """Link every dataset of ``family`` and write the lineage folder ``out``.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        out: The lineage folder to write (created if missing).
+        data_dir: Folder the shipped descriptors' file URLs resolve against.
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+        force: Write into a non-empty folder this library did not write.
+        progress: Show progress bars.
+
+    Returns:
+        The :class:`LinkResult`: the lineage and the folder written.
+
+    Raises:
+        LineageError: any input problem; ``OutputExistsError`` when ``out`` holds other
+            files and ``force`` is false.
+    """
+    lineage = link(family, data_dir=data_dir, progress=progress, allow_outside=allow_outside)
+    return LinkResult(lineage, lineage.write(out, overwrite=force))

@@ -28,3 +28,29 @@ def test_command_help_has_examples(command: str) -> None:
     sub = _subparsers()[command]
     text = sub.format_help()
     assert "Example" in text and "croissant-lineage" in text.split("Example", 1)[1], command
+
+
+def _option(sub: argparse.ArgumentParser, flag: str) -> argparse.Action | None:
+    return next((a for a in sub._actions if flag in a.option_strings), None)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_shared_options_mean_the_same_everywhere(command: str) -> None:
+    """--findings takes several files and accumulates; --json, -q and --force are flags."""
+    sub = _subparsers()[command]
+    found = _option(sub, "--findings")
+    if found is not None:
+        assert found.nargs == "+" and isinstance(found, argparse._ExtendAction), command
+    for flag in ("--json", "--quiet", "--force", "--allow-outside"):
+        action = _option(sub, flag)
+        assert action is None or isinstance(action, argparse._StoreTrueAction), (command, flag)
+    for flag in ("--lineage", "--data-dir"):
+        action = _option(sub, flag)
+        assert action is None or action.metavar == "DIR", (command, flag)
+
+
+def test_findings_given_twice_accumulate() -> None:
+    args = build_parser().parse_args(
+        ["report", "--lineage", "lin", "--findings", "a.json", "b.yaml", "--findings", "c.json"]
+    )
+    assert args.findings == ["a.json", "b.yaml", "c.json"]

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.corrections import apply_corrections
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.importers import dataset_items
@@ -29,10 +30,8 @@ def _run(args: argparse.Namespace) -> int:
         _, items = dataset_items(args.family, args.dataset, args.data_dir)
         result = apply_corrections(items, findings, dataset=args.dataset)
     out = result.write(args.out, inputs=inputs, overwrite=args.force)
-    if args.json:
-        print_json(result.to_dict())
-    else:
-        print(result)
+    print_result(args, result)
+    if not args.json:
         print(f"wrote {out}", file=sys.stderr)
     return 0
 
@@ -54,21 +53,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--dataset", required=True, help="the dataset whose keys to correct")
-    p.add_argument(
-        "--findings", required=True, nargs="+", metavar="FILE", help="findings files, in order"
-    )
-    p.add_argument("--out", required=True, help="new file for the corrected keys")
-    p.add_argument(
-        "--lineage", metavar="DIR", help="lineage folder (items, and routing of parent findings)"
-    )
-    p.add_argument("--family", default="mmlu", help="family (without --lineage; default: mmlu)")
-    p.add_argument(
-        "--data-dir",
-        help="data folder the family's files resolve against (without --lineage; needed by the "
-        "shipped mmlu family)",
-    )
-    p.add_argument(
-        "--force", action="store_true", help="replace an existing --out (never an input)"
-    )
-    p.add_argument("--json", action="store_true", help="print changes and reasons as JSON")
+    options.findings(p, required=True)
+    options.out(p, "new file for the corrected keys")
+    options.lineage(p)
+    options.family(p, default="mmlu")
+    options.data_dir(p)
+    options.force(p)
+    options.json_output(p)
     p.set_defaults(func=_run)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json
-from croissant_lineage.croissant.describe import DescribeOptions, DescribeResult, describe_folder
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
+from croissant_lineage.croissant.describe import DescribeOptions, describe_folder
 from croissant_lineage.errors import InputError
 
-__all__ = ["register", "render"]
+__all__ = ["register"]
 
 _DESCRIPTION = """\
 Describe the data files of FOLDER (CSV, TSV, JSON Lines, JSON, Parquet, Arrow) in a
@@ -23,13 +24,6 @@ mlcroissant 1.1.1 validates the result with no error.
 The descriptor is written atomically. An existing file is replaced only when this tool
 wrote it (it carries "cl:generatedBy": "croissant-lineage") or with --force; otherwise
 the command stops with CL-E007 and exit status 2, and nothing is written."""
-
-
-def render(result: DescribeResult) -> str:
-    """Readable text of a :class:`DescribeResult`."""
-    rows = ", ".join(f"{rs} {n:,}" for rs, n in result.rows.items())
-    verb = "replaced" if result.replaced else "wrote"
-    return f"{verb} {result.path}: {result.files} data file(s); rows per RecordSet: {rows}"
 
 
 def _file_fields(values: list[str]) -> dict[str, str]:
@@ -62,10 +56,7 @@ def _run(args: argparse.Namespace) -> int:
         split=args.split,
     )
     result = describe_folder(args.folder, options, out=args.out, force=args.force)
-    if args.json:
-        print_json(result.to_dict())
-    elif not args.quiet:
-        print(render(result))
+    print_result(args, result)
     return 0
 
 
@@ -85,9 +76,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("folder", metavar="FOLDER", help="folder holding the data files")
-    p.add_argument(
-        "--out",
-        help="descriptor file to write (default: croissant.json in --relative-to, else in FOLDER)",
+    options.out(
+        p,
+        "descriptor file to write (default: croissant.json in --relative-to, else in FOLDER)",
+        required=False,
     )
     p.add_argument("--name", help="dataset name (default: the folder name)")
     p.add_argument("--description", help="dataset description")
@@ -132,11 +124,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="folder the descriptor will sit in; file globs are written relative to it "
         "(default: the --out folder, else FOLDER)",
     )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="replace --out even if it was not written by croissant-lineage",
-    )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_quiet(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

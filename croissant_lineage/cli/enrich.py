@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result, show_progress
 from croissant_lineage.enrich import (
     EnrichResult,
     FamilyEnrichResult,
@@ -14,7 +15,7 @@ from croissant_lineage.enrich import (
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.schema import ACTIVITIES
 
-__all__ = ["register", "render"]
+__all__ = ["register"]
 
 _DESCRIPTION = """\
 Two modes.
@@ -41,24 +42,6 @@ with its marks, a lineage Parquet file with its columns); any other existing fil
 left alone (error CL-E007) unless --force."""
 
 
-def render(result: EnrichResult | FamilyEnrichResult) -> str:
-    """Readable text of an enrichment result."""
-    if isinstance(result, FamilyEnrichResult):
-        lines = [f"wrote {len(result.descriptors)} enriched descriptors to {result.out_dir}:"]
-        for d in result.descriptors:
-            lines.append(
-                f"  {d.path}: {', '.join(d.datasets)}; {d.items:,} items, {d.edges:,} edges, "
-                f"{d.findings:,} findings"
-            )
-        lines.append(f"edges in lineage files: {result.edges:,}")
-        return "\n".join(lines)
-    verb = "re-enriched" if result.replaced else "enriched"
-    text = f"{verb} {result.path}: derived from {', '.join(result.parents)}"
-    if result.issues is not None:
-        text += f" (mlcroissant: {result.issues['before']} before, {result.issues['after']} after)"
-    return text
-
-
 def _run(args: argparse.Namespace) -> int:
     result: EnrichResult | FamilyEnrichResult
     if args.family:
@@ -67,7 +50,12 @@ def _run(args: argparse.Namespace) -> int:
         if not args.lineage:
             raise InputError("--family needs --lineage DIR (the output of 'croissant-lineage link')")
         result = enrich_family(
-            args.lineage, args.family, args.out, args.findings, time=args.time, force=args.force,
+            args.lineage,
+            args.family,
+            args.out,
+            args.findings,
+            time=args.time,
+            force=args.force,
             progress=show_progress(args),
         )
     else:
@@ -85,18 +73,8 @@ def _run(args: argparse.Namespace) -> int:
             validate=args.validate,
             force=args.force,
         )
-    if args.json:
-        print_json(result.to_dict() if isinstance(result, FamilyEnrichResult) else _dict(result))
-    elif not args.quiet:
-        print(render(result))
+    print_result(args, result)
     return 0
-
-
-def _dict(result: EnrichResult) -> dict[str, object]:
-    out: dict[str, object] = {"path": result.path, "parents": result.parents, "replaced": result.replaced}
-    if result.issues is not None:
-        out["issues"] = {k: {"errors": v.errors, "warnings": v.warnings} for k, v in result.issues.items()}
-    return out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -121,17 +99,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--activity", default="copy", choices=ACTIVITIES, help="what made the dataset from its parents")
     p.add_argument("--note", help="what the derivation did, in words")
-    p.add_argument("--family", metavar="NAME", help="a family spec (built-in name or file): family mode")
-    p.add_argument("--lineage", metavar="DIR", help="lineage folder written by 'croissant-lineage link'")
-    p.add_argument("--findings", metavar="FILE", help="findings file to write beside the descriptors")
-    p.add_argument("--out", required=True, help="output file (dataset level) or folder (--family)")
+    options.family(p)
+    options.lineage(p)
+    options.findings(p)
+    options.out(p, "output file (dataset level) or folder (--family)")
     p.add_argument("--time", help="time to record, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
     p.add_argument(
         "--validate",
         action="store_true",
         help="check with mlcroissant that the output has no more issues than the input",
     )
-    p.add_argument("--force", action="store_true", help="replace --out files this library did not write")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_quiet(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -11,11 +11,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.errors import OutputExistsError
 from croissant_lineage.findings.files import findings_to_document, load_findings, save_findings
 from croissant_lineage.findings.importers import Importer, ImportResult, importers
-from croissant_lineage.findings.model import KINDS, STATUSES, Finding
+from croissant_lineage.findings.model import KINDS, STATUSES, Finding, select_findings
 from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
@@ -56,13 +57,7 @@ def _line(f: Finding) -> str:
 
 def _list(args: argparse.Namespace) -> int:
     findings = load_findings(args.files)
-    chosen = [
-        f
-        for f in findings
-        if (not args.status or f.status in args.status)
-        and (not args.kind or f.kind in args.kind)
-        and (not args.item or f.item == args.item or f.source.item == args.item)
-    ]
+    chosen = select_findings(findings, statuses=args.status, kinds=args.kind, item=args.item or None)
     if args.json:
         print_json(findings_to_document(chosen))
     else:
@@ -73,16 +68,13 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--family", default="mmlu", help="family spec name or file (default: mmlu)")
-    p.add_argument(
-        "--data-dir",
-        help="data folder the family's files resolve against (needed by the shipped mmlu family)",
-    )
-    p.add_argument("--lineage", metavar="DIR", help="lineage folder (from 'link')")
-    p.add_argument("--out", required=True, help="findings file to write (.json, .yaml)")
-    p.add_argument("--force", action="store_true", help="replace an existing --out")
-    p.add_argument("--json", action="store_true", help="print the import summary as JSON")
-    p.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    options.family(p, default="mmlu")
+    options.data_dir(p)
+    options.lineage(p)
+    options.out(p, "findings file to write (.json, .yaml)")
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
 
 
 def _add_importer(isub: argparse._SubParsersAction, importer: Importer) -> None:
@@ -145,5 +137,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     lst.add_argument("--status", nargs="+", choices=STATUSES, help="only these statuses")
     lst.add_argument("--kind", nargs="+", choices=KINDS, help="only these kinds")
     lst.add_argument("--item", help="only findings on (or raised by) this item ref")
-    lst.add_argument("--json", action="store_true", help="print the findings document as JSON")
+    options.json_output(lst)
     lst.set_defaults(func=_list)

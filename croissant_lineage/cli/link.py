@@ -5,38 +5,24 @@ from __future__ import annotations
 import argparse
 import sys
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json, show_progress
-from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result, show_progress
+from croissant_lineage.workflows import write_lineage
 
-__all__ = ["register", "render_summary"]
-
-
-def render_summary(summary: dict) -> str:
-    """Readable text of a link summary."""
-    lines = [f"family {summary.get('family')}: {summary.get('edges', 0)} edges"]
-    for s in summary.get("derivations", []):
-        methods = ", ".join(f"{m} {n}" for m, n in s["by_method"].items()) or "none"
-        lines.append(
-            f"  {s['child']} <- {s['parent']} ({s['activity']}): {s['linked']}/{s['selected']} linked "
-            f"[{methods}]; unmatched {s['unmatched']}, ambiguous {s['ambiguous']}, "
-            f"key inherited {s['key_inherited']}, key changed {s['key_changed']}"
-        )
-    dups = summary.get("duplicate_groups", {})
-    if dups:
-        lines.append("  duplicate groups: " + ", ".join(f"{d} {n}" for d, n in dups.items()))
-    return "\n".join(lines)
+__all__ = ["register"]
 
 
 def _run(args: argparse.Namespace) -> int:
-    lineage: Lineage = link(
-        args.family, data_dir=args.data_dir, progress=show_progress(args), allow_outside=args.allow_outside
+    result = write_lineage(
+        args.family,
+        args.out,
+        data_dir=args.data_dir,
+        allow_outside=args.allow_outside,
+        force=args.force,
+        progress=show_progress(args),
     )
-    lineage.write(args.out, overwrite=args.force)
-    if args.json:
-        print_json(lineage.summary)
-    elif not args.quiet:
-        print(render_summary(lineage.summary))
+    print_result(args, result)
+    if not args.json and not args.quiet:
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
@@ -55,11 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("family", metavar="FAMILY", help="a built-in family name (mmlu) or a family spec file")
-    p.add_argument("--data-dir", help="folder the descriptors' file URLs resolve against (shipped families)")
-    p.add_argument("--out", required=True, help="lineage folder to write")
-    p.add_argument("--allow-outside", action="store_true", help="allow file URLs outside the base folder")
-    p.add_argument("--force", action="store_true", help="write into a non-empty folder not made by this tool")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    add_quiet(p)
+    options.family_positional(p)
+    options.data_dir(p)
+    options.out(p, "lineage folder to write")
+    options.allow_outside(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

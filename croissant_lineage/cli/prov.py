@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
 
-from croissant_lineage.cli._common import add_quiet, example_epilog, print_json
-from croissant_lineage.prov.serialize import FORMATS, ProvResult, write_prov
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
+from croissant_lineage.prov.serialize import FORMATS, write_prov
 
-__all__ = ["register", "render"]
+__all__ = ["register"]
 
 _DESCRIPTION = """\
 Write the provenance graph of a lineage folder with rdflib: datasets (prov:Entity,
@@ -26,14 +26,6 @@ drops), so a re-run replaces it; any other existing --out is left alone (error C
 unless --force."""
 
 
-def render(result: ProvResult) -> str:
-    """Readable text of a :class:`ProvResult`."""
-    return (
-        f"wrote {result.path} ({result.format}): {result.triples:,} triples, "
-        f"{result.edges:,} item derivations, {result.findings:,} findings"
-    )
-
-
 def _run(args: argparse.Namespace) -> int:
     result = write_prov(
         args.lineage,
@@ -44,10 +36,7 @@ def _run(args: argparse.Namespace) -> int:
         time=args.time,
         force=args.force,
     )
-    if args.json:
-        print_json(asdict(result))
-    elif not args.quiet:
-        print(render(result))
+    print_result(args, result)
     return 0
 
 
@@ -62,13 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder written by 'croissant-lineage link'")
-    p.add_argument("--findings", metavar="FILE", help="findings file to include")
+    options.lineage(p, required=True)
+    options.findings(p)
     p.add_argument("--format", default="turtle", choices=list(FORMATS), help="output format (default: turtle)")
-    p.add_argument("--out", required=True, help="output file")
+    options.out(p, "output file")
     p.add_argument("--no-items", action="store_true", help="leave out items that have no derivation triples")
     p.add_argument("--time", help="time of the linking activity, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
-    p.add_argument("--force", action="store_true", help="replace --out even if this library did not write it")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_quiet(p)
+    options.force(p)
+    options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -6,7 +6,8 @@ import argparse
 import os
 import sys
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.hub.publish import publish
 
 __all__ = ["register"]
@@ -26,16 +27,8 @@ def _run(args: argparse.Namespace) -> int:
         base_card=args.base_card,
         overwrite=args.force,
     )
-    if args.json:
-        print_json(plan.to_dict())
-        return 0
-    verb = "committed to" if plan.uploaded else "dry run for"
-    print(f"{verb} {plan.repo_id} ({plan.dataset}): {plan.commit_message}")
-    for op in plan.operations():
-        print(f"  {op}")
-    if plan.commit_url:
-        print(plan.commit_url)
-    elif not plan.uploaded:
+    print_result(args, plan)
+    if not args.json and not plan.uploaded:
         print(f"files written to {plan.out_dir}; nothing uploaded (no token, or --dry-run)", file=sys.stderr)
     return 0
 
@@ -59,14 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("descriptor", metavar="DESCRIPTOR", help="the dataset's (enriched) Croissant descriptor")
-    p.add_argument("--lineage", required=True, metavar="DIR", help="the family's lineage folder")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder that receives exactly the committed files")
+    options.lineage(p, required=True)
+    options.out(p, "folder that receives exactly the committed files")
     p.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="the Hugging Face dataset repository")
     p.add_argument("--dataset", help="which dataset of the lineage the descriptor is (default: its name)")
-    p.add_argument("--findings", nargs="+", metavar="FILE", help="findings files to publish (those on this dataset)")
+    options.findings(p)
     p.add_argument("--base-card", metavar="README", help="an existing dataset card to merge into")
     p.add_argument("--token", help="Hub token (default: $HF_TOKEN); without one nothing is uploaded")
     p.add_argument("--dry-run", action="store_true", help="write the files and print the operations only")
-    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder publish did not write")
-    p.add_argument("--json", action="store_true", help="print the plan as JSON (PublishPlan.to_dict())")
+    options.force(p)
+    options.json_output(p)
     p.set_defaults(func=_run)

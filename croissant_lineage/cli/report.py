@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.report import family_report
 from croissant_lineage.lineage.model import Lineage
@@ -15,10 +16,7 @@ __all__ = ["register"]
 def _run(args: argparse.Namespace) -> int:
     findings = load_findings(args.findings)
     report = family_report(Lineage.read(args.lineage), findings)
-    if args.json:
-        print_json(report.to_dict())
-    else:
-        print(report)
+    print_result(args, report)
     return 0
 
 
@@ -37,9 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder (from 'link')")
-    p.add_argument(
-        "--findings", required=True, nargs="+", metavar="FILE", help="findings files, in order"
-    )
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    options.lineage(p, required=True)
+    options.findings(p, required=True)
+    options.json_output(p)
     p.set_defaults(func=_run)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
-from croissant_lineage.cli.family import render_family
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.resolve import resolve
 
 __all__ = ["register"]
@@ -20,13 +20,7 @@ what 'croissant-lineage family' prints from the lineage folder."""
 
 def _run(args: argparse.Namespace) -> int:
     fam = resolve(args.descriptors, args.item)
-    if args.json:
-        print_json(fam.to_dict())
-        return 0
-    print(render_family(fam))
-    for f in fam.findings:
-        where = f" option {f['option_index']}" if "option_index" in f else ""
-        print(f"finding {f['id']} on {f['item']}{where}: {f['kind']} ({f['status']}; {f['source']['name']})")
+    print_result(args, fam)
     return 0
 
 
@@ -43,5 +37,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("item", metavar="ITEM", help="item ref, dataset:item (e.g. mmlu-pro:3542)")
     p.add_argument("descriptors", nargs="+", metavar="DESCRIPTOR", help="enriched descriptors, or folders of them")
-    p.add_argument("--json", action="store_true", help="print the family as JSON")
+    options.json_output(p)
     p.set_defaults(func=_run)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.model import KINDS, Finding, Source
 from croissant_lineage.findings.routing import route
@@ -28,10 +29,7 @@ def _run(args: argparse.Namespace) -> int:
             source=Source("command line", kind="person"),
         )
     queue = route(graph, query, findings)
-    if args.json:
-        print_json(queue.to_dict())
-    else:
-        print(queue)
+    print_result(args, queue)
     return 0
 
 
@@ -55,10 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "query", metavar="ITEM_OR_FINDING", help="item ref (mmlu-pro:3542) or finding id"
     )
-    p.add_argument("--lineage", required=True, metavar="DIR", help="lineage folder (from 'link')")
-    p.add_argument(
-        "--findings", nargs="+", metavar="FILE", help="findings files (JSON or YAML), in order"
-    )
+    options.lineage(p, required=True)
+    options.findings(p)
     p.add_argument(
         "--target",
         choices=("key", "option", "stem", "item"),
@@ -69,5 +65,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--kind", choices=KINDS, default="other", help="kind of the ad-hoc finding")
     p.add_argument("--proposed", help="proposed answer text of the ad-hoc finding")
-    p.add_argument("--json", action="store_true", help="print the queue as JSON")
+    options.json_output(p)
     p.set_defaults(func=_run)

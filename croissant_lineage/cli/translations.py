@@ -4,54 +4,21 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.audits.translations import TranslationReport
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_result
+from croissant_lineage.render.text import translations_text
 from croissant_lineage.workflows import family_translations
 
-__all__ = ["register", "render_translations"]
-
-_COLUMNS = ("joined", "verified", "consistent", "evidence_conflict", "options_differ", "key_differs", "misaligned")
-
-
-def _table(rows: list[dict], first: tuple[str, ...]) -> list[str]:
-    head = [*first, *_COLUMNS]
-    cells = [[str(r.get(c) if r.get(c) is not None else "-") for c in head] for r in rows]
-    widths = [max(len(h), *(len(row[i]) for row in cells)) if cells else len(h) for i, h in enumerate(head)]
-    fmt = "  ".join(f"{{:<{w}}}" if i < len(first) else f"{{:>{w}}}" for i, w in enumerate(widths))
-    return [fmt.format(*head), *(fmt.format(*row) for row in cells)]
-
-
-def render_translations(report: TranslationReport, *, subjects: bool = False) -> str:
-    """Readable text of a :class:`TranslationReport` (per-subject rows with ``subjects``)."""
-    lines = ["joins verified per dataset and language:"]
-    lines += ["  " + x for x in _table(report.totals.to_pylist(), ("dataset", "language"))]
-    if subjects:
-        lines.append("per subject:")
-        lines += ["  " + x for x in _table(report.groups.to_pylist(), ("dataset", "language", "subject"))]
-    bad = report.misaligned_subjects()
-    lines.append(f"misaligned subjects: {len(bad)}")
-    for s in bad:
-        lines.append(
-            f"  {s.dataset} {s.subject}: shift {s.best_shift:+d} ({s.agree_at_best}/{s.items} items agree "
-            f"shifted, {s.agree_at_zero} unshifted)"
-        )
-    for v in report.by_status("misaligned"):
-        lines.append(f"    {v.child_ref} -> {v.realigned_parent} (joined to {v.parent_ref})")
-    diffs = report.key_differences()
-    lines.append(f"keys that differ from the source's: {len(diffs)}")
-    for v in diffs:
-        lines.append(f"  {v.child_ref}: {v.child_key} (source {v.parent_ref}: {v.parent_key})")
-    return "\n".join(lines)
-
+__all__ = ["register"]
 
 def _run(args: argparse.Namespace) -> int:
     report = family_translations(
         args.family, data_dir=args.data_dir, lineage=args.lineage, allow_outside=args.allow_outside
     )
-    if args.json:
-        print_json(report.to_dict())
+    if args.subjects and not args.json:
+        print(translations_text(report, subjects=True))
     else:
-        print(render_translations(report, subjects=args.subjects))
+        print_result(args, report)
     return 0
 
 
@@ -70,10 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--family", required=True, help="a built-in family name (mmlu) or a family spec file")
-    p.add_argument("--data-dir", help="folder the descriptors' file URLs resolve against (shipped families)")
-    p.add_argument("--lineage", help="a lineage folder (from 'link') to use instead of linking the joins here")
+    options.family(p, required=True)
+    options.data_dir(p)
+    options.lineage(p)
     p.add_argument("--subjects", action="store_true", help="also print the per-subject table")
-    p.add_argument("--allow-outside", action="store_true", help="allow file URLs outside the base folder")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    options.allow_outside(p)
+    options.json_output(p)
     p.set_defaults(func=_run)

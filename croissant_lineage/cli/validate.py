@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from croissant_lineage.cli._common import example_epilog, print_json
+from croissant_lineage.cli import options
+from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.errors import InputError
 from croissant_lineage.validate import codes_table, validate
 
@@ -58,6 +59,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="do not report these codes or prefixes (comma-separated, repeatable)")
     p.add_argument("--strict", action="store_true", help="count warnings as errors")
     p.add_argument("--all", action="store_true", help="list every issue (default: at most 50 per code and file)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON (Report.to_dict())")
+    options.json_output(p)
     p.add_argument("--list-codes", action="store_true", help="print the table of codes and exit")
     p.set_defaults(func=_run)

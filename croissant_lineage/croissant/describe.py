@@ -35,6 +35,7 @@ from typing import Any
 import pyarrow as pa
 
 from croissant_lineage._io import atomic_write_json, loads_json, read_text, resolve_inside
+from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import (
     CL_NS,
     GENERATED_BY,
@@ -217,7 +218,7 @@ class DescribeOptions:
 
 
 @dataclass(frozen=True)
-class DescribeResult:
+class DescribeResult(Result):
     """What :func:`describe_folder` wrote.
 
     Attributes:

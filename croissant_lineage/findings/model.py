@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,6 +45,7 @@ __all__ = [
     "Source",
     "StatusChange",
     "finding_id",
+    "select_findings",
 ]
 
 #: What a finding questions: the key's text, one option, the stem, the whole item, or
@@ -317,3 +318,32 @@ class Finding(Result):
                 for h in d.get("history", [])
             ],
         )
+
+
+def select_findings(
+    findings: Iterable[Finding],
+    *,
+    statuses: Iterable[str] | None = None,
+    kinds: Iterable[str] | None = None,
+    item: str | None = None,
+) -> list[Finding]:
+    """The findings that pass every filter given, in their order.
+
+    Args:
+        findings: The findings to filter.
+        statuses: Keep findings whose status is one of these (None or empty: any).
+        kinds: Keep findings whose kind is one of these (None or empty: any).
+        item: Keep findings on this item ref or raised by it (``source.item``); None: any.
+
+    Returns:
+        The findings kept, as a new list.
+    """
+    wanted_status = set(statuses or ())
+    wanted_kind = set(kinds or ())
+    return [
+        f
+        for f in findings
+        if (not wanted_status or f.status in wanted_status)
+        and (not wanted_kind or f.kind in wanted_kind)
+        and (item is None or f.item == item or f.source.item == item)
+    ]
