@@ -6,7 +6,7 @@
   doing ``import mlcroissant`` and nothing else. (Interpreter start-up itself is left
   out of both.)
 * **warm**: :meth:`Resolver.family` for random items (seeded) of a loaded resolver;
-  also :func:`croissant_lineage.lineage.graph.family_of` on its graph (the same answer without
+  also :func:`croissant_lineage.lineage.graph.relatives_of` on its graph (the same answer without
   the findings lookup).
 
 When enrich is not available, the cold start is measured from the lineage folder
@@ -22,7 +22,7 @@ from typing import Any
 
 from common import Report, Stat, Target, subprocess_interleaved
 
-from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.model import Lineage
 
 
@@ -91,11 +91,11 @@ def run(
         label = "Resolver.family"
     else:
         graph = LineageGraph(lineage)
-        query, label = (lambda ref: family_of(graph, ref)), "family_of"
+        query, label = (lambda ref: relatives_of(graph, ref)), "family_of"
     query(first)
     rates: dict[str, Stat] = {label: Stat(label), "family_of": Stat("family_of")}
     for _ in range(runs):
-        for name, fn in ((label, query), ("family_of", lambda ref: family_of(graph, ref))):
+        for name, fn in ((label, query), ("family_of", lambda ref: relatives_of(graph, ref))):
             w, c = _rate(fn, refs)
             rates[name].wall.append(w)
             rates[name].cpu.append(c)

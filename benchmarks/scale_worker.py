@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     w0, c0 = time.perf_counter(), time.process_time()
     import pyarrow.parquet  # noqa: F401  (what the first parquet read would import)
 
-    from croissant_lineage.lineage.graph import LineageGraph, family_of
+    from croissant_lineage.lineage.graph import LineageGraph, relatives_of
     from croissant_lineage.linking.linker import link
 
     try:
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
             g = LineageGraph(Lineage.read(lineage_dir))
             for ref in refs:
-                family_of(g, ref)
+                relatives_of(g, ref)
 
         phase("resolve", do_graph)
         out["resolve_from"] = "lineage folder (enrich absent)"

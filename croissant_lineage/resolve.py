@@ -7,7 +7,7 @@ resolve any item without this library's lineage folder and without the benchmark
 dataset-level derivations) and their ``items`` / ``lineage`` / ``findings`` files
 (with pyarrow, not mlcroissant: it is much faster), rebuilds the
 :class:`~croissant_lineage.lineage.model.Lineage` they describe, and answers with the same
-:class:`~croissant_lineage.lineage.graph.Family` that :func:`croissant_lineage.lineage.graph.family_of`
+:class:`~croissant_lineage.lineage.graph.Relatives` that :func:`croissant_lineage.lineage.graph.relatives_of`
 gives on the original lineage, plus the findings on the item's relatives.
 
 For many queries, load once with :class:`Resolver` (``resolve`` keeps the last few
@@ -31,7 +31,7 @@ from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS
 from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.parquet import findings_from_table
-from croissant_lineage.lineage.graph import Family, LineageGraph, family_of
+from croissant_lineage.lineage.graph import LineageGraph, Relatives, relatives_of
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -320,8 +320,8 @@ class Resolver:
         """
         return cls(find_enriched(descriptors))
 
-    def family(self, ref: str) -> Family:
-        """The family of ``ref``: as :func:`~croissant_lineage.lineage.graph.family_of` gives it,
+    def family(self, ref: str) -> Relatives:
+        """The family of ``ref``: as :func:`~croissant_lineage.lineage.graph.relatives_of` gives it,
         with ``findings`` the findings on its relatives (``Finding.to_dict()``, file order).
 
         Raises:
@@ -329,7 +329,7 @@ class Resolver:
         """
         from croissant_lineage.findings.routing import relevant_findings
 
-        fam = family_of(self.graph, ref)
+        fam = relatives_of(self.graph, ref)
         # Every relative routing can reach is in the item's connected component: skip the
         # walk for the (many) components no finding touches.
         if self._component.get(ref, ref) not in self._with_findings:
@@ -351,7 +351,7 @@ def _cached(stamp: tuple[tuple[str, int, int], ...]) -> Resolver:
     return Resolver.load([Path(p) for p, _, _ in stamp])
 
 
-def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Family:
+def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Relatives:
     """The family of one item, from enriched descriptors alone.
 
     Args:
@@ -361,7 +361,7 @@ def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Fa
         item_ref: ``dataset:item``, e.g. ``mmlu-pro:3542``.
 
     Returns:
-        A :class:`~croissant_lineage.lineage.graph.Family`: the item (its texts), ancestors and
+        A :class:`~croissant_lineage.lineage.graph.Relatives`: the item (its texts), ancestors and
         descendants with the edge evidence (method, score, option diff, key
         inheritance), duplicates, documented-coverage derivations, and the findings on
         its relatives (dicts as in a findings file).

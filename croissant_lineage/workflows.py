@@ -46,9 +46,9 @@ from croissant_lineage.linking.linker import link, link_derivation
 
 __all__ = [
     "LinkResult",
-    "family_snapshots",
-    "family_translations",
+    "compare_family_snapshots",
     "snapshot_history",
+    "verify_family_translations",
     "witness_family",
     "write_lineage",
 ]
@@ -101,7 +101,7 @@ def _snapshot_lineage(
     return _link_some(spec, joined, names, data_dir=data_dir, allow_outside=allow_outside)
 
 
-def family_snapshots(
+def compare_family_snapshots(
     family: FamilySpec | str | Path,
     *,
     data_dir: str | Path | None = None,
@@ -167,7 +167,7 @@ def snapshot_history(
     return history(lin, spec, dataset=dataset, item=item)
 
 
-def family_translations(
+def verify_family_translations(
     family: FamilySpec | str | Path,
     *,
     data_dir: str | Path | None = None,

@@ -1,13 +1,19 @@
-"""Shared fixtures.
+"""Shared fixtures and the test markers.
 
 Real-data tests read ``../shared/data`` (beside the repository). They skip only when
 that folder is absent (a user's fresh clone); ``.ci/run`` refuses to run without it.
 ``CROISSANT_LINEAGE_DATA`` overrides the location.
+
+Markers are kept true by construction: a test that uses a real-data fixture
+(``shared_data`` and everything built on it) is marked ``realdata`` here, and a test that
+is not marked ``realdata`` fails if it opens a file under the data folder (an audit hook
+watches every ``open``), so ``pytest -m "not realdata"`` never reads the data.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,9 +32,47 @@ settings.register_profile("long", max_examples=5000, deadline=None, print_blob=T
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+#: Fixtures that read the real data; a test using any of them (directly or through
+#: another fixture) is a ``realdata`` test.
+REALDATA_FIXTURES = frozenset({"shared_data", "mmlu_lineage_dir", "mmlu_lineage", "mmlu_graph"})
+
+_DATA_PREFIX = str(SHARED_DATA.resolve()) + os.sep
+_data_reads: list[str] = []
+_watching = False
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _watching and event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        path = os.fsdecode(args[0])
+        if path.startswith(_DATA_PREFIX) or os.path.abspath(path).startswith(_DATA_PREFIX):
+            _data_reads.append(path)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # Every test runs with non-local network access blocked (see tests/netguard.py).
     netguard.install()
+    sys.addaudithook(_audit)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if REALDATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.realdata)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """A test not marked ``realdata`` must not read the data folder."""
+    global _watching
+    watch = item.get_closest_marker("realdata") is None
+    _data_reads.clear()
+    _watching = watch
+    try:
+        yield
+    finally:
+        _watching = False
+    if watch and _data_reads:
+        pytest.fail(f"reads {_data_reads[0]} but is not marked realdata", pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -42,6 +86,20 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def toy_lineage():
+    """The embedded toy family (``examples/toy``) linked once per test session."""
+    from croissant_lineage.linking.linker import link
+
+    return link(REPO / "examples" / "toy" / "family.json")
+
+
+@pytest.fixture(scope="session")
+def toy_lineage_path(toy_lineage, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The toy lineage written once per test session (a folder; do not write into it)."""
+    return toy_lineage.write(tmp_path_factory.mktemp("toy-lineage") / "lineage")
 
 
 @pytest.fixture(scope="session")

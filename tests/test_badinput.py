@@ -33,7 +33,7 @@ from croissant_lineage.croissant.tables import MAX_FIELD_CHARS
 from croissant_lineage.enrich import enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.findings.files import load_findings
-from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
 from croissant_lineage.linking.linker import link
@@ -388,7 +388,7 @@ def test_validate_reports_the_code_and_exits_1(entry: str, code: str, corpus: Pa
 
 def test_graph_queries_on_a_cyclic_lineage_terminate(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     graph = LineageGraph(Lineage.read(corpus / "lineage_cycle"))
-    fam = with_timeout(lambda: family_of(graph, "a:1"), 10)
+    fam = with_timeout(lambda: relatives_of(graph, "a:1"), 10)
     assert [r.ref for r in fam.ancestors] == ["b:1"]
     assert sorted(r.ref for r in fam.descendants) == ["b:1", "c:1"]
     assert "a:1" not in {r.ref for r in (*fam.ancestors, *fam.descendants)}
@@ -537,8 +537,8 @@ def test_resolve_refuses_lineage_files_outside_the_descriptors_folder(tmp_path: 
 
 
 @pytest.fixture(scope="module")
-def toy_lineage_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return link(TOY / "family.json").write(tmp_path_factory.mktemp("toy") / "lineage")
+def toy_lineage_dir(toy_lineage_path: Path) -> Path:
+    return toy_lineage_path
 
 
 _FINDINGS_ENTRIES = [(c.entry, c.code) for c in CASES if c.entry.startswith("findings_")]

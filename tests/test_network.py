@@ -23,7 +23,7 @@ from croissant_lineage.croissant.jsonld import read_graph
 from croissant_lineage.enrich import enrich_family, enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import load_family
-from croissant_lineage.lineage.graph import family_of
+from croissant_lineage.lineage.graph import relatives_of
 from croissant_lineage.linking.linker import link
 from croissant_lineage.resolve import resolve
 from croissant_lineage.validate import validate
@@ -91,7 +91,7 @@ def test_mmlu_family_links_enriches_resolves_and_validates_offline(
     assert len(enriched.descriptors) == len({d.descriptor for d in spec.datasets.values() if d.has_items})
     ref = "mmlu-pro:3542"
     resolved = resolve(tmp_path / "enriched", ref)
-    expected = family_of(lineage, ref)
+    expected = relatives_of(lineage, ref)
     assert [a.ref for a in resolved.ancestors] == [a.ref for a in expected.ancestors]
     assert "mmlu:college_chemistry/test/86" in {a.ref for a in resolved.ancestors}
     assert [d.ref for d in resolved.descendants] == [d.ref for d in expected.descendants]

@@ -20,15 +20,15 @@ TOY = PACKAGE.parent / "examples" / "toy"
 
 #: What the public functions return: each one is a Result.
 RESULT_TYPES = {
-    "Corrections", "EnrichResult", "Family", "FamilyEnrichResult", "FamilyPicture", "FamilyReport",
+    "Corrections", "EnrichResult", "FamilyEnrichResult", "FamilyPicture", "FamilyReport", "Relatives",
     "Finding", "HistoryReport", "ImportResult", "Lineage", "ProvResult", "PublishPlan", "Queue",
-    "Report", "SnapshotDiff", "SyntheticFamily", "TranslationReport", "WitnessReport",
+    "ValidationReport", "SnapshotDiff", "SyntheticFamily", "TranslationReport", "WitnessReport",
 }
 
 #: Public classes that are not results: rows of a result, inputs, options and services.
 NOT_RESULTS = {
     # rows and records held by a result
-    "CarriedFinding", "ContestedItem", "Edge", "Figure", "Issue", "ItemRecord", "ItemVerification",
+    "CarriedFinding", "ContestedItem", "Edge", "Metric", "Issue", "ItemRecord", "ItemVerification",
     "OptionDiff", "ParentLink", "Prediction", "QueueRow", "Relative", "Revision", "Source",
     "StatusChange", "Version", "WitnessEvidence",
     # inputs, options, services
@@ -38,12 +38,12 @@ NOT_RESULTS = {
 
 #: Result types whose text view is still a ``__str__`` on the class, until the CLI re-layout
 #: moves it into ``render/text.py`` (empty this set when it does: the test below says so).
-STR_ON_THE_CLASS = {"Corrections", "FamilyReport", "ImportResult", "Queue", "Report"}
+STR_ON_THE_CLASS = {"Corrections", "FamilyReport", "ImportResult", "Queue", "ValidationReport"}
 
 #: Renderers with a table of their own (the other results show their text view).
 WITH_HTML_VIEW = {
-    "Family", "FamilyPicture", "FamilyReport", "Finding", "HistoryReport", "ImportResult", "Lineage",
-    "Queue", "Report", "SnapshotDiff", "TranslationReport", "WitnessReport",
+    "FamilyPicture", "FamilyReport", "Finding", "HistoryReport", "ImportResult", "Lineage", "Relatives",
+    "Queue", "ValidationReport", "SnapshotDiff", "TranslationReport", "WitnessReport",
 }
 
 
@@ -101,7 +101,7 @@ def instances(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     lineage.write(tmp / "lineage")
     return {
         "Lineage": lineage,
-        "Family": cl.family_of(graph, "toy-pro:101"),
+        "Relatives": cl.relatives_of(graph, "toy-pro:101"),
         "Queue": cl.route(graph, findings[0]),
         "FamilyReport": cl.family_report(graph, findings),
         "Finding": findings[0],
@@ -110,7 +110,7 @@ def instances(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "HistoryReport": history,
         "SnapshotDiff": history.diffs[0],
         "TranslationReport": cl.verify_translations(lineage),
-        "Report": cl.validate(TOY / "toy-base" / "croissant.json"),
+        "ValidationReport": cl.validate(TOY / "toy-base" / "croissant.json"),
         "ProvResult": cl.write_prov(tmp / "lineage", tmp / "toy.ttl", time=0),
         "EnrichResult": cl.enrich_file(
             TOY / "toy-base" / "croissant.json", tmp / "enriched.json", derived_from=["https://example.org/parent"]

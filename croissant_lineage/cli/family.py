@@ -6,7 +6,7 @@ import argparse
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
-from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
@@ -14,7 +14,7 @@ __all__ = ["register"]
 
 def _run(args: argparse.Namespace) -> int:
     graph = LineageGraph(Lineage.read(args.lineage))
-    fam = family_of(graph, args.item)
+    fam = relatives_of(graph, args.item)
     if args.svg:
         from croissant_lineage.render.picture import family_picture
 

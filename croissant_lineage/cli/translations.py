@@ -7,12 +7,12 @@ import argparse
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.render.text import translations_text
-from croissant_lineage.workflows import family_translations
+from croissant_lineage.workflows import verify_family_translations
 
 __all__ = ["register"]
 
 def _run(args: argparse.Namespace) -> int:
-    report = family_translations(
+    report = verify_family_translations(
         args.family, data_dir=args.data_dir, lineage=args.lineage, allow_outside=args.allow_outside
     )
     if args.subjects and not args.json:

@@ -8,7 +8,7 @@
 * how many descendant items are graded against a key flagged wrong;
 * how many parents have identical copies.
 
-Every :class:`Figure` carries its definition, so a number never travels without it.
+Every :class:`Metric` carries its definition, so a number never travels without it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.paths import follow_option
 from croissant_lineage.linking.normalize import normalize_option
 
-__all__ = ["FamilyReport", "Figure", "family_report"]
+__all__ = ["FamilyReport", "Metric", "family_report"]
 
 #: Activities whose children are annotations of an item, not copies that are graded.
 ANNOTATION_ACTIVITIES = ("re_annotation",)
@@ -72,7 +72,7 @@ DEFINITIONS = {
 
 
 @dataclass(frozen=True)
-class Figure:
+class Metric:
     """One family-level figure.
 
     Attributes:
@@ -104,10 +104,10 @@ class FamilyReport(Result):
     """
 
     family: str
-    figures: list[Figure]
+    figures: list[Metric]
     findings: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def figure(self, name: str) -> Figure:
+    def figure(self, name: str) -> Metric:
         """The figure called ``name``.
 
         Raises:
@@ -243,16 +243,16 @@ class _Tally:
                     self.copies[ds].add(ref)
 
 
-def _set_figure(name: str, sets: dict[str, set[str]]) -> Figure:
+def _set_figure(name: str, sets: dict[str, set[str]]) -> Metric:
     """A figure counting parents: in any dataset (the total) and per dataset."""
     total = len(set().union(*sets.values())) if sets else 0
-    return Figure(name, total, DEFINITIONS[name], {d: len(s) for d, s in sorted(sets.items())})
+    return Metric(name, total, DEFINITIONS[name], {d: len(s) for d, s in sorted(sets.items())})
 
 
-def _figures(flagged: dict[str, list[Finding]], t: _Tally) -> list[Figure]:
+def _figures(flagged: dict[str, list[Finding]], t: _Tally) -> list[Metric]:
     """The figures of :data:`DEFINITIONS`, in its order."""
     return [
-        Figure(
+        Metric(
             "flagged_parents",
             len(flagged),
             DEFINITIONS["flagged_parents"],
@@ -263,7 +263,7 @@ def _figures(flagged: dict[str, list[Finding]], t: _Tally) -> list[Figure]:
         _set_figure("proposed_answer_among_options", t.present),
         _set_figure("flagged_keys_changed", t.changed),
         _set_figure("flagged_keys_changed_to_proposed", t.to_proposed),
-        Figure(
+        Metric(
             "descendants_graded_on_flagged_keys",
             sum(t.graded.values()),
             DEFINITIONS["descendants_graded_on_flagged_keys"],

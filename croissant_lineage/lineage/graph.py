@@ -2,8 +2,8 @@
 
 :class:`LineageGraph` indexes a :class:`~croissant_lineage.lineage.model.Lineage` once
 (dictionaries keyed by item ref), after which every query is a few dictionary
-look-ups. :func:`family_of` gathers everything known about one item into a
-:class:`Family`.
+look-ups. :func:`relatives_of` gathers everything known about one item into a
+:class:`Relatives`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, join_ref, split_ref
 
-__all__ = ["FAMILY_COLUMNS", "Edge", "Family", "ItemRecord", "LineageGraph", "Relative", "family_of"]
+__all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class Relative:
         return {"ref": self.ref, "depth": self.depth, "path": [e.to_dict() for e in self.path]}
 
 
-#: Columns of :meth:`Family.to_pandas` (one row per relative).
+#: Columns of :meth:`Relatives.to_pandas` (one row per relative).
 FAMILY_COLUMNS = (
     "ref",
     "relation",
@@ -112,7 +112,7 @@ FAMILY_COLUMNS = (
 
 
 @dataclass(frozen=True)
-class Family(Result):
+class Relatives(Result):
     """Everything the lineage knows about one item.
 
     Attributes:
@@ -352,7 +352,7 @@ class LineageGraph:
             raise InputError(f"item {ref!r} is not in the lineage", hint=hint)
 
 
-def family_of(lineage: Lineage | LineageGraph, ref: str) -> Family:
+def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
     """Everything the lineage knows about ``ref`` (e.g. ``"mmlu-pro:3542"``).
 
     Args:
@@ -361,7 +361,7 @@ def family_of(lineage: Lineage | LineageGraph, ref: str) -> Family:
         ref: The item ref.
 
     Returns:
-        A :class:`Family`: the item, its ancestors and descendants with the edge
+        A :class:`Relatives`: the item, its ancestors and descendants with the edge
         evidence on each path, its duplicates, and documented-coverage derivations of
         its own and its ancestors' datasets.
 
@@ -375,7 +375,7 @@ def family_of(lineage: Lineage | LineageGraph, ref: str) -> Family:
     documented: list[dict[str, Any]] = []
     for ds in dict.fromkeys(datasets):
         documented.extend(graph.documented_children(ds))
-    return Family(
+    return Relatives(
         ref=ref,
         item=item,
         ancestors=tuple(ancestors),

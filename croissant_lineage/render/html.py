@@ -3,12 +3,12 @@
 Each result type's HTML renderer is registered here for its TYPE with
 :func:`croissant_lineage._results.register_html`, so the ``_repr_html_`` that every
 :class:`~croissant_lineage._results.Result` inherits finds it and a notebook shows the
-object by naming it: a :class:`~croissant_lineage.lineage.graph.Family`, a
+object by naming it: a :class:`~croissant_lineage.lineage.graph.Relatives`, a
 :class:`~croissant_lineage.lineage.model.Lineage`, a re-review
 :class:`~croissant_lineage.findings.routing.Queue`, a
 :class:`~croissant_lineage.findings.model.Finding` or an importer's
 :class:`~croissant_lineage.findings.importers.ImportResult`, a validation
-:class:`~croissant_lineage.validate.report.Report`, a
+:class:`~croissant_lineage.validate.report.ValidationReport`, a
 :class:`~croissant_lineage.audits.witnesses.WitnessReport`, a
 :class:`~croissant_lineage.audits.translations.TranslationReport`, a
 :class:`~croissant_lineage.audits.history.SnapshotDiff` or
@@ -41,11 +41,11 @@ from croissant_lineage.findings.importers import ImportResult
 from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.report import FamilyReport
 from croissant_lineage.findings.routing import Queue
-from croissant_lineage.lineage.graph import FAMILY_COLUMNS, Family
+from croissant_lineage.lineage.graph import FAMILY_COLUMNS, Relatives
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.render._evidence import edge_evidence
 from croissant_lineage.render._palette import STATUS_PALETTE
-from croissant_lineage.validate.report import Report
+from croissant_lineage.validate.report import ValidationReport
 
 __all__ = [
     "FAMILY_COLUMNS",
@@ -192,20 +192,20 @@ def _row(obj: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- family
 
 
-def family_rows(fam: Family) -> list[dict[str, Any]]:
+def family_rows(fam: Relatives) -> list[dict[str, Any]]:
     """A family as one dict per relative (keys :data:`FAMILY_COLUMNS`): ``fam.rows()``."""
     return fam.rows()
 
 
-def family_frame(fam: Family) -> pd.DataFrame:
+def family_frame(fam: Relatives) -> pd.DataFrame:
     """A family as one row per relative (columns :data:`FAMILY_COLUMNS`): ``fam.to_pandas()``."""
     frame: pd.DataFrame = fam.to_pandas()
     return frame
 
 
-@register_html(Family)
-def family_html(fam: Family) -> str:
-    """HTML of a :class:`~croissant_lineage.lineage.graph.Family`: the item, then its relatives."""
+@register_html(Relatives)
+def family_html(fam: Relatives) -> str:
+    """HTML of a :class:`~croissant_lineage.lineage.graph.Relatives`: the item, then its relatives."""
     parts = []
     if fam.item is not None:
         parts.append(_line(f"<i>{_e(_cut(fam.item.stem, 240))}</i>"))
@@ -354,9 +354,9 @@ def findings_html(findings: Iterable[Any], *, title: str | None = None) -> str:
 # ---------------------------------------------------------------------------- reports
 
 
-@register_html(Report)
-def validation_html(report: Report) -> str:
-    """HTML of a validation :class:`~croissant_lineage.validate.report.Report`."""
+@register_html(ValidationReport)
+def validation_html(report: ValidationReport) -> str:
+    """HTML of a validation :class:`~croissant_lineage.validate.report.ValidationReport`."""
     issues = [_row(i) for i in report.issues]
     kinds: dict[str, int] = {}
     for c in report.checked:

@@ -19,7 +19,7 @@ from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport
 from croissant_lineage.croissant.describe import DescribeResult
 from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult
 from croissant_lineage.hub.publish import PublishPlan
-from croissant_lineage.lineage.graph import Edge, Family
+from croissant_lineage.lineage.graph import Edge, Relatives
 from croissant_lineage.prov.serialize import ProvResult
 from croissant_lineage.workflows import LinkResult
 
@@ -133,8 +133,8 @@ def _finding_line(f: dict[str, Any]) -> str:
     return f"finding {f['id']} on {f['item']}{where}: {f['kind']} ({f['status']}; {f['source']['name']})"
 
 
-@register_text(Family)
-def family_text(fam: Family) -> str:
+@register_text(Relatives)
+def family_text(fam: Relatives) -> str:
     """The item, its ancestors and descendants with the edge evidence, duplicates, findings."""
     out = [fam.ref]
     if fam.item is not None:

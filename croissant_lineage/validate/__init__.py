@@ -1,7 +1,7 @@
 r"""Validation for CI: descriptors, lineage, family specs, findings and dataset cards.
 
-``validate(paths)`` returns a :class:`Report` of coded issues; ``croissant-lineage
-validate PATH...`` prints it (or ``--json``: exactly ``Report.to_dict()``) and exits 0
+``validate(paths)`` returns a :class:`ValidationReport` of coded issues; ``croissant-lineage
+validate PATH...`` prints it (or ``--json``: exactly ``ValidationReport.to_dict()``) and exits 0
 when valid, 1 on errors, 2 when it could not run.
 
 Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table):
@@ -51,6 +51,6 @@ from __future__ import annotations
 
 from croissant_lineage.validate.codes import CODES, Code, codes_table
 from croissant_lineage.validate.core import validate
-from croissant_lineage.validate.report import Checked, Issue, Report
+from croissant_lineage.validate.report import Checked, Issue, ValidationReport
 
-__all__ = ["CODES", "Checked", "Code", "Issue", "Report", "codes_table", "validate"]
+__all__ = ["CODES", "Checked", "Code", "Issue", "ValidationReport", "codes_table", "validate"]

@@ -34,7 +34,7 @@ from croissant_lineage.validate.lineage import (
     edge_pairs,
     read_lineage_table,
 )
-from croissant_lineage.validate.report import Checked, Issue, Report
+from croissant_lineage.validate.report import Checked, Issue, ValidationReport
 
 __all__ = ["validate"]
 
@@ -213,21 +213,21 @@ def validate(
     ignore: Sequence[str] | None = None,
     strict: bool = False,
     max_per_code: int | None = 50,
-) -> Report:
+) -> ValidationReport:
     """Validate descriptors, lineage, family specs, findings files and dataset cards offline.
 
     Args:
         paths: Files or folders. A folder is a lineage folder when it holds
             ``edges.parquet`` with ``items.parquet`` or ``family.json``; any other folder
             is searched for the kinds above (hidden folders skipped).
-        select: Report only these codes (or code prefixes such as ``CLV2``).
+        select: ValidationReport only these codes (or code prefixes such as ``CLV2``).
         ignore: Do not report these codes (or prefixes).
         strict: Count warnings as errors.
         max_per_code: At most this many issues of one code per file, then one issue
             saying how many more there are (None: all).
 
     Returns:
-        A :class:`Report`: ``valid`` is False when an error remains after selection.
+        A :class:`ValidationReport`: ``valid`` is False when an error remains after selection.
 
     Raises:
         InputError: a path does not exist, or ``select``/``ignore`` names no code.
@@ -243,4 +243,4 @@ def validate(
     kept = _cap(_select(unique, sel, ign, strict), max_per_code)
     order = {_name(t.path): n for n, t in enumerate(targets)}
     kept.sort(key=lambda i: order.get(i.where.split("#", 1)[0], len(order)))
-    return Report(tuple(kept), tuple(Checked(_name(t.path), t.kind) for t in targets))
+    return ValidationReport(tuple(kept), tuple(Checked(_name(t.path), t.kind) for t in targets))

@@ -1,8 +1,8 @@
 """The validation report: coded issues, each with a severity and where it happened.
 
-A :class:`Report` is data: :attr:`Report.valid` is what a CI job exits on,
-:meth:`Report.to_dict` is exactly what ``croissant-lineage validate --json`` prints, and
-:meth:`Report.to_pandas` gives one row per issue for a notebook.
+A :class:`ValidationReport` is data: :attr:`ValidationReport.valid` is what a CI job exits on,
+:meth:`ValidationReport.to_dict` is exactly what ``croissant-lineage validate --json`` prints, and
+:meth:`ValidationReport.to_pandas` gives one row per issue for a notebook.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from croissant_lineage._results import Result
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["SEVERITIES", "Checked", "Issue", "Report"]
+__all__ = ["SEVERITIES", "Checked", "Issue", "ValidationReport"]
 
 #: Severities, most severe first. Only errors make a report invalid.
 SEVERITIES = ("error", "warning")
@@ -66,7 +66,7 @@ class Checked:
 
 
 @dataclass(frozen=True)
-class Report(Result):
+class ValidationReport(Result):
     """The result of :func:`croissant_lineage.validate.validate`.
 
     Attributes:

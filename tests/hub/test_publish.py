@@ -21,7 +21,7 @@ from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.card import card_header
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TOY_PRO = REPO / "examples" / "toy" / "toy-pro" / "croissant.json"
 SOURCE = {"name": "Invented review", "kind": "community_review"}
 

@@ -9,20 +9,20 @@ import pytest
 
 from croissant_lineage.cli import main
 from croissant_lineage.errors import InputError
-from croissant_lineage.validate import CODES, Issue, Report, validate
+from croissant_lineage.validate import CODES, Issue, ValidationReport, validate
 from croissant_lineage.validate.codes import expand_selection
 from tests.validate_helpers import VALIDATE_FIXTURES, fixture_paths
 
 
 def test_report_data_forms():
-    r = Report((Issue("CLV201", "error", "m", "a.json#/x"), Issue("CLV103", "warning", "w", "a.json#")),)
+    r = ValidationReport((Issue("CLV201", "error", "m", "a.json#/x"), Issue("CLV103", "warning", "w", "a.json#")),)
     assert r.valid is False and len(r.errors) == 1 and len(r.warnings) == 1
     d = r.to_dict()
     assert d["valid"] is False and d["errors"] == 1 and d["warnings"] == 1
     assert d["issues"][0] == {"code": "CLV201", "severity": "error", "message": "m", "where": "a.json#/x"}
     frame = r.to_pandas()
     assert list(frame.columns) == ["code", "severity", "message", "where"] and len(frame) == 2
-    assert Report().to_pandas().empty and Report().valid
+    assert ValidationReport().to_pandas().empty and ValidationReport().valid
     text = str(r)
     assert "CLV201" in text and "INVALID" in text
 

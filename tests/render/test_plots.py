@@ -24,7 +24,7 @@ from croissant_lineage.render.plots import (
 )
 from croissant_lineage.workflows import snapshot_history
 
-TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
 
 @pytest.fixture(scope="module")

@@ -11,16 +11,16 @@ import pytest
 from croissant_lineage.cli import main
 from croissant_lineage.errors import OutputExistsError, SpecError
 from croissant_lineage.family.spec import load_family
-from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.linking.linker import link
 
-TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
 
 @pytest.fixture(scope="module")
-def toy() -> Lineage:
-    return link(TOY / "family.json")
+def toy(toy_lineage: Lineage) -> Lineage:
+    return toy_lineage
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_every_kind_of_edge(toy: Lineage, graph: LineageGraph) -> None:
     assert graph.duplicates("toy-pro:106") == ["toy-pro:107"]
     assert graph.duplicates("toy-pro-v2:107") == ["toy-pro-v2:106"]  # permuted options still a copy
     assert graph.parents("toy-pro:111") == []  # its own item, not selected
-    fam = family_of(graph, "toy-base:astronomy/test/0")
+    fam = relatives_of(graph, "toy-base:astronomy/test/0")
     assert {r.ref for r in fam.descendants} >= {"toy-fr:astronomy/test/0", "toy-pro:101", "toy-pro-v2:101"}
     assert [d["child"] for d in fam.documented] == ["toy-xx"]
 

@@ -167,7 +167,7 @@ def test_a_dataset_spec_is_not_loaded_here(tmp_path: Path, capsys) -> None:
 def test_cli_apply_without_a_lineage_loads_the_dataset(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
 
-    toy = Path(__file__).resolve().parents[1] / "examples" / "toy"
+    toy = Path(__file__).resolve().parents[2] / "examples" / "toy"
     out = tmp_path / "keys.json"
     argv = ["apply", "--family", str(toy / "family.json"), "--dataset", "toy-pro", "--findings",
             str(toy / "findings.yaml"), "--out", str(out), "--json"]

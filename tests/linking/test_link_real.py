@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow.compute as pc
 import pytest
 
-from croissant_lineage.lineage.graph import family_of
+from croissant_lineage.lineage.graph import relatives_of
 from croissant_lineage.lineage.items import LETTERS
 
 pytestmark = pytest.mark.realdata
@@ -63,13 +63,13 @@ def test_6268_key_inherited_and_near_copy_option_added(mmlu_graph) -> None:
 
 def test_1932_and_1933_are_duplicates(mmlu_graph, mmlu_lineage) -> None:
     assert mmlu_graph.duplicates("mmlu-pro:1932") == ["mmlu-pro:1933"]
-    fam = family_of(mmlu_graph, "mmlu-pro:1933")
+    fam = relatives_of(mmlu_graph, "mmlu-pro:1933")
     assert fam.duplicates == ("mmlu-pro:1932",)
     assert fam.ancestors[0].ref == mmlu_graph.parents("mmlu-pro:1932")[0].parent
 
 
 def test_family_lookup_reaches_snapshots_translations_and_documented(mmlu_graph) -> None:
-    fam = family_of(mmlu_graph, "mmlu:college_chemistry/test/86")
+    fam = relatives_of(mmlu_graph, "mmlu:college_chemistry/test/86")
     refs = {r.ref: r for r in fam.descendants}
     assert "mmlu-pro:3542" in refs
     assert refs["mmlu-pro@2025-10-01:3542"].depth == 3

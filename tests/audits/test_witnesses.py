@@ -35,7 +35,7 @@ from croissant_lineage.lineage.schema import EDGES_SCHEMA
 from croissant_lineage.workflows import witness_family
 from tests.helpers import items_table
 
-TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
 # Invented snapshot: item -> (options, key).
 SNAP = {

@@ -29,9 +29,9 @@ from croissant_lineage.cli import main
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
-from croissant_lineage.workflows import family_snapshots, snapshot_history
+from croissant_lineage.workflows import compare_family_snapshots, snapshot_history
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy" / "family.json"
 
 
@@ -224,7 +224,7 @@ def test_family_snapshots_from_a_lineage() -> None:
     from croissant_lineage.linking.linker import link
 
     lineage = link(TOY)
-    snaps = family_snapshots(TOY, lineage=lineage)
+    snaps = compare_family_snapshots(TOY, lineage=lineage)
     assert [(s.dataset, s.date, s.items.num_rows) for s in snaps] == [
         ("toy-pro", "2021-01-01", 12), ("toy-pro-v2", "2022-01-01", 12)]
     v = item_history(snaps, "107")

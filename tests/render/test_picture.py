@@ -15,19 +15,19 @@ from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
-from croissant_lineage.linking.linker import link
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.render._fonts import clean_text, fit_text, text_width, wrap_text
 from croissant_lineage.render._layered import layered_layout
 from croissant_lineage.render.picture import STATUS_STYLES, family_picture, is_our_picture
 
-TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 EXAMINER = Source("Invented examiner", kind="person")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def toy() -> LineageGraph:
-    return LineageGraph(link(TOY / "family.json"))
+def toy(toy_lineage: Lineage) -> LineageGraph:
+    return LineageGraph(toy_lineage)
 
 
 def _texts(svg: str) -> str:

@@ -11,7 +11,7 @@ import pytest
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import route
-from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.linking.linker import link
 from croissant_lineage.render.html import (
     FAMILY_COLUMNS,
@@ -23,9 +23,9 @@ from croissant_lineage.render.html import (
     status_badge,
     to_html,
 )
-from croissant_lineage.validate.report import Checked, Issue, Report
+from croissant_lineage.validate.report import Checked, Issue, ValidationReport
 
-TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 EXAMINER = Source("Invented examiner", url="https://example.org/review?a=1&b=2", kind="person")
 
 
@@ -75,7 +75,7 @@ def graph(toy) -> LineageGraph:
 
 
 def test_family_html_and_frame(graph: LineageGraph) -> None:
-    fam = family_of(graph, "toy-pro:101")
+    fam = relatives_of(graph, "toy-pro:101")
     frame = fam.to_pandas()
     assert tuple(frame.columns) == FAMILY_COLUMNS
     assert list(frame["relation"]) == ["item", "ancestor", "descendant", "documented"]
@@ -87,7 +87,7 @@ def test_family_html_and_frame(graph: LineageGraph) -> None:
     text = " ".join(page.text)
     assert "Family of toy-pro:101" in text and "toy-pro-v2:101" in text and "toy-xx" in text
     assert "+2 options" in text and "key kept" in text
-    assert family_frame(family_of(graph, "toy-pro:106")).loc[1, "relation"] in ("ancestor", "descendant", "duplicate")
+    assert family_frame(relatives_of(graph, "toy-pro:106")).loc[1, "relation"] in ("ancestor", "descendant", "duplicate")
 
 
 def test_queue_html_has_every_row_and_status_symbols(graph: LineageGraph) -> None:
@@ -123,14 +123,14 @@ def test_long_tables_count_the_hidden_rows() -> None:
 
 
 def test_validation_report_html() -> None:
-    rep = Report(
+    rep = ValidationReport(
         issues=(Issue("CLV101", "error", "bad <thing>", "x.json#/a"), Issue("CLV103", "warning", "w", "x.json#")),
         checked=(Checked("x.json", "descriptor"),),
     )
     page = _parse(to_html(rep))
     text = " ".join(page.text)
     assert "INVALID" in text and "CLV101" in text and "bad <thing>" in text
-    assert "✓ valid" in " ".join(_parse(to_html(Report())).text)
+    assert "✓ valid" in " ".join(_parse(to_html(ValidationReport())).text)
 
 
 def test_history_translation_and_family_report_html(spec, toy, graph: LineageGraph) -> None:

@@ -32,14 +32,14 @@ from croissant_lineage.prov import (
 
 PROV = rdflib.Namespace(PROV_NS)
 CL = rdflib.Namespace("https://w3id.org/croissant-lineage/ns#")
-TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 BASE = "https://example.org/toy/base"
 PRO = "https://example.org/toy/pro"
 
 
 @pytest.fixture(scope="module")
-def toy() -> Lineage:
-    return link(TOY / "family.json")
+def toy(toy_lineage: Lineage) -> Lineage:
+    return toy_lineage
 
 
 def _finding() -> Finding:

@@ -15,12 +15,11 @@ from croissant_lineage.enrich import FamilyEnrichResult, enrich_family
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import relevant_findings
-from croissant_lineage.lineage.graph import LineageGraph, family_of
+from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
 from croissant_lineage.resolve import Resolver, resolve
 
-TOY = Path(__file__).resolve().parents[1] / "examples" / "toy"
+TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
 
 def _findings() -> list[Finding]:
@@ -46,8 +45,8 @@ def _isolated(result: FamilyEnrichResult, dest: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def toy() -> Lineage:
-    return link(TOY / "family.json")
+def toy(toy_lineage: Lineage) -> Lineage:
+    return toy_lineage
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +57,7 @@ def toy_folder(toy: Lineage, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _expected(graph: LineageGraph, ref: str, findings: list[Finding]) -> Any:
-    fam = family_of(graph, ref)
+    fam = relatives_of(graph, ref)
     return dataclasses.replace(fam, findings=tuple(f.to_dict() for f in relevant_findings(graph, ref, findings)))
 
 

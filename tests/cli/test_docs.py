@@ -9,7 +9,7 @@ import pytest
 
 from croissant_lineage.cli import COMMANDS, build_parser
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

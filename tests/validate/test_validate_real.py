@@ -10,7 +10,7 @@ import pytest
 from croissant_lineage.findings.files import save_findings
 from croissant_lineage.validate import validate
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FAMILY = REPO / "croissant_lineage" / "family" / "families" / "mmlu"
 
 

@@ -31,10 +31,9 @@ from croissant_lineage.errors import DescriptorError, InputError, OutputExistsEr
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.parquet import FINDINGS_SCHEMA, findings_from_table
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
 from croissant_lineage.prov import MARK
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy"
 PARENT = "https://example.org/parent-dataset"
 EXAMPLES_REL = "croissant-examples"
@@ -243,8 +242,8 @@ def test_parent_given_as_descriptor_and_cli(tmp_path: Path, capsys: pytest.Captu
 
 
 @pytest.fixture(scope="module")
-def toy() -> Lineage:
-    return link(TOY / "family.json")
+def toy(toy_lineage: Lineage) -> Lineage:
+    return toy_lineage
 
 
 def _toy_findings() -> list[Finding]:

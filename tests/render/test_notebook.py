@@ -17,7 +17,7 @@ nbformat = pytest.importorskip("nbformat", reason="the notebook test needs the t
 nbclient = pytest.importorskip("nbclient", reason="the notebook test needs the test extra (nbclient)")
 pytest.importorskip("ipykernel", reason="the notebook test needs the test extra (ipykernel)")
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NOTEBOOK = EXAMPLES / "walkthrough.ipynb"
 
 

@@ -15,7 +15,7 @@ from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.findings import stale_descendants
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCE = {"name": "Invented review", "kind": "community_review"}
 
 
