@@ -54,3 +54,18 @@ def test_no_library_function_above_grade_d() -> None:
 def test_package_root_holds_only_the_foundation() -> None:
     flat = {p.name for p in PKG.glob("*.py")}
     assert flat <= ROOT_MODULES, sorted(flat - ROOT_MODULES)
+
+
+def test_architecture_doc_names_every_module() -> None:
+    """docs/architecture.md has a line for every module and package of the library."""
+    doc = (PKG.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    tree = doc.split("## The modules", 1)[1]
+    missing = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG)
+        if path.name == "__init__.py":
+            if len(rel.parts) > 1 and f"{rel.parts[-2]}/" not in tree:
+                missing.append(str(rel.parent))
+        elif f" {path.name} " not in tree:
+            missing.append(str(rel))
+    assert missing == []
