@@ -111,7 +111,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int) -> N
             assert list(queries) == q and list(choices) == ch, "the link scored other pairs the second time"
             return next(replay)
 
-        with mock.patch.object(linking, "cdist", difflib_cdist):
+        with mock.patch.object(matching, "cdist", difflib_cdist):
             theirs = _links(linking.link(spec, data_dir=data_dir))
         differ = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
         differing[name] = [list(k) for k in differ]

@@ -58,9 +58,9 @@ def run(
     else:
         report.line("  enrich is not available: cold start measured from the lineage folder instead")
     codes["graph"] = (
-        "from croissant_lineage.lineage.graph import LineageGraph, family_of\n"
+        "from croissant_lineage.lineage.graph import LineageGraph, relatives_of\n"
         "from croissant_lineage.lineage.model import Lineage\n"
-        f"family_of(LineageGraph(Lineage.read({str(lineage_dir)!r})), {first!r})"
+        f"relatives_of(LineageGraph(Lineage.read({str(lineage_dir)!r})), {first!r})"
     )
     stats = subprocess_interleaved(codes, runs)
     labels = {
@@ -91,11 +91,11 @@ def run(
         label = "Resolver.family"
     else:
         graph = LineageGraph(lineage)
-        query, label = (lambda ref: relatives_of(graph, ref)), "family_of"
+        query, label = (lambda ref: relatives_of(graph, ref)), "relatives_of"
     query(first)
-    rates: dict[str, Stat] = {label: Stat(label), "family_of": Stat("family_of")}
+    rates: dict[str, Stat] = {label: Stat(label), "relatives_of": Stat("relatives_of")}
     for _ in range(runs):
-        for name, fn in ((label, query), ("family_of", lambda ref: relatives_of(graph, ref))):
+        for name, fn in ((label, query), ("relatives_of", lambda ref: relatives_of(graph, ref))):
             w, c = _rate(fn, refs)
             rates[name].wall.append(w)
             rates[name].cpu.append(c)

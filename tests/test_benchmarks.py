@@ -52,7 +52,7 @@ def test_json_holds_the_figures(quick: tuple[str, dict]) -> None:
     for name in ("link_all", "link_same", "pyarrow_all", "mlcroissant_same"):
         assert link["times"][name]["median_wall"] > 0
     assert sections["fuzzy"]["pairs"] > 0 and sections["fuzzy"]["speedup"]["difflib"][0] > 1
-    assert sections["resolve"]["warm_qps"]["family_of"]["median_wall"] > 0
+    assert sections["resolve"]["warm_qps"]["relatives_of"]["median_wall"] > 0
     rows = sections["scale"]["rows"]
     assert [r["size"] for r in rows] == [500, 1500]
     assert all(r["items"] > 0 and r["peak_rss_mb"] > 0 and r["per_item_us"] > 0 for r in rows)
