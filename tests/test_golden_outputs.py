@@ -23,6 +23,7 @@ def _diff(recorded: dict[str, str], now: dict[str, str]) -> list[str]:
     return [n for n in names if recorded.get(n) != now.get(n)]
 
 
+@pytest.mark.slow
 def test_toy_main_job_outputs_unchanged() -> None:
     assert _diff(RECORDED["toy"], outputs.toy_hashes()) == []
 

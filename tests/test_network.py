@@ -80,6 +80,7 @@ def test_netguard_is_active(attempts: list[tuple[str, Any]]) -> None:
     assert [kind for kind, _ in attempts] == ["getaddrinfo", "getaddrinfo", "getaddrinfo"]  # recorded, then blocked
 
 
+@pytest.mark.slow
 def test_mmlu_family_links_enriches_resolves_and_validates_offline(
     shared_data: Path, tmp_path: Path, attempts: list[tuple[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:

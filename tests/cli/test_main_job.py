@@ -33,6 +33,7 @@ def _same_tree(a: Path, b: Path) -> bool:
     return not mismatch and not errors and all(_same_tree(a / d, b / d) for d in cmp.common_dirs)
 
 
+@pytest.mark.slow
 def test_main_job_runs_and_is_deterministic(tmp_path: Path) -> None:
     first = _run(tmp_path / "a")
     assert "valid: 0 error(s), 0 warning(s)" in first

@@ -185,6 +185,7 @@ def test_resolve_time() -> None:
     assert json.dumps(resolve_time("2025-06-01T12:00:00+02:00")) == '"2025-06-01T10:00:00Z"'
 
 
+@pytest.mark.slow
 def test_serialisations_are_the_same_bytes_across_processes(tmp_path: Path) -> None:
     """Set order changes with hash randomisation: each format must not depend on it."""
     import os

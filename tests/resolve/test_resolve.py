@@ -103,6 +103,7 @@ def test_resolve_cli(toy_folder: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["resolve", "nope:1", str(toy_folder)]) == 2
 
 
+@pytest.mark.slow
 def test_mmlu_pro_3542_from_metadata_alone(mmlu_lineage: Lineage, shared_data: Path, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     from croissant_lineage.findings.importers import import_mmlu_pro_errata, import_redux
