@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 import inspect
-import warnings
-from pathlib import Path
 import subprocess
 import sys
+import warnings
+from pathlib import Path
 
 import croissant_lineage as cl
 
