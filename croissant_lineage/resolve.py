@@ -16,6 +16,9 @@ resolvers, keyed by the files' sizes and modification times).
 
 from __future__ import annotations
 
+import os
+import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -351,14 +354,42 @@ def _cached(stamp: tuple[tuple[str, int, int], ...]) -> Resolver:
     return Resolver.load([Path(p) for p, _, _ in stamp])
 
 
-def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Relatives:
+#: ``dataset:id``: a dataset name (no colon, slash or space), a colon, then the item's id.
+_ITEM_REF = re.compile(r"[^:/\\\s]+:\S.*")
+
+
+def _is_item_ref(value: object) -> bool:
+    """True for a ``dataset:id`` string that is not an existing file or folder."""
+    return isinstance(value, str) and _ITEM_REF.fullmatch(value) is not None and not os.path.exists(value)
+
+
+def _item_first(item_ref: Any, descriptors: Any) -> tuple[str, Any]:
+    """``(item_ref, descriptors)``, swapped (with a DeprecationWarning) when given in the
+    version 1 order ``resolve(descriptors, item_ref)``."""
+    if _is_item_ref(descriptors) and not _is_item_ref(item_ref):
+        warnings.warn(
+            "resolve(descriptors, item_ref) is deprecated; call resolve(item_ref, descriptors), "
+            "the order of 'croissant-lineage resolve ITEM DESCRIPTOR...'",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return descriptors, item_ref
+    return item_ref, descriptors
+
+
+def resolve(item_ref: str, descriptors: str | Path | Sequence[str | Path]) -> Relatives:
     """The family of one item, from enriched descriptors alone.
 
+    The item comes first, as on the command line (``croissant-lineage resolve ITEM
+    DESCRIPTOR...``). The version 1 order ``resolve(descriptors, item_ref)`` still works
+    for one release, with a :class:`DeprecationWarning`: it is recognised by the item ref,
+    a ``dataset:id`` string that is not an existing path.
+
     Args:
+        item_ref: ``dataset:item``, e.g. ``mmlu-pro:3542``.
         descriptors: Enriched descriptor files, or folders holding them (the output of
             ``croissant-lineage enrich --family``); their data files are read from
             beside them.
-        item_ref: ``dataset:item``, e.g. ``mmlu-pro:3542``.
 
     Returns:
         A :class:`~croissant_lineage.lineage.graph.Relatives`: the item (its texts), ancestors and
@@ -369,5 +400,6 @@ def resolve(descriptors: str | Path | Sequence[str | Path], item_ref: str) -> Re
     Raises:
         InputError: nothing enriched found, a file missing, or an unknown item.
     """
+    item_ref, descriptors = _item_first(item_ref, descriptors)
     paths = [descriptors] if isinstance(descriptors, (str, Path)) else list(descriptors)
     return _cached(_stamp(_json_files(paths))).family(item_ref)

@@ -144,7 +144,7 @@ def _descriptor_case(entry: str, code: str, resolve_code: str) -> list[Case]:
              lambda p: enrich_file(p / desc, p.parent / "out.json", derived_from=[parent]),
              lambda p, out: ["enrich", str(p / desc), "--derived-from", parent, "--out", str(out)]),
         Case(f"{entry}[resolve]", resolve_code, "croissant.json",
-             lambda p: resolve(p / desc, "bad:1"),
+             lambda p: resolve("bad:1", p / desc),
              lambda p, out: ["resolve", "bad:1", str(p / desc)]),
     ]
 
@@ -498,7 +498,7 @@ def _cyclic_toy(tmp_path: Path) -> tuple[Path, str]:
 
 def test_resolve_on_a_cyclic_enriched_family_ends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder, ref = _cyclic_toy(tmp_path)
-    fam = with_timeout(lambda: resolve(folder, ref), 20)
+    fam = with_timeout(lambda: resolve(ref, folder), 20)
     parent = fam.ancestors[0].ref
     assert [a.ref for a in fam.ancestors] == [parent] and parent in {d.ref for d in fam.descendants}
     assert ref not in {r.ref for r in (*fam.ancestors, *fam.descendants)}
@@ -526,7 +526,7 @@ def test_resolve_refuses_lineage_files_outside_the_descriptors_folder(tmp_path: 
     desc.write_text(json.dumps(doc))
     before = tree_digest(tmp_path)
     with pytest.raises(LineageError) as info:
-        resolve(desc, "toy-pro:101")
+        resolve("toy-pro:101", desc)
     assert info.value.code == "CL-E006"
     status, _, err = run_cli(["resolve", "toy-pro:101", str(desc)], capsys)
     assert status == 2 and "CL-E006" in err and err.count("\n") == 1

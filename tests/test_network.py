@@ -91,7 +91,7 @@ def test_mmlu_family_links_enriches_resolves_and_validates_offline(
     enriched = enrich_family(lineage, spec, tmp_path / "enriched")
     assert len(enriched.descriptors) == len({d.descriptor for d in spec.datasets.values() if d.has_items})
     ref = "mmlu-pro:3542"
-    resolved = resolve(tmp_path / "enriched", ref)
+    resolved = resolve(ref, tmp_path / "enriched")
     expected = relatives_of(lineage, ref)
     assert [a.ref for a in resolved.ancestors] == [a.ref for a in expected.ancestors]
     assert "mmlu:college_chemistry/test/86" in {a.ref for a in resolved.ancestors}

@@ -36,9 +36,9 @@ NOT_RESULTS = {
     "LineageGraph", "LinkRule", "Resolver",
 }
 
-#: Result types whose text view is still a ``__str__`` on the class, until the CLI re-layout
-#: moves it into ``render/text.py`` (empty this set when it does: the test below says so).
-STR_ON_THE_CLASS = {"Corrections", "FamilyReport", "ImportResult", "Queue", "ValidationReport"}
+#: Result types whose text view is a ``__str__`` on the class: none, every text view is a
+#: renderer registered in ``render/text.py`` (the test below keeps it so).
+STR_ON_THE_CLASS: set[str] = set()
 
 #: Renderers with a table of their own (the other results show their text view).
 WITH_HTML_VIEW = {

@@ -44,7 +44,7 @@ def _import(args: argparse.Namespace) -> int:
     lineage = Lineage.read(args.lineage) if args.lineage else None
     values = {a.name: getattr(args, a.name) for a in importer.arguments}
     result = importer.run(family=args.family, data_dir=args.data_dir, lineage=lineage, **values)
-    save_findings(out, result.findings)
+    save_findings(result.findings, out)
     return _report(args, result, out)
 
 

@@ -19,7 +19,7 @@ what 'croissant-lineage family' prints from the lineage folder."""
 
 
 def _run(args: argparse.Namespace) -> int:
-    fam = resolve(args.descriptors, args.item)
+    fam = resolve(args.item, args.descriptors)
     print_result(args, fam)
     return 0
 

@@ -110,18 +110,6 @@ class Corrections(Result):
             "not_applied": [asdict(n) for n in self.not_applied],
         }
 
-    def __str__(self) -> str:
-        d = self.to_dict()
-        lines = [
-            f"{self.dataset}: {d['changed']} of {d['items']} keys changed from confirmed findings"
-        ]
-        for c in self.changes:
-            via = f" via {c.via}" if c.via else ""
-            lines.append(f"  {c.item}: {c.original_key} -> {c.key} ({c.finding}{via})")
-        for reason, n in d["not_applied_by_reason"].items():
-            lines.append(f"  not applied, {reason}: {n} ({NOT_APPLIED[reason]})")
-        return "\n".join(lines)
-
     def write(
         self, path: str | Path, *, inputs: Sequence[str | Path] = (), overwrite: bool = False
     ) -> Path:

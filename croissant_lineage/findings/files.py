@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
+import warnings
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
@@ -200,15 +202,36 @@ def findings_to_document(findings: Iterable[Finding]) -> dict[str, Any]:
     }
 
 
-def save_findings(path: str | Path, findings: Iterable[Finding]) -> Path:
+def _findings_first(findings: Any, path: Any) -> tuple[Any, Any]:
+    """``(findings, path)``, swapped (with a DeprecationWarning) when given in the version 1
+    order ``save_findings(path, findings)``."""
+    path_like = (str, os.PathLike)
+    if isinstance(findings, path_like) and isinstance(path, Iterable) and not isinstance(path, path_like):
+        warnings.warn(
+            "save_findings(path, findings) is deprecated; call save_findings(findings, path)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return path, findings
+    return findings, path
+
+
+def save_findings(findings: Iterable[Finding], path: str | Path) -> Path:
     """Write a findings file atomically: YAML for ``.yaml``/``.yml``, JSON otherwise.
 
     The output is deterministic (same findings, same bytes) and reads back with
-    :func:`load_findings` to equal findings.
+    :func:`load_findings` to equal findings. The version 1 order
+    ``save_findings(path, findings)`` still works for one release, with a
+    :class:`DeprecationWarning`.
+
+    Args:
+        findings: The findings to write, in order.
+        path: Destination.
 
     Returns:
         The path written.
     """
+    findings, path = _findings_first(findings, path)
     dest = Path(path)
     doc = findings_to_document(findings)
     if dest.suffix.lower() in (".yaml", ".yml"):

@@ -139,21 +139,6 @@ class FamilyReport(Result):
             ]
         return pd.DataFrame(rows, columns=["figure", "dataset", "value", "definition"])
 
-    def __str__(self) -> str:
-        lines = [f"Family report: {self.family}"]
-        for name, counts in self.findings.items():
-            lines.append(
-                f"  findings by {name}: " + ", ".join(f"{k} {v}" for k, v in counts.items())
-            )
-        for f in self.figures:
-            lines.append(f"\n{f.name}: {f.value}")
-            lines.append(f"  {f.definition}")
-            for d, v in f.by_dataset.items():
-                lines.append(f"    {d}: {v}")
-            if f.by_kind:
-                lines.append("    by kind: " + ", ".join(f"{k} {v}" for k, v in f.by_kind.items()))
-        return "\n".join(lines)
-
 
 def _proposed_present(
     graph: LineageGraph, parent: str, ref: str, path: tuple[Edge, ...], proposed: str

@@ -156,29 +156,6 @@ class Queue(Result):
                 return r
         raise KeyError(ref)
 
-    def __str__(self) -> str:
-        head = f"Re-review queue for {self.query}"
-        if self.findings:
-            head += f" ({len(self.findings)} finding{'s' if len(self.findings) != 1 else ''})"
-        lines = [head]
-        if not self.rows:
-            return head + "\n  (no relatives)"
-        width = min(48, max(len(r.ref) for r in self.rows))
-        lines.append(f"  rank  {'item':<{width}}  {'status':<10}  {'certainty':<9}  relation")
-        current = None
-        for r in self.rows:
-            if len(self.findings) > 1 and r.finding != current:
-                current = r.finding
-                lines.append(f"  -- finding {current}")
-            letter = f" [{r.letter}]" if r.letter else ""
-            lines.append(
-                f"  {r.rank:<4}  {r.ref:<{width}}  {r.status:<10}  {r.certainty:<9}  "
-                f"{r.relation}{letter}"
-            )
-            detail = f"{r.transformation}: {r.note}" if r.transformation else r.note
-            lines.append(f"        {detail}")
-        return "\n".join(lines)
-
 
 # --------------------------------------------------------------------------- carrying
 

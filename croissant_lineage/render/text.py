@@ -2,9 +2,7 @@
 
 Each renderer is registered for its type with
 :func:`croissant_lineage._results.register_text`, so ``str(result)`` in a script prints
-what the command prints. Types that still define their own ``__str__`` (the re-review
-queue, the family report, the corrections, the validation report, an import result)
-are not registered here.
+what the command prints.
 """
 
 from __future__ import annotations
@@ -18,21 +16,32 @@ from croissant_lineage.audits.translations import TranslationReport
 from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport
 from croissant_lineage.croissant.describe import DescribeResult
 from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult
+from croissant_lineage.findings.corrections import NOT_APPLIED, Corrections
+from croissant_lineage.findings.importers import ImportResult
+from croissant_lineage.findings.report import FamilyReport
+from croissant_lineage.findings.routing import Queue
 from croissant_lineage.hub.publish import PublishPlan
 from croissant_lineage.lineage.graph import Edge, Relatives
 from croissant_lineage.prov.serialize import ProvResult
+from croissant_lineage.validate.report import Issue, ValidationReport
 from croissant_lineage.workflows import LinkResult
 
 __all__ = [
+    "corrections_text",
     "describe_text",
     "enrich_text",
     "family_enrich_text",
+    "family_report_text",
     "family_text",
     "history_text",
+    "import_text",
+    "issue_line",
     "link_text",
     "prov_text",
     "publish_text",
+    "queue_text",
     "translations_text",
+    "validation_text",
     "witnesses_text",
 ]
 
@@ -362,3 +371,107 @@ def translations_text(report: TranslationReport, *, subjects: bool = False) -> s
 
 
 register_text(TranslationReport)(translations_text)
+
+
+# --- findings: import, route, report, apply ---
+
+#: Unattached rows listed in an import's text output (the rest are counted).
+_SHOW_UNATTACHED = 20
+
+
+@register_text(ImportResult)
+def import_text(result: ImportResult) -> str:
+    """Findings, rows per label, findings per kind, the unattached rows and the notes."""
+    lines = [f"{result.source}: {len(result.findings)} findings"]
+    lines += [f"  label {k}: {v}" for k, v in result.counts.items()]
+    lines += [f"  kind {k}: {v}" for k, v in result.kinds.items()]
+    if result.unattached:
+        lines.append(f"  unattached: {len(result.unattached)}")
+        lines += [f"    {u.ref}: {u.reason}" for u in result.unattached[:_SHOW_UNATTACHED]]
+        if len(result.unattached) > _SHOW_UNATTACHED:
+            lines.append(f"    ... and {len(result.unattached) - _SHOW_UNATTACHED} more")
+    lines += [f"  note: {n}" for n in result.notes]
+    return "\n".join(lines)
+
+
+def _queue_head(queue: Queue) -> str:
+    head = f"Re-review queue for {queue.query}"
+    if queue.findings:
+        head += f" ({len(queue.findings)} finding{'s' if len(queue.findings) != 1 else ''})"
+    return head
+
+
+@register_text(Queue)
+def queue_text(queue: Queue) -> str:
+    """The ranked rows, two lines each (rank, item, status...; then why), grouped by finding
+    when several findings were routed."""
+    head = _queue_head(queue)
+    if not queue.rows:
+        return head + "\n  (no relatives)"
+    width = min(48, max(len(r.ref) for r in queue.rows))
+    lines = [head, f"  rank  {'item':<{width}}  {'status':<10}  {'certainty':<9}  relation"]
+    current = None
+    for r in queue.rows:
+        if len(queue.findings) > 1 and r.finding != current:
+            current = r.finding
+            lines.append(f"  -- finding {current}")
+        letter = f" [{r.letter}]" if r.letter else ""
+        lines.append(
+            f"  {r.rank:<4}  {r.ref:<{width}}  {r.status:<10}  {r.certainty:<9}  {r.relation}{letter}"
+        )
+        detail = f"{r.transformation}: {r.note}" if r.transformation else r.note
+        lines.append(f"        {detail}")
+    return "\n".join(lines)
+
+
+@register_text(FamilyReport)
+def family_report_text(report: FamilyReport) -> str:
+    """The findings' counts, then each figure with its definition, per dataset and per kind."""
+    lines = [f"Family report: {report.family}"]
+    for name, counts in report.findings.items():
+        lines.append(f"  findings by {name}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    for f in report.figures:
+        lines.append(f"\n{f.name}: {f.value}")
+        lines.append(f"  {f.definition}")
+        for d, v in f.by_dataset.items():
+            lines.append(f"    {d}: {v}")
+        if f.by_kind:
+            lines.append("    by kind: " + ", ".join(f"{k} {v}" for k, v in f.by_kind.items()))
+    return "\n".join(lines)
+
+
+@register_text(Corrections)
+def corrections_text(corrections: Corrections) -> str:
+    """Keys changed (one line each, with the finding) and the findings not applied, by reason."""
+    d = corrections.to_dict()
+    lines = [f"{corrections.dataset}: {d['changed']} of {d['items']} keys changed from confirmed findings"]
+    for c in corrections.changes:
+        via = f" via {c.via}" if c.via else ""
+        lines.append(f"  {c.item}: {c.original_key} -> {c.key} ({c.finding}{via})")
+    for reason, n in d["not_applied_by_reason"].items():
+        lines.append(f"  not applied, {reason}: {n} ({NOT_APPLIED[reason]})")
+    return "\n".join(lines)
+
+
+# --- validate ---
+
+
+def issue_line(issue: Issue) -> str:
+    """``WHERE: CODE [SEVERITY] MESSAGE``: one issue on one line."""
+    return f"{issue.where}: {issue.code} [{issue.severity}] {issue.message}"
+
+
+@register_text(ValidationReport)
+def validation_text(report: ValidationReport) -> str:
+    """What was checked, one line per issue, and the verdict with the issues per code."""
+    lines = [f"checked {c.path} ({c.kind})" for c in report.checked]
+    lines += [issue_line(i) for i in report.issues]
+    by_code: dict[str, int] = {}
+    for issue in report.issues:
+        by_code[issue.code] = by_code.get(issue.code, 0) + 1
+    verdict = "valid" if report.valid else "INVALID"
+    summary = f"{verdict}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
+    if by_code:
+        summary += " (" + ", ".join(f"{c} x{n}" for c, n in sorted(by_code.items())) + ")"
+    lines.append(summary)
+    return "\n".join(lines)

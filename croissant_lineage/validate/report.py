@@ -44,9 +44,6 @@ class Issue:
         """The issue as a JSON object with keys code, severity, message, where."""
         return {"code": self.code, "severity": self.severity, "message": self.message, "where": self.where}
 
-    def __str__(self) -> str:
-        return f"{self.where}: {self.code} [{self.severity}] {self.message}"
-
 
 @dataclass(frozen=True)
 class Checked:
@@ -110,16 +107,3 @@ class ValidationReport(Result):
         import pandas as pd
 
         return pd.DataFrame([i.to_dict() for i in self.issues], columns=["code", "severity", "message", "where"])
-
-    def __str__(self) -> str:
-        lines = [f"checked {c.path} ({c.kind})" for c in self.checked]
-        by_code: dict[str, int] = {}
-        for issue in self.issues:
-            lines.append(str(issue))
-            by_code[issue.code] = by_code.get(issue.code, 0) + 1
-        verdict = "valid" if self.valid else "INVALID"
-        summary = f"{verdict}: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
-        if by_code:
-            summary += " (" + ", ".join(f"{c} x{n}" for c, n in sorted(by_code.items())) + ")"
-        lines.append(summary)
-        return "\n".join(lines)

@@ -483,7 +483,7 @@ def toy_findings(tmp_path: Path) -> tuple[Path, Path]:
         ),
         Finding(item="toy-pro:102", target="stem", kind="bad_question_clarity", source=src),
     ]
-    return save_findings(tmp_path / "findings.json", findings), tmp_path / "lineage"
+    return save_findings(findings, tmp_path / "findings.json"), tmp_path / "lineage"
 
 
 def test_witness_family_routes_findings_and_evidence_attaches(tmp_path: Path) -> None:

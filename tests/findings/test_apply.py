@@ -136,8 +136,8 @@ def test_cli_apply_writes_a_new_file_and_never_an_input(tmp_path: Path, capsys) 
     from croissant_lineage.findings.files import save_findings
 
     lin_dir = toy_lineage().write(tmp_path / "lineage")
-    findings = save_findings(tmp_path / "f.json", [_key_finding(), _key_finding(item="base:s/1", proposed="Elm",
-                                                                              status="proposed")])
+    findings = save_findings([_key_finding(), _key_finding(item="base:s/1", proposed="Elm", status="proposed")],
+                             tmp_path / "f.json")
     before = findings.read_bytes()
     out = tmp_path / "keys.csv"
     args = ["apply", "--lineage", str(lin_dir), "--dataset", "pro", "--findings", str(findings), "--out"]

@@ -94,16 +94,28 @@ def test_save_load_round_trip_is_byte_stable(tmp_path: Path, suffix: str) -> Non
         _finding(item="toy:q/4", status="no_response", status_date="2025-03-04").with_status(
             "rejected", reason="checked", date="2025-05-06"),
     ]
-    p = save_findings(tmp_path / f"a{suffix}", findings)
+    p = save_findings(findings, tmp_path / f"a{suffix}")
     back = load_findings(p)
     assert back == findings
-    p2 = save_findings(tmp_path / f"b{suffix}", back)
+    p2 = save_findings(back, tmp_path / f"b{suffix}")
     assert p.read_bytes() == p2.read_bytes()
+
+
+def test_save_findings_takes_the_findings_first_and_the_old_order_warns(tmp_path: Path) -> None:
+    findings = [_finding(), _finding(item="toy:q/2")]
+    new = save_findings(findings, tmp_path / "new.yaml")
+    assert save_findings(findings=findings, path=str(tmp_path / "kw.yaml")) == tmp_path / "kw.yaml"
+    with pytest.warns(DeprecationWarning, match=r"save_findings\(findings, path\)"):
+        old = save_findings(tmp_path / "old.yaml", findings)  # type: ignore[arg-type]
+    assert old == tmp_path / "old.yaml" and old.read_bytes() == new.read_bytes()
+    with pytest.warns(DeprecationWarning):
+        save_findings(str(tmp_path / "old.json"), iter(findings))  # type: ignore[arg-type]
+    assert load_findings(tmp_path / "old.json") == findings
 
 
 def test_bare_list_and_appended_status_update_across_files(tmp_path: Path) -> None:
     f = _finding()
-    imported = save_findings(tmp_path / "imported.json", [f])
+    imported = save_findings([f], tmp_path / "imported.json")
     review = _write(
         tmp_path,
         "# appended by hand\n"
@@ -160,7 +172,7 @@ def test_cli_findings_list_applies_updates_and_filters(tmp_path: Path, capsys) -
     from croissant_lineage.cli import main
 
     f = _finding()
-    a = save_findings(tmp_path / "a.json", [f, _finding(item="toy:q/2")])
+    a = save_findings([f, _finding(item="toy:q/2")], tmp_path / "a.json")
     b = _write(tmp_path, [{"id": f.id, "status": "rejected", "status_reason": "no"}], "b.json")
     assert main(["findings", "list", str(a), str(b), "--status", "rejected", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

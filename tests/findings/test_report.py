@@ -83,7 +83,7 @@ def test_cli_report_json(tmp_path: Path, capsys) -> None:
     from croissant_lineage.findings.files import save_findings
 
     lin_dir = toy_lineage().write(tmp_path / "lineage")
-    f = save_findings(tmp_path / "f.yaml", [WRONG, NONE])
+    f = save_findings([WRONG, NONE], tmp_path / "f.yaml")
     assert main(["report", "--lineage", str(lin_dir), "--findings", str(f), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert {x["name"]: x["value"] for x in doc["figures"]}["flagged_parents"] == 2

@@ -140,7 +140,7 @@ def test_real_family_dataset_level_matches_enriched(mmlu_lineage: Lineage, tmp_p
 def test_write_prov_and_cli(toy: Lineage, tmp_path: Path) -> None:
     folder = toy.write(tmp_path / "lineage")
     findings = tmp_path / "findings.json"
-    save_findings(findings, [_finding()])
+    save_findings([_finding()], findings)
     result = write_prov(folder, tmp_path / "a.ttl", findings=findings)
     assert result.edges == toy.edges.num_rows and result.findings == 1
     assert main(["prov", "--lineage", str(folder), "--findings", str(findings), "--format", "nt",

@@ -78,19 +78,39 @@ def test_every_toy_item_resolves_as_the_lineage_says(toy: Lineage, toy_folder: P
 
 
 def test_resolve_function_and_errors(toy_folder: Path, tmp_path: Path) -> None:
-    fam = resolve(toy_folder, "toy-pro:101")
+    fam = resolve("toy-pro:101", toy_folder)
     assert fam.item is not None and fam.item.key is not None
-    assert resolve([toy_folder / "toy-pro.json", toy_folder / "toy-base.json"], "toy-pro:101").ancestors == fam.ancestors
+    assert resolve("toy-pro:101", [toy_folder / "toy-pro.json", toy_folder / "toy-base.json"]).ancestors == fam.ancestors
     with pytest.raises(InputError) as err:
-        resolve(toy_folder, "toy-pro:999999")
+        resolve("toy-pro:999999", toy_folder)
     assert err.value.code == "CL-E001"
     with pytest.raises(InputError):
-        resolve(tmp_path, "toy-pro:101")  # nothing enriched there
+        resolve("toy-pro:101", tmp_path)  # nothing enriched there
     broken = tmp_path / "broken"
     shutil.copytree(toy_folder, broken)
     (broken / "toy-pro.lineage.parquet").unlink()
     with pytest.raises(InputError):
-        resolve(broken, "toy-pro:101")
+        resolve("toy-pro:101", broken)
+
+
+def test_resolve_item_first_and_the_old_order_warns(
+    toy_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    new = resolve("toy-pro:101", toy_folder)
+    assert resolve(item_ref="toy-pro:101", descriptors=[toy_folder]) == new
+    with pytest.warns(DeprecationWarning, match=r"resolve\(item_ref, descriptors\)"):
+        old = resolve(toy_folder, "toy-pro:101")  # type: ignore[arg-type]
+    assert old == new
+    with pytest.warns(DeprecationWarning):
+        assert resolve(str(toy_folder), "toy-pro:101") == new  # type: ignore[arg-type]
+    two = [toy_folder / "toy-pro.json", toy_folder / "toy-base.json"]
+    with pytest.warns(DeprecationWarning):
+        assert resolve(two, "toy-pro:101") == resolve("toy-pro:101", two)  # type: ignore[arg-type]
+    # a folder named like an item ref (dataset:id) is a path when it exists
+    shutil.copytree(toy_folder, tmp_path / "enriched:1")
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(DeprecationWarning):
+        assert resolve("enriched:1", "toy-pro:101") == new
 
 
 def test_resolve_cli(toy_folder: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -36,7 +36,7 @@ def real_findings(mmlu_lineage, shared_data: Path, tmp_path_factory: pytest.Temp
     redux = import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
     errata = import_mmlu_pro_errata(data_dir=shared_data).findings
     out = tmp_path_factory.mktemp("findings") / "findings.yaml"
-    save_findings(out, [*redux, *errata])
+    save_findings([*redux, *errata], out)
     return out
 
 
@@ -53,7 +53,7 @@ def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage
              for f in import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
              if f.kind == "wrong_key" and f.proposed][:10]
     assert len(fixes) == 10
-    save_findings(tmp_path / "fixed.yaml", fixes)
+    save_findings(fixes, tmp_path / "fixed.yaml")
     report = validate([mmlu_lineage_dir, tmp_path / "fixed.yaml"], max_per_code=None)
     stale = [i for i in report.issues if i.code == "CLV404"]
     assert stale and report.valid  # a warning: the copies still carry the old key

@@ -89,18 +89,6 @@ class ImportResult(Result):
             "notes": list(self.notes),
         }
 
-    def __str__(self) -> str:
-        lines = [f"{self.source}: {len(self.findings)} findings"]
-        lines += [f"  label {k}: {v}" for k, v in self.counts.items()]
-        lines += [f"  kind {k}: {v}" for k, v in self.kinds.items()]
-        if self.unattached:
-            lines.append(f"  unattached: {len(self.unattached)}")
-            lines += [f"    {u.ref}: {u.reason}" for u in self.unattached[:20]]
-            if len(self.unattached) > 20:
-                lines.append(f"    ... and {len(self.unattached) - 20} more")
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
-
 
 def dataset_items(
     family: FamilySpec | str, dataset: str, data_dir: str | Path | None
