@@ -7,7 +7,9 @@ that folder is absent (a user's fresh clone); ``.ci/run`` refuses to run without
 Markers are kept true by construction: a test that uses a real-data fixture
 (``shared_data`` and everything built on it) is marked ``realdata`` here, and a test that
 is not marked ``realdata`` fails if it opens a file under the data folder (an audit hook
-watches every ``open``), so ``pytest -m "not realdata"`` never reads the data.
+watches every ``open``), so ``pytest -m "not realdata"`` never reads the data. A test
+over ~10 s is marked ``slow`` where it is written, or here when its cost is a fixture's
+(:data:`SLOW_FIXTURES`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 #: Fixtures that read the real data; a test using any of them (directly or through
 #: another fixture) is a ``realdata`` test.
-REALDATA_FIXTURES = frozenset({"shared_data", "mmlu_lineage_dir", "mmlu_lineage", "mmlu_graph"})
+REALDATA_FIXTURES = frozenset(
+    {"shared_data", "mmlu_lineage_dir", "mmlu_lineage", "mmlu_graph", "mmlu_enriched"}
+)
 
 _DATA_PREFIX = str(SHARED_DATA.resolve()) + os.sep
 _data_reads: list[str] = []
@@ -54,10 +58,18 @@ def pytest_configure(config: pytest.Config) -> None:
     sys.addaudithook(_audit)
 
 
+#: Fixtures that take over ~10 s to build (the whole MMLU family enriched; the 29 prediction
+#: archives read); a test using one is a ``slow`` test.
+SLOW_FIXTURES = frozenset({"mmlu_enriched", "real_admission"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if REALDATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+        used = set(getattr(item, "fixturenames", ()))
+        if REALDATA_FIXTURES & used:
             item.add_marker(pytest.mark.realdata)
+        if SLOW_FIXTURES & used:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -126,3 +138,13 @@ def mmlu_graph(mmlu_lineage):
     from croissant_lineage.lineage.graph import LineageGraph
 
     return LineageGraph(mmlu_lineage)
+
+
+@pytest.fixture(scope="session")
+def mmlu_enriched(mmlu_lineage, tmp_path_factory: pytest.TempPathFactory):
+    """The real MMLU family enriched once per test session (do not write into its folder)."""
+    from croissant_lineage.enrich import enrich_family
+
+    out = tmp_path_factory.mktemp("mmlu-enriched")
+    return enrich_family(mmlu_lineage, "mmlu", out, time="2025-01-01T00:00:00Z")
+

@@ -456,6 +456,7 @@ def corrections_text(corrections: Corrections) -> str:
 # --- validate ---
 
 
+@register_text(Issue)
 def issue_line(issue: Issue) -> str:
     """``WHERE: CODE [SEVERITY] MESSAGE``: one issue on one line."""
     return f"{issue.where}: {issue.code} [{issue.severity}] {issue.message}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from croissant_lineage._results import Result
+from croissant_lineage._results import Result, render_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -43,6 +43,10 @@ class Issue:
     def to_dict(self) -> dict[str, str]:
         """The issue as a JSON object with keys code, severity, message, where."""
         return {"code": self.code, "severity": self.severity, "message": self.message, "where": self.where}
+
+    def __str__(self) -> str:
+        """``WHERE: CODE [SEVERITY] MESSAGE`` (the text view registered in render/)."""
+        return render_text(self)
 
 
 @dataclass(frozen=True)

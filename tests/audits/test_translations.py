@@ -26,7 +26,6 @@ from croissant_lineage.audits.translations import (
 from croissant_lineage.cli import main
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
-from croissant_lineage.workflows import verify_family_translations
 
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy" / "family.json"
@@ -195,8 +194,8 @@ def test_cli_translations_on_the_toy_family(capsys: pytest.CaptureFixture[str]) 
 
 
 @pytest.fixture(scope="module")
-def mmlu_report(shared_data: Path) -> TranslationReport:
-    return verify_family_translations("mmlu", data_dir=shared_data)
+def mmlu_report(mmlu_lineage: Lineage) -> TranslationReport:
+    return verify_translations(mmlu_lineage)
 
 
 def test_mmmlu_world_history_shift_is_detected(mmlu_report: TranslationReport) -> None:

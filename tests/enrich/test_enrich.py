@@ -374,11 +374,6 @@ def test_marked_nodes_only_in_additions(toy_enriched: FamilyEnrichResult) -> Non
 # ----------------------------------------------------------------- real MMLU family
 
 
-@pytest.fixture(scope="module")
-def mmlu_enriched(mmlu_lineage: Lineage, tmp_path_factory: pytest.TempPathFactory) -> FamilyEnrichResult:
-    return enrich_family(mmlu_lineage, "mmlu", tmp_path_factory.mktemp("mmlu-enriched"), time="2025-01-01T00:00:00Z")
-
-
 def test_mmlu_family_enriched_validates(mmlu_lineage: Lineage, mmlu_enriched: FamilyEnrichResult) -> None:
     from croissant_lineage.family.spec import load_family
 

@@ -65,14 +65,8 @@ def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage
 
 
 @pytest.fixture(scope="module")
-def enriched_mmlu(mmlu_lineage_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    enrich = pytest.importorskip("croissant_lineage.enrich")
-    enrich_family = getattr(enrich, "enrich_family", None)
-    if enrich_family is None:
-        pytest.skip("croissant_lineage.enrich has no enrich_family yet")
-    out = tmp_path_factory.mktemp("enriched-mmlu")
-    enrich_family(mmlu_lineage_dir, "mmlu", out)
-    return out
+def enriched_mmlu(mmlu_enriched) -> Path:
+    return Path(mmlu_enriched.out_dir)
 
 
 def test_enriched_mmlu_family_passes(enriched_mmlu: Path):
