@@ -23,7 +23,7 @@ def _run(args: argparse.Namespace) -> int:
         query = Finding(
             item=args.query,
             target=args.target,
-            option_index=None if args.option is None else ord(args.option.upper()) - ord("A"),
+            option_index=args.option,
             kind=args.kind,
             proposed=args.proposed,
             source=Source("command line", kind="person"),
@@ -31,6 +31,14 @@ def _run(args: argparse.Namespace) -> int:
     queue = route(graph, query, findings)
     print_result(args, queue)
     return 0
+
+
+def _option_index(text: str) -> int:
+    """An option letter (``A``, ``b``...) as a 0-based index; anything else is a usage error."""
+    letter = text.strip().upper()
+    if len(letter) != 1 or not "A" <= letter <= "Z":
+        raise argparse.ArgumentTypeError(f"{text!r} is not one option letter (A, B, C...)")
+    return ord(letter) - ord("A")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="route an ad-hoc finding on the item questioning this",
     )
     p.add_argument(
-        "--option", metavar="LETTER", help="the questioned option (with --target option)"
+        "--option", metavar="LETTER", type=_option_index, help="the questioned option (with --target option)"
     )
     p.add_argument("--kind", choices=KINDS, default="other", help="kind of the ad-hoc finding")
     p.add_argument("--proposed", help="proposed answer text of the ad-hoc finding")
