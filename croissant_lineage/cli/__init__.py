@@ -24,7 +24,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS = (
     "describe",
     "link",
-    "family",
+    "relatives",
     "witnesses",
     "validate",
     "publish",

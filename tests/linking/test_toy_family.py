@@ -62,7 +62,7 @@ def test_cli_link_and_family_json(tmp_path: Path, capsys: pytest.CaptureFixture[
     out = tmp_path / "lin"
     assert main(["link", str(TOY / "family.json"), "--out", str(out), "--quiet"]) == 0
     capsys.readouterr()
-    assert main(["family", "toy-pro:105", "--lineage", str(out), "--json"]) == 0
+    assert main(["relatives", "toy-pro:105", "--lineage", str(out), "--json"]) == 0
     fam = json.loads(capsys.readouterr().out)
     assert fam["ancestors"][0]["ref"] == "toy-base:astronomy/test/5"
     assert fam["ancestors"][0]["path"][0]["key_inherited"] is False
@@ -72,7 +72,7 @@ def test_cli_link_and_family_json(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_unknown_item_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "lin"
     link(TOY / "family.json").write(out)
-    assert main(["family", "toy-pro:999", "--lineage", str(out)]) == 2
+    assert main(["relatives", "toy-pro:999", "--lineage", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "CL-E001" in err
 
@@ -149,7 +149,7 @@ def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
     link(TOY / "family.json").write(out)
     code = (
         "import sys; from croissant_lineage.cli import main; "
-        f"sys.exit(main(['family', 'toy-base:astronomy/test/0', '--lineage', {str(out)!r}, '--json']))"
+        f"sys.exit(main(['relatives', 'toy-base:astronomy/test/0', '--lineage', {str(out)!r}, '--json']))"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None

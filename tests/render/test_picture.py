@@ -119,12 +119,12 @@ def test_save_replaces_its_own_pictures_only(toy: LineageGraph, tmp_path: Path) 
 def test_cli_family_svg(toy: LineageGraph, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = toy.lineage.write(tmp_path / "lineage")
     out = tmp_path / "out" / "family.svg"
-    assert main(["family", "toy-pro:101", "--lineage", str(folder), "--svg", str(out)]) == 0
+    assert main(["relatives", "toy-pro:101", "--lineage", str(folder), "--svg", str(out)]) == 0
     assert "toy-pro:101" in capsys.readouterr().out
     assert "toy-base" in _texts(out.read_text("utf-8"))
-    assert main(["family", "toy-pro:999", "--lineage", str(folder), "--svg", str(out)]) == 2
+    assert main(["relatives", "toy-pro:999", "--lineage", str(folder), "--svg", str(out)]) == 2
     edges = folder / "edges.parquet"  # an input: refused unless forced
-    assert main(["family", "toy-pro:101", "--lineage", str(folder), "--svg", str(edges)]) == 2
+    assert main(["relatives", "toy-pro:101", "--lineage", str(folder), "--svg", str(edges)]) == 2
     assert not is_our_picture(edges)
 
 
