@@ -222,7 +222,7 @@ CASES: list[Case] = [
     _findings_case("findings_not_a_list.yaml", "CL-E005"),
     # lineage folders
     Case("lineage_not_parquet", "CL-E001", "items.parquet", lambda p: Lineage.read(p / "lineage_not_parquet"),
-         lambda p, out: ["family", "bad:1", "--lineage", str(p / "lineage_not_parquet")]),
+         lambda p, out: ["relatives", "bad:1", "--lineage", str(p / "lineage_not_parquet")]),
     # prediction archives
     *_archive_case("archive_not_zip", "CL-E001"),
     *_archive_case("archive_two_files", "CL-E001"),
@@ -392,7 +392,7 @@ def test_graph_queries_on_a_cyclic_lineage_terminate(corpus: Path, capsys: pytes
     assert [r.ref for r in fam.ancestors] == ["b:1"]
     assert sorted(r.ref for r in fam.descendants) == ["b:1", "c:1"]
     assert "a:1" not in {r.ref for r in (*fam.ancestors, *fam.descendants)}
-    status, out, _ = with_timeout(lambda: run_cli(["family", "a:1", "--lineage", str(corpus / "lineage_cycle"), "--json"], capsys))
+    status, out, _ = with_timeout(lambda: run_cli(["relatives", "a:1", "--lineage", str(corpus / "lineage_cycle"), "--json"], capsys))
     assert status == 0 and json.loads(out)["ancestors"][0]["ref"] == "b:1"
 
 
@@ -456,7 +456,7 @@ def test_own_outputs_are_refreshed_without_a_flag(toy_copy: Path, capsys: pytest
 def test_family_svg_does_not_replace_a_foreign_file(toy_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = toy_copy / "toy" / "toy-redux" / "toy_redux.csv"
     before = tree_digest(toy_copy)
-    status, _, err = run_cli(["family", "toy-pro:101", "--lineage", str(toy_copy / "lineage"), "--svg", str(target)], capsys)
+    status, _, err = run_cli(["relatives", "toy-pro:101", "--lineage", str(toy_copy / "lineage"), "--svg", str(target)], capsys)
     assert status == 2 and "CL-E007" in err
     assert tree_digest(toy_copy) == before
 
@@ -562,13 +562,13 @@ def test_bad_findings_through_every_command(entry: str, code: str, command: str,
     assert tree_digest(corpus.parent) == before
 
 
-@pytest.mark.parametrize("command", ["family", "route", "report", "apply", "prov", "enrich", "publish", "findings-import"])
+@pytest.mark.parametrize("command", ["relatives", "route", "report", "apply", "prov", "enrich", "publish", "findings-import"])
 def test_a_broken_lineage_folder_through_every_command(command: str, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lin, out = str(corpus / "lineage_not_parquet"), corpus.parent / "out"
     good_findings = str(corpus.parent / "ok.json")
     Path(good_findings).write_text('{"findings": []}')
     argv = {
-        "family": ["family", "bad:1", "--lineage", lin],
+        "relatives": ["relatives", "bad:1", "--lineage", lin],
         "route": ["route", "bad:1", "--lineage", lin],
         "report": ["report", "--lineage", lin, "--findings", good_findings],
         "apply": ["apply", "--dataset", "bad", "--lineage", lin, "--findings", good_findings, "--out", str(out)],
