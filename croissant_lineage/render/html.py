@@ -287,11 +287,14 @@ def lineage_html(lineage: Lineage) -> str:
 
 @register_html(Queue)
 def queue_html(queue: Queue) -> str:
-    """HTML of a routing :class:`~croissant_lineage.findings.routing.Queue`, most pressing first."""
+    """HTML of a routing :class:`~croissant_lineage.findings.routing.Queue`, most pressing first:
+    an item's versions on one line, per-language and documented rows one line per dataset
+    family with its count (every row when the queue is expanded)."""
     rows = []
-    for r in queue.rows:
-        d = _row(r)
+    for line in queue.lines():
+        d = _row(line)
         d["status"] = status_badge(d.get("status"))
+        d["ref"] = line.label
         rows.append(d)
     cols = ["rank", "ref", "relation", "status", "certainty", "letter", "transformation", "note"]
     if len(queue.findings) > 1:

@@ -159,8 +159,11 @@ def test_queue_renders_as_table_json_and_text(graph) -> None:
     df = q.to_pandas()
     assert tuple(df.columns) == QUEUE_COLUMNS and len(df) == len(q.rows)
     assert json.loads(json.dumps(q.to_dict()))["rows"][0]["ref"] == q.rows[0].ref
-    text = str(q)
+    text = str(q.expand())
     assert all(r.ref in text for r in q.rows)
+    folded = {v for f in q.folds for v in f.folded}
+    assert folded == {"prosnap:10", "prosnap:11"}  # the snapshot versions fold into pro:10, pro:11
+    assert all((r.ref in folded) != (f" {r.ref} " in str(q)) for r in q.rows if r.relation != "documented")
     assert q._repr_html_().startswith("<")
 
 
