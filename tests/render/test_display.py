@@ -102,8 +102,10 @@ def test_queue_html_has_every_row_and_status_symbols(graph: LineageGraph) -> Non
     # the default view folds the snapshot version into its item's line
     folded = _parse(to_html(q))
     assert folded.tags.count("tr") == len(q.lines()) + 1 == len(q.rows)
-    assert "toy-pro:101 (+1 version)" in " ".join(folded.text)
-    assert "toy-pro-v2:101" not in " ".join(folded.text)
+    assert "toy-pro:101 (+1 version)" in folded.text
+    assert folded.tags.count("details") == 1  # the folded version, one click away
+    assert "<script>" not in to_html(route(graph, Finding(item="toy-pro:101", target="key", kind="wrong_key",
+                                                            proposed="<script>", source=EXAMINER)))
 
 
 def test_findings_are_escaped_and_tabulated() -> None:
