@@ -19,46 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from croissant_lineage.findings.versions import RowLike as _Row
 from croissant_lineage.findings.versions import VersionFold
 from croissant_lineage.lineage.graph import LineageGraph
 
 __all__ = ["QueueLine", "group_keys", "queue_lines"]
-
-
-class _Row(Protocol):
-    """What the view reads of a queue row (a :class:`~croissant_lineage.findings.routing.QueueRow`)."""
-
-    @property
-    def rank(self) -> int: ...
-
-    @property
-    def ref(self) -> str: ...
-
-    @property
-    def dataset(self) -> str: ...
-
-    @property
-    def relation(self) -> str: ...
-
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def certainty(self) -> str: ...
-
-    @property
-    def letter(self) -> str | None: ...
-
-    @property
-    def transformation(self) -> str: ...
-
-    @property
-    def finding(self) -> str | None: ...
-
-    @property
-    def note(self) -> str: ...
 
 
 @dataclass(frozen=True)

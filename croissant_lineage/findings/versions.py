@@ -24,14 +24,15 @@ from typing import Any, Protocol
 
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 
-__all__ = ["VERSION_ACTIVITIES", "VersionFold", "fold_versions"]
+__all__ = ["VERSION_ACTIVITIES", "RowLike", "VersionFold", "fold_versions"]
 
 #: Derivation activities whose child is a version of its parent (the same item).
 VERSION_ACTIVITIES = ("snapshot", "re_release")
 
 
-class _Row(Protocol):
-    """What folding reads of a queue row (a :class:`~croissant_lineage.findings.routing.QueueRow`)."""
+class RowLike(Protocol):
+    """What folding and the queue's view read of a row (a
+    :class:`~croissant_lineage.findings.routing.QueueRow`)."""
 
     @property
     def rank(self) -> int: ...
@@ -40,13 +41,31 @@ class _Row(Protocol):
     def ref(self) -> str: ...
 
     @property
+    def dataset(self) -> str: ...
+
+    @property
     def relation(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def certainty(self) -> str: ...
+
+    @property
+    def letter(self) -> str | None: ...
+
+    @property
+    def transformation(self) -> str: ...
 
     @property
     def depth(self) -> int: ...
 
     @property
     def finding(self) -> str | None: ...
+
+    @property
+    def note(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -147,7 +166,7 @@ def _oldest_first(graph: LineageGraph, group: list[str]) -> list[tuple[str, Edge
 
 
 def _fold(
-    graph: LineageGraph, group: list[str], rows: dict[str, _Row], dates: dict[str, str]
+    graph: LineageGraph, group: list[str], rows: dict[str, RowLike], dates: dict[str, str]
 ) -> VersionFold:
     order = _oldest_first(graph, group)
 
@@ -176,7 +195,7 @@ def _fold(
     )
 
 
-def fold_versions(graph: LineageGraph, rows: Sequence[_Row]) -> list[VersionFold]:
+def fold_versions(graph: LineageGraph, rows: Sequence[RowLike]) -> list[VersionFold]:
     """The version groups among a queue's rows (see the module rules).
 
     Args:
@@ -187,7 +206,7 @@ def fold_versions(graph: LineageGraph, rows: Sequence[_Row]) -> list[VersionFold
         One :class:`VersionFold` per group of two or more versions, in row order of their heads.
     """
     dates = _dates(graph)
-    by_finding: dict[str | None, dict[str, _Row]] = defaultdict(dict)
+    by_finding: dict[str | None, dict[str, RowLike]] = defaultdict(dict)
     for r in rows:
         if r.rank > 0 and r.relation != "documented" and r.ref in graph:
             by_finding[r.finding].setdefault(r.ref, r)
