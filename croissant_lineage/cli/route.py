@@ -80,7 +80,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--option", metavar="LETTER", type=_option_index, help="the questioned option (with --target option)"
     )
     p.add_argument("--kind", choices=KINDS, default="other", help="kind of the ad-hoc finding")
-    p.add_argument("--proposed", help="proposed answer text of the ad-hoc finding")
+    p.add_argument(
+        "--proposed",
+        help="proposed answer text of the ad-hoc finding (the published key's text: a finding that keeps the key)",
+    )
     p.add_argument(
         "--expand",
         action="store_true",
