@@ -47,9 +47,10 @@ DEFINITIONS = {
     "proposed_answer_among_options": (
         "Of the flagged parents counted in flagged_keys_surviving, those with a finding (wrong_key, or "
         "no_correct_answer that names the right answer) whose proposed answer is among the options "
-        "of that surviving descendant (traced through option_map, else matched by normalised text): "
-        "the fix is a key change there; by descendant dataset, and by the kind of the finding that "
-        "proposes it. The total counts parents with such a descendant in any dataset."
+        "of that surviving descendant (traced through option_map, else matched by normalised text) "
+        "and is not its key (a proposal equal to the key proposes no change): the fix is a key "
+        "change there; by descendant dataset, and by the kind of the finding that proposes it. The "
+        "total counts parents with such a descendant in any dataset."
     ),
     "flagged_keys_changed": (
         "Flagged parents with at least one descendant item in the dataset whose key text differs "
@@ -232,7 +233,11 @@ class _Tally:
             return
         self.graded[ds] += 1
         self.surviving[ds].add(parent)
-        hits = [p for p in proposals if _proposed_present(graph, parent, rel.ref, rel.path, p.text)]
+        key = normalize_option(graph.item(parent).key_text or "")  # inherited unchanged on this path
+        hits = [
+            p for p in proposals
+            if normalize_option(p.text) != key and _proposed_present(graph, parent, rel.ref, rel.path, p.text)
+        ]
         if hits:
             self.present[ds].add(parent)
         for p in hits:

@@ -58,6 +58,16 @@ def test_no_correct_answer_findings_propose_an_answer_too() -> None:
     assert family_report(toy_lineage(), [bare]).figure("proposed_answer_among_options").value == 0
 
 
+def test_a_proposal_equal_to_the_key_proposes_no_change() -> None:
+    # base:s/0's key is Birch (kept in pro, prosnap and by position in trans): as MMLU-Redux
+    # global_facts/33 (wrong_key) and professional_accounting/246 (no_correct_answer) do
+    for kind in ("wrong_key", "no_correct_answer"):
+        same = Finding(item="base:s/0", target="key", kind=kind, proposed="Birch", source=SRC)
+        r = family_report(toy_lineage(), [same])
+        assert r.figure("flagged_keys_surviving").value == 1
+        assert r.figure("proposed_answer_among_options").value == 0, kind
+
+
 def test_both_kinds_on_one_parent_count_it_once() -> None:
     none_s0 = Finding(item="base:s/0", target="key", kind="no_correct_answer", proposed="Xylo", source=SRC)
     present = family_report(toy_lineage(), [WRONG, none_s0]).figure("proposed_answer_among_options")
@@ -96,6 +106,9 @@ def test_real_mmlu_report(shared_data: Path, mmlu_graph) -> None:
     assert 0 < present.value <= surv.value <= 142
     assert surv.by_dataset["mmlu-pro"] > 50
     assert all(present.by_dataset.get(d, 0) <= n for d, n in surv.by_dataset.items())
+    # both kinds propose answers (measured: 69 wrong_key parents + 1 no_correct_answer,
+    # college_chemistry/72, whose proposed "6" is an option MMLU-Pro added)
+    assert present.by_kind.get("no_correct_answer", 0) >= 1 and present.by_kind["wrong_key"] >= 1
     graded = r.figure("descendants_graded_on_flagged_keys")
     assert graded.by_dataset["mmlu-pro"] >= surv.by_dataset["mmlu-pro"]
     assert "mmlu-redux" not in graded.by_dataset  # annotations are not graded copies
