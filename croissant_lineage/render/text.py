@@ -51,10 +51,15 @@ __all__ = [
 
 @register_text(DescribeResult)
 def describe_text(result: DescribeResult) -> str:
-    """``wrote PATH: N data file(s); rows per RecordSet: ...``."""
+    """``wrote PATH: N data file(s); rows per RecordSet: ...``, and a line per config
+    grouped by columns."""
     rows = ", ".join(f"{rs} {n:,}" for rs, n in result.rows.items())
     verb = "replaced" if result.replaced else "wrote"
-    return f"{verb} {result.path}: {result.files} data file(s); rows per RecordSet: {rows}"
+    text = f"{verb} {result.path}: {result.files} data file(s); rows per RecordSet: {rows}"
+    for config, configs in result.grouped.items():
+        text += (f"\nconfig {config!r}: files with different columns, grouped into configs "
+                 f"{', '.join(configs)} (--include describes some of them only)")
+    return text
 
 
 @register_text(EnrichResult)
