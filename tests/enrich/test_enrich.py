@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import logging
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,15 +45,6 @@ def _examples(shared: Path) -> list[Path]:
 def _no_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _quiet_absl() -> Iterator[None]:
-    """absl's level raised for this module's tests only (mlcroissant logs through it)."""
-    absl = logging.getLogger("absl")
-    level = absl.level
-    absl.setLevel(logging.ERROR)
-    yield
-    absl.setLevel(level)
 
 
 # ----------------------------------------------------------------- dataset level

@@ -5,8 +5,6 @@ many as the Parquet file behind it holds)."""
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +18,6 @@ from croissant_lineage.lineage.model import Lineage
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy"
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _quiet_absl() -> Iterator[None]:
-    absl = logging.getLogger("absl")
-    level = absl.level
-    absl.setLevel(logging.ERROR)
-    yield
-    absl.setLevel(level)
 
 
 def _rows(ds: Any, rs: str) -> list[tuple[Any, ...]]:
