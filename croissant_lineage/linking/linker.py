@@ -37,7 +37,7 @@ from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
 from croissant_lineage.linking.match import Match, Unmatched, match_id, match_text
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
-from croissant_lineage.linking.options import OptionDiff, diff_normalized, positional_diff
+from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
 
 __all__ = ["link", "link_derivation"]
@@ -110,7 +110,10 @@ def _evidence(
     if translated:  # options pair by position: only their counts matter
         diff = positional_diff(("",) * child.n_options[m.child], ("",) * parent.n_options[m.parent])
         return diff, (None if ck is None or pk is None else ck == pk), m.score, None
-    diff = diff_normalized(child.norm_options[m.child] or [], parent.norm_options[m.parent] or [])
+    empty = OptionTexts((), (), ())
+    diff = diff_texts(
+        child.option_texts(m.child) or empty, parent.option_texts(m.parent) or empty, keys=(ck, pk)
+    )
     cstem, pstem = child.norm_stems[m.child], parent.norm_stems[m.parent]
     same = cstem == pstem
     if m.method in ("exact", "fuzzy"):

@@ -27,7 +27,8 @@ from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
-from croissant_lineage.linking.options import diff_normalized
+from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 
 __all__ = ["NEAR", "Match", "Unmatched", "match_id", "match_text"]
@@ -38,8 +39,8 @@ NEAR = 3.0
 #: Child index -> (best parent candidate or None, its stem score 0-100).
 Unmatched = dict[int, tuple[int | None, float]]
 
-#: Option evidence of a candidate: (option score 0-100, copied options).
-_Evidence = tuple[float, int]
+#: Option evidence of a candidate (see :func:`option_evidence`); larger is better.
+_Evidence = tuple[bool, float, int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -75,17 +76,29 @@ def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], whe
     return matches, unmatched
 
 
-def _best_by_options(child_opts: list[str] | None, parent: Side, cands: Iterable[int]) -> list[tuple[_Evidence, int]]:
-    """Candidates sorted best first by (option score, copied options); options normalised."""
-    scored = []
-    for j in cands:
-        popts = parent.norm_options[j]
-        if child_opts is not None and popts is not None:
-            d = diff_normalized(child_opts, popts)
-            scored.append(((d.score, d.copied), j))
-        else:
-            scored.append(((0.0, 0), j))
-    scored.sort(key=lambda t: (-t[0][0], -t[0][1], t[1]))
+def _key_index(key: str | None) -> int | None:
+    return LETTERS.index(key) if key and key in LETTERS else None
+
+
+def option_evidence(child: Side, i: int, parent: Side, j: int) -> _Evidence:
+    """How closely child ``i`` copies parent ``j``, as a tuple that sorts better last:
+    ``(stem and options byte-identical, option score, options paired as equal bytes,
+    ... as equal case-preserving forms or better, ... as equal forms of any kind,
+    options paired at all)``."""
+    c, p = child.option_texts(i), parent.option_texts(j)
+    if c is None or p is None:
+        return (child.raw_stems[i] == parent.raw_stems[j] and c is None and p is None, 0.0, 0, 0, 0, 0)
+    d = diff_texts(c, p, keys=(_key_index(child.keys[i]), _key_index(parent.keys[j])))
+    same = tuple(c.raw) == tuple(p.raw) and child.raw_stems[i] == parent.raw_stems[j]
+    n_bytes = d.paired("bytes")
+    n_cased = n_bytes + d.paired("cased")
+    return (same, d.score, n_bytes, n_cased, n_cased + d.paired("folded", "na"), d.copied)
+
+
+def _best_by_options(child: Side, i: int, parent: Side, cands: Iterable[int]) -> list[tuple[_Evidence, int]]:
+    """Candidates sorted best first by :func:`option_evidence` (then parent order)."""
+    scored = [(option_evidence(child, i, parent, j), j) for j in cands]
+    scored.sort(key=lambda t: (tuple(-x for x in t[0]), t[1]))
     return scored
 
 
@@ -112,11 +125,11 @@ class _TextMatching:
 
     def exact(self, i: int, cands: list[int], block: Any) -> None:
         """Match child ``i`` among the parents ``cands`` that share its stem."""
-        ranked = _best_by_options(self.child.norm_options[i], self.parent, cands)
+        ranked = _best_by_options(self.child, i, self.parent, cands)
         (best_ev, best), rest = ranked[0], ranked[1:]
         tie = any(ev == best_ev for ev, _ in rest)
         m = Match(i, best, "exact", 100.0, tuple(j for _, j in rest), tie)
-        if best_ev[0] == 0.0 and self.child.n_options[i] and self.parent.n_options[best]:
+        if best_ev[1] == 0.0 and self.child.n_options[i] and self.parent.n_options[best]:
             # Same stem, none of the options: a generic stem; let fuzzy look further.
             self.fallback[i] = m
             self.pending[block].append(i)
@@ -153,13 +166,13 @@ class _TextMatching:
             self.give_up(i, pool[k], round(top, 2))
             return
         near = [pool[c] for c in np.flatnonzero(srow >= top - NEAR)]
-        ranked = _best_by_options(self.child.norm_options[i], self.parent, near)
+        ranked = _best_by_options(self.child, i, self.parent, near)
         order = sorted(
             ((ev, float(srow[pool.index(j)]), j) for ev, j in ranked),
-            key=lambda t: (-t[0][0], -t[0][1], -t[1], t[2]),
+            key=lambda t: (tuple(-x for x in t[0]), -t[1], t[2]),
         )
         best_ev, best_score, best = order[0]
-        if i in self.fallback and best_ev[0] == 0.0:
+        if i in self.fallback and best_ev[1] == 0.0:
             self.matches.append(self.fallback[i])
             return
         tie = any(ev == best_ev and s == best_score for ev, s, _ in order[1:])

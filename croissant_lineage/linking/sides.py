@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import evaluate
-from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.normalize import normalize_option, normalize_option_cased, normalize_stem, was_repaired
+from croissant_lineage.linking.options import OptionTexts
 
 __all__ = ["Side"]
 
@@ -92,6 +93,9 @@ class Side:
         self._columns = _RecordColumns(self)
         self._norm: list[str] | None = None
         self._norm_opts: list[list[str] | None] | None = None
+        self._raw_stems: list[str | None] | None = None
+        self._raw_opts: list[list[str] | None] | None = None
+        self._cased_opts: list[list[str] | None] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -119,6 +123,38 @@ class Side:
                 for o in self.table.column("options").to_pylist()
             ]
         return self._norm_opts
+
+    @property
+    def raw_stems(self) -> list[str | None]:
+        """Stems as stored, in table order."""
+        if self._raw_stems is None:
+            self._raw_stems = self.table.column("stem").to_pylist()
+        return self._raw_stems
+
+    @property
+    def raw_options(self) -> list[list[str] | None]:
+        """Options as stored (None where an item has none), in table order."""
+        if self._raw_opts is None:
+            self._raw_opts = self.table.column("options").to_pylist()
+        return self._raw_opts
+
+    def option_texts(self, i: int) -> OptionTexts | None:
+        """Item ``i``'s options as stored, case-preserving normalised and case-folded
+        (None when it has none)."""
+        raw = self.raw_options[i]
+        folded = self.norm_options[i]
+        if raw is None or folded is None:
+            return None
+        if self._cased_opts is None:
+            self._cased_opts = [None] * len(self)
+        cased = self._cased_opts[i]
+        if cased is None:
+            cased = self._cased_opts[i] = [normalize_option_cased(x) for x in raw]
+        return OptionTexts(raw, cased, folded)
+
+    def repaired(self, i: int) -> bool:
+        """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
+        return was_repaired(self.raw_stems[i]) or any(was_repaired(o) for o in self.raw_options[i] or ())
 
     def norm_options_of(self, rows: Sequence[int]) -> list[list[str] | None]:
         """:attr:`norm_options` of some rows, normalising only those unless all already are."""
