@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.linking.assign import assign_one_to_one, candidate_weight
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 
@@ -122,6 +123,16 @@ class _TextMatching:
     #: Child -> its exact match on a generic stem (none of the options copied), kept
     #: unless fuzzy finds a parent whose options it does copy.
     fallback: dict[int, Match]
+    #: One child per parent (``re_release``, ``copy``): record every candidate.
+    one_to_one: bool = False
+    #: Child -> its candidates ``(weight, parent, method, stem score)`` (one_to_one only).
+    cands: dict[int, list[tuple[float, int, str, float]]] = field(default_factory=dict)
+
+    def _record(self, i: int, method: str, scored: Iterable[tuple[_Evidence, float, int]]) -> None:
+        if self.one_to_one:
+            self.cands.setdefault(i, []).extend(
+                (candidate_weight(method == "exact", ev, s), j, method, s) for ev, s, j in scored
+            )
 
     def exact(self, i: int, cands: list[int], block: Any) -> None:
         """Match child ``i`` among the parents ``cands`` that share its stem."""
@@ -129,6 +140,7 @@ class _TextMatching:
         (best_ev, best), rest = ranked[0], ranked[1:]
         tie = any(ev == best_ev for ev, _ in rest)
         m = Match(i, best, "exact", 100.0, tuple(j for _, j in rest), tie)
+        self._record(i, "exact", ((ev, 100.0, j) for ev, j in ranked))
         if best_ev[1] == 0.0 and self.child.n_options[i] and self.parent.n_options[best]:
             # Same stem, none of the options: a generic stem; let fuzzy look further.
             self.fallback[i] = m
@@ -172,6 +184,10 @@ class _TextMatching:
             key=lambda t: (tuple(-x for x in t[0]), -t[1], t[2]),
         )
         best_ev, best_score, best = order[0]
+        if self.one_to_one:  # every candidate at or above the threshold, for the assignment
+            others = [pool[c] for c in np.flatnonzero(srow >= self.rule.threshold) if pool[c] not in near]
+            more = [(ev, float(srow[pool.index(j)]), j) for ev, j in _best_by_options(self.child, i, self.parent, others)]
+            self._record(i, "fuzzy", ((ev, round(s, 2), j) for ev, s, j in order + more))
         if i in self.fallback and best_ev[1] == 0.0:
             self.matches.append(self.fallback[i])
             return
@@ -180,10 +196,42 @@ class _TextMatching:
         self.matches.append(Match(i, best, "fuzzy", round(best_score, 2), alts, tie))
 
 
+    def settle(self) -> None:
+        """One child per parent: re-assign the children whose choices collide
+        (:func:`~croissant_lineage.linking.assign.assign_one_to_one`); a child left
+        without a parent is unmatched with its best candidate."""
+        choices = {m.child: m.parent for m in self.matches}
+        for cs in self.cands.values():
+            cs.sort(key=lambda c: (-c[0], c[1]))
+        new = assign_one_to_one(choices, {i: [(w, j) for w, j, _, _ in cs] for i, cs in self.cands.items()})
+        if not new:
+            return
+        by_child = {m.child: m for m in self.matches}
+        kept = [m for m in self.matches if m.child not in new]
+        for i, j in sorted(new.items()):
+            cs = self.cands[i]
+            old = by_child.get(i)
+            if j is None:
+                self.unmatched[i] = (cs[0][1], cs[0][3])
+            elif old is not None and old.parent == j:
+                kept.append(old)
+            else:
+                _, _, method, score = next(c for c in cs if c[1] == j)
+                alts = tuple(dict.fromkeys(c[1] for c in cs if c[1] != j))
+                kept.append(Match(i, j, method, score, alts, False))
+                self.unmatched.pop(i, None)
+        self.matches = kept
+
+
 def match_text(
-    child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str = ""
+    child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str = "", *, one_to_one: bool = False
 ) -> tuple[list[Match], Unmatched]:
     """Match selected children to parents by stem (see the module docstring).
+
+    ``one_to_one``: a parent takes at most one child (``re_release`` and ``copy``
+    derivations); where children's choices collide, a maximum-weight assignment decides
+    (:mod:`croissant_lineage.linking.assign`) and the parents a child did not get stay
+    in its ``alternatives``.
 
     Returns:
         ``(matches, unmatched)`` where ``unmatched`` maps a child index to its best
@@ -196,7 +244,7 @@ def match_text(
     for j, (b, s) in enumerate(zip(pblock, parent.norm_stems, strict=True)):
         by_block[b].append(j)
         exact[(b, s)].append(j)
-    run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {})
+    run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {}, one_to_one)
     for i in selected:
         b = cblock[i]
         cands = exact.get((b, child.norm_stems[i]))
@@ -206,4 +254,6 @@ def match_text(
             run.pending[b].append(i)
     for b, kids in sorted(run.pending.items(), key=lambda kv: str(kv[0])):
         run.fuzzy(kids, by_block.get(b, []))
+    if one_to_one:
+        run.settle()
     return run.matches, run.unmatched
