@@ -72,7 +72,9 @@ def repair_text(text: str) -> str:
 
 def was_repaired(text: str | None) -> bool:
     """Whether :func:`repair_text` changes ``text``."""
-    return bool(text) and repair_text(text) != text  # type: ignore[arg-type]
+    if not text:
+        return False
+    return repair_text(text) != text
 
 
 def _presentation(text: str) -> str:

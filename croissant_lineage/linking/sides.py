@@ -17,7 +17,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import evaluate
-from croissant_lineage.linking.normalize import normalize_option, normalize_option_cased, normalize_stem, was_repaired
+from croissant_lineage.linking.normalize import (
+    normalize_option,
+    normalize_option_cased,
+    normalize_stem,
+    was_repaired,
+)
 from croissant_lineage.linking.options import OptionTexts
 
 __all__ = ["Side"]

@@ -11,7 +11,12 @@ from croissant_lineage.croissant.tables import read_table
 from croissant_lineage.family.spec import Derivation, LinkRule
 from croissant_lineage.linking.assign import assign_one_to_one
 from croissant_lineage.linking.linker import link_derivation
-from croissant_lineage.linking.normalize import normalize_option, normalize_stem, repair_text, was_repaired
+from croissant_lineage.linking.normalize import (
+    normalize_option,
+    normalize_stem,
+    repair_text,
+    was_repaired,
+)
 from croissant_lineage.linking.options import diff_options
 from tests.helpers import items_table
 
