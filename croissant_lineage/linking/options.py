@@ -39,8 +39,9 @@ __all__ = [
 ALIGN_PASSES = ("exact", "whitespace", "fuzzy", "in_place")
 
 #: The passes of :func:`diff_texts`, in the order they run: equal bytes, equal
-#: case-preserving normalised forms, equal case-folded forms, the string "nan" for a
-#: parent option that pandas reads as missing (a copy made through pandas), fuzzy.
+#: case-preserving normalised forms, equal case-folded forms, the string "nan" (or an
+#: empty option) for a parent option that pandas reads as missing (a copy made through
+#: pandas, which writes NaN back as "nan" or as an empty cell), fuzzy.
 DIFF_PASSES = ("bytes", "cased", "folded", "na", "fuzzy")
 
 #: Case-folded option texts that pandas' CSV reader turns into NaN by default (written
@@ -282,7 +283,7 @@ class OptionTexts:
 
 
 def _na_child(text: str) -> str:
-    return "\x00na" if text == "nan" else text
+    return "\x00na" if text in ("nan", "") else text
 
 
 def _na_parent(text: str) -> str:
@@ -300,7 +301,8 @@ def diff_texts(
 
     Passes (:data:`DIFF_PASSES`), each on the options the earlier ones left unpaired,
     each parent option used once: equal bytes; equal case-preserving normalised forms;
-    equal case-folded forms; a child "nan" for a parent option pandas reads as missing;
+    equal case-folded forms; a child "nan" or empty option for a parent option pandas
+    reads as missing;
     RapidFuzz ratio of the case-folded forms at or above ``fuzzy_threshold``, best pair
     first. In the equal passes the key options pair with each other first when equal
     (``keys``: child and parent key indices).

@@ -101,6 +101,7 @@ class Side:
         self._raw_stems: list[str | None] | None = None
         self._raw_opts: list[list[str] | None] | None = None
         self._cased_opts: list[list[str] | None] | None = None
+        self._repaired: list[bool] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -159,7 +160,13 @@ class Side:
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
-        return was_repaired(self.raw_stems[i]) or any(was_repaired(o) for o in self.raw_options[i] or ())
+        if self._repaired is None:
+            self._repaired = [
+                not (s is None or s.isascii()) and was_repaired(s)
+                or any(not o.isascii() and was_repaired(o) for o in opts or ())
+                for s, opts in zip(self.raw_stems, self.raw_options, strict=True)
+            ]
+        return self._repaired[i]
 
     def norm_options_of(self, rows: Sequence[int]) -> list[list[str] | None]:
         """:attr:`norm_options` of some rows, normalising only those unless all already are."""

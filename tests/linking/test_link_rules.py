@@ -161,6 +161,10 @@ def test_rule4_nan_copied_from_none_is_the_inherited_key() -> None:
     parent2 = _item("p", stem, ["null", "50 Hz", "100 Hz", "150 Hz"], "A")
     edges, _, _ = _link([child2], [parent2])
     assert edges["c2"]["key_inherited"] is True and edges["c2"]["options_copied"] == 4
+    # pandas also writes NaN back as an empty cell.
+    child3 = _item("c3", stem, ["", "50 Hz", "100 Hz", "150 Hz"], "A")
+    edges, _, _ = _link([child3], [dict(parent, options=["None", "50 Hz", "100 Hz", "150 Hz"], key="A")])
+    assert edges["c3"]["option_map"] == [0, 1, 2, 3] and edges["c3"]["key_inherited"] is True
 
 
 # Rule 5: mojibake repaired by ftfy before normalising, and recorded on the edge.

@@ -82,9 +82,10 @@ def test_rule4_nan_is_the_text_of_mmlu_pro_9682s_key(mmlu_graph, pro_edges) -> N
     assert e["option_map"][4] == 3
 
 
-def test_rule5_mmmlu_en_us_copies_with_mojibake_copy_their_options(mmlu_lineage) -> None:
+def test_rule5_mmmlu_en_us_copies_with_mojibake_copy_their_options(mmlu_graph, mmlu_lineage) -> None:
     edges = _edges(mmlu_lineage, "mmmlu-en-us-balanced", "mmlu")
-    repaired = [e for e in edges.values() if e["text_repaired"]]
-    assert len(repaired) == 14
-    assert all(e["options_copied"] == 4 and e["options_added"] == 0 and e["key_inherited"] for e in repaired)
-    assert not [e for e in edges.values() if e["options_copied"] == 0]
+    mojibake = [e for e in edges.values() if any("â€" in o for o in mmlu_graph.item(f"mmmlu-en-us-balanced:{e['child_item']}").options)]
+    assert len(mojibake) >= 14  # the 14 copies that showed 0 (or some) options copied, and more
+    assert all(e["text_repaired"] and e["options_copied"] == 4 and e["key_inherited"] for e in mojibake)
+    # No copy adds an option (college_computer_science/test/94 stores MMLU's "None" as empty).
+    assert [e["child_item"] for e in edges.values() if e["options_added"]] == []
