@@ -162,7 +162,7 @@ class Side:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
         if self._repaired is None:
             self._repaired = [
-                not (s is None or s.isascii()) and was_repaired(s)
+                (not (s is None or s.isascii()) and was_repaired(s))
                 or any(not o.isascii() and was_repaired(o) for o in opts or ())
                 for s, opts in zip(self.raw_stems, self.raw_options, strict=True)
             ]
