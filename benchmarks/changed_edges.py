@@ -106,16 +106,16 @@ def _classify(key: tuple[str, str, str], old: dict[str, Any], new: dict[str, Any
 
 def _flip_class(old: dict[str, Any], edge: dict[str, Any], items: dict[tuple[str, str], dict[str, Any]]) -> str:
     """Which rule changed an edge that kept its parent: 5 when text was repaired, 4 when
-    a child option "nan" is now paired, else 3 (case-exact, one-to-one pairing)."""
+    a child option "nan" or "" is now paired, else 3 (case-exact, one-to-one pairing)."""
     child = items[(edge["child_dataset"], edge["child_item"])]
     if edge["text_repaired"]:
         return "rule 5: mojibake repaired (ftfy)"
     nan_paired = [
         i for i, o in enumerate(child["options"] or [])
-        if normalize_option(o) == "nan" and edge["option_map"][i] >= 0 and old["option_map"][i] < 0
+        if normalize_option(o) in ("nan", "") and edge["option_map"][i] >= 0 and old["option_map"][i] < 0
     ]
     if nan_paired:
-        return "rule 4: 'nan' is text (pandas' copy of a missing-value word)"
+        return "rule 4: 'nan' is text ('nan' or '' is pandas' copy of a missing-value word)"
     return "rule 3: case-exact and one-to-one option pairing"
 
 
