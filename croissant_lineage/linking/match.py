@@ -4,12 +4,16 @@
   item id.
 * :func:`match_text` - the normalised stem is looked up among the parents of the same
   block (subject by default): an exact match first; where several parents share the
-  stem, the one whose options the child copies best wins and the others are recorded
-  as alternatives (``ambiguous`` when the options cannot separate them). The rest are
+  stem, the exact copy wins (:func:`option_evidence`: stem and options byte-identical,
+  then option score, then options equal as bytes, then as case-preserving normalised
+  text) and the others are recorded as alternatives (``ambiguous`` when the evidence
+  cannot separate them). The rest are
   scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block) and
   matched only at or above the rule's ``threshold``; among near-equal stems (within
-  :data:`NEAR` points of the best) option overlap decides. Below the threshold the
-  child is left unmatched with its best candidate.
+  :data:`NEAR` points of the best) option evidence decides. Below the threshold the
+  child is left unmatched with its best candidate. With ``one_to_one`` (``re_release``,
+  ``copy``) colliding choices are re-solved as an assignment
+  (:mod:`croissant_lineage.linking.assign`).
 
 Both return ``(matches, unmatched)``: the :class:`Match` of each matched child, and for
 each other child its best parent candidate (or None) with that candidate's score.
@@ -32,7 +36,7 @@ from croissant_lineage.linking.assign import assign_one_to_one, candidate_weight
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["NEAR", "Match", "Unmatched", "match_id", "match_text"]
+__all__ = ["NEAR", "Match", "Unmatched", "match_id", "match_text", "option_evidence"]
 
 #: Fuzzy candidates within this many points of the best stem score compete on options.
 NEAR = 3.0

@@ -1,9 +1,10 @@
 """Which child option came from which parent option.
 
-:func:`diff_options` pairs each option of a derived item with the option of its
-parent it was copied from, tolerating the formatting damage that
-:func:`croissant_lineage.linking.normalize.normalize_option` erases and, failing that, small
-edits (RapidFuzz ratio at or above ``fuzzy_threshold``). Options left unpaired in the
+:func:`diff_options` (:func:`diff_texts` on prepared texts) pairs each option of a
+derived item with the option of its parent it was copied from, strictest evidence
+first: equal bytes, equal case-preserving normalised text, equal case-folded text,
+pandas' ``nan`` for a missing-value word, and, failing those, small edits (RapidFuzz
+ratio at or above ``fuzzy_threshold``). Options left unpaired in the
 child were added at that step; options left unpaired in the parent were dropped.
 
 :func:`align_options` is the one aligner underneath, with the passes snapshot history
