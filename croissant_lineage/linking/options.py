@@ -30,7 +30,6 @@ __all__ = [
     "OptionDiff",
     "OptionTexts",
     "align_options",
-    "diff_normalized",
     "diff_options",
     "diff_texts",
     "positional_diff",
@@ -248,24 +247,6 @@ def align_options(
     if in_place:
         mark("in_place", _pair_in_place(len(parent), mapping, used))
     return Alignment(tuple(mapping), tuple(paired_by))
-
-
-def diff_normalized(
-    cnorm: Sequence[str], pnorm: Sequence[str], *, fuzzy_threshold: float = 90.0
-) -> OptionDiff:
-    """:func:`diff_options` on options already passed through ``normalize_option``."""
-    if tuple(cnorm) == tuple(pnorm):  # the common case: options copied as they were
-        return OptionDiff(tuple(range(len(cnorm))), len(cnorm), 0, 0, 100.0)
-    # align_options' exact and fuzzy passes, without recording which pass paired what
-    # (this runs once per candidate pair while linking).
-    mapping = [-1] * len(cnorm)
-    used: set[int] = set()
-    _pair_equal(cnorm, pnorm, None, mapping, used)
-    _pair_similar(cnorm, pnorm, None, fuzzy_threshold, mapping, used)
-    copied = sum(1 for m in mapping if m >= 0)
-    dropped = len(pnorm) - copied
-    score = 100.0 * copied / len(pnorm) if pnorm else 100.0
-    return OptionDiff(tuple(mapping), copied, len(cnorm) - copied, dropped, round(score, 2))
 
 
 @dataclass(frozen=True)
