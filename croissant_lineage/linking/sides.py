@@ -100,7 +100,6 @@ class Side:
         self._norm_opts: list[list[str] | None] | None = None
         self._raw_stems: list[str | None] | None = None
         self._raw_opts: list[list[str] | None] | None = None
-        self._cased_opts: list[list[str] | None] | None = None
         self._repaired: list[bool] | None = None
 
     def __len__(self) -> int:
@@ -151,12 +150,9 @@ class Side:
         folded = self.norm_options[i]
         if raw is None or folded is None:
             return None
-        if self._cased_opts is None:
-            self._cased_opts = [None] * len(self)
-        cased = self._cased_opts[i]
-        if cased is None:
-            cased = self._cased_opts[i] = [normalize_option_cased(x) for x in raw]
-        return OptionTexts(raw, cased, folded)
+        # Not kept: built per call (normalize_option_cased caches texts), so that a side
+        # holds one normalised copy of its options, not two.
+        return OptionTexts(raw, [normalize_option_cased(x) for x in raw], folded)
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
