@@ -254,6 +254,7 @@ def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
             "parent_dataset": pds,
             "parent_item": pis,
             **{f.name: lin.column(f.name) for f in EDGES_SCHEMA if f.name in lin.column_names and f.name != "alternatives"},
+            **{f.name: pa.nulls(lin.num_rows, f.type) for f in list(EDGES_SCHEMA)[4:] if f.name not in lin.column_names},
             "alternatives": pa.array(alternatives, pa.list_(pa.string())),
         }
     ).select(EDGES_SCHEMA.names).cast(EDGES_SCHEMA)

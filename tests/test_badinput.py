@@ -97,6 +97,7 @@ def lineage_folder(spec: dict[str, Any], out: Path) -> Path:
             ("activity", "snapshot"), ("method", "id"), ("score", 100.0), ("options_score", 100.0),
             ("option_map", [0, 1]), ("options_copied", 2), ("options_added", 0), ("options_dropped", 0),
             ("key_inherited", True), ("stem_changed", False), ("ambiguous", False), ("alternatives", []),
+            ("text_repaired", False),
         ):
             rows[name].append(value)
     family = {"name": "cycle", "datasets": [{"name": d} for d in sorted({d for d, _ in spec["items"]})], "derivations": []}

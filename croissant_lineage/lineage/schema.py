@@ -77,6 +77,7 @@ EDGES_SCHEMA = pa.schema([
     pa.field("stem_changed", pa.bool_()),  # normalised stems differ
     pa.field("ambiguous", pa.bool_()),  # several parents tied on the evidence
     pa.field("alternatives", pa.list_(pa.string())),  # the other tied parent items
+    pa.field("text_repaired", pa.bool_()),  # ftfy repaired the encoding of either item's text (None: not compared)
 ])
 
 DUPLICATES_SCHEMA = pa.schema([

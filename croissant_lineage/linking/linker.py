@@ -10,8 +10,11 @@ child item is linked to at most one parent item, by the derivation's link rule:
   (:mod:`croissant_lineage.linking.match`).
 
 Every edge carries its evidence: method, stem score (0-100), the option diff (which
-child option copies which parent option; added and dropped options) and whether the
-key's text was inherited. Translations pair options by position. Identical items
+child option copies which parent option; added and dropped options), whether the
+key's text was inherited, and whether ``ftfy`` repaired mojibake in either item's text
+before they were compared (:func:`croissant_lineage.linking.normalize.repair_text`).
+For ``re_release`` and ``copy`` derivations linked by text, a parent has at most one
+child (:mod:`croissant_lineage.linking.assign`). Translations pair options by position. Identical items
 within a dataset are grouped by :mod:`croissant_lineage.linking.duplicates`.
 """
 
@@ -37,10 +40,13 @@ from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
 from croissant_lineage.linking.match import Match, Unmatched, match_id, match_text
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
-from croissant_lineage.linking.options import OptionDiff, diff_normalized, positional_diff
+from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["link", "link_derivation"]
+__all__ = ["ONE_CHILD_PER_PARENT", "link", "link_derivation"]
+
+#: Activities whose parent items have at most one child item each (text links).
+ONE_CHILD_PER_PARENT = ("re_release", "copy")
 
 
 def _key_index(key: str | None) -> int | None:
@@ -75,8 +81,11 @@ def _link_sides(
         raise SpecError(f"derivation {deriv.child} <- {deriv.parent} has no item link rule")
     where = f"derivation {deriv.child} <- {deriv.parent}: "
     selected = _selected(child, rule, where)
-    match = match_text if rule.by == "text" else match_id
-    matches, unmatched = match(child, parent, rule, selected, where)
+    if rule.by == "text":
+        one_to_one = deriv.activity in ONE_CHILD_PER_PARENT
+        matches, unmatched = match_text(child, parent, rule, selected, where, one_to_one=one_to_one)
+    else:
+        matches, unmatched = match_id(child, parent, rule, selected, where)
     matches.sort(key=lambda m: m.child)
     if translated is None:
         translated = deriv.is_translation
@@ -110,7 +119,10 @@ def _evidence(
     if translated:  # options pair by position: only their counts matter
         diff = positional_diff(("",) * child.n_options[m.child], ("",) * parent.n_options[m.parent])
         return diff, (None if ck is None or pk is None else ck == pk), m.score, None
-    diff = diff_normalized(child.norm_options[m.child] or [], parent.norm_options[m.parent] or [])
+    empty = OptionTexts((), (), ())
+    diff = diff_texts(
+        child.option_texts(m.child) or empty, parent.option_texts(m.parent) or empty, keys=(ck, pk)
+    )
     cstem, pstem = child.norm_stems[m.child], parent.norm_stems[m.parent]
     same = cstem == pstem
     if m.method in ("exact", "fuzzy"):
@@ -143,6 +155,7 @@ def _edges_table(
         rows["stem_changed"].append(stem_changed)
         rows["ambiguous"].append(m.ambiguous)
         rows["alternatives"].append([parent.ids[j] for j in m.alternatives])
+        rows["text_repaired"].append(None if translated else child.repaired(m.child) or parent.repaired(m.parent))
     return pa.table(rows, schema=EDGES_SCHEMA)
 
 
@@ -151,6 +164,8 @@ def _unmatched_reason(rule: LinkRule, best: int | None, score: float) -> str:
         return "no parent with that id"
     if best is None:
         return "no parent in block"
+    if score >= rule.threshold:
+        return "its candidate parents went to closer children (one child per parent)"
     return f"best stem score {score} < threshold {rule.threshold}"
 
 

@@ -4,12 +4,16 @@
   item id.
 * :func:`match_text` - the normalised stem is looked up among the parents of the same
   block (subject by default): an exact match first; where several parents share the
-  stem, the one whose options the child copies best wins and the others are recorded
-  as alternatives (``ambiguous`` when the options cannot separate them). The rest are
+  stem, the exact copy wins (:func:`option_evidence`: stem and options byte-identical,
+  then option score, then options equal as bytes, then as case-preserving normalised
+  text) and the others are recorded as alternatives (``ambiguous`` when the evidence
+  cannot separate them). The rest are
   scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block) and
   matched only at or above the rule's ``threshold``; among near-equal stems (within
-  :data:`NEAR` points of the best) option overlap decides. Below the threshold the
-  child is left unmatched with its best candidate.
+  :data:`NEAR` points of the best) option evidence decides. Below the threshold the
+  child is left unmatched with its best candidate. With ``one_to_one`` (``re_release``,
+  ``copy``) colliding choices are re-solved as an assignment
+  (:mod:`croissant_lineage.linking.assign`).
 
 Both return ``(matches, unmatched)``: the :class:`Match` of each matched child, and for
 each other child its best parent candidate (or None) with that candidate's score.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,10 +31,12 @@ from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
-from croissant_lineage.linking.options import diff_normalized
+from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.linking.assign import assign_one_to_one, candidate_weight
+from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["NEAR", "Match", "Unmatched", "match_id", "match_text"]
+__all__ = ["NEAR", "Match", "Unmatched", "match_id", "match_text", "option_evidence"]
 
 #: Fuzzy candidates within this many points of the best stem score compete on options.
 NEAR = 3.0
@@ -38,8 +44,8 @@ NEAR = 3.0
 #: Child index -> (best parent candidate or None, its stem score 0-100).
 Unmatched = dict[int, tuple[int | None, float]]
 
-#: Option evidence of a candidate: (option score 0-100, copied options).
-_Evidence = tuple[float, int]
+#: Option evidence of a candidate (see :func:`option_evidence`); larger is better.
+_Evidence = tuple[bool, float, int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -75,17 +81,29 @@ def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], whe
     return matches, unmatched
 
 
-def _best_by_options(child_opts: list[str] | None, parent: Side, cands: Iterable[int]) -> list[tuple[_Evidence, int]]:
-    """Candidates sorted best first by (option score, copied options); options normalised."""
-    scored = []
-    for j in cands:
-        popts = parent.norm_options[j]
-        if child_opts is not None and popts is not None:
-            d = diff_normalized(child_opts, popts)
-            scored.append(((d.score, d.copied), j))
-        else:
-            scored.append(((0.0, 0), j))
-    scored.sort(key=lambda t: (-t[0][0], -t[0][1], t[1]))
+def _key_index(key: str | None) -> int | None:
+    return LETTERS.index(key) if key and key in LETTERS else None
+
+
+def option_evidence(child: Side, i: int, parent: Side, j: int) -> _Evidence:
+    """How closely child ``i`` copies parent ``j``, as a tuple that sorts better last:
+    ``(stem and options byte-identical, option score, options paired as equal bytes,
+    ... as equal case-preserving forms or better, ... as equal forms of any kind,
+    options paired at all)``."""
+    c, p = child.option_texts(i), parent.option_texts(j)
+    if c is None or p is None:
+        return (child.raw_stems[i] == parent.raw_stems[j] and c is None and p is None, 0.0, 0, 0, 0, 0)
+    d = diff_texts(c, p, keys=(_key_index(child.keys[i]), _key_index(parent.keys[j])))
+    same = tuple(c.raw) == tuple(p.raw) and child.raw_stems[i] == parent.raw_stems[j]
+    n_bytes = d.paired("bytes")
+    n_cased = n_bytes + d.paired("cased")
+    return (same, d.score, n_bytes, n_cased, n_cased + d.paired("folded", "na"), d.copied)
+
+
+def _best_by_options(child: Side, i: int, parent: Side, cands: Iterable[int]) -> list[tuple[_Evidence, int]]:
+    """Candidates sorted best first by :func:`option_evidence` (then parent order)."""
+    scored = [(option_evidence(child, i, parent, j), j) for j in cands]
+    scored.sort(key=lambda t: (tuple(-x for x in t[0]), t[1]))
     return scored
 
 
@@ -109,14 +127,25 @@ class _TextMatching:
     #: Child -> its exact match on a generic stem (none of the options copied), kept
     #: unless fuzzy finds a parent whose options it does copy.
     fallback: dict[int, Match]
+    #: One child per parent (``re_release``, ``copy``): record every candidate.
+    one_to_one: bool = False
+    #: Child -> its candidates ``(weight, parent, method, stem score)`` (one_to_one only).
+    cands: dict[int, list[tuple[float, int, str, float]]] = field(default_factory=dict)
+
+    def _record(self, i: int, method: str, scored: Iterable[tuple[_Evidence, float, int]]) -> None:
+        if self.one_to_one:
+            self.cands.setdefault(i, []).extend(
+                (candidate_weight(method == "exact", ev, s), j, method, s) for ev, s, j in scored
+            )
 
     def exact(self, i: int, cands: list[int], block: Any) -> None:
         """Match child ``i`` among the parents ``cands`` that share its stem."""
-        ranked = _best_by_options(self.child.norm_options[i], self.parent, cands)
+        ranked = _best_by_options(self.child, i, self.parent, cands)
         (best_ev, best), rest = ranked[0], ranked[1:]
         tie = any(ev == best_ev for ev, _ in rest)
         m = Match(i, best, "exact", 100.0, tuple(j for _, j in rest), tie)
-        if best_ev[0] == 0.0 and self.child.n_options[i] and self.parent.n_options[best]:
+        self._record(i, "exact", ((ev, 100.0, j) for ev, j in ranked))
+        if best_ev[1] == 0.0 and self.child.n_options[i] and self.parent.n_options[best]:
             # Same stem, none of the options: a generic stem; let fuzzy look further.
             self.fallback[i] = m
             self.pending[block].append(i)
@@ -153,13 +182,17 @@ class _TextMatching:
             self.give_up(i, pool[k], round(top, 2))
             return
         near = [pool[c] for c in np.flatnonzero(srow >= top - NEAR)]
-        ranked = _best_by_options(self.child.norm_options[i], self.parent, near)
+        ranked = _best_by_options(self.child, i, self.parent, near)
         order = sorted(
             ((ev, float(srow[pool.index(j)]), j) for ev, j in ranked),
-            key=lambda t: (-t[0][0], -t[0][1], -t[1], t[2]),
+            key=lambda t: (tuple(-x for x in t[0]), -t[1], t[2]),
         )
         best_ev, best_score, best = order[0]
-        if i in self.fallback and best_ev[0] == 0.0:
+        if self.one_to_one:  # every candidate at or above the threshold, for the assignment
+            others = [pool[c] for c in np.flatnonzero(srow >= self.rule.threshold) if pool[c] not in near]
+            more = [(ev, float(srow[pool.index(j)]), j) for ev, j in _best_by_options(self.child, i, self.parent, others)]
+            self._record(i, "fuzzy", ((ev, round(s, 2), j) for ev, s, j in order + more))
+        if i in self.fallback and best_ev[1] == 0.0:
             self.matches.append(self.fallback[i])
             return
         tie = any(ev == best_ev and s == best_score for ev, s, _ in order[1:])
@@ -167,10 +200,42 @@ class _TextMatching:
         self.matches.append(Match(i, best, "fuzzy", round(best_score, 2), alts, tie))
 
 
+    def settle(self) -> None:
+        """One child per parent: re-assign the children whose choices collide
+        (:func:`~croissant_lineage.linking.assign.assign_one_to_one`); a child left
+        without a parent is unmatched with its best candidate."""
+        choices = {m.child: m.parent for m in self.matches}
+        for cs in self.cands.values():
+            cs.sort(key=lambda c: (-c[0], c[1]))
+        new = assign_one_to_one(choices, {i: [(w, j) for w, j, _, _ in cs] for i, cs in self.cands.items()})
+        if not new:
+            return
+        by_child = {m.child: m for m in self.matches}
+        kept = [m for m in self.matches if m.child not in new]
+        for i, j in sorted(new.items()):
+            cs = self.cands[i]
+            old = by_child.get(i)
+            if j is None:
+                self.unmatched[i] = (cs[0][1], cs[0][3])
+            elif old is not None and old.parent == j:
+                kept.append(old)
+            else:
+                _, _, method, score = next(c for c in cs if c[1] == j)
+                alts = tuple(dict.fromkeys(c[1] for c in cs if c[1] != j))
+                kept.append(Match(i, j, method, score, alts, False))
+                self.unmatched.pop(i, None)
+        self.matches = kept
+
+
 def match_text(
-    child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str = ""
+    child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str = "", *, one_to_one: bool = False
 ) -> tuple[list[Match], Unmatched]:
     """Match selected children to parents by stem (see the module docstring).
+
+    ``one_to_one``: a parent takes at most one child (``re_release`` and ``copy``
+    derivations); where children's choices collide, a maximum-weight assignment decides
+    (:mod:`croissant_lineage.linking.assign`) and the parents a child did not get stay
+    in its ``alternatives``.
 
     Returns:
         ``(matches, unmatched)`` where ``unmatched`` maps a child index to its best
@@ -183,7 +248,7 @@ def match_text(
     for j, (b, s) in enumerate(zip(pblock, parent.norm_stems, strict=True)):
         by_block[b].append(j)
         exact[(b, s)].append(j)
-    run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {})
+    run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {}, one_to_one)
     for i in selected:
         b = cblock[i]
         cands = exact.get((b, child.norm_stems[i]))
@@ -193,4 +258,6 @@ def match_text(
             run.pending[b].append(i)
     for b, kids in sorted(run.pending.items(), key=lambda kv: str(kv[0])):
         run.fuzzy(kids, by_block.get(b, []))
+    if one_to_one:
+        run.settle()
     return run.matches, run.unmatched

@@ -2,12 +2,19 @@
 
 Two kinds of differences are erased before texts are compared:
 
+* encoding damage: UTF-8 text decoded as Windows-1252 or Latin-1 (``5â€²`` for
+  ``5′``), repaired by ``ftfy`` (:func:`repair_text`) before anything else; and the
+  ``Õ`` for ``’`` in the 2020 MMLU files (Mac Roman 0xD5 read as Latin-1: one valid
+  Latin-1 letter, which ftfy rightly leaves alone);
 * presentation: Unicode compatibility forms (NFKC), case, runs of white space
-  (including NEL and non-breaking spaces), curly quotes and dashes, the ``Õ`` mojibake
-  for ``’`` in the 2020 MMLU files;
+  (including NEL and non-breaking spaces), curly quotes and dashes;
 * spreadsheet damage to options, seen between MMLU releases and in MMLU-Pro's copies:
   ``1.0/2`` for ``1/2``, ``1:04`` for ``1:4``, ``$1,000`` for ``$1000``, and
   ``2-Jan`` for ``1/2`` (a fraction read as a date).
+
+Options have a case-preserving key (:func:`normalize_option_cased`) besides the
+case-folded one (:func:`normalize_option`), so that option pairing can try case-exact
+forms before folding case ("Bb" is not "bb" in a genetics question).
 
 Normalisation never changes what is stored; it only builds comparison keys.
 """
@@ -18,7 +25,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["normalize_option", "normalize_stem"]
+import ftfy
+
+__all__ = ["normalize_option", "normalize_option_cased", "normalize_stem", "repair_text", "was_repaired"]
 
 _WS = re.compile(r"\s+")
 _TRANSLATE = str.maketrans({
@@ -30,12 +39,15 @@ _TRANSLATE = str.maketrans({
 })
 _MONTHS = {m: i for i, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
-_DATE_DAMAGE = re.compile(r"^(\d{1,2})-(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)$")
+_DATE_DAMAGE = re.compile(r"^(\d{1,2})-(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)$", re.IGNORECASE)
 _FLOAT_FRACTION = re.compile(r"(?<![\d.])(\d+)\.0(?=\s*/\s*\d)")
 _FRACTION_FLOAT = re.compile(r"(?<=/)(\d+)\.0(?![\d.])")
 _CLOCK = re.compile(r"(?<![\d:])(\d{1,2}):0(\d)(?![\d:])")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _ASCII_DIGIT = re.compile(r"[0-9]")
+#: UTF-8 lead bytes (0xC2-0xF4) read as Windows-1252 / Latin-1 characters: text without
+#: any of them holds no mojibake of that kind, and ftfy is not asked (it costs ~50 us a text).
+_MOJIBAKE_LEAD = re.compile("[\u00c2-\u00f4]")
 
 
 def _has_digit(key: str) -> bool:
@@ -45,13 +57,39 @@ def _has_digit(key: str) -> bool:
     return any(c.isdigit() for c in key)
 
 
+@lru_cache(maxsize=1 << 16)
+def repair_text(text: str) -> str:
+    """``text`` with UTF-8-read-as-Windows-1252/Latin-1 mojibake undone by ``ftfy``.
+
+    Only the encoding is repaired (``ftfy.fix_encoding``): quotes, widths and ligatures
+    are left to the normalisers. ASCII text and text without a UTF-8 lead byte read as
+    Latin-1 are returned as they are.
+    """
+    if text.isascii() or _MOJIBAKE_LEAD.search(text) is None:
+        return text
+    return ftfy.fix_encoding(text)
+
+
+def was_repaired(text: str | None) -> bool:
+    """Whether :func:`repair_text` changes ``text``."""
+    if not text:
+        return False
+    return repair_text(text) != text
+
+
+def _presentation(text: str) -> str:
+    """Non-ASCII text repaired, in NFKC, quotes and dashes unified, white space collapsed."""
+    text = unicodedata.normalize("NFKC", repair_text(text)).translate(_TRANSLATE)
+    return _WS.sub(" ", text).strip()
+
+
 @lru_cache(maxsize=1 << 18)
 def normalize_stem(text: str | None) -> str:
     """Comparison key of a question stem (or any text).
 
     Returns:
-        The text in NFKC, casefolded, with quotes, dashes and white space unified and
-        trimmed; ``""`` for None.
+        The text with its encoding repaired (:func:`repair_text`), in NFKC, casefolded,
+        with quotes, dashes and white space unified and trimmed; ``""`` for None.
     """
     if not text:
         return ""
@@ -60,22 +98,31 @@ def normalize_stem(text: str | None) -> str:
         # ASCII character translated is the backtick, casefold is lower, and
         # split/join collapses the same white space as the regex (str.isspace).
         return " ".join(text.replace("`", "'").lower().split())
-    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE).casefold()
-    return _WS.sub(" ", text).strip()
+    return _presentation(text).casefold()
 
 
 @lru_cache(maxsize=1 << 18)
-def normalize_option(text: str | None) -> str:
-    """Comparison key of an answer option: :func:`normalize_stem` plus undoing the
-    spreadsheet damage listed in the module docstring."""
-    key = normalize_stem(text).rstrip(". ")  # before the patterns, so that a second pass adds nothing
+def normalize_option_cased(text: str | None) -> str:
+    """Comparison key of an answer option that keeps case: :func:`normalize_stem`
+    without case folding, plus undoing the spreadsheet damage listed in the module
+    docstring."""
+    if not text:
+        return ""
+    key = " ".join(text.replace("`", "'").split()) if text.isascii() else _presentation(text)
+    key = key.rstrip(". ")  # before the patterns, so that a second pass adds nothing
     if not _has_digit(key):
         return key
     m = _DATE_DAMAGE.match(key)
     if m:
-        return f"{_MONTHS[m.group(2)]}/{int(m.group(1))}"
+        return f"{_MONTHS[m.group(2).lower()]}/{int(m.group(1))}"
     key = _FLOAT_FRACTION.sub(r"\1", key)
     key = _FRACTION_FLOAT.sub(r"\1", key)
     key = _CLOCK.sub(r"\1:\2", key)
     key = _THOUSANDS.sub("", key)
     return key.rstrip(". ").strip()
+
+
+@lru_cache(maxsize=1 << 18)
+def normalize_option(text: str | None) -> str:
+    """Comparison key of an answer option: :func:`normalize_option_cased`, case-folded."""
+    return normalize_option_cased(text).casefold()

@@ -1,9 +1,10 @@
 """Which child option came from which parent option.
 
-:func:`diff_options` pairs each option of a derived item with the option of its
-parent it was copied from, tolerating the formatting damage that
-:func:`croissant_lineage.linking.normalize.normalize_option` erases and, failing that, small
-edits (RapidFuzz ratio at or above ``fuzzy_threshold``). Options left unpaired in the
+:func:`diff_options` (:func:`diff_texts` on prepared texts) pairs each option of a
+derived item with the option of its parent it was copied from, strictest evidence
+first: equal bytes, equal case-preserving normalised text, equal case-folded text,
+pandas' ``nan`` for a missing-value word, and, failing those, small edits (RapidFuzz
+ratio at or above ``fuzzy_threshold``). Options left unpaired in the
 child were added at that step; options left unpaired in the parent were dropped.
 
 :func:`align_options` is the one aligner underneath, with the passes snapshot history
@@ -19,20 +20,34 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from croissant_lineage.linking.normalize import normalize_option
+from croissant_lineage.linking.normalize import normalize_option, normalize_option_cased
 
 __all__ = [
     "ALIGN_PASSES",
+    "DIFF_PASSES",
+    "NA_STRINGS",
     "Alignment",
     "OptionDiff",
+    "OptionTexts",
     "align_options",
-    "diff_normalized",
     "diff_options",
+    "diff_texts",
     "positional_diff",
 ]
 
 #: The passes of :func:`align_options`, in the order they run.
 ALIGN_PASSES = ("exact", "whitespace", "fuzzy", "in_place")
+
+#: The passes of :func:`diff_texts`, in the order they run: equal bytes, equal
+#: case-preserving normalised forms, equal case-folded forms, the string "nan" (or an
+#: empty option) for a parent option that pandas reads as missing (a copy made through
+#: pandas, which writes NaN back as "nan" or as an empty cell), fuzzy.
+DIFF_PASSES = ("bytes", "cased", "folded", "na", "fuzzy")
+
+#: Case-folded option texts that pandas' CSV reader turns into NaN by default (written
+#: back as "nan"). The strings themselves are text to this library: no reader here
+#: makes them missing.
+NA_STRINGS = frozenset({"nan", "none", "na", "n/a", "#n/a", "null", "<na>", "-nan", "#na"})
 
 
 @dataclass(frozen=True)
@@ -54,6 +69,13 @@ class OptionDiff:
     added: int
     dropped: int
     score: float
+    #: Per child option, the pass of :data:`DIFF_PASSES` that paired it (None when
+    #: unpaired); empty when the diff did not record passes.
+    paired_by: tuple[str | None, ...] = ()
+
+    def paired(self, *how: str) -> int:
+        """How many child options the passes ``how`` paired."""
+        return sum(1 for p in self.paired_by if p in how)
 
     def key_inherited(self, child_key: int | None, parent_key: int | None) -> bool | None:
         """Whether the child's key option copies the parent's key option.
@@ -78,14 +100,21 @@ def diff_options(
 ) -> OptionDiff:
     """Pair child options with the parent options they were copied from.
 
-    Exact matches on the normalised option are taken first (each parent option is used
-    once, in order); the rest are paired greedily by RapidFuzz ratio, best pair first,
-    when the ratio is at least ``fuzzy_threshold``.
+    Equal options are paired first, strictest form first (bytes, case-preserving
+    normalised, case-folded; each parent option used once, in order: see
+    :func:`diff_texts`); the rest are paired greedily by RapidFuzz ratio, best pair
+    first, when the ratio is at least ``fuzzy_threshold``.
 
     Returns:
         An :class:`OptionDiff`.
     """
-    return diff_normalized([normalize_option(o) for o in child], [normalize_option(o) for o in parent], fuzzy_threshold=fuzzy_threshold)
+    return diff_texts(_texts(child), _texts(parent), fuzzy_threshold=fuzzy_threshold)
+
+
+def _texts(options: Sequence[str]) -> OptionTexts:
+    return OptionTexts(
+        list(options), [normalize_option_cased(o) for o in options], [normalize_option(o) for o in options]
+    )
 
 
 def _collapse_ws(text: str | None) -> str:
@@ -112,17 +141,31 @@ class Alignment:
 
 def _pair_equal(
     child: Sequence[str], parent: Sequence[str], key: Callable[[str], str] | None,
-    mapping: list[int], used: set[int],
+    mapping: list[int], used: set[int], keys: tuple[int | None, int | None] = (None, None),
 ) -> list[int]:
     """Pair still-unpaired child options with the first free parent option of equal ``key``
-    (the text itself when None); returns the child indices paired."""
+    (the text itself when None); returns the child indices paired.
+
+    ``keys`` (child key index, parent key index): when both key options are free and
+    equal, they pair with each other first. Equal texts cannot tell their sources apart,
+    so among them the pairing that keeps the key is taken (a parent with the key text
+    twice, say): each parent option is still used once.
+    """
     keys_p = parent if key is None else [key(o) for o in parent]
     keys_c = child if key is None else [key(o) for o in child]
+    paired = []
+    ck, pk = keys
+    if (
+        ck is not None and pk is not None and 0 <= ck < len(keys_c) and 0 <= pk < len(keys_p)
+        and mapping[ck] < 0 and pk not in used and keys_c[ck] == keys_p[pk]
+    ):
+        mapping[ck] = pk
+        used.add(pk)
+        paired.append(ck)
     free: dict[str, list[int]] = defaultdict(list)
     for j, k in enumerate(keys_p):
         if j not in used:
             free[k].append(j)
-    paired = []
     for i, k in enumerate(keys_c):
         if mapping[i] < 0 and free.get(k):
             mapping[i] = j = free[k].pop(0)
@@ -206,22 +249,68 @@ def align_options(
     return Alignment(tuple(mapping), tuple(paired_by))
 
 
-def diff_normalized(
-    cnorm: Sequence[str], pnorm: Sequence[str], *, fuzzy_threshold: float = 90.0
+@dataclass(frozen=True)
+class OptionTexts:
+    """The options of one item in the three forms :func:`diff_texts` compares.
+
+    Attributes:
+        raw: The options as stored.
+        cased: Through :func:`~croissant_lineage.linking.normalize.normalize_option_cased`.
+        folded: Through :func:`~croissant_lineage.linking.normalize.normalize_option`.
+    """
+
+    raw: Sequence[str]
+    cased: Sequence[str]
+    folded: Sequence[str]
+
+
+def _na_child(text: str) -> str:
+    return "\x00na" if text in ("nan", "") else text
+
+
+def _na_parent(text: str) -> str:
+    return "\x00na" if text in NA_STRINGS else text
+
+
+def diff_texts(
+    child: OptionTexts,
+    parent: OptionTexts,
+    *,
+    keys: tuple[int | None, int | None] = (None, None),
+    fuzzy_threshold: float = 90.0,
 ) -> OptionDiff:
-    """:func:`diff_options` on options already passed through ``normalize_option``."""
-    if tuple(cnorm) == tuple(pnorm):  # the common case: options copied as they were
-        return OptionDiff(tuple(range(len(cnorm))), len(cnorm), 0, 0, 100.0)
-    # align_options' exact and fuzzy passes, without recording which pass paired what
-    # (this runs once per candidate pair while linking).
-    mapping = [-1] * len(cnorm)
+    """Pair child options with the parent options they copy, strictest evidence first.
+
+    Passes (:data:`DIFF_PASSES`), each on the options the earlier ones left unpaired,
+    each parent option used once: equal bytes; equal case-preserving normalised forms;
+    equal case-folded forms; a child "nan" or empty option for a parent option pandas
+    reads as missing;
+    RapidFuzz ratio of the case-folded forms at or above ``fuzzy_threshold``, best pair
+    first. In the equal passes the key options pair with each other first when equal
+    (``keys``: child and parent key indices).
+
+    Returns:
+        An :class:`OptionDiff` that records which pass paired each child option.
+    """
+    n = len(child.raw)
+    if tuple(child.raw) == tuple(parent.raw):  # the common case: options copied as they were
+        return OptionDiff(tuple(range(n)), n, 0, 0, 100.0, ("bytes",) * n)
+    mapping = [-1] * n
     used: set[int] = set()
-    _pair_equal(cnorm, pnorm, None, mapping, used)
-    _pair_similar(cnorm, pnorm, None, fuzzy_threshold, mapping, used)
+    paired_by: list[str | None] = [None] * n
+    layers = (
+        ("bytes", child.raw, parent.raw), ("cased", child.cased, parent.cased),
+        ("folded", child.folded, parent.folded),
+        ("na", [_na_child(o) for o in child.folded], [_na_parent(o) for o in parent.folded]),
+    )
+    for how, c, p in layers:
+        for i in _pair_equal(c, p, None, mapping, used, keys):
+            paired_by[i] = how
+    for i in _pair_similar(child.folded, parent.folded, None, fuzzy_threshold, mapping, used):
+        paired_by[i] = "fuzzy"
     copied = sum(1 for m in mapping if m >= 0)
-    dropped = len(pnorm) - copied
-    score = 100.0 * copied / len(pnorm) if pnorm else 100.0
-    return OptionDiff(tuple(mapping), copied, len(cnorm) - copied, dropped, round(score, 2))
+    score = 100.0 * copied / len(parent.raw) if parent.raw else 100.0
+    return OptionDiff(tuple(mapping), copied, n - copied, len(parent.raw) - copied, round(score, 2), tuple(paired_by))
 
 
 def positional_diff(child: Sequence[str], parent: Sequence[str]) -> OptionDiff:

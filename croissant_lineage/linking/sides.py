@@ -17,7 +17,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import evaluate
-from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.normalize import (
+    normalize_option,
+    normalize_option_cased,
+    normalize_stem,
+    was_repaired,
+)
+from croissant_lineage.linking.options import OptionTexts
 
 __all__ = ["Side"]
 
@@ -92,6 +98,9 @@ class Side:
         self._columns = _RecordColumns(self)
         self._norm: list[str] | None = None
         self._norm_opts: list[list[str] | None] | None = None
+        self._raw_stems: list[str | None] | None = None
+        self._raw_opts: list[list[str] | None] | None = None
+        self._repaired: list[bool] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -119,6 +128,41 @@ class Side:
                 for o in self.table.column("options").to_pylist()
             ]
         return self._norm_opts
+
+    @property
+    def raw_stems(self) -> list[str | None]:
+        """Stems as stored, in table order."""
+        if self._raw_stems is None:
+            self._raw_stems = self.table.column("stem").to_pylist()
+        return self._raw_stems
+
+    @property
+    def raw_options(self) -> list[list[str] | None]:
+        """Options as stored (None where an item has none), in table order."""
+        if self._raw_opts is None:
+            self._raw_opts = self.table.column("options").to_pylist()
+        return self._raw_opts
+
+    def option_texts(self, i: int) -> OptionTexts | None:
+        """Item ``i``'s options as stored, case-preserving normalised and case-folded
+        (None when it has none)."""
+        raw = self.raw_options[i]
+        folded = self.norm_options[i]
+        if raw is None or folded is None:
+            return None
+        # Not kept: built per call (normalize_option_cased caches texts), so that a side
+        # holds one normalised copy of its options, not two.
+        return OptionTexts(raw, [normalize_option_cased(x) for x in raw], folded)
+
+    def repaired(self, i: int) -> bool:
+        """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
+        if self._repaired is None:
+            self._repaired = [
+                (not (s is None or s.isascii()) and was_repaired(s))
+                or any(not o.isascii() and was_repaired(o) for o in opts or ())
+                for s, opts in zip(self.raw_stems, self.raw_options, strict=True)
+            ]
+        return self._repaired[i]
 
     def norm_options_of(self, rows: Sequence[int]) -> list[list[str] | None]:
         """:attr:`norm_options` of some rows, normalising only those unless all already are."""
