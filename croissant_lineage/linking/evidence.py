@@ -15,8 +15,8 @@ and Latin-script names and acronyms. What is read only in the item's declared la
 A language with no rules gets only the language-independent evidence, never another
 language's words. A number token keeps every reading it has (``n:1700000~1.7``: the scaled
 value and the digits as written; a locale reading and the language-independent one), and
-a decade year also reads as its two last digits and its century (``1960`` is also ``60``
-and ``20``: "the 60s of the 20th century"); two tokens agree when any readings meet.
+a decade year also reads as its two last digits (``1960`` is also ``60``: "the 60s of the
+20th century"); two tokens agree when any readings meet.
 """
 
 from __future__ import annotations
@@ -227,19 +227,19 @@ def _scaled(number: str, exponent: int) -> str:
 
 
 def _year_aliases(value: str) -> tuple[str, ...]:
-    """A decade year (1000-2090, ending in 0) also reads as its two last digits and its century."""
+    """A decade year (1000-2090, ending in 0) also reads as its two last digits (``1960``:
+    ``60``, as in "the 60s of the 20th century")."""
     if len(value) != 4 or not value.isdigit() or value[-1] != "0" or not "1000" <= value <= "2090":
         return ()
-    year = int(value)
-    return (str(year % 100), str(year // 100 + 1))
+    return (str(int(value) % 100),)
 
 
 @lru_cache(maxsize=65536)
 def token_readings(token: str) -> frozenset[str]:
     """Every reading of a token: ``n:1700000~1.7~*17`` -> ``{n:1700000, n:1.7, n:*17}``
     (``*``: significant digits, the reading of a scaled number and of a number followed by
-    a word in a language without rules); a decade year adds its two last digits and its
-    century (``n:1960`` -> ``{n:1960, n:60, n:20}``)."""
+    a word in a language without rules); a decade year adds its two last digits
+    (``n:1960`` -> ``{n:1960, n:60}``)."""
     if not token.startswith("n:"):
         return frozenset((token,))
     out: set[str] = set()
