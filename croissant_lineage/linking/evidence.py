@@ -93,7 +93,19 @@ _LETTER = re.compile(r"[^\W\d_]")
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
 
 
-_SENTENCE_START = frozenset(".?!:;\"'“”‘’«»()[]")
+_SENTENCE_START = frozenset(".?!:;\"'“”‘’«»()[]「」『』（）【】《》〈〉")
+
+
+# Roman numerals up to 39 (centuries, regnal and list numbers: "XIX век", "siglo XX",
+# "Henry VIII"), read as numbers in every language.
+_ROMAN = re.compile(r"(?<![A-Za-z0-9])(X{0,3})(IX|IV|V?I{0,3})(?![A-Za-z0-9])")
+
+
+_ROMAN_UNITS = {"": 0, "I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9}
+
+
+# A thousands suffix right after digits: "$3k", "15K" (a unit of every language).
+_KILO = re.compile(r"[kK](?![A-Za-z])")
 
 
 _SPACES = "\u00a0\u202f "
@@ -228,10 +240,12 @@ def _scaled(number: str, exponent: int) -> str:
 
 def _year_aliases(value: str) -> tuple[str, ...]:
     """A decade year (1000-2090, ending in 0) also reads as its two last digits (``1960``:
-    ``60``, as in "the 60s of the 20th century")."""
+    ``60``, as in "the 60s of the 20th century"); a century year as its century (``1900``,
+    "the 1900s": ``20``, "siglo XX")."""
     if len(value) != 4 or not value.isdigit() or value[-1] != "0" or not "1000" <= value <= "2090":
         return ()
-    return (str(int(value) % 100),)
+    year = int(value)
+    return (str(year // 100 + 1),) if year % 100 == 0 else (str(year % 100),)
 
 
 @lru_cache(maxsize=65536)
@@ -240,7 +254,7 @@ def token_readings(token: str) -> frozenset[str]:
     (``*``: significant digits, the reading of a scaled number and of a number followed by
     a word in a language without rules); a decade year adds its two last digits
     (``n:1960`` -> ``{n:1960, n:60}``)."""
-    if not token.startswith("n:"):
+    if not token.startswith(("n:", "s:")):
         return frozenset((token,))
     out: set[str] = set()
     for v in token[2:].split("~"):
@@ -249,7 +263,9 @@ def token_readings(token: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _number_tokens(text: str, reader: NumberReader) -> set[str]:
+def _number_tokens(text: str, reader: NumberReader, original: str | None = None) -> set[str]:
+    """``n:`` tokens of the numbers of ``text``; those that ``original`` (the text before
+    spelled-out numbers were turned into digits) does not write in digits are ``s:``."""
     tokens: set[str] = set()
     scale_rx = reader.scale_pattern
     scales = dict((w.lower(), e) for w, e in reader.scales)
@@ -266,15 +282,19 @@ def _number_tokens(text: str, reader: NumberReader) -> set[str]:
             exponent = scales[scale.group(1).lower()]
         else:
             exponent = 0
+        if not exponent and _KILO.match(text, m.end()):
+            exponent = 3
         rest = _DIGITS.match(text, scale.end()) if scale is not None and exponent else None
         if rest is not None and len(rest.group()) <= exponent:  # "1万3000" = 13,000
             values = [_canonical(Decimal(_scaled(values[0], exponent)) + Decimal(rest.group())), *values]
             skip_to = rest.end()
         elif exponent:
             values = [_scaled(values[0], exponent), *values, "*" + _mantissa(values[0])]
-        elif reader.bare and _WORD_AFTER.match(text, m.end()):
-            values = [*values, "*" + _mantissa(values[0])]  # a scale word this language has no rule for?
-        tokens.add("n:" + "~".join(dict.fromkeys(values)))
+        elif (reader.bare and _WORD_AFTER.match(text, m.end())) or values[0].endswith("000"):
+            # a scale word this language has no rule for ("8万"), or a round number ("80,000")
+            values = [*values, "*" + _mantissa(values[0])]
+        spelled = original is not None and not re.search(r"(?<!\d)" + re.escape(m.group()) + r"(?!\d)", original)
+        tokens.add(("s:" if spelled else "n:") + "~".join(dict.fromkeys(values)))
     return tokens
 
 
@@ -285,7 +305,9 @@ class Evidence:
     Attributes:
         tokens: Class-prefixed tokens: ``n:`` numbers (``1,000`` and ``1 000`` -> ``n:1000``,
             ``0,50`` -> ``n:0.5``, ``3.0`` -> ``n:3``; other readings after ``~``:
-            ``1,7 millones`` in Spanish -> ``n:1700000~1.7``), ``f:`` formulas (LaTeX
+            ``1,7 millones`` in Spanish -> ``n:1700000~1.7``), ``s:`` numbers spelled out
+            in words (``dos mil`` in Spanish -> ``s:2000``: compared only with a text
+            whose language's spelled-out numbers are read too), ``f:`` formulas (LaTeX
             commands, letter-digit tokens), ``w:`` Latin-script acronyms and capitalised
             words not starting a sentence (lower-cased).
         latin_share: Share of the letters in Latin script among the text's first 400
@@ -316,10 +338,13 @@ def extract_evidence(
     """
     reader = reader or number_reader(None)
     text = unicodedata.normalize("NFKC", "\n".join([stem or "", *(options or ())]))
-    tokens = _number_tokens(reader.prepare(text), reader)
+    prepared = reader.prepare(text)
+    tokens = _number_tokens(prepared, reader, text if prepared != text else None)
     tokens.update("f:" + w for w in _LATEX.findall(text))
     tokens.update("f:" + w for w in _FORMULA.findall(text))
-    tokens.update(_names(text))
+    roman = _roman_numbers(text)
+    tokens.update("n:" + str(v) for v in roman.values())
+    tokens.update(t for t in _names(text) if t[2:] not in roman)
     sample = text[:_SCRIPT_SAMPLE]
     if sample.isascii():
         share = 1.0
@@ -329,13 +354,23 @@ def extract_evidence(
     return Evidence(frozenset(tokens), round(share, 4))
 
 
+def _roman_numbers(text: str) -> dict[str, int]:
+    """Roman numerals of two letters or more, up to 39 (``XIX`` -> 19)."""
+    out: dict[str, int] = {}
+    for m in _ROMAN.finditer(text):
+        word = m.group()
+        if len(word) >= 2:
+            out[word] = 10 * len(m.group(1)) + _ROMAN_UNITS[m.group(2)]
+    return out
+
+
 def _names(text: str) -> set[str]:
     """``w:`` tokens: acronyms, and capitalised words that do not start a sentence."""
     out: set[str] = set()
     for m in _CAPITALISED.finditer(text):
         w = m.group()
-        if w.isupper():
-            out.add("w:" + w)
+        if w.isupper() or (len(w) >= 3 and w[-1] == "s" and w[:-1].isupper()):
+            out.add("w:" + (w if w.isupper() else w[:-1]))  # an acronym, its plural too ("IOs")
             continue
         if len(w) < 3:
             continue

@@ -111,7 +111,7 @@ def test_new_methods_are_in_the_vocabulary() -> None:
 
 
 def _numbers_of(text: str, language: str | None, scales: tuple[tuple[str, int], ...] = ()) -> set[str]:
-    return {t for t in extract_evidence(text, reader=number_reader(language, scales)).tokens if t.startswith("n:")}
+    return {t for t in extract_evidence(text, reader=number_reader(language, scales)).tokens if t[:2] in ("n:", "s:")}
 
 
 def test_mil_is_a_thousand_only_where_the_language_says_so() -> None:
@@ -137,12 +137,17 @@ def test_locale_separators_come_from_cldr() -> None:
     assert _numbers_of("1,500", "fr") == {"n:1.5~1500"}  # CLDR: the French decimal mark, then digits as written
     assert _numbers_of("1,500", "en") == {"n:1500"}
     assert _numbers_of("2,5", "de") == {"n:2.5"}
-    assert _numbers_of("1\u202f000", "fr") == {"n:1000"}
+    assert _numbers_of("1\u202f000", "fr") == {"n:1000~*1"}  # a round number also reads as its significant digits
 
 
 def test_scale_words_are_spec_data_and_spelled_numbers_come_from_text2num() -> None:
     assert _numbers_of("1.7 million", "en") == {"n:1700000~1.7~*17"}
-    assert _numbers_of("dos mil personas", "es") == {"n:2000"}
+    assert _numbers_of("dos mil personas", "es") == {"s:2000~*2"}  # spelled out: class s
+    # spelled-out numbers count only against a text whose spelled-out numbers are read too
+    en = extract_evidence("I fed my baby three times", reader=number_reader("en")).tokens
+    assert en == {"s:3"}
+    assert evidence_score(frozenset({"n:5"}), en) is None  # zh "三次": no reading, no conflict
+    assert evidence_score(extract_evidence("tres veces", reader=number_reader("es")).tokens, en) == 100.0
     assert _numbers_of("170万光年", "ja") == {"n:170~*17"}  # no rule for 万: digits as written
     assert _numbers_of("170万光年", "ja", (("万", 4),)) == {"n:1700000~170~*17"}
     assert _numbers_of("1万3000年前", "ja", (("万", 4),)) == {"n:13000~1"}
@@ -180,3 +185,23 @@ def test_mmmlu_zh_cn_world_history_is_relinked_at_link_time(shared_data: Path) -
     moved = {c for c, r in rows.items() if r["method"] != "index"}
     assert moved and all(c.startswith("high_school_world_history/") for c in moved)
     assert stats["by_method"].get(SHIFTED_METHOD, 0) >= 9
+
+
+def test_relatives_and_route_carry_the_corrected_edge(mmlu_lineage: Any, mmlu_graph: Any) -> None:
+    from croissant_lineage.findings.routing import route
+
+    child = "mmmlu-zh-cn:high_school_world_history/test/109"
+    parents = mmlu_graph.parents(child)
+    assert [(e.parent, e.method) for e in parents] == [("mmlu:high_school_world_history/test/106", SHIFTED_METHOD)]
+    # the declared (wrong) parent no longer has this translation among its relatives
+    assert child not in {r.ref for r in mmlu_graph.descendants("mmlu:high_school_world_history/test/109")}
+    rows = {r.ref: r for r in route(mmlu_graph, "mmlu:high_school_world_history/test/106").rows}
+    assert rows[child].relation == "descendant" and rows[child].certainty == "certain"
+    assert child not in {r.ref for r in route(mmlu_graph, "mmlu:high_school_world_history/test/109").rows}
+    edges = mmlu_lineage.edges.to_pylist()
+    moved = [e for e in edges if e["method"] in (SHIFTED_METHOD, UNVERIFIED_METHOD)]
+    assert moved and {e["child_item"].split("/")[0] for e in moved} == {"high_school_world_history"}
+    for e in (e for e in moved if e["method"] == UNVERIFIED_METHOD):  # never followed as certain
+        ref = f"{e['child_dataset']}:{e['child_item']}"
+        parent_rows = route(mmlu_graph, f"{e['parent_dataset']}:{e['parent_item']}").rows
+        assert {r.certainty for r in parent_rows if r.ref == ref} <= {"unverified", "probable"}
