@@ -312,8 +312,9 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
     A join is disproved when its subject is misaligned and it does not agree unshifted
     (same key and supporting evidence), or when its key differs and its evidence
     conflicts. A disproved join moves to the parent :func:`realign` finds (method
-    :data:`SHIFTED_METHOD`, score: the evidence score there, the declared parent as
-    its alternative), else it keeps its parent with method :data:`UNVERIFIED_METHOD`
+    :data:`SHIFTED_METHOD`, score: the evidence score there, 0 when the texts there have
+    no comparable evidence and the key and the subject's shift decided; the declared
+    parent as its alternative), else it keeps its parent with method :data:`UNVERIFIED_METHOD`
     (score: the unshifted evidence score, 0 when there is none).
 
     Args:
