@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from croissant_lineage.family.spec import Derivation, LanguageRules, LinkRule, load_family
 from croissant_lineage.lineage.items import load_items
@@ -205,3 +206,19 @@ def test_relatives_and_route_carry_the_corrected_edge(mmlu_lineage: Any, mmlu_gr
         ref = f"{e['child_dataset']}:{e['child_item']}"
         parent_rows = route(mmlu_graph, f"{e['parent_dataset']}:{e['parent_item']}").rows
         assert {r.certainty for r in parent_rows if r.ref == ref} <= {"unverified", "probable"}
+
+
+def test_language_rules_are_checked_by_the_spec_schema() -> None:
+    from croissant_lineage.errors import SpecError
+    from croissant_lineage.family.spec import parse_family
+
+    doc: dict[str, Any] = {"name": "f", "datasets": [{"name": "a", "iri": "https://example.org/a", "languages": ["zh-CN"]}],
+                           "language_rules": {"zh": {"scale_words": {"万": 4}}}}
+    spec = parse_family(doc)
+    assert spec.language_rules["zh"].scale_words == (("万", 4),)
+    doc["language_rules"] = {"zh": {"scale_words": {"万": "four"}}}
+    with pytest.raises(SpecError):
+        parse_family(doc)
+    doc["language_rules"] = {"zh": {"decades": {}}}
+    with pytest.raises(SpecError):
+        parse_family(doc)
