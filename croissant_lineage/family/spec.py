@@ -37,6 +37,7 @@ __all__ = [
     "DatasetSpec",
     "Derivation",
     "FamilySpec",
+    "LanguageRules",
     "LinkRule",
     "load_family",
     "parse_family",
@@ -127,6 +128,26 @@ class LinkRule:
 
 
 @dataclass(frozen=True)
+class LanguageRules:
+    """Evidence rules of one language, as data (the spec's ``language_rules``).
+
+    Attributes:
+        scale_words: Words that multiply the number before them, with their power of ten
+            (``("万", 4)``), sorted.
+    """
+
+    scale_words: tuple[tuple[str, int], ...] = ()
+
+
+def rules_for(rules: dict[str, LanguageRules], language: str | None) -> LanguageRules | None:
+    """The rules of a language tag: its own, else its primary subtag's (``zh`` for ``zh-CN``)."""
+    if not language:
+        return None
+    found = rules.get(language)
+    return found if found is not None else rules.get(language.split("-")[0])
+
+
+@dataclass(frozen=True)
 class Derivation:
     """A dataset-level derivation ``child <- parent`` with its activity.
 
@@ -139,6 +160,7 @@ class Derivation:
         languages: For a documented translation: how many languages it covers.
         child_languages / parent_languages: The two datasets' declared languages
             (filled in by :func:`parse_family`; empty: not declared).
+        language_rules: The spec's :class:`LanguageRules` of those languages, by tag.
     """
 
     child: str
@@ -150,6 +172,7 @@ class Derivation:
     languages: int | None = None
     child_languages: tuple[str, ...] = ()
     parent_languages: tuple[str, ...] = ()
+    language_rules: dict[str, LanguageRules] = field(default_factory=dict)
 
     @property
     def is_translation(self) -> bool:
@@ -173,6 +196,7 @@ class FamilySpec:
         path: The spec file it was read from.
         datasets: By name, in file order.
         derivations: In file order.
+        language_rules: Per-language evidence rules, by language tag.
     """
 
     name: str
@@ -181,6 +205,7 @@ class FamilySpec:
     derivations: tuple[Derivation, ...]
     title: str = ""
     description: str = ""
+    language_rules: dict[str, LanguageRules] = field(default_factory=dict)
 
     def dataset(self, name: str) -> DatasetSpec:
         """Return a dataset by name.
@@ -250,7 +275,11 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
         if d["name"] in datasets:
             raise SpecError(f"dataset {d['name']!r} is declared twice", path=path)
         datasets[d["name"]] = _dataset_spec(d, base, path)
-    derivations = [_derivation(i, r, datasets, path) for i, r in enumerate(doc.get("derivations", []))]
+    rules = {
+        lang: LanguageRules(tuple(sorted((r.get("scale_words") or {}).items())))
+        for lang, r in sorted((doc.get("language_rules") or {}).items())
+    }
+    derivations = [_derivation(i, r, datasets, path, rules) for i, r in enumerate(doc.get("derivations", []))]
     spec = FamilySpec(
         name=doc["name"],
         path=path,
@@ -258,6 +287,7 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
         derivations=tuple(derivations),
         title=doc.get("title", ""),
         description=doc.get("description", ""),
+        language_rules=rules,
     )
     spec.topological_order()
     return spec
@@ -301,7 +331,10 @@ def _link_rule(lk: dict[str, Any]) -> LinkRule:
     )
 
 
-def _derivation(i: int, r: dict[str, Any], datasets: dict[str, DatasetSpec], path: Path | None) -> Derivation:
+def _derivation(
+    i: int, r: dict[str, Any], datasets: dict[str, DatasetSpec], path: Path | None,
+    rules: dict[str, LanguageRules] | None = None,
+) -> Derivation:
     """Derivation ``i`` of the spec, checked against its datasets."""
     for side in ("child", "parent"):
         if r[side] not in datasets:
@@ -328,6 +361,11 @@ def _derivation(i: int, r: dict[str, Any], datasets: dict[str, DatasetSpec], pat
         languages=r.get("languages"),
         child_languages=datasets[r["child"]].languages,
         parent_languages=datasets[r["parent"]].languages,
+        language_rules={
+            lang: found
+            for lang in (*datasets[r["child"]].languages, *datasets[r["parent"]].languages)
+            if (found := rules_for(rules or {}, lang)) is not None
+        },
     )
 
 

@@ -250,7 +250,7 @@ def _mode(target: str, kind: str | None) -> str:
 
 
 def _edge_sure(edge: Edge) -> bool:
-    return edge.method != "fuzzy" and not edge.ambiguous
+    return edge.method not in ("fuzzy", "unverified") and not edge.ambiguous
 
 
 @dataclass

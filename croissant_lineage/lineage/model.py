@@ -87,6 +87,9 @@ def family_info(spec: FamilySpec) -> dict[str, Any]:
             }
             for r in spec.derivations
         ],
+        **({"language_rules": {
+            lang: {"scale_words": dict(r.scale_words)} for lang, r in spec.language_rules.items()
+        }} if spec.language_rules else {}),
     }
 
 

@@ -45,8 +45,11 @@ __all__ = [
 #: How a child item was linked to its parent.
 #: ``id``: a declared id column (e.g. ``question_id_src``, ``sample_id``);
 #: ``index``: a row index within a subject; ``exact``: normalised stem (and options) equal;
-#: ``fuzzy``: RapidFuzz score at or above the threshold.
-METHODS = ("id", "index", "exact", "fuzzy")
+#: ``fuzzy``: RapidFuzz score at or above the threshold; ``index+shift``: an index join
+#: re-linked by a detected row shift (score: its evidence score; the declared parent is its
+#: alternative); ``unverified``: an index join whose alignment is disproved and that no
+#: shift explains (never followed as certain).
+METHODS = ("id", "index", "exact", "fuzzy", "index+shift", "unverified")
 
 ITEMS_SCHEMA = pa.schema([
     pa.field("dataset", pa.string(), nullable=False),

@@ -37,6 +37,7 @@ from croissant_lineage.family.spec import Derivation, FamilySpec, LinkRule, load
 from croissant_lineage.lineage.items import LETTERS, load_items
 from croissant_lineage.lineage.model import Lineage, family_info
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.linking.alignment import check_index_matches
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
 from croissant_lineage.linking.match import Match, Unmatched, match_id, match_text
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
@@ -87,6 +88,7 @@ def _link_sides(
     else:
         matches, unmatched = match_id(child, parent, rule, selected, where)
     matches.sort(key=lambda m: m.child)
+    matches = check_index_matches(deriv, child, parent, matches)  # index joins: re-link by a shift, or demote
     if translated is None:
         translated = deriv.is_translation
     edges = _edges_table(deriv, child, parent, matches, translated=translated)

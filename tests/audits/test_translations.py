@@ -20,6 +20,7 @@ from croissant_lineage.audits.translations import (
     detect_shift,
     evidence_score,
     extract_evidence,
+    number_reader,
     verify_joins,
     verify_translations,
 )
@@ -35,13 +36,17 @@ TOY = REPO / "examples" / "toy" / "family.json"
 
 
 def test_numbers_are_canonical_across_languages() -> None:
-    en = extract_evidence("Between 1,000 and 2.5 units, 3.0 in total", ["1.7 million", "0.50"])
-    fr = extract_evidence("Entre 1 000 et 2,5 unités, 3 au total", ["1,7 million", "0,5"])
-    ja = extract_evidence("1000と2.5の間、合計3", ["170万", "0.5"])
+    en = extract_evidence("Between 1,000 and 2.5 units, 3.0 in total", ["1.7 million", "0.50"], reader=number_reader("en"))
+    fr = extract_evidence("Entre 1 000 et 2,5 unités, 3 au total", ["1,7 million", "0,5"], reader=number_reader("fr"))
+    ja = extract_evidence("1000と2.5の間、合計3", ["170万", "0.5"], reader=number_reader("ja", (("万", 4),)))
     want = {"n:1000", "n:2.5", "n:3", "n:1700000", "n:0.5"}
-    assert {t for t in en.tokens if t.startswith("n:")} == want
-    assert {t for t in fr.tokens if t.startswith("n:")} == want
-    assert {t for t in ja.tokens if t.startswith("n:")} == want
+    for ev in (en, fr, ja):
+        first = {t.split("~")[0] for t in ev.tokens if t.startswith("n:")}  # the reading in the language
+        assert first == want
+    # without a language, "1.7 million" is the digits as written (and their significant digits)
+    bare = extract_evidence("1.7 million").tokens
+    assert bare == {"n:1.7~*17"}
+    assert evidence_score(bare, en.tokens) == 100.0
 
 
 def test_latin_names_acronyms_and_formulas() -> None:

@@ -5,7 +5,8 @@ A translation joined by a declared id (Global-MMLU ``sample_id``, MMLU-ProX
 convention. :func:`verify_translations` checks every such join instead of trusting it:
 
 * the answer letter is the same, and so is the number of options;
-* language-independent evidence agrees: numbers (``1,000`` = ``1 000`` = ``1000``),
+* evidence that survives translation agrees (:mod:`croissant_lineage.linking.evidence`,
+  numbers read in each dataset's declared language): numbers (``1,000`` = ``1 000`` = ``1000``),
   formulas (LaTeX commands, tokens such as ``H2O`` or ``x2``), and, where they survive
   translation, Latin-script names and acronyms (same-language copies, and texts mostly
   in another script: a Latin word in a Japanese or Russian item was copied from the
@@ -31,8 +32,10 @@ from __future__ import annotations
 
 from croissant_lineage.audits.translations.evidence import (
     Evidence,
+    NumberReader,
     evidence_score,
     extract_evidence,
+    number_reader,
 )
 from croissant_lineage.audits.translations.probe import SUPPORT_SCORE, TEXT_SUPPORT_SCORE
 from croissant_lineage.audits.translations.report import (
@@ -65,11 +68,13 @@ __all__ = [
     "VERIFICATION_SCHEMA",
     "Evidence",
     "ItemVerification",
+    "NumberReader",
     "ShiftResult",
     "TranslationReport",
     "detect_shift",
     "evidence_score",
     "extract_evidence",
+    "number_reader",
     "verify_joins",
     "verify_translations",
 ]

@@ -19,6 +19,7 @@ from croissant_lineage.lineage.schema import (
     VERIFICATION_SCHEMA,
     join_ref,
 )
+from croissant_lineage.linking.alignment import SHIFTS
 
 __all__ = [
     "GROUPS_SCHEMA",
@@ -32,8 +33,6 @@ __all__ = [
 ]
 
 
-#: Row-index shifts tried per subject.
-SHIFTS = tuple(range(-5, 6))
 
 
 #: Per-item statuses, best first (declared with the schemas).

@@ -3,81 +3,24 @@ contradicted join should have pointed at."""
 
 from __future__ import annotations
 
-import math
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.audits.translations.probe import Checker, Join, Probe
-from croissant_lineage.audits.translations.report import SHIFTS, SHIFTS_SCHEMA
+from croissant_lineage.audits.translations.probe import Checker, Join
+from croissant_lineage.audits.translations.report import SHIFTS_SCHEMA
+from croissant_lineage.linking.alignment import (
+    SHIFTS,
+    STRONG_SCORE,
+    detect_shift,
+    needs_shift_test,
+    realign,
+    shifted_item,
+)
 
 __all__ = ["STRONG_SCORE", "detect_shift", "realign", "shift_test"]
-
-
-#: A per-item realignment outside a misaligned subject needs this much evidence.
-STRONG_SCORE = 80.0
-
-
-def detect_shift(agree: Sequence[int], items: int) -> tuple[int, bool]:
-    """Pick the row shift that best aligns a subject, and whether it clearly beats none.
-
-    Args:
-        agree: Per shift of :data:`SHIFTS`, the items whose key and evidence agree.
-        items: Items tested.
-
-    Returns:
-        ``(best_shift, misaligned)``: the best shift (ties go to the smallest shift in
-        absolute value, 0 first), and True when it is not 0, at least 2 items agree there,
-        and it beats no shift by at least max(2, a quarter of the items).
-    """
-    order = sorted(range(len(SHIFTS)), key=lambda i: (-agree[i], abs(SHIFTS[i]), SHIFTS[i]))
-    best = SHIFTS[order[0]]
-    at_best, at_zero = agree[order[0]], agree[SHIFTS.index(0)]
-    clearly = at_best >= 2 and at_best - at_zero >= max(2, math.ceil(items / 4))
-    return best, best != 0 and clearly
-
-
-_ROW_INDEX = re.compile(r"^(.*?)(\d+)$")
-
-
-def _shifted(item: str, shift: int) -> str | None:
-    if shift == 0:
-        return item
-    m = _ROW_INDEX.match(item)
-    if not m:
-        return None
-    row = int(m.group(2)) + shift
-    return f"{m.group(1)}{row}" if row >= 0 else None
-
-
-def realign(probes: Sequence[Probe | None], zero: Probe, subject_shift: int | None) -> tuple[int, str | None]:
-    """The shift and source item a contradicted join should have pointed at, if any.
-
-    In a misaligned subject: the shifted source with the same key and the best supporting
-    evidence, else the subject's shift when the key agrees there. Elsewhere only a join
-    whose key differs, with no supporting evidence, moves, and only to a source with the
-    same key and evidence of at least :data:`STRONG_SCORE` (tokens) or
-    :data:`TEXT_SUPPORT_SCORE` (text).
-    """
-    if subject_shift is None and (zero.key_match is not False or zero.supports is True):
-        return 0, None
-    cands = [
-        (p.score or 0.0, -abs(s), s, p.parent_item)
-        for s, p in zip(SHIFTS, probes, strict=True)
-        if s != 0 and p is not None and p.agrees
-        and (subject_shift is not None or (p.score or 0.0) >= STRONG_SCORE)
-    ]
-    if cands:
-        _score, _near, shift, parent = max(cands)
-        return shift, parent
-    if subject_shift is not None:
-        p = probes[SHIFTS.index(subject_shift)]
-        if p is not None and p.key_match is True:
-            return subject_shift, p.parent_item
-    return 0, None
 
 
 def shift_test(joins: Sequence[Join], checker: Checker) -> tuple[pa.Table, dict[tuple[str, str | None], int]]:
@@ -90,7 +33,7 @@ def shift_test(joins: Sequence[Join], checker: Checker) -> tuple[pa.Table, dict[
     """
     groups: dict[tuple[str, str, str | None], list[Join]] = defaultdict(list)
     for j in joins:
-        if _ROW_INDEX.match(j.row["parent_item"]) is not None:
+        if shifted_item(j.row["parent_item"], 1) is not None:
             groups[j.group].append(j)
     rows: dict[str, list[Any]] = {f.name: [] for f in SHIFTS_SCHEMA}
     shifted: dict[tuple[str, str | None], int] = {}
@@ -99,7 +42,7 @@ def shift_test(joins: Sequence[Join], checker: Checker) -> tuple[pa.Table, dict[
         n = len(members)
         at_zero = sum(j.zero.agrees for j in members)
         comparable = sum(1 for j in members if j.mode == "text" or j.ntok > 0)
-        tested = comparable - at_zero >= max(2, math.ceil(n / 4))
+        tested = needs_shift_test(n, comparable, at_zero)
         agree: list[int] = []
         best, misaligned = 0, False
         if tested:
@@ -125,4 +68,4 @@ def shift_test(joins: Sequence[Join], checker: Checker) -> tuple[pa.Table, dict[
 def _probe_shifts(j: Join, checker: Checker) -> None:
     for i, s in enumerate(SHIFTS):
         if s != 0 and j.probes[i] is None:
-            j.probes[i] = checker.probe(j.child, j.row["parent_dataset"], _shifted(j.row["parent_item"], s), j.mode)
+            j.probes[i] = checker.probe(j.child, j.row["parent_dataset"], shifted_item(j.row["parent_item"], s), j.mode)

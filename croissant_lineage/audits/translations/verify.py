@@ -16,8 +16,11 @@ from croissant_lineage.audits.translations.report import (
     TranslationReport,
 )
 from croissant_lineage.audits.translations.shifts import realign, shift_test
+from croissant_lineage.family.spec import LanguageRules, rules_for
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import TRANSLATION_COUNT_COLUMNS
+from croissant_lineage.linking.alignment import SHIFTED_METHOD, UNVERIFIED_METHOD, probe_mode
+from croissant_lineage.linking.evidence import NumberReader, number_reader
 
 __all__ = ["JOIN_METHODS", "TRANSLATION_ACTIVITIES", "verify_joins", "verify_translations"]
 
@@ -26,8 +29,9 @@ __all__ = ["JOIN_METHODS", "TRANSLATION_ACTIVITIES", "verify_joins", "verify_tra
 TRANSLATION_ACTIVITIES = ("translation", "copy", "filter")
 
 
-#: Link methods that trust a convention (and so need verifying).
-JOIN_METHODS = ("id", "index")
+#: Link methods that trust a convention (and so need verifying): ``id``, ``index``, and
+#: the index joins that linking re-linked by a shift or demoted (verified as declared).
+JOIN_METHODS = ("id", "index", SHIFTED_METHOD, UNVERIFIED_METHOD)
 
 
 def _language(languages: Mapping[str, Sequence[str]], dataset: str) -> str | None:
@@ -49,11 +53,35 @@ def _status(zero: Probe, options_match: bool, realigned: str | None) -> str:
     return "verified" if zero.supports else "evidence_conflict"
 
 
+def _readers(
+    languages: Mapping[str, Sequence[str]], rules: Mapping[str, LanguageRules], names: Sequence[str]
+) -> dict[str, NumberReader]:
+    out = {}
+    for name in names:
+        lang = _language(languages, name)
+        found = rules_for(dict(rules), lang)
+        out[name] = number_reader(lang, found.scale_words if found else ())
+    return out
+
+
+def _declared(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The joins as declared: an edge that linking re-linked by a shift is verified
+    against its declared parent (its first alternative)."""
+    out = []
+    for r in rows:
+        alts = r.pop("alternatives", None) or []
+        if r["method"] == SHIFTED_METHOD and alts:
+            r = {**r, "parent_item": alts[0]}
+        out.append(r)
+    return out
+
+
 def verify_joins(
     edges: pa.Table,
     items: pa.Table,
     *,
     languages: Mapping[str, Sequence[str]] | None = None,
+    language_rules: Mapping[str, LanguageRules] | None = None,
 ) -> TranslationReport:
     """Verify the translation/copy/filter joins of an edges table.
 
@@ -69,7 +97,9 @@ def verify_joins(
         items: Items of every dataset the edges name (``ITEMS_SCHEMA``); all items of
             each parent dataset are used for the shift test and token weights.
         languages: Dataset -> language codes (first one used); unknown languages count
-            as different from every other.
+            as different from every other. Numbers are read in each dataset's language
+            (:func:`~croissant_lineage.linking.evidence.number_reader`).
+        language_rules: Language tag -> the family spec's rules for it (scale words).
 
     Returns:
         A :class:`TranslationReport`; joins whose child or parent item is not in
@@ -80,12 +110,12 @@ def verify_joins(
         pa.compute.is_in(edges.column("activity"), pa.array(TRANSLATION_ACTIVITIES)),
         pa.compute.is_in(edges.column("method"), pa.array(JOIN_METHODS)),
     )
-    sel = edges.filter(mask).select(
-        ["child_dataset", "child_item", "parent_dataset", "parent_item", "activity", "method"]
-    ).to_pylist()
+    sel = _declared(edges.filter(mask).select(
+        ["child_dataset", "child_item", "parent_dataset", "parent_item", "activity", "method", "alternatives"]
+    ).to_pylist())
     needed = sorted({r["child_dataset"] for r in sel} | {r["parent_dataset"] for r in sel})
     rows = items.filter(pa.compute.is_in(items.column("dataset"), pa.array(needed, pa.string())))
-    checker = Checker(rows)
+    checker = Checker(rows, _readers(languages, language_rules or {}, needed))
 
     joins: list[Join] = []
     for r in sel:
@@ -94,10 +124,7 @@ def verify_joins(
         if child is None or parent is None:
             continue
         clang, plang = _language(languages, r["child_dataset"]), _language(languages, r["parent_dataset"])
-        if clang is not None and clang == plang:
-            mode = "text"
-        else:
-            mode = "names" if child.evidence.latin_share < 0.5 else "tokens"
+        mode = probe_mode(child, clang, plang)
         probes: list[Probe | None] = [None] * len(SHIFTS)
         probes[SHIFTS.index(0)] = checker.probe(child, r["parent_dataset"], r["parent_item"], mode)
         ntok = 0 if mode == "text" else len(child.evidence.comparable(mode == "names"))
@@ -154,11 +181,15 @@ def verify_translations(lineage: Lineage) -> TranslationReport:
     """Verify every translation, copy and filter join of a linked family.
 
     Args:
-        lineage: The linked family (its ``items``, ``edges`` and
-            ``family["datasets"][*]["languages"]`` are used).
+        lineage: The linked family (its ``items``, ``edges``,
+            ``family["datasets"][*]["languages"]`` and ``family["language_rules"]`` are used).
 
     Returns:
         A :class:`TranslationReport` (see :func:`verify_joins`).
     """
     languages = {d["name"]: list(d.get("languages") or ()) for d in lineage.family.get("datasets", [])}
-    return verify_joins(lineage.edges, lineage.items, languages=languages)
+    rules = {
+        lang: LanguageRules(tuple(sorted((r.get("scale_words") or {}).items())))
+        for lang, r in (lineage.family.get("language_rules") or {}).items()
+    }
+    return verify_joins(lineage.edges, lineage.items, languages=languages, language_rules=rules)
