@@ -15,6 +15,7 @@ Renderers are found by the object's type (its MRO), never by a class name;
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import Any, ClassVar, TypeVar
@@ -23,6 +24,8 @@ __all__ = [
     "Result",
     "RowTable",
     "html_renderer",
+    "inert",
+    "inert_value",
     "register_html",
     "register_text",
     "render_html",
@@ -82,9 +85,43 @@ def html_renderer(obj: Any) -> Renderer | None:
 
 
 def render_text(obj: Any) -> str:
-    """The registered text view of ``obj`` (its ``repr`` when none is registered)."""
+    """The registered text view of ``obj`` (its ``repr`` when none is registered), made
+    :func:`inert` for a terminal."""
     fn = _find(_TEXT, obj)
-    return fn(obj) if fn is not None else repr(obj)
+    return inert(fn(obj) if fn is not None else repr(obj))
+
+
+#: Characters that steer a terminal or reorder what it shows: C0 and C1 controls, DEL,
+#: and the Unicode bidirectional overrides and isolates ("Trojan source").
+_STEERING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def inert(text: str, *, lines: bool = True) -> str:
+    """``text`` with every control character escaped, so printing it cannot steer a terminal.
+
+    ANSI / OSC escape sequences (colours, window titles, clearing the screen), carriage
+    returns, backspaces, bells and bidirectional overrides become visible escapes
+    (``\\x1b``, ``\\u202e``); a tab stays. The one function every printed text goes
+    through: :func:`render_text` (so ``str(result)``), the CLI's error line and
+    :func:`inert_value` for values the text renderers put on a line.
+
+    Args:
+        text: The text to print.
+        lines: Keep newlines (a multi-line view); with False a newline is escaped too
+            (one line: an error message, a value inside a line).
+    """
+    out = _STEERING.sub(_escape, text)
+    return out if lines else out.replace("\n", "\\n")
+
+
+def inert_value(value: Any) -> str:
+    """``str(value)`` for one place on a line: every control character, newline included, escaped."""
+    return inert(str(value), lines=False)
 
 
 def render_html(obj: Any) -> str:

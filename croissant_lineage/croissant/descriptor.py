@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from croissant_lineage._io import read_json, resolve_inside
+from croissant_lineage._io import check_output, read_json, resolve_inside
 from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, SCHEMA_NS
 from croissant_lineage.errors import (
     DescriptorError,
@@ -435,6 +435,7 @@ def ensure_replaceable(
     p = Path(path)
     if p.is_dir():
         raise OutputExistsError("is a folder", path=p, hint="give a file path for the output")
+    check_output(p)  # an input, a symlink, a FIFO or a device: refused whatever force says
     if not p.exists():
         return False
     if force:
