@@ -53,6 +53,7 @@ __all__ = [
     "loads_json",
     "note_input",
     "parquet_bytes",
+    "probing_outputs",
     "read_json",
     "read_text",
     "resolve_inside",
@@ -122,6 +123,24 @@ def input_guard(inputs: Iterable[str | Path] = ()) -> Iterator[None]:
         _GUARD.reset(token)
 
 
+_PROBING: ContextVar[bool] = ContextVar("croissant_lineage_probing_outputs", default=False)
+
+
+@contextmanager
+def probing_outputs() -> Iterator[None]:
+    """Reads in this block look at an existing output (is it ours to replace?), not at an input.
+
+    Every check that decides whether an existing output was written by this library
+    reads that output inside this block, so the read does not make it an input that
+    the command may then not replace.
+    """
+    token = _PROBING.set(True)
+    try:
+        yield
+    finally:
+        _PROBING.reset(token)
+
+
 def note_input(path: str | Path) -> None:
     """Record ``path`` as read by the running command, after checking it is a regular file.
 
@@ -142,7 +161,7 @@ def note_input(path: str | Path) -> None:
             f"is not a regular file ({_kind(mode)}); only regular files are read", path=p
         )
     guard = _GUARD.get()
-    if guard is not None:
+    if guard is not None and not _PROBING.get():
         guard.add(p)
 
 
@@ -257,7 +276,7 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO[Any]]:
 
 
 @contextmanager
-def atomic_folder(path: str | Path) -> Iterator[Path]:
+def atomic_folder(path: str | Path, *, drop: Iterable[str] = ()) -> Iterator[Path]:
     """Write a whole folder under a temporary name beside ``path``, then swap it in.
 
     The block writes into the yielded temporary folder. On success, each file it wrote
@@ -271,6 +290,8 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
 
     Args:
         path: The output folder (created if missing; its parent too).
+        drop: Names in the old folder not to carry over (outputs of an earlier run that
+            this run no longer writes).
 
     Yields:
         The temporary folder to write into.
@@ -296,7 +317,7 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
                 if not written.is_dir():
                     check_output(dest / written.relative_to(tmp))  # inputs read meanwhile
             if dest.is_dir():
-                _carry_over(dest, tmp)
+                _carry_over(dest, tmp, set(drop))
             _fsync_folder(tmp)
             _swap_in(tmp, dest)
     except BaseException:
@@ -304,11 +325,11 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
         raise
 
 
-def _carry_over(old: Path, new: Path) -> None:
-    """Hard-link into ``new`` every entry of ``old`` that ``new`` does not have."""
+def _carry_over(old: Path, new: Path, drop: set[str]) -> None:
+    """Hard-link into ``new`` every entry of ``old`` that ``new`` does not have (but ``drop``)."""
     for entry in sorted(old.iterdir()):
         target = new / entry.name
-        if target.exists() or target.is_symlink():
+        if entry.name in drop or target.exists() or target.is_symlink():
             continue
         if entry.is_symlink():
             os.symlink(os.readlink(entry), target)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from croissant_lineage._io import check_output, read_json, resolve_inside
+from croissant_lineage._io import check_output, probing_outputs, read_json, resolve_inside
 from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, SCHEMA_NS
 from croissant_lineage.errors import (
     DescriptorError,
@@ -440,7 +440,9 @@ def ensure_replaceable(
         return False
     if force:
         return True
-    if not ours(p):
+    with probing_outputs():  # reading an output to see whether it is ours: not an input
+        mine = ours(p)
+    if not mine:
         raise OutputExistsError(
             "exists and was not written by croissant-lineage; not replacing it",
             path=p,

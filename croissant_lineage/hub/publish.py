@@ -42,7 +42,9 @@ import pyarrow.parquet as pq
 import yaml
 
 from croissant_lineage._io import (
+    atomic_folder,
     atomic_write_bytes,
+    check_output,
     dumps_json,
     parquet_bytes,
     read_json,
@@ -277,7 +279,34 @@ def _render_card(header: dict[str, Any], section: str, base_text: str | None, ti
     return f"---\n{head}---\n{body}"
 
 
+def check_repo_id(repo_id: str) -> None:
+    """Refuse a repository id that is not ``org/name`` by huggingface_hub's own rule.
+
+    Raises:
+        InputError: ``repo_id`` is not ``org/name``, or huggingface_hub's
+            ``validate_repo_id`` refuses it (characters, ``--`` / ``..``, length).
+    """
+    if not isinstance(repo_id, str) or repo_id.count("/") != 1:
+        raise InputError(f"repo_id {repo_id!r} is not 'org/name'")
+    try:
+        from huggingface_hub.utils import HFValidationError, validate_repo_id
+    except ImportError:  # without the extra: the same character rule, checked here
+        if not _REPO_ID.fullmatch(repo_id) or "--" in repo_id or ".." in repo_id:
+            raise InputError(f"repo_id {repo_id!r} is not a valid Hub repository id") from None
+        return
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise InputError(f"repo_id {repo_id!r} is not a valid Hub repository id: {first}") from None
+
+
+#: huggingface_hub's repository-id characters (used only when it is not installed).
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+
+
 def _check_out_dir(out: Path, overwrite: bool) -> None:
+    check_output(out, folder=True)
     if not out.exists():
         return
     if not out.is_dir():
@@ -290,13 +319,13 @@ def _check_out_dir(out: Path, overwrite: bool) -> None:
 
 
 def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
-    for name in _OWN_FILES:
-        if name not in files and (out / name).is_file():
-            (out / name).unlink()
+    """Write the folder whole and swap it in: a full disk or a kill leaves the old folder."""
+    stale = [name for name in _OWN_FILES if name not in files]
     planned = []
-    for name in sorted(files):
-        atomic_write_bytes(out / name, files[name])
-        planned.append(PlannedFile(name, len(files[name]), hashlib.sha256(files[name]).hexdigest()))
+    with atomic_folder(out, drop=stale) as tmp:
+        for name in sorted(files):
+            atomic_write_bytes(tmp / name, files[name])
+            planned.append(PlannedFile(name, len(files[name]), hashlib.sha256(files[name]).hexdigest()))
     return tuple(planned)
 
 
@@ -511,8 +540,7 @@ def publish(
         OutputExistsError: ``out_dir`` holds other files.
         PublishError: huggingface_hub missing, or the Hub refused the commit.
     """
-    if "/" not in repo_id or repo_id.count("/") != 1:
-        raise InputError(f"repo_id {repo_id!r} is not 'org/name'")
+    check_repo_id(repo_id)
     desc_path = Path(enriched_descriptor)
     doc = read_json(desc_path)
     check_croissant(doc, desc_path)
@@ -530,7 +558,6 @@ def publish(
     if api is not None and base_text is None:
         base_text = _hub_call(lambda: _existing_card(api, repo_id), repo_id)
     files, configs, message = _plan_files(doc, lineage, ds, found, repo_id, base_text, desc_path.parent)
-    out.mkdir(parents=True, exist_ok=True)
     planned = _write(out, files)
     url = None
     if api is not None:

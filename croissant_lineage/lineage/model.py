@@ -29,6 +29,7 @@ from croissant_lineage._io import (
     check_output,
     note_input,
     parquet_bytes,
+    probing_outputs,
     read_json,
 )
 from croissant_lineage._results import Result
@@ -148,7 +149,9 @@ class Lineage(Result):
         check_output(out, folder=True)
         if out.exists() and not out.is_dir():
             raise OutputExistsError("exists and is not a folder", path=out)
-        if out.is_dir() and any(out.iterdir()) and not overwrite and not is_lineage_folder(out):
+        with probing_outputs():  # reading the old folder to see whether it is ours: not an input
+            foreign = out.is_dir() and any(out.iterdir()) and not overwrite and not is_lineage_folder(out)
+        if foreign:
             raise OutputExistsError(
                 "folder exists, is not empty and was not written by croissant-lineage",
                 path=out,
