@@ -203,9 +203,9 @@ def check_output(path: str | Path, *, folder: bool = False) -> None:
     guard = _GUARD.get()
     if not folder and guard is not None and guard.reads(p):
         raise OutputExistsError(
-            "is an input of this command; an input is never written, even with --force",
+            "is an input of this command, and a command never writes to its inputs",
             path=p,
-            hint="give an output path that is not read by the command",
+            hint="give an output path that the command does not read",
         )
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "html_renderer",
     "inert",
     "inert_value",
+    "is_uri",
+    "link_url",
     "register_html",
     "register_text",
     "render_html",
@@ -117,6 +119,26 @@ def inert(text: str, *, lines: bool = True) -> str:
     """
     out = _STEERING.sub(_escape, text)
     return out if lines else out.replace("\n", "\\n")
+
+
+#: An absolute URI: a scheme, then no white space, control character, quote or angle bracket.
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f-\x9f\"<>\\^`{|}]+")
+
+
+def is_uri(value: Any) -> bool:
+    """True when ``value`` is an absolute URI (RFC 3986 syntax: a scheme, no white space or
+    control characters). The ``format: uri`` check of the JSON schemas."""
+    return isinstance(value, str) and _URI.fullmatch(value) is not None
+
+
+def link_url(value: Any) -> str | None:
+    """``value`` when it may become a link in HTML or Markdown (an ``http``/``https`` URI
+    with a host), else None: ``javascript:``, ``data:``, ``file:`` and relative URLs are
+    shown as text, never as links."""
+    if not is_uri(value) or not str(value).lower().startswith(("http://", "https://")):
+        return None
+    rest = str(value).split("://", 1)[1]
+    return str(value) if rest and rest[0] not in "/?#" else None
 
 
 def inert_value(value: Any) -> str:

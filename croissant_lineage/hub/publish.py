@@ -50,7 +50,7 @@ from croissant_lineage._io import (
     read_json,
     resolve_inside,
 )
-from croissant_lineage._results import Result
+from croissant_lineage._results import Result, inert_value, link_url
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, check_croissant, node_id
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError, UnsafePathError
 from croissant_lineage.findings.files import load_findings
@@ -196,8 +196,21 @@ def _derivation_rows(edges: pa.Table, side: str) -> list[tuple[str, str, int, st
 
 
 def _link(name: str, iris: dict[str, str]) -> str:
-    iri = iris.get(name)
-    return f"[{name}]({iri})" if iri else name
+    """A dataset name as Markdown text, a link only to an http(s) IRI."""
+    iri = link_url(iris.get(name))
+    if iri is None or "(" in iri or ")" in iri:
+        return md_text(name)
+    return f"[{md_text(name)}]({iri})"
+
+
+#: Characters that make Markdown (or the HTML inside it) of a text: escaped in the card.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>!|&])")
+
+
+def md_text(value: Any) -> str:
+    """``value`` as literal Markdown text on one line: no link, emphasis, HTML or table cell
+    break can come from it (titles and names from a spec are text, never markup)."""
+    return _MD_SPECIAL.sub(r"\\\1", inert_value(value))
 
 
 def _section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table, dups: pa.Table,
@@ -207,9 +220,9 @@ def _section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table,
     name = ds["name"]
     lines = [BEGIN, "## Lineage", ""]
     family = lineage.family.get("title") or lineage.family.get("name", "")
-    lines.append(f"Item-level lineage of **{name}** ({ds.get('iri', '')}), reconstructed by croissant-lineage: "
+    lines.append(f"Item-level lineage of **{md_text(name)}** ({md_text(ds.get('iri', ''))}), reconstructed by croissant-lineage: "
                  "which item of which dataset each item was copied, expanded, re-annotated or translated "
-                 f"from, with the evidence (method, 0-100 score, option map). Family: {family}.")
+                 f"from, with the evidence (method, 0-100 score, option map). Family: {md_text(family)}.")
     lines.append("")
     if up.num_rows:
         lines += ["### Derived from", "", "| parent | activity | items linked | how |", "|---|---|---:|---|"]
