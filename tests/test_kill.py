@@ -219,6 +219,10 @@ def _judge(results: list[dict[str, Any]], old: dict[str, bytes], new: dict[str, 
     for p in runs.iterdir():
         ours = p.name in names or any(p.name.startswith(f".{n}.") and p.name.endswith((".tmp", ".old")) for n in names)
         assert ours, p.name
+    # The kills landed on both sides of the swap, and in its gap without renameat2.
+    assert states["old"] and states["new"] and states["absent"] == ["between-renames 0"], states
+    assert {"before-swap 0", "mid-write 6", "before-replace 6"} <= set(states["old"]), states
+    assert {"after-exchange 0", "before-cleanup 0"} <= set(states["new"]), states
     return states
 
 
@@ -237,7 +241,7 @@ def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -
     assert sum(old[f] != new[f] for f in LINEAGE_FILES) >= 5
 
     results = run_helper(_kill_jobs(tmp_path, old_dir, ["link", str(TOY)]))
-    states = _judge(results, old, new)
+    _judge(results, old, new)
     for job in results:
         out = Path(job["out"])
         if not out.exists():
@@ -245,10 +249,6 @@ def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -
                 Lineage.read(out)  # refused, never read as a lineage
         toy.write(out)  # a re-run completes the job
         assert _files(out) == new, job
-    # The kills landed on both sides of the swap, and in its gap without renameat2.
-    assert states["old"] and states["new"] and states["absent"] == ["between-renames 0"], states
-    assert {"before-swap 0", "mid-write 6", "before-replace 6"} <= set(states["old"]), states
-    assert {"after-exchange 0", "before-cleanup 0"} <= set(states["new"]), states
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
@@ -269,7 +269,7 @@ def test_killed_enrich_family_leaves_the_old_folder_the_new_one_or_none(tmp_path
     assert len(differ) >= 6, differ  # every descriptor and some findings tables differ
 
     results = run_helper(_kill_jobs(tmp_path, old_dir, new_argv))
-    states = _judge(results, old, new)
+    _judge(results, old, new)
     for job in results:
         out = Path(job["out"])
         if not out.exists():  # refused by validate and resolve
@@ -277,9 +277,6 @@ def test_killed_enrich_family_leaves_the_old_folder_the_new_one_or_none(tmp_path
             assert main(["resolve", "toy-pro:105", str(out)]) == 2
         assert main([*new_argv, "--out", str(out), "-q"]) == 0  # a re-run completes the job
         assert _files(out) == new, job
-    assert states["old"] and states["new"] and states["absent"] == ["between-renames 0"], states
-    assert {"before-swap 0", "mid-write 6", "before-replace 6"} <= set(states["old"]), states
-    assert {"after-exchange 0", "before-cleanup 0"} <= set(states["new"]), states
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
