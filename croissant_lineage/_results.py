@@ -25,6 +25,7 @@ __all__ = [
     "RowTable",
     "html_renderer",
     "inert",
+    "inert_json",
     "inert_value",
     "is_uri",
     "link_url",
@@ -95,7 +96,7 @@ def render_text(obj: Any) -> str:
 
 #: Characters that steer a terminal or reorder what it shows: C0 and C1 controls, DEL,
 #: and the Unicode bidirectional overrides and isolates ("Trojan source").
-_STEERING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_STEERING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -139,6 +140,13 @@ def link_url(value: Any) -> str | None:
         return None
     rest = str(value).split("://", 1)[1]
     return str(value) if rest and rest[0] not in "/?#" else None
+
+
+def inert_json(text: str) -> str:
+    """JSON text with every character :func:`inert` escapes written as a ``\\uXXXX`` escape:
+    the same JSON value, printable on a terminal (``json.dumps`` leaves DEL, C1 controls and
+    bidirectional overrides raw when ``ensure_ascii`` is off)."""
+    return _STEERING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def inert_value(value: Any) -> str:

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pytest
 
 from croissant_lineage import _io
-from croissant_lineage._results import inert, is_uri, link_url
+from croissant_lineage._results import inert, inert_json, is_uri, link_url
 from croissant_lineage.errors import InputError, OutputExistsError, SpecError
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.hub.publish import check_repo_id, md_text
@@ -200,6 +200,9 @@ def test_printed_text_is_inert(hostile: Path, capsys: pytest.CaptureFixture[str]
 def test_inert_escapes_every_steering_character() -> None:
     assert inert("a\x1b[31mb\x07\x9b\r\u202e\tc\nd") == "a\\x1b[31mb\\x07\\x9b\\x0d\\u202e\tc\nd"
     assert inert("a\nb", lines=False) == "a\\nb"
+    assert inert("\u0627\u200f\u00e9\u4e2d") == "\u0627\u200f\u00e9\u4e2d"  # scripts and marks stay
+    text = json.dumps({"id": "x\x9b\x7f\u202e\x1b"}, ensure_ascii=False)
+    assert not _steering(inert_json(text)) and json.loads(inert_json(text)) == json.loads(text)
 
 
 def test_svg_with_control_characters_in_ids_is_well_formed(hostile: Path) -> None:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from croissant_lineage._results import inert
+from croissant_lineage._results import inert, inert_json
 
 __all__ = [
     "allow_outside",
@@ -159,5 +159,5 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
 
 
 def print_json(obj: Any) -> None:
-    """Print ``obj`` as deterministic JSON on stdout."""
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """Print ``obj`` as deterministic JSON on stdout (control characters escaped: :func:`inert_json`)."""
+    sys.stdout.write(inert_json(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False)) + "\n")
