@@ -135,8 +135,12 @@ def declared_inputs(args: argparse.Namespace) -> list[Path]:
     for name in _INPUT_ARGS:
         value = getattr(args, name, None)
         for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, str) and v and Path(v).exists():
-                found.append(Path(v))
+            if not isinstance(v, str) or not v:
+                continue
+            p = Path(v)
+            # --family names a spec file, or a built-in family (read, and so recorded, when loaded)
+            if p.is_file() or (name != "family" and p.is_dir()):
+                found.append(p)
     return found
 
 
