@@ -147,6 +147,7 @@ _API: dict[str, tuple[str, ...]] = {
         "Relatives",
         "relatives_of",
     ),
+    "lineage.hf": ("to_hf_dataset",),
     "lineage.items": ("load_items",),
     "lineage.model": ("Lineage",),
     "linking.linker": ("link",),
@@ -292,6 +293,7 @@ if TYPE_CHECKING:
         Relatives,
         relatives_of,
     )
+    from croissant_lineage.lineage.hf import to_hf_dataset
     from croissant_lineage.lineage.items import load_items
     from croissant_lineage.lineage.model import Lineage
     from croissant_lineage.linking.linker import link

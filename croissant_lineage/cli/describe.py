@@ -19,7 +19,9 @@ per config, a {config}_splits RecordSet, and a RecordSet per config with a split
 and one field per column. Sub-folders are configs (or splits, when named train,
 validation, test, dev or val); a file's split comes from its path
 (test-00000-of-00001.parquet, test.jsonl, abstract_algebra_test.csv).
-mlcroissant 1.1.1 validates the result with no error.
+Files of one config with different columns become one config per set of columns
+({config}-{label}; the output says which), so that every RecordSet reads; --include
+describes some files only. mlcroissant 1.1.1 validates the result with no error.
 
 The descriptor is written atomically. An existing file is replaced only when this tool
 wrote it (it carries "cl:generatedBy": "croissant-lineage") or with --force; otherwise

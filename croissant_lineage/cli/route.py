@@ -29,6 +29,8 @@ def _run(args: argparse.Namespace) -> int:
             source=Source("command line", kind="person"),
         )
     queue = route(graph, query, findings)
+    if args.expand:
+        queue = queue.expand()
     print_result(args, queue)
     return 0
 
@@ -48,12 +50,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Follow the questioned content (a key, an option, the stem or the whole item) "
         "through every known relative: inherited, added, unaffected or unverified, with the "
         "transformation on the path, a rank (0 source annotation to amend, 1 certain, 2 probable, "
-        "3 unverified, 4 unaffected) and a one-line note. ITEM_OR_FINDING is an item ref (every "
+        "3 unverified, 4 unaffected) and a one-line note. Existing findings on the same content "
+        "that the routed one contradicts, refines or duplicates are rank 0, with what they should "
+        "become. An item's versions (snapshots, re-releases) show as one line with their story, "
+        "per-language and documented rows one line per dataset family (--expand: every row). "
+        "ITEM_OR_FINDING is an item ref (every "
         "finding of its relatives is routed) or a finding id from --findings; --target routes an "
         "ad-hoc finding on the item.",
         epilog=example_epilog(
             "croissant-lineage route mmlu-pro:3542 --lineage lineage/ --findings redux.json",
-            "croissant-lineage route mmlu-pro:6268 --lineage lineage/ --target option --option B",
+            "croissant-lineage route mmlu-pro:3542 --lineage lineage/ --findings redux.json "
+            "--target key --kind no_correct_answer",
+            "croissant-lineage route mmlu-pro:6268 --lineage lineage/ --target option --option B --expand",
             "croissant-lineage route F-3f2a9c1b7d20 --lineage lineage/ --findings redux.json review.yaml --json",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -72,6 +80,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--option", metavar="LETTER", type=_option_index, help="the questioned option (with --target option)"
     )
     p.add_argument("--kind", choices=KINDS, default="other", help="kind of the ad-hoc finding")
-    p.add_argument("--proposed", help="proposed answer text of the ad-hoc finding")
+    p.add_argument(
+        "--proposed",
+        help="proposed answer text of the ad-hoc finding (the published key's text: a finding that keeps the key)",
+    )
+    p.add_argument(
+        "--expand",
+        action="store_true",
+        help="one line per row: every version of an item, every translation (--json always has every row)",
+    )
     options.json_output(p)
     p.set_defaults(func=_run)

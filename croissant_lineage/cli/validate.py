@@ -30,6 +30,9 @@ def _run(args: argparse.Namespace) -> int:
         ignore=_split(args.ignore),
         strict=args.strict,
         max_per_code=None if args.all else 50,
+        metadata_only=args.metadata_only,
+        data_dir=args.data_dir,
+        family=args.family,
     )
     if args.json:
         print_json(report.to_dict())
@@ -44,11 +47,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="check descriptors, lineage, family specs, findings and dataset cards (for CI)",
         description="Validate Croissant descriptors (plain or enriched), lineage folders and tables, family "
         "specs, findings files and dataset cards, offline, and report coded issues (CLV...). Folders are "
-        "searched. Exit status: 0 valid, 1 errors, 2 could not run. Codes: --list-codes.",
+        "searched. A descriptor's local data files must be present (CLV701; --metadata-only skips "
+        "that); they resolve against its folder, or where --family says (--data-dir for a shipped "
+        "family). Exit status: 0 valid, 1 errors, 2 could not run. Codes: --list-codes.",
         epilog=example_epilog(
             "croissant-lineage validate croissant.json lineage/ findings.yaml",
             "croissant-lineage validate hub-repo/ --ignore CLV103,CLV106",
             "croissant-lineage validate lineage/ findings.yaml --select CLV4 --json",
+            "croissant-lineage validate enriched/ --family mmlu --data-dir ../shared/data",
+            "croissant-lineage validate croissant.json --metadata-only",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -59,6 +66,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="do not report these codes or prefixes (comma-separated, repeatable)")
     p.add_argument("--strict", action="store_true", help="count warnings as errors")
     p.add_argument("--all", action="store_true", help="list every issue (default: at most 50 per code and file)")
+    p.add_argument("--metadata-only", action="store_true",
+                   help="do not check that local FileObjects and FileSets match files (CLV701): "
+                   "for a descriptor checked without its data")
+    options.family(p)
+    options.data_dir(p)
     options.json_output(p)
     p.add_argument("--list-codes", action="store_true", help="print the table of codes and exit")
     p.set_defaults(func=_run)

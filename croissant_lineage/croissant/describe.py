@@ -13,7 +13,11 @@ and :func:`croissant_lineage.croissant.records.read_record_set` yield the same r
 * the ``split`` field's regex is applied with ``re.match`` on that relative path, as
   mlcroissant applies it, and the split of each file is computed with that same regex;
 * JSON files (a list of records) are read by ``jsonPath`` ``$[*].column``, since
-  mlcroissant reads a JSON file by ``column`` as one single record.
+  mlcroissant reads a JSON file by ``column`` as one single record;
+* files of one config whose columns differ are never merged into one RecordSet (mlcroissant
+  cannot read a column some files lack): they are grouped by their set of columns into
+  separate configs, ``{config}-{label}``, as the Hub keeps one set of features per config
+  (:attr:`DescribeResult.grouped` says which).
 
 File globs are relative to the folder the descriptor is meant to sit in
 (``relative_to``), as Croissant resolves them. The descriptor carries
@@ -233,6 +237,8 @@ class DescribeResult(Result):
         files: Number of data files described.
         rows: Rows per data RecordSet id, as read while describing.
         replaced: True when an earlier descriptor written by this library was replaced.
+        grouped: Configs whose files have different columns -> the configs they were
+            grouped into (one per set of columns); empty when every config has one.
     """
 
     path: Path
@@ -240,15 +246,20 @@ class DescribeResult(Result):
     files: int
     rows: dict[str, int]
     replaced: bool
+    grouped: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (the descriptor itself is left out: it is in ``path``)."""
-        return {
+        """A JSON-ready summary (the descriptor itself is left out: it is in ``path``);
+        ``grouped`` only when a config was grouped by columns."""
+        out: dict[str, Any] = {
             "path": str(self.path),
             "files": self.files,
             "rows": dict(self.rows),
             "replaced": self.replaced,
         }
+        if self.grouped:
+            out["grouped"] = {k: list(v) for k, v in self.grouped.items()}
+        return out
 
 
 @dataclass
@@ -264,6 +275,7 @@ class _Built:
     doc: dict[str, Any]
     files: int
     rows: dict[str, int]
+    grouped: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _data_type(types: list[pa.DataType]) -> tuple[str, bool]:
@@ -511,6 +523,63 @@ def _groups(root: Path, rel_to: Path, prefix: str, opts: DescribeOptions) -> dic
     return per_config
 
 
+def _columns(table: pa.Table) -> frozenset[str]:
+    """The columns a file contributes (unnamed empty columns of a CSV do not count)."""
+    return frozenset(
+        c for c in table.column_names if not (c.startswith("_unnamed_") and _is_empty(table, c))
+    )
+
+
+_SPLIT_TOKENS = re.compile(
+    rf"(?:^|[-_.])(?:{'|'.join(SPLIT_NAMES)}|\d{{5}}-of-\d{{5}}|\d+)(?=$|[-_.])"
+)
+
+
+def _label(paths: list[Path], root: Path) -> str:
+    """A config label for files: the longest common start of their names (cut at a
+    separator), without split names and shard numbers; ``""`` when nothing is left."""
+    stems = [p.relative_to(root).as_posix().split(".", 1)[0] for p in paths]
+    first, last = min(stems), max(stems)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    common = first[:n]
+    if len(stems) > 1 and common not in stems:
+        common = re.sub(r"[^/_.-]*$", "", common)
+    name = _SPLIT_TOKENS.sub("", common.rsplit("/", 1)[-1]).strip("-_. ")
+    return _slug(name) if name else ""
+
+
+def _by_columns(
+    per_config: dict[str, list[_Group]], root: Path
+) -> tuple[dict[str, list[_Group]], dict[str, list[str]]]:
+    """Split each config whose files have different columns into one config per set of
+    columns (first file first); returns the configs and ``config -> its new configs``."""
+    out: dict[str, list[_Group]] = {}
+    grouped: dict[str, list[str]] = {}
+    for config, groups in per_config.items():
+        files = [(_columns(t), g.fmt, p, t) for g in groups for p, t in zip(g.paths, g.tables, strict=True)]
+        keys = list(dict.fromkeys(cols for cols, _, _, _ in sorted(files, key=lambda f: os.fspath(f[2]))))
+        if len(keys) == 1:
+            out[config] = groups
+            continue
+        used = set(per_config) | set(out)
+        names: list[str] = []
+        for key in keys:
+            mine = [f for f in files if f[0] == key]
+            label = _label([p for _, _, p, _ in mine], root) or _SHORT_FORMAT.get(mine[0][1], "files")
+            name = _unique(f"{config}-{label}", used)
+            names.append(name)
+            by_fmt: dict[str, _Group] = {}
+            for _, fmt, p, t in mine:
+                g = by_fmt.setdefault(fmt, _Group(name, fmt, [], []))
+                g.paths.append(p)
+                g.tables.append(t)
+            out[name] = [by_fmt[f] for f in sorted(by_fmt)]
+        grouped[config] = names
+    return out, grouped
+
+
 def _splits_record_set(splits_id: str, config: str, splits: set[str]) -> dict[str, Any]:
     """The RecordSet listing a config's splits (inline ``data``)."""
     return {
@@ -568,7 +637,6 @@ def _add_config(layout: _Layout, config: str, config_groups: list[_Group]) -> No
     data_sets: list[dict[str, Any]] = []
     for group in config_groups:
         csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
-        group.tables = [read_table(p, group.fmt, csv_columns=csv_cols) for p in group.paths]
         short_fmt = _SHORT_FORMAT.get(group.fmt, group.fmt.split("/")[-1])
         fs_id = _unique(f"{short_fmt}-files-for-config-{cfg}", layout.used_ids)
         layout.distribution.append(_file_set(layout, group, config, fs_id, csv_cols))
@@ -619,10 +687,15 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
     rel_to = Path(opts.relative_to) if opts.relative_to is not None else root
     prefix = _folder_prefix(root, rel_to)
     per_config = _groups(root, rel_to, prefix, opts)
+    for config_groups in per_config.values():
+        for group in config_groups:
+            csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
+            group.tables = [read_table(p, group.fmt, csv_columns=csv_cols) for p in group.paths]
+    per_config, grouped = _by_columns(per_config, root)
     layout = _Layout(root, rel_to, prefix, opts, opts.name or root.resolve().name)
     for config, config_groups in per_config.items():
         _add_config(layout, config, config_groups)
-    return _Built(_dataset(layout), layout.files, layout.rows)
+    return _Built(_dataset(layout), layout.files, layout.rows, grouped)
 
 
 def describe(folder: str | Path, options: DescribeOptions | None = None) -> dict[str, Any]:
@@ -675,4 +748,4 @@ def describe_folder(
     replaced = ensure_replaceable(target, force=force)
     built = _build(folder, opts)
     atomic_write_json(target, built.doc)
-    return DescribeResult(target, built.doc, built.files, built.rows, replaced)
+    return DescribeResult(target, built.doc, built.files, built.rows, replaced, built.grouped)

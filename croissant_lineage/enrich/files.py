@@ -19,12 +19,11 @@ RecordSet         file                        one record per
 ================  ==========================  ==============================================
 
 Keys that cross files are item refs (``mmlu-pro:3542``): strings that no reader can
-take for numbers, so ``references`` joins never meet an int/str mismatch. The
-``references`` point at ``lineage_items/ref`` (a file of ours), never at the original
-data, so ``records("lineage")`` works without the benchmark's own files. (mlcroissant
-materialises a referenced RecordSet to read a referencing one, and its cost per record
-grows with the square of the field count, so ``lineage_items`` declares few fields and
-the texts are a second RecordSet over the same file.)
+take for numbers. A field holding an item ref (``lineage/child``, ``findings/item``,
+``item_texts/ref``) says in its description that it joins ``lineage_items/ref`` (a file
+of ours, never the original data, so ``records("lineage")`` works without the
+benchmark's own files), but declares no Croissant ``references`` (mlcroissant 1.1.1 would yield 0 rows on a
+second read: see the comment above :data:`FILE_KINDS`).
 
 The findings file is :data:`croissant_lineage.findings.parquet.FINDINGS_SCHEMA`, the
 table ``publish`` writes too. :func:`read_tables` reads the files back with pyarrow
@@ -62,6 +61,15 @@ __all__ = [
     "read_tables",
     "record_set_node",
 ]
+
+
+# Why the added RecordSets declare no ``references`` (mlcroissant 1.1.1). A RecordSet with a
+# ``references`` field gets a ``Join`` operation, so its operation graph is not a path and
+# ``Records.__iter__`` runs ``execute_operations_sequentially``; that calls the target's
+# ``ReadFields`` with ``set_output_in_memory=False``, and ``Operation.__call__`` caches the
+# returned generator in ``_output`` all the same. A second ``records(...)`` on the same
+# ``mlc.Dataset`` gets the cached, exhausted generator back: 0 rows. Without ``references``
+# the graph is a path, read by ``execute_operations_in_streaming``, which caches nothing.
 
 
 #: File kind -> schema; the file beside descriptor ``<stem>.json`` is ``<stem>.<kind>.parquet``.
@@ -187,7 +195,8 @@ def record_set_node(rs_id: str, file_id: str, mark: str) -> dict[str, Any]:
             node["arrayShape"] = "-1"
         node["source"] = {"fileObject": {"@id": file_id}, "extract": {"column": f.name}}
         if f.name in spec.references:
-            node["references"] = {"field": {"@id": spec.references[f.name]}}
+            # Not a Croissant ``references``: see the comment above FILE_KINDS.
+            node["description"] = f"An item ref; joins {spec.references[f.name]}."
         fields.append(node)
     key = [{"@id": f"{rs_id}/{k}"} for k in spec.key]
     return {

@@ -77,6 +77,9 @@ class DatasetSpec:
         where: Field -> value filters applied after reading (e.g. ``{"split": "test"}``).
         files_relative_to_data_dir: Resolve the descriptor's file URLs against the
             ``--data-dir`` given at link time instead of the descriptor's folder.
+        loader: For a Hub id: ``croissant`` (the Hub's generated Croissant and the files
+            it lists, the default) or ``datasets`` (``datasets.load_dataset``, with its
+            cache and ``HF_HUB_OFFLINE``; ``record_set`` is then the config name).
     """
 
     name: str
@@ -93,6 +96,7 @@ class DatasetSpec:
     note: str = ""
     files_relative_to_data_dir: bool = False
     hub_id: str | None = None
+    loader: str = "croissant"
 
     @property
     def has_items(self) -> bool:
@@ -270,6 +274,8 @@ def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSp
     """One ``datasets`` entry; a descriptor path is resolved against ``base``."""
     desc = d.get("descriptor")
     hub_id = desc if desc and is_hub_id(desc) and not (base / desc).exists() else None
+    if d.get("loader") == "datasets" and hub_id is None:
+        raise SpecError(f"dataset {d['name']!r}: loader 'datasets' needs a Hub id (owner/name) as descriptor", path=path)
     if desc and not {"id", "stem"} <= set(d.get("roles", {})):
         raise SpecError(f"dataset {d['name']!r} needs at least the roles id and stem", path=path)
     return DatasetSpec(
@@ -287,6 +293,7 @@ def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSp
         coverage="items" if desc else "documented",
         note=d.get("note", ""),
         files_relative_to_data_dir=bool(d.get("files_relative_to_data_dir", False)),
+        loader=d.get("loader", "croissant"),
     )
 
 

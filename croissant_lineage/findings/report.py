@@ -4,7 +4,8 @@
 
 * how many parent items carry a wrong-key or no-correct-answer finding;
 * how many of those keys survive unchanged in each descendant dataset;
-* in how many of those the proposed answer is already among the descendant's options;
+* in how many of those the proposed answer is already among the descendant's options
+  (for both kinds: a no-correct-answer finding that names the right answer proposes it too);
 * how many descendant items are graded against a key flagged wrong;
 * how many parents have identical copies.
 
@@ -44,10 +45,12 @@ DEFINITIONS = {
         "a descendant in any dataset."
     ),
     "proposed_answer_among_options": (
-        "Of the flagged parents counted in flagged_keys_surviving, those whose finding proposes an "
-        "answer that is among the options of that surviving descendant (traced through option_map, "
-        "else matched by normalised text); by descendant dataset. The total counts parents with such "
-        "a descendant in any dataset."
+        "Of the flagged parents counted in flagged_keys_surviving, those with a finding (wrong_key, or "
+        "no_correct_answer that names the right answer) whose proposed answer is among the options "
+        "of that surviving descendant (traced through option_map, else matched by normalised text) "
+        "and is not its key (a proposal equal to the key proposes no change): the fix is a key "
+        "change there; by descendant dataset, and by the kind of the finding that proposes it. The "
+        "total counts parents with such a descendant in any dataset."
     ),
     "flagged_keys_changed": (
         "Flagged parents with at least one descendant item in the dataset whose key text differs "
@@ -57,7 +60,8 @@ DEFINITIONS = {
     ),
     "flagged_keys_changed_to_proposed": (
         "Of the flagged parents counted in flagged_keys_changed, those where the changed key's text "
-        "is the answer the finding proposes (normalised): the descendant already applied the fix."
+        "is the answer a finding proposes (wrong_key or no_correct_answer; normalised): the "
+        "descendant already applied the fix."
     ),
     "descendants_graded_on_flagged_keys": (
         "Descendant items (annotation datasets excluded) whose key text is inherited unchanged from "
@@ -174,18 +178,28 @@ def _sets() -> defaultdict[str, set[str]]:
     return defaultdict(set)
 
 
+@dataclass(frozen=True)
+class _Proposal:
+    """An answer a key finding proposes, and the finding's kind."""
+
+    kind: str
+    text: str
+
+
 @dataclass
 class _Tally:
     """What the figures count, gathered over the flagged parents (dataset -> parents, or
-    dataset -> count)."""
+    dataset -> count; kind -> parents for the figures about proposed answers)."""
 
     parents_by_ds: Counter[str] = field(default_factory=Counter)
     parents_by_kind: Counter[str] = field(default_factory=Counter)
     surviving: dict[str, set[str]] = field(default_factory=_sets)
     present: dict[str, set[str]] = field(default_factory=_sets)
+    present_kinds: dict[str, set[str]] = field(default_factory=_sets)
     graded: Counter[str] = field(default_factory=Counter)
     changed: dict[str, set[str]] = field(default_factory=_sets)
     to_proposed: dict[str, set[str]] = field(default_factory=_sets)
+    to_proposed_kinds: dict[str, set[str]] = field(default_factory=_sets)
     copies: dict[str, set[str]] = field(default_factory=_sets)
 
     def add_parent(self, graph: LineageGraph, parent: str, fs: list[Finding]) -> None:
@@ -193,12 +207,14 @@ class _Tally:
         self.parents_by_ds[parent.partition(":")[0]] += 1
         for kind in sorted({f.kind for f in fs}):
             self.parents_by_kind[kind] += 1
-        proposals = [f.proposed for f in fs if f.kind == "wrong_key" and f.proposed]
+        # Both key kinds propose an answer: a no-correct-answer finding may name the right
+        # one (not among the parent's options, perhaps among a descendant's added ones).
+        proposals = [_Proposal(f.kind, f.proposed) for f in fs if f.proposed]
         for rel in graph.descendants(parent):
             self.add_descendant(graph, parent, rel, proposals)
 
     def add_descendant(
-        self, graph: LineageGraph, parent: str, rel: Relative, proposals: list[str]
+        self, graph: LineageGraph, parent: str, rel: Relative, proposals: list[_Proposal]
     ) -> None:
         """Count one descendant of a flagged parent (annotations are not counted)."""
         if any(e.activity in ANNOTATION_ACTIVITIES for e in rel.path):
@@ -207,15 +223,25 @@ class _Tally:
         if any(e.key_inherited is False for e in rel.path):
             self.changed[ds].add(parent)
             key_text = graph.item(rel.ref).key_text
-            if key_text and normalize_option(key_text) in {normalize_option(p) for p in proposals}:
+            hits = [p for p in proposals if key_text and normalize_option(key_text) == normalize_option(p.text)]
+            if hits:
                 self.to_proposed[ds].add(parent)
+            for p in hits:
+                self.to_proposed_kinds[p.kind].add(parent)
             return
         if not all(e.key_inherited is True for e in rel.path):
             return
         self.graded[ds] += 1
         self.surviving[ds].add(parent)
-        if any(_proposed_present(graph, parent, rel.ref, rel.path, p) for p in proposals):
+        key = normalize_option(graph.item(parent).key_text or "")  # inherited unchanged on this path
+        hits = [
+            p for p in proposals
+            if normalize_option(p.text) != key and _proposed_present(graph, parent, rel.ref, rel.path, p.text)
+        ]
+        if hits:
             self.present[ds].add(parent)
+        for p in hits:
+            self.present_kinds[p.kind].add(parent)
 
     def add_copies(self, graph: LineageGraph) -> None:
         """Count the parents with two or more identical children in one dataset."""
@@ -228,10 +254,14 @@ class _Tally:
                     self.copies[ds].add(ref)
 
 
-def _set_figure(name: str, sets: dict[str, set[str]]) -> Metric:
-    """A figure counting parents: in any dataset (the total) and per dataset."""
+def _set_figure(
+    name: str, sets: dict[str, set[str]], kinds: dict[str, set[str]] | None = None
+) -> Metric:
+    """A figure counting parents: in any dataset (the total), per dataset and, when
+    ``kinds`` is given, per finding kind."""
     total = len(set().union(*sets.values())) if sets else 0
-    return Metric(name, total, DEFINITIONS[name], {d: len(s) for d, s in sorted(sets.items())})
+    by_kind = {k: len(s) for k, s in sorted((kinds or {}).items())}
+    return Metric(name, total, DEFINITIONS[name], {d: len(s) for d, s in sorted(sets.items())}, by_kind)
 
 
 def _figures(flagged: dict[str, list[Finding]], t: _Tally) -> list[Metric]:
@@ -245,9 +275,9 @@ def _figures(flagged: dict[str, list[Finding]], t: _Tally) -> list[Metric]:
             _sorted(t.parents_by_kind),
         ),
         _set_figure("flagged_keys_surviving", t.surviving),
-        _set_figure("proposed_answer_among_options", t.present),
+        _set_figure("proposed_answer_among_options", t.present, t.present_kinds),
         _set_figure("flagged_keys_changed", t.changed),
-        _set_figure("flagged_keys_changed_to_proposed", t.to_proposed),
+        _set_figure("flagged_keys_changed_to_proposed", t.to_proposed, t.to_proposed_kinds),
         Metric(
             "descendants_graded_on_flagged_keys",
             sum(t.graded.values()),

@@ -16,8 +16,9 @@ is carried where ``option_map`` maps it (``-1`` marks an option added at that st
 a stem or the whole item travels along every edge. Fuzzy or ambiguous links, and
 edges whose evidence is unknown, make a row *probable* rather than *certain*.
 
-Ranks: 0 the source annotation itself when it needs amending (its finding was
-rejected); 1 items that certainly carry the content; 2 items that probably do; 3
+Ranks: 0 a finding to amend: the source annotation itself when its finding was
+rejected, or an existing finding on the same content that the routed one contradicts,
+refines or duplicates (:mod:`croissant_lineage.findings.related`); 1 items that certainly carry the content; 2 items that probably do; 3
 documented coverage (unverified); 4 relatives the content does not reach.
 """
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -33,6 +34,9 @@ import pandas as pd
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding
+from croissant_lineage.findings.queueview import QueueLine, group_keys, queue_lines
+from croissant_lineage.findings.related import RelatedFinding, related_findings
+from croissant_lineage.findings.versions import VersionFold, fold_versions
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
@@ -54,7 +58,8 @@ ROUTE_STATUSES = ("inherited", "added", "unaffected", "unverified")
 
 #: Rank -> what it means.
 RANKS = {
-    0: "source annotation to amend",
+    0: "finding to amend: a rejected finding's source annotation, or an existing finding "
+    "the routed one contradicts, refines or duplicates",
     1: "certainly carries the questioned content",
     2: "probably carries it (fuzzy or ambiguous link, or unknown edge evidence)",
     3: "documented coverage only: unverified",
@@ -123,23 +128,42 @@ class Queue(Result):
         query: What was routed (an item ref or a finding id).
         item: The queried item ref (for a finding: the item it names).
         findings: Ids of the findings routed (empty: the item was routed as a whole).
-        rows: Sorted by rank, finding, depth, ref.
+        rows: Sorted by rank, finding, depth, ref: every relative, every version.
+        related: The existing findings the routed ones contradict, refine or duplicate
+            (each shown at rank 0 on its row).
+        folds: The item versions the text and HTML views fold into one line.
+        groups: (finding, ref) -> dataset family, for the rows the views may group.
+        expanded: The views show every row (nothing folded or grouped).
     """
 
     query: str
     item: str
     findings: list[str] = field(default_factory=list)
     rows: list[QueueRow] = field(default_factory=list)
+    related: list[RelatedFinding] = field(default_factory=list)
+    folds: list[VersionFold] = field(default_factory=list, repr=False)
+    groups: dict[tuple[str | None, str], str] = field(default_factory=dict, repr=False)
+    expanded: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (what ``croissant-lineage route --json`` prints)."""
+        """JSON-ready dict (what ``croissant-lineage route --json`` prints): every row."""
         return {
             "query": self.query,
             "item": self.item,
             "findings": list(self.findings),
             "ranks": {str(k): v for k, v in RANKS.items()},
             "rows": [r.to_dict() for r in self.rows],
+            "related_findings": [r.to_dict() for r in self.related],
         }
+
+    def lines(self) -> list[QueueLine]:
+        """The view's lines: versions folded and translations grouped, unless ``expanded``
+        (see :func:`~croissant_lineage.findings.queueview.queue_lines`)."""
+        return queue_lines(self.rows, self.folds, self.groups, expand=self.expanded)
+
+    def expand(self) -> Queue:
+        """The same queue, its views showing every row."""
+        return replace(self, expanded=True)
 
     def to_pandas(self) -> pd.DataFrame:
         """The rows as a DataFrame with :data:`QUEUE_COLUMNS`."""
@@ -436,7 +460,8 @@ def _route_one(
     target: str,
     index: int | None,
     queried: str,
-) -> list[QueueRow]:
+    others: Iterable[Finding] = (),
+) -> tuple[list[QueueRow], list[RelatedFinding]]:
     fid = finding.id if finding else None
     proposed = _option_of(graph, item, finding.proposed) if finding else None
     mode = _mode(target, finding.kind if finding else None)
@@ -485,7 +510,25 @@ def _route_one(
                 note=note,
             )
         )
-    return rows + _documented_rows(graph, rows, target, fid)
+    rows += _documented_rows(graph, rows, target, fid)
+    if finding is None:
+        return rows, []
+    related = related_findings(graph, finding, others, carriers, [r.ref for r in rows])
+    return _mark_related(rows, related), related
+
+
+def _mark_related(rows: list[QueueRow], related: list[RelatedFinding]) -> list[QueueRow]:
+    """Rank 0 on the row of each related finding, its note saying what it should become."""
+    notes: dict[str, list[str]] = {}
+    for rel in related:
+        notes.setdefault(rel.ref, []).append(
+            f"existing finding {rel.id} ({rel.source}, {rel.label}, {rel.status}) "
+            f"{rel.relation}: {rel.note}"
+        )
+    return [
+        replace(r, rank=0, note="; ".join([*notes[r.ref], r.note])) if r.ref in notes else r
+        for r in rows
+    ]
 
 
 def _documented_rows(
@@ -567,7 +610,11 @@ def route(
             ``findings``), or an item ref (``mmlu-pro:3542``).
         findings: Known findings. For an item ref, every finding on one of its relatives
             is routed; with none, the item is routed as a whole (target ``item``), or
-            its option ``option_index`` (target ``option``) when that is given.
+            its option ``option_index`` (target ``option``) when that is given. Each
+            routed finding is related to the known findings on the same content
+            (rank 0, :attr:`Queue.related`): a :class:`Finding` (or a finding id) to all
+            the others; for an item ref, each of its findings to those listed before it
+            (list older findings first).
         option_index: See ``findings``.
 
     Returns:
@@ -590,12 +637,25 @@ def route(
         graph.ancestors(item)  # raises InputError when the item is unknown
         chosen = relevant_findings(graph, item, known)
     rows: list[QueueRow] = []
-    for f in chosen:
+    related: list[RelatedFinding] = []
+    for i, f in enumerate(chosen):
         _check_finding(graph, f)
-        rows += _route_one(graph, f, f.item, f.target, f.option_index, item)
+        later = {g.id for g in chosen[i:]}
+        others = [g for g in known if g.id not in later]
+        mine, rel = _route_one(graph, f, f.item, f.target, f.option_index, item, others)
+        rows += mine
+        related += rel
     if not chosen:
         target = "item" if option_index is None else "option"
-        rows = _route_one(graph, None, item, target, option_index, item)
+        rows = _route_one(graph, None, item, target, option_index, item)[0]
     order = {f.id: i for i, f in enumerate(chosen)}
     rows.sort(key=lambda r: (r.rank, order.get(r.finding or "", 0), r.depth, r.ref))
-    return Queue(query=query, item=item, findings=[f.id for f in chosen], rows=rows)
+    return Queue(
+        query=query,
+        item=item,
+        findings=[f.id for f in chosen],
+        rows=rows,
+        related=related,
+        folds=fold_versions(graph, rows),
+        groups=group_keys(graph, rows),
+    )

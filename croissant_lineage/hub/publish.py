@@ -2,20 +2,34 @@
 
 The Hub generates its own Croissant for a dataset repository and ignores an uploaded
 ``croissant.json`` (mlcommons/croissant#724). What it does read is the data files and
-the dataset card's YAML header. So :func:`publish` writes, for one dataset of a family:
+the dataset card's YAML header. So :func:`publish` writes, for one dataset of a family,
+one Parquet file per table, each with one ``configs`` entry of the same name:
 
-* ``lineage/edges.parquet``: every edge with an item of the dataset as child or parent
-  (:data:`~croissant_lineage.lineage.schema.EDGES_SCHEMA`: ids and evidence, no item text);
-* ``lineage/duplicates.parquet``: duplicate groups among the dataset's items;
-* ``findings/findings.parquet``: findings on the dataset's items
-  (:data:`~croissant_lineage.findings.parquet.FINDINGS_SCHEMA`);
-* ``croissant.json``: the enriched descriptor, as given (for tools that read the repo),
-  with the Parquet files it distributes from beside itself (enrichment's lineage
-  files) at the same relative paths, each with a ``configs`` entry too;
-* ``README.md``: the card, with a ``configs`` entry per Parquet file (so the Hub's
-  viewer and generated Croissant include them), ``source_datasets`` naming the parents,
-  the license, and a readable lineage section between
-  ``<!-- croissant-lineage:begin -->`` and ``<!-- croissant-lineage:end -->``.
+=================  ================================  ===========================================
+config             file                              one row per
+=================  ================================  ===========================================
+``lineage_items``  ``lineage/lineage_items.parquet`` item of the dataset: ref, IRI, duplicate
+                                                     group, texts (the enriched items file)
+``lineage``        ``lineage/lineage.parquet``       derivation edge whose child is an item of the
+                                                     dataset (the enriched lineage file)
+``findings``       ``lineage/findings.parquet``      finding on (or naming) an item of the dataset
+=================  ================================  ===========================================
+
+The config names are the ids of the RecordSets that read these files in an enriched
+descriptor, and the tables are those :mod:`croissant_lineage.enrich.files` writes beside
+it, so a user finds the same table under the same name in ``datasets.load_dataset``,
+in ``croissant.json`` and in the Hub's generated Croissant (where each config becomes a
+RecordSet). Beside them:
+
+* ``croissant.json``: the descriptor, as given; an enriched one with its lineage
+  FileObjects pointing at the files above (``contentUrl`` and ``sha256``), so mlcroissant
+  reads its added RecordSets from the repository;
+* ``README.md``: the card: the ``configs``; ``source_datasets`` naming the parents; the
+  metadata the Hub indexes (``license``, ``language``, ``multilinguality``,
+  ``size_categories``, ``task_categories``, ``task_ids``, ``pretty_name``, ``tags``); and a
+  readable lineage section between ``<!-- croissant-lineage:begin -->`` and
+  ``<!-- croissant-lineage:end -->`` whose Hub links have the form the Hub serves
+  (``https://huggingface.co/datasets/ORG/NAME`` or ``.../tree/REVISION``).
 
 An existing card (``base_card``) is merged, not replaced: its YAML keys and configs are
 kept, ours are added, and only our section of the body is rewritten. With a token and
@@ -26,6 +40,7 @@ written to ``out_dir`` too, so ``out_dir`` always holds exactly what was committ
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import re
@@ -52,6 +67,8 @@ from croissant_lineage._io import (
 )
 from croissant_lineage._results import Result, inert_value, link_url
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, check_croissant, node_id
+from croissant_lineage.enrich.files import items_table, lineage_table
+from croissant_lineage.enrich.marks import is_ours
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError, UnsafePathError
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.model import Finding
@@ -68,9 +85,13 @@ from croissant_lineage.validate.card import (
 from croissant_lineage.validate.detect import is_enriched
 
 __all__ = [
+    "TABLES",
     "PlannedFile",
     "PublishPlan",
+    "hub_url",
     "publish",
+    "size_category",
+    "table_path",
 ]
 
 T = TypeVar("T")
@@ -80,10 +101,27 @@ END = "<!-- croissant-lineage:end -->"
 #: Seconds before a Hub request (connect, read, write) gives up.
 HUB_TIMEOUT = 60.0
 
-EDGES_FILE = "lineage/edges.parquet"
-DUPLICATES_FILE = "lineage/duplicates.parquet"
-FINDINGS_FILE = "findings/findings.parquet"
-_OWN_FILES = ("README.md", "croissant.json", EDGES_FILE, DUPLICATES_FILE, FINDINGS_FILE)
+#: Config name -> (file kind of :data:`~croissant_lineage.enrich.files.FILE_KINDS`, what a row is).
+TABLES: dict[str, tuple[str, str]] = {
+    "lineage_items": ("items", "an item of this dataset: ref, IRI, duplicate group, texts"),
+    "lineage": ("lineage", "child item -> parent item, with activity, method, score and option map"),
+    "findings": ("findings", "an audit finding with source, evidence and status"),
+}
+
+
+def table_path(config: str) -> str:
+    """The repository path of a config's Parquet file (``lineage/<config>.parquet``)."""
+    return f"lineage/{config}.parquet"
+
+
+#: Files earlier releases of publish wrote (removed when publish rewrites its folder).
+_OLD_FILES = ("lineage/edges.parquet", "lineage/duplicates.parquet", "findings/findings.parquet")
+_OLD_CONFIGS = ("lineage_edges", "lineage_duplicates")
+_OWN_FILES = ("README.md", "croissant.json", *(table_path(c) for c in TABLES), *_OLD_FILES)
+#: What the Hub indexes a multiple-choice benchmark under (its task taxonomy).
+TASK_CATEGORIES = ("question-answering",)
+TASK_IDS = ("multiple-choice-qa",)
+_HUB_URL = re.compile(r"^https?://huggingface\.co/datasets/([^/?#@\s]+/[^/?#@\s]+)(?:@([^/?#\s]+))?([^#\s]*)(#\S*)?$")
 
 
 @dataclass(frozen=True)
@@ -195,9 +233,31 @@ def _derivation_rows(edges: pa.Table, side: str) -> list[tuple[str, str, int, st
             for (o, a), c in sorted(groups.items())]
 
 
+def hub_url(iri: str) -> str:
+    """A Hub dataset IRI in the form the Hub serves; any other IRI unchanged.
+
+    ``https://huggingface.co/datasets/ORG/NAME@REV`` (a revision, as family specs name
+    snapshots) becomes ``https://huggingface.co/datasets/ORG/NAME/tree/REV``; a fragment
+    (``#en``, a subset) is dropped, since the Hub page has no such anchor.
+    """
+    m = _HUB_URL.match(iri.strip())
+    if m is None:
+        return iri
+    name, rev, rest = m.group(1), m.group(2), m.group(3) or ""
+    base = f"https://huggingface.co/datasets/{name}"
+    return f"{base}/tree/{rev}" if rev else base + rest.rstrip("/")
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` value for ``n`` rows (``n<1K``, ``1K<n<10K``, ...)."""
+    bounds = (("n<1K", 10**3), ("1K<n<10K", 10**4), ("10K<n<100K", 10**5), ("100K<n<1M", 10**6),
+              ("1M<n<10M", 10**7), ("10M<n<100M", 10**8), ("100M<n<1B", 10**9))
+    return next((label for label, top in bounds if n < top), "n>1T" if n > 10**12 else "1B<n<10B")
+
+
 def _link(name: str, iris: dict[str, str]) -> str:
     """A dataset name as Markdown text, a link only to an http(s) IRI."""
-    iri = link_url(iris.get(name))
+    iri = link_url(hub_url(iris.get(name) or ""))
     if iri is None or "(" in iri or ")" in iri:
         return md_text(name)
     return f"[{md_text(name)}]({iri})"
@@ -220,7 +280,8 @@ def _section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table,
     name = ds["name"]
     lines = [BEGIN, "## Lineage", ""]
     family = lineage.family.get("title") or lineage.family.get("name", "")
-    lines.append(f"Item-level lineage of **{md_text(name)}** ({md_text(ds.get('iri', ''))}), reconstructed by croissant-lineage: "
+    lines.append(f"Item-level lineage of **{md_text(name)}** ({md_text(hub_url(str(ds.get('iri', ''))))}), "
+                 "reconstructed by croissant-lineage: "
                  "which item of which dataset each item was copied, expanded, re-annotated or translated "
                  f"from, with the evidence (method, 0-100 score, option map). Family: {md_text(family)}.")
     lines.append("")
@@ -250,12 +311,17 @@ def _section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table,
     lines += ["### Files", "", "| config | file | rows | content |", "|---|---|---:|---|"]
     lines += [f"| {c} | {p} | {_fmt(n)} | {what} |" for c, p, n, what in configs]
     what = "enriched with W3C PROV-O" if enriched else "as given"
-    lines += ["", f"`croissant.json` is the dataset's Croissant descriptor, {what} (the Hub serves its own "
-              "generated Croissant, which lists the configs above).", "",
+    lines += ["", f"`croissant.json` is the dataset's Croissant descriptor, {what} (mlcroissant reads its "
+              "RecordSets from this repository; the Hub ignores it and serves its own generated Croissant, "
+              "in which each config above is a RecordSet of the same name).", "",
               "```python", "from datasets import load_dataset", ""]
     lines += [f'{c} = load_dataset("{repo_id}", "{c}", split="train")' for c, _, _, _ in configs]
     lines += ["```", END]
     return "\n".join(lines)
+
+
+#: Card keys of ours that an existing card's own value overrides.
+_CARD_KEYS = ("pretty_name", "language", "multilinguality", "size_categories", "task_categories", "task_ids")
 
 
 def _merge_header(base: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
@@ -267,12 +333,12 @@ def _merge_header(base: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
     sources += [s for s in ours.get("source_datasets", []) if hub_id(s) not in have]
     if sources:
         out["source_datasets"] = sources
-    mine = {c["config_name"] for c in ours["configs"]}
+    mine = {c["config_name"] for c in ours["configs"]} | set(_OLD_CONFIGS)
     kept = [c for c in as_list(out.get("configs")) if not (isinstance(c, dict) and c.get("config_name") in mine)]
     out["configs"] = kept + ours["configs"]
     tags = [t for t in as_list(out.get("tags")) if isinstance(t, str)]
     out["tags"] = tags + [t for t in ours.get("tags", []) if t not in tags]
-    for key in ("pretty_name",):
+    for key in _CARD_KEYS:
         if key in ours and key not in out:
             out[key] = ours[key]
     return out
@@ -343,8 +409,9 @@ def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
 
 
 def _descriptor_parquet(doc: dict[str, Any], folder: Path) -> list[tuple[str, str, bytes, str]]:
-    """The Parquet FileObjects the descriptor distributes from beside itself (the lineage
-    files enrichment writes), as (config name, relative path, bytes, content)."""
+    """The benchmark's own Parquet FileObjects the descriptor distributes from beside itself
+    (not the lineage files enrichment added: :data:`TABLES` holds those), as (config name,
+    relative path, bytes, content)."""
     desc = Descriptor(None, doc, folder)
     readers: dict[str, str] = {}
     for rs in desc.record_set_nodes():
@@ -355,7 +422,7 @@ def _descriptor_parquet(doc: dict[str, Any], folder: Path) -> list[tuple[str, st
                 readers.setdefault(ref, str(node_id(rs)))
     out = []
     for fo in desc.distribution_nodes():
-        if "parquet" not in str(fo.get("encodingFormat", "")):
+        if is_ours(fo) or "parquet" not in str(fo.get("encodingFormat", "")):
             continue
         url, fid = fo.get("contentUrl"), node_id(fo)
         if not isinstance(url, str) or "://" in url or not fid:
@@ -371,39 +438,69 @@ def _descriptor_parquet(doc: dict[str, Any], folder: Path) -> list[tuple[str, st
     return out
 
 
+def _lineage_tables(lineage: Lineage, name: str, found: list[Finding], iris: dict[str, str]) -> dict[str, pa.Table]:
+    """The dataset's tables by config name (see :data:`TABLES`)."""
+    return {
+        "lineage_items": items_table(lineage.items, lineage.duplicates, iris, [name]),
+        "lineage": lineage_table(lineage.edges, iris, [name]),
+        "findings": findings_table(found, iris),
+    }
+
+
+def _point_at_tables(doc: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
+    """``doc`` with its lineage FileObjects (enrichment's, ``cl-<kind>-file``) reading the
+    published tables: ``contentUrl`` and ``sha256`` of the files in the repository."""
+    by_id = {f"cl-{kind}-file": table_path(config) for config, (kind, _) in TABLES.items()}
+    out = copy.deepcopy(doc)
+    for fo in as_list(out.get("distribution")):
+        path = by_id.get(str(node_id(fo))) if is_ours(fo) else None
+        if path is not None:
+            fo["contentUrl"] = path
+            fo["sha256"] = hashlib.sha256(files[path]).hexdigest()
+    return out
+
+
+def _card_metadata(doc: dict[str, Any], ds: dict[str, Any], items: int) -> dict[str, Any]:
+    """What the Hub indexes: license, language, size, task, name (unknown ones left out)."""
+    header: dict[str, Any] = {}
+    lic = _hf_license(doc)
+    if lic:
+        header["license"] = lic
+    langs = [lang for lang in as_list(ds.get("languages") or doc.get("inLanguage")) if isinstance(lang, str) and lang]
+    if langs:
+        header["language"] = list(dict.fromkeys(langs))
+        header["multilinguality"] = "monolingual" if len(header["language"]) == 1 else "multilingual"
+    header["size_categories"] = [size_category(items)]
+    header["task_categories"] = list(TASK_CATEGORIES)
+    header["task_ids"] = list(TASK_IDS)
+    header["pretty_name"] = str(ds.get("title") or ds["name"])
+    return header
+
+
 def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found: list[Finding],
                 repo_id: str, base_card: str | None, folder: Path) -> tuple[dict[str, bytes], list[str], str]:
     name = ds["name"]
     edges = lineage.edges.cast(EDGES_SCHEMA)
     up = edges.filter(pc.equal(edges.column("child_dataset"), name))
     down = edges.filter(pc.equal(edges.column("parent_dataset"), name))
-    mine = edges.filter(pc.or_(pc.equal(edges.column("child_dataset"), name), pc.equal(edges.column("parent_dataset"), name)))
     dups = lineage.duplicates.cast(DUPLICATES_SCHEMA)
     dups = dups.filter(pc.equal(dups.column("dataset"), name))
-    files: dict[str, bytes] = {"croissant.json": dumps_json(doc).encode("utf-8")}
-    configs: list[tuple[str, str, int, str]] = []
-    files[EDGES_FILE] = parquet_bytes(mine)
-    configs.append(("lineage_edges", EDGES_FILE, mine.num_rows, "child item -> parent item, with method, score and option map"))
-    if dups.num_rows:
-        files[DUPLICATES_FILE] = parquet_bytes(dups)
-        configs.append(("lineage_duplicates", DUPLICATES_FILE, dups.num_rows, "groups of identical items in this dataset"))
     iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
-    ftable = findings_table(found, {k: v for k, v in iris.items() if v}) if found else None
-    if ftable is not None:
-        files[FINDINGS_FILE] = parquet_bytes(ftable)
-        configs.append(("findings", FINDINGS_FILE, ftable.num_rows, "audit findings with source, evidence and status"))
+    tables = _lineage_tables(lineage, name, found, {k: v for k, v in iris.items() if v})
+    files: dict[str, bytes] = {}
+    configs: list[tuple[str, str, int, str]] = []
+    for config, table in tables.items():
+        files[table_path(config)] = parquet_bytes(table)
+        configs.append((config, table_path(config), table.num_rows, TABLES[config][1]))
     for config, rel, data, what in _descriptor_parquet(doc, folder):
         files[rel] = data
         configs.append((config, rel, pq.read_metadata(io.BytesIO(data)).num_rows, what))
+    files["croissant.json"] = dumps_json(_point_at_tables(doc, files)).encode("utf-8")
     parents = list(descriptor_parents(doc))
     parents += [iris[d["parent"]] for d in lineage.family.get("derivations", [])
                 if isinstance(d, dict) and d.get("child") == name and iris.get(d.get("parent", ""))]
     sources = list(dict.fromkeys(f"extended|{hub_id(p)}" for p in parents))
-    header: dict[str, Any] = {}
-    lic = _hf_license(doc)
-    if lic:
-        header["license"] = lic
-    header["pretty_name"] = str(ds.get("title") or name)
+    header = _card_metadata(doc, ds, tables["lineage_items"].num_rows)
     if sources:
         header["source_datasets"] = sources
     header["tags"] = ["croissant", "provenance", "lineage"]
@@ -414,10 +511,11 @@ def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found
         if base_header is None and base_card.lstrip().startswith("---"):
             raise InputError(f"the existing card's {problem}", hint="fix its YAML header first")
     merged = _merge_header(base_header or {}, header)
-    section = _section(ds, lineage, up, down, dups, ftable, configs, repo_id, is_enriched(doc))
+    section = _section(ds, lineage, up, down, dups, tables["findings"], configs, repo_id, is_enriched(doc))
     card = _render_card(merged, section, base_card, str(ds.get("title") or name))
     files["README.md"] = card.encode("utf-8")
-    message = (f"croissant-lineage: lineage of {name} ({_fmt(mine.num_rows)} edges"
+    edges_n = tables["lineage"].num_rows
+    message = (f"croissant-lineage: lineage of {name} ({_fmt(edges_n)} derivation edges"
                + (f", {_fmt(len(found))} findings" if found else "") + ")")
     return files, [c for c, _, _, _ in configs], message
 

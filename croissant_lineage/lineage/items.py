@@ -20,6 +20,7 @@ from typing import Any, cast
 import pyarrow as pa
 
 from croissant_lineage.croissant.descriptor import Descriptor, read_descriptor
+from croissant_lineage.croissant.hf_datasets import read_hub_dataset
 from croissant_lineage.croissant.hub import descriptor_for
 from croissant_lineage.croissant.hub_files import local_copy
 from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_record_set
@@ -156,7 +157,9 @@ def load_items(
     Args:
         spec: The dataset's entry in the family spec. A Hub dataset id given as its
             descriptor is fetched (descriptor and the files it includes) through
-            ``huggingface_hub``: the only case in which loading touches the network.
+            ``huggingface_hub`` (or, with ``"loader": "datasets"``, read with
+            ``datasets.load_dataset``, which honours ``HF_HUB_OFFLINE`` and its cache):
+            the only case in which loading touches the network.
         data_dir: Folder the descriptor's relative file URLs resolve against when the
             spec says ``files_relative_to_data_dir`` (the shipped MMLU family does).
         allow_outside: Allow file URLs that leave that folder.
@@ -169,7 +172,10 @@ def load_items(
         DataError: duplicate item ids, or data that does not match the descriptor.
         InputError, DescriptorError: unreadable descriptor or data files.
     """
-    table = read_record_set(_descriptor(spec, data_dir), spec.record_set, allow_outside=allow_outside)
+    if spec.hub_id is not None and spec.loader == "datasets":
+        table = read_hub_dataset(spec.hub_id, spec.record_set)
+    else:
+        table = read_record_set(_descriptor(spec, data_dir), spec.record_set, allow_outside=allow_outside)
     columns = {name: table.column(name).to_pylist() for name in table.column_names}
     n = table.num_rows
     if spec.where:

@@ -35,6 +35,7 @@ from croissant_lineage._io import (
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec
+from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
     EDGES_SCHEMA,
@@ -133,6 +134,11 @@ class Lineage(Result):
         """The edges table (:data:`~croissant_lineage.lineage.schema.EDGES_SCHEMA`) as a
         ``pandas.DataFrame``, one row per child -> parent edge."""
         return self.edges.to_pandas()
+
+    def to_hf_dataset(self, table: str = "edges") -> Any:
+        """One of the tables (``items``, ``edges``, ``duplicates``, ``unmatched``) as a
+        ``datasets.Dataset`` over the same Arrow data, no copy (see :mod:`~croissant_lineage.lineage.hf`)."""
+        return to_hf_dataset(self, table)
 
     def write(self, folder: str | Path, *, overwrite: bool = False) -> Path:
         """Write the lineage folder (see module docstring); returns its path.

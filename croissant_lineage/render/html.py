@@ -287,11 +287,16 @@ def lineage_html(lineage: Lineage) -> str:
 
 @register_html(Queue)
 def queue_html(queue: Queue) -> str:
-    """HTML of a routing :class:`~croissant_lineage.findings.routing.Queue`, most pressing first."""
+    """HTML of a routing :class:`~croissant_lineage.findings.routing.Queue`, most pressing first:
+    an item's versions on one line, per-language and documented rows one line per dataset
+    family with its count (every row when the queue is expanded)."""
     rows = []
-    for r in queue.rows:
-        d = _row(r)
+    for line in queue.lines():
+        d = _row(line)
         d["status"] = status_badge(d.get("status"))
+        d["ref"] = _e(line.label)
+        if line.count > 1:  # the folded or grouped rows, one click away
+            d["ref"] = f"<details><summary>{d['ref']}</summary>{'<br>'.join(_e(r) for r in line.refs)}</details>"
         rows.append(d)
     cols = ["rank", "ref", "relation", "status", "certainty", "letter", "transformation", "note"]
     if len(queue.findings) > 1:
@@ -304,7 +309,7 @@ def queue_html(queue: Queue) -> str:
     return _block(
         f"Re-review queue for {_e(queue.query)}",
         _line(f"{len(queue.rows)} rows, routing {what} · {summary}"),
-        html_table(rows, cols, raw=("status",), max_rows=max(MAX_ROWS, 60), cut=220),
+        html_table(rows, cols, raw=("status", "ref"), max_rows=max(MAX_ROWS, 60), cut=220),
     )
 
 

@@ -51,10 +51,15 @@ __all__ = [
 
 @register_text(DescribeResult)
 def describe_text(result: DescribeResult) -> str:
-    """``wrote PATH: N data file(s); rows per RecordSet: ...``."""
+    """``wrote PATH: N data file(s); rows per RecordSet: ...``, and a line per config
+    grouped by columns."""
     rows = ", ".join(f"{rs} {n:,}" for rs, n in result.rows.items())
     verb = "replaced" if result.replaced else "wrote"
-    return f"{verb} {result.path}: {result.files} data file(s); rows per RecordSet: {rows}"
+    text = f"{verb} {result.path}: {result.files} data file(s); rows per RecordSet: {rows}"
+    for config, configs in result.grouped.items():
+        text += (f"\nconfig {config!r}: files with different columns, grouped into configs "
+                 f"{', '.join(configs)} (--include describes some of them only)")
+    return text
 
 
 @register_text(EnrichResult)
@@ -403,24 +408,29 @@ def _queue_head(queue: Queue) -> str:
 
 @register_text(Queue)
 def queue_text(queue: Queue) -> str:
-    """The ranked rows, two lines each (rank, item, status...; then why), grouped by finding
-    when several findings were routed."""
+    """The ranked lines, two each (rank, item, status...; then why), split by finding when
+    several findings were routed. An item's versions are one line and per-language or
+    documented rows one line per dataset family, unless the queue is expanded."""
     head = _queue_head(queue)
     if not queue.rows:
         return head + "\n  (no relatives)"
-    width = min(48, max(len(r.ref) for r in queue.rows))
+    view = queue.lines()
+    items = [line.label for line in view]
+    width = min(48, max(len(i) for i in items))
     lines = [head, f"  rank  {'item':<{width}}  {'status':<10}  {'certainty':<9}  relation"]
     current = None
-    for r in queue.rows:
-        if len(queue.findings) > 1 and r.finding != current:
-            current = r.finding
+    for line, item in zip(view, items, strict=True):
+        if len(queue.findings) > 1 and line.finding != current:
+            current = line.finding
             lines.append(f"  -- finding {inert_value(current)}")
-        letter = f" [{r.letter}]" if r.letter else ""
+        letter = f" [{line.letter}]" if line.letter else ""
         lines.append(inert_value(
-            f"  {r.rank:<4}  {r.ref:<{width}}  {r.status:<10}  {r.certainty:<9}  {r.relation}{letter}"
+            f"  {line.rank:<4}  {item:<{width}}  {line.status:<10}  {line.certainty:<9}  {line.relation}{letter}"
         ))
-        detail = f"{r.transformation}: {r.note}" if r.transformation else r.note
+        detail = f"{line.transformation}: {line.note}" if line.transformation else line.note
         lines.append(f"        {inert_value(detail)}")
+    if len(view) < len(queue.rows):
+        lines.append(f"  ({len(queue.rows)} rows in {len(view)} lines; --expand shows every row)")
     return "\n".join(lines)
 
 

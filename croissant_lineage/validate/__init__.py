@@ -2,7 +2,8 @@ r"""Validation for CI: descriptors, lineage, family specs, findings and dataset 
 
 ``validate(paths)`` returns a :class:`ValidationReport` of coded issues; ``croissant-lineage
 validate PATH...`` prints it (or ``--json``: exactly ``ValidationReport.to_dict()``) and exits 0
-when valid, 1 on errors, 2 when it could not run.
+when valid, 1 on errors, 2 when it could not run. A descriptor's local data files must be
+there (``CLV701``) unless ``metadata_only``.
 
 Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table):
 
@@ -21,10 +22,12 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 | CLV108 | error | mandatory property missing (mlcroissant) | add the property the message names |
 | CLV201 | error | prefix used but not declared in @context | declare it, e.g. "prov": "http://www.w3.org/ns/prov#" |
 | CLV202 | error | remote @context: cannot be checked offline, and loaders would fetch it | inline the @context object |
-| CLV203 | error | annotation / equivalentProperty not mapped in @context: silently ignored | map them to cr:annotation and cr:equivalentProperty |
+| CLV203 | error | annotation / equivalentProperty not mapped in @context: silently ignored (equivalentProperty merely absent from @context: CLV208) | map them to cr:annotation and cr:equivalentProperty |
 | CLV204 | error | PROV property on the wrong kind of node | Croissant nodes are prov:Entity; put activity properties on a prov:Activity |
 | CLV205 | error | PROV property with the wrong kind of value | use a node or {"@id": ...} for relations, an ISO date-time for times |
 | CLV206 | error | prov: term that PROV-O does not define | check the spelling against https://www.w3.org/TR/prov-o/ |
+| CLV207 | warning | prov: name that PROV-O does not define, as the official Croissant 1.1 examples write it (prov:isAssociatedWith, prov:locatedAt) | use the PROV-O term the message names (prov:wasAssociatedWith, prov:atLocation) |
+| CLV208 | warning | equivalentProperty used but absent from @context, as in the official Croissant 1.1 examples: mlcroissant drops it, so the annotation loses its PROV-O meaning | add "equivalentProperty": "cr:equivalentProperty" to @context |
 | CLV301 | error | lineage edge names an item that does not exist | re-run link, or fix the item ids |
 | CLV302 | error | duplicate item id | item ids must be unique within a dataset |
 | CLV303 | error | derivation cycle | an item (or dataset) cannot derive from itself |
@@ -45,6 +48,8 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 | CLV604 | error | dataset card license disagrees with the descriptor | use the same license in both |
 | CLV605 | error | dataset card source_datasets does not name the descriptor's parents | list each parent, e.g. extended\|cais/mmlu |
 | CLV606 | warning | a data file the descriptor distributes is in no configs entry: the Hub's Croissant and viewer will not show it | add a configs entry for it |
+| CLV701 | error | local FileObject or FileSet matches no file: the descriptor is here without its data (mlcroissant validates it, then reads no records) | commit the data beside the descriptor or fix contentUrl / includes; --metadata-only skips this check |
+| CLV702 | warning | local contentUrl or includes resolves outside the descriptor's folder | keep the data inside the descriptor's folder (or give a URL) so that the two move together |
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A code never changes meaning; new checks get new codes. Codes are grouped by family:
 ``CLV0xx`` inputs, ``CLV1xx`` what mlcroissant reports, ``CLV2xx`` JSON-LD context and
 PROV-O, ``CLV3xx`` lineage, ``CLV4xx`` findings, ``CLV5xx`` family specs, ``CLV6xx``
-dataset cards. :func:`codes_table` renders the table the docs show.
+dataset cards, ``CLV7xx`` the local data files a descriptor distributes. :func:`codes_table` renders the table the docs show.
 """
 
 from __future__ import annotations
@@ -49,10 +49,12 @@ _TABLE = [
     Code("CLV108", "error", "mandatory property missing (mlcroissant)", "add the property the message names"),
     Code("CLV201", "error", "prefix used but not declared in @context", f"declare it, e.g. \"prov\": \"{PROV_NS}\""),
     Code("CLV202", "error", "remote @context: cannot be checked offline, and loaders would fetch it", "inline the @context object"),
-    Code("CLV203", "error", "annotation / equivalentProperty not mapped in @context: silently ignored", "map them to cr:annotation and cr:equivalentProperty"),
+    Code("CLV203", "error", "annotation / equivalentProperty not mapped in @context: silently ignored (equivalentProperty merely absent from @context: CLV208)", "map them to cr:annotation and cr:equivalentProperty"),
     Code("CLV204", "error", "PROV property on the wrong kind of node", "Croissant nodes are prov:Entity; put activity properties on a prov:Activity"),
     Code("CLV205", "error", "PROV property with the wrong kind of value", "use a node or {\"@id\": ...} for relations, an ISO date-time for times"),
     Code("CLV206", "error", "prov: term that PROV-O does not define", "check the spelling against https://www.w3.org/TR/prov-o/"),
+    Code("CLV207", "warning", "prov: name that PROV-O does not define, as the official Croissant 1.1 examples write it (prov:isAssociatedWith, prov:locatedAt)", "use the PROV-O term the message names (prov:wasAssociatedWith, prov:atLocation)"),
+    Code("CLV208", "warning", "equivalentProperty used but absent from @context, as in the official Croissant 1.1 examples: mlcroissant drops it, so the annotation loses its PROV-O meaning", "add \"equivalentProperty\": \"cr:equivalentProperty\" to @context"),
     Code("CLV301", "error", "lineage edge names an item that does not exist", "re-run link, or fix the item ids"),
     Code("CLV302", "error", "duplicate item id", "item ids must be unique within a dataset"),
     Code("CLV303", "error", "derivation cycle", "an item (or dataset) cannot derive from itself"),
@@ -73,6 +75,8 @@ _TABLE = [
     Code("CLV604", "error", "dataset card license disagrees with the descriptor", "use the same license in both"),
     Code("CLV605", "error", "dataset card source_datasets does not name the descriptor's parents", "list each parent, e.g. extended|cais/mmlu"),
     Code("CLV606", "warning", "a data file the descriptor distributes is in no configs entry: the Hub's Croissant and viewer will not show it", "add a configs entry for it"),
+    Code("CLV701", "error", "local FileObject or FileSet matches no file: the descriptor is here without its data (mlcroissant validates it, then reads no records)", "commit the data beside the descriptor or fix contentUrl / includes; --metadata-only skips this check"),
+    Code("CLV702", "warning", "local contentUrl or includes resolves outside the descriptor's folder", "keep the data inside the descriptor's folder (or give a URL) so that the two move together"),
 ]
 
 #: Code -> :class:`Code`, in table order.

@@ -8,6 +8,14 @@ ignores (``CLV203``); PROV-O properties on a kind of node PROV does not allow th
 (``CLV204``), with a kind of value PROV does not allow (``CLV205``), or PROV names that
 PROV-O does not define (``CLV206``).
 
+Two of those the official MLCommons Croissant 1.1 examples do themselves, and mlcroissant
+accepts them: ``prov:isAssociatedWith`` and ``prov:locatedAt`` (``huggingface-squad_v2``;
+PROV-O says ``prov:wasAssociatedWith`` and ``prov:atLocation``), and ``equivalentProperty``
+used with no ``@context`` entry (``huggingface-data_provenance_initiative``). They are
+warnings, ``CLV207`` and ``CLV208`` (errors with ``strict``), so a published example never
+fails by default; any other unknown PROV name, or an ``annotation`` / ``equivalentProperty``
+mapped to another IRI, stays an error.
+
 Croissant nodes (Dataset, RecordSet, Field, FileObject, FileSet) are PROV entities;
 Entity and Activity are disjoint in PROV-DM.
 """
@@ -23,7 +31,7 @@ from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, SCHEMA
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
 
-__all__ = ["PROV_TERMS", "check_context"]
+__all__ = ["EXAMPLE_PROV_NAMES", "PROV_TERMS", "check_context"]
 
 _CR = CROISSANT_NS
 _SC = (SCHEMA_NS, SCHEMA_NS.replace("https:", "http:", 1))
@@ -62,6 +70,10 @@ _LITERAL_TYPES = frozenset(
 )
 _NUMERIC_TYPES = _LITERAL_TYPES - {f"{sc}{t}" for sc in _SC for t in ("Date", "DateTime", "Time")}
 _JSON_KEYS = frozenset({"data", "examples"})
+
+#: Names outside PROV-O that the official Croissant 1.1 examples use (mlcommons/croissant
+#: ``datasets/1.1/huggingface-squad_v2``), with the PROV-O term they mean: ``CLV207``.
+EXAMPLE_PROV_NAMES = {"isAssociatedWith": "wasAssociatedWith", "locatedAt": "atLocation"}
 
 
 def _kind(types: set[str]) -> str | None:
@@ -119,6 +131,10 @@ class _Checker:
         if not iri.startswith(PROV_NS):
             return None
         name = iri[len(PROV_NS):]
+        if name in EXAMPLE_PROV_NAMES:
+            self.add("CLV207", f"{written!r} is not a PROV-O term (the Croissant 1.1 examples use it); "
+                     f"PROV-O says prov:{EXAMPLE_PROV_NAMES[name]}", path)
+            return None
         if name not in PROV_TERMS:
             self.add("CLV206", f"{written!r} is not a PROV-O term", path)
             return None
@@ -139,6 +155,12 @@ class _Checker:
         if not used:
             return
         exp = self.ctx.expand_iri(term, vocab=True)
+        if term == "equivalentProperty" and term not in self.ctx.terms:
+            for p in used:
+                self.add("CLV208", f"{term!r} is not in @context (as in the Croissant 1.1 examples): JSON-LD reads "
+                         f"it as {exp.iri or 'another property'} and mlcroissant drops it; map it to {expected}",
+                         (*p, term))
+            return
         if term not in self.ctx.terms or exp.iri != expected:
             got = "not in @context" if term not in self.ctx.terms else f"mapped to {exp.iri}"
             for p in used:
@@ -241,6 +263,6 @@ def check_context(doc: dict[str, Any], where: str) -> list[Issue]:
         where: The file name issues are reported against.
 
     Returns:
-        Issues with codes ``CLV201``-``CLV206``, in document order.
+        Issues with codes ``CLV201``-``CLV208``, in document order.
     """
     return _Checker(doc, where).run()

@@ -1,8 +1,10 @@
 """``validate(paths)``: detect what each path is, run the checks for its kind, report.
 
 Cross-file checks use everything passed to one run: findings are checked against the
-items and edges of the lineage folders given alongside, and a dataset card against the
-descriptor beside it.
+items and edges of the lineage folders given alongside, a dataset card against the
+descriptor beside it, and a descriptor's local data files against the folder they resolve
+in (the descriptor's own, or the data folder when a family spec of the run says so; see
+:mod:`.files`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ import pyarrow.parquet as pq
 
 from croissant_lineage.croissant.descriptor import Descriptor, check_croissant
 from croissant_lineage.errors import InputError, LineageError
+from croissant_lineage.family.spec import builtin_family_path
 from croissant_lineage.validate.card import check_card
 from croissant_lineage.validate.codes import expand_selection, issue
 from croissant_lineage.validate.context import check_context
 from croissant_lineage.validate.croissant import check_with_mlcroissant
 from croissant_lineage.validate.detect import Target, detect, expand_folder
 from croissant_lineage.validate.family import check_family
+from croissant_lineage.validate.files import FileCheck, check_files, file_checks
 from croissant_lineage.validate.findings import check_findings
 from croissant_lineage.validate.lineage import (
     ItemIndex,
@@ -39,6 +43,13 @@ from croissant_lineage.validate.report import Checked, Issue, ValidationReport
 __all__ = ["validate"]
 
 _DESCRIPTOR_NAMES = ("croissant.json", "metadata.json")
+
+
+def _family_path(family: str | Path) -> Path:
+    path = builtin_family_path(str(family)) or Path(family)
+    if not path.is_file():
+        raise InputError("family spec not found", path=path, hint="give a spec file or a built-in family name")
+    return path
 
 
 def _name(path: Path) -> str:
@@ -98,10 +109,12 @@ def _check_table(t: Target, where: str, index: ItemIndex, edges: dict[str, list[
     return problems
 
 
-def _descriptor_issues(t: Target, where: str) -> list[Issue]:
+def _descriptor_issues(t: Target, where: str, files: FileCheck | None) -> list[Issue]:
     out = check_context(t.doc, where)
     out += check_with_mlcroissant(t.doc, where)
     out += check_references(Descriptor(t.path, t.doc, t.path.parent), where)
+    if files is not None:
+        out += check_files(t.doc, where, files)
     return out
 
 
@@ -122,7 +135,7 @@ def _card_descriptor(card: Path, descriptors: dict[Path, Target]) -> Descriptor 
     return None
 
 
-def _run(targets: list[Target]) -> list[Issue]:
+def _run(targets: list[Target], files: dict[Path, FileCheck]) -> list[Issue]:
     index = ItemIndex()
     out: list[Issue] = []
     # Items first: findings and standalone edge tables are checked against them.
@@ -151,7 +164,7 @@ def _run(targets: list[Target]) -> list[Issue]:
             except LineageError as exc:
                 out.append(issue("CLV107", exc.message, where))
                 continue
-            out += _descriptor_issues(t, where)
+            out += _descriptor_issues(t, where, files.get(t.path.resolve()))
         elif t.kind == "lineage-table" and t.table != "items.parquet":
             out += _check_table(t, where, index, edges)
         elif t.kind == "lineage-family":
@@ -213,6 +226,9 @@ def validate(
     ignore: Sequence[str] | None = None,
     strict: bool = False,
     max_per_code: int | None = 50,
+    metadata_only: bool = False,
+    data_dir: str | Path | None = None,
+    family: str | Path | None = None,
 ) -> ValidationReport:
     """Validate descriptors, lineage, family specs, findings files and dataset cards offline.
 
@@ -225,20 +241,32 @@ def validate(
         strict: Count warnings as errors.
         max_per_code: At most this many issues of one code per file, then one issue
             saying how many more there are (None: all).
+        metadata_only: Do not check that a descriptor's local FileObjects and FileSets
+            match files (``CLV701``): for a descriptor checked without its data.
+        data_dir: The folder that descriptors a family spec of this run marks
+            ``files_relative_to_data_dir`` resolve their files against; without it their
+            files are not checked.
+        family: A family spec (built-in name or file) added to the run: it is validated,
+            and the descriptors it names, and enriched descriptors of its datasets, resolve
+            their files where it says (e.g. ``enriched/`` written apart from the data).
 
     Returns:
         A :class:`ValidationReport`: ``valid`` is False when an error remains after selection.
 
     Raises:
-        InputError: a path does not exist, or ``select``/``ignore`` names no code.
+        InputError: a path does not exist, ``select``/``ignore`` names no code, or
+            ``family`` is neither a built-in family nor a file.
     """
     items = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if family is not None:
+        items.append(_family_path(family))
     if not items:
         raise InputError("nothing to validate", hint="give at least one file or folder")
     sel = expand_selection(select)
     ign = expand_selection(ignore)
     targets, issues = _collect(items)
-    issues += _run(targets)
+    files = file_checks(targets, data_dir=None if data_dir is None else Path(data_dir), exists=not metadata_only)
+    issues += _run(targets, files)
     unique = list(dict.fromkeys(issues))
     kept = _cap(_select(unique, sel, ign, strict), max_per_code)
     order = {_name(t.path): n for n, t in enumerate(targets)}

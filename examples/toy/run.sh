@@ -20,5 +20,5 @@ croissant-lineage apply --dataset toy-pro --lineage "$out/lineage" --findings "$
 echo "== enrich, validate, resolve"
 croissant-lineage enrich --family "$here/family.json" --lineage "$out/lineage" \
   --findings "$here/findings.yaml" --out "$out/enriched" --quiet
-croissant-lineage validate "$out/enriched" "$here/findings.yaml" "$out/lineage"
+croissant-lineage validate "$out/enriched" "$here/findings.yaml" "$out/lineage" --family "$here/family.json"
 croissant-lineage resolve toy-pro:105 "$out/enriched"

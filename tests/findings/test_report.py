@@ -30,6 +30,7 @@ def test_toy_family_figures() -> None:
     assert v["flagged_keys_surviving"] == (1, {"pro": 1, "prosnap": 1, "trans": 1})
     # Cedar is among the options of each (traced through option_map; by position in the translation)
     assert v["proposed_answer_among_options"] == (1, {"pro": 1, "prosnap": 1, "trans": 1})
+    assert r.figure("proposed_answer_among_options").by_kind == {"wrong_key": 1}
     # pro:12 changed base:s/1's key, but not to a proposed answer
     assert v["flagged_keys_changed"] == (1, {"pro": 1})
     assert v["flagged_keys_changed_to_proposed"] == (0, {})
@@ -38,6 +39,40 @@ def test_toy_family_figures() -> None:
     assert v["parents_with_identical_copies"] == (1, {"pro": 1})
     assert [f.name for f in r.figures] == list(DEFINITIONS)
     assert all(f.definition == DEFINITIONS[f.name] for f in r.figures)
+
+
+def test_no_correct_answer_findings_propose_an_answer_too() -> None:
+    # Redux-style: none of base:s/0's four options is right; the right one, "Xylo", is an
+    # option MMLU-Pro-style expansion added (pro:10, pro:11 and their snapshots), not in trans.
+    none_s0 = Finding(item="base:s/0", target="key", kind="no_correct_answer", proposed="Xylo", source=SRC)
+    r = family_report(toy_lineage(), [none_s0])
+    present = r.figure("proposed_answer_among_options")
+    assert (present.value, present.by_dataset) == (1, {"pro": 1, "prosnap": 1})
+    assert present.by_kind == {"no_correct_answer": 1}
+    # pro:12 changed base:s/1's key to Hazel: the answer this finding proposes
+    none_s1 = Finding(item="base:s/1", target="key", kind="no_correct_answer", proposed="Hazel", source=SRC)
+    done = family_report(toy_lineage(), [none_s1]).figure("flagged_keys_changed_to_proposed")
+    assert (done.value, done.by_dataset, done.by_kind) == (1, {"pro": 1}, {"no_correct_answer": 1})
+    # a no-correct-answer finding that names no answer proposes nothing
+    bare = Finding(item="base:s/0", target="key", kind="no_correct_answer", source=SRC)
+    assert family_report(toy_lineage(), [bare]).figure("proposed_answer_among_options").value == 0
+
+
+def test_a_proposal_equal_to_the_key_proposes_no_change() -> None:
+    # base:s/0's key is Birch (kept in pro, prosnap and by position in trans): as MMLU-Redux
+    # global_facts/33 (wrong_key) and professional_accounting/246 (no_correct_answer) do
+    for kind in ("wrong_key", "no_correct_answer"):
+        same = Finding(item="base:s/0", target="key", kind=kind, proposed="Birch", source=SRC)
+        r = family_report(toy_lineage(), [same])
+        assert r.figure("flagged_keys_surviving").value == 1
+        assert r.figure("proposed_answer_among_options").value == 0, kind
+
+
+def test_both_kinds_on_one_parent_count_it_once() -> None:
+    none_s0 = Finding(item="base:s/0", target="key", kind="no_correct_answer", proposed="Xylo", source=SRC)
+    present = family_report(toy_lineage(), [WRONG, none_s0]).figure("proposed_answer_among_options")
+    assert (present.value, present.by_dataset) == (1, {"pro": 1, "prosnap": 1, "trans": 1})
+    assert present.by_kind == {"no_correct_answer": 1, "wrong_key": 1}
 
 
 def test_rejected_and_non_key_findings_flag_nothing() -> None:
@@ -71,6 +106,9 @@ def test_real_mmlu_report(shared_data: Path, mmlu_graph) -> None:
     assert 0 < present.value <= surv.value <= 142
     assert surv.by_dataset["mmlu-pro"] > 50
     assert all(present.by_dataset.get(d, 0) <= n for d, n in surv.by_dataset.items())
+    # both kinds propose answers (measured: 69 wrong_key parents + 1 no_correct_answer,
+    # college_chemistry/72, whose proposed "6" is an option MMLU-Pro added)
+    assert present.by_kind.get("no_correct_answer", 0) >= 1 and present.by_kind["wrong_key"] >= 1
     graded = r.figure("descendants_graded_on_flagged_keys")
     assert graded.by_dataset["mmlu-pro"] >= surv.by_dataset["mmlu-pro"]
     assert "mmlu-redux" not in graded.by_dataset  # annotations are not graded copies

@@ -159,8 +159,11 @@ def test_queue_renders_as_table_json_and_text(graph) -> None:
     df = q.to_pandas()
     assert tuple(df.columns) == QUEUE_COLUMNS and len(df) == len(q.rows)
     assert json.loads(json.dumps(q.to_dict()))["rows"][0]["ref"] == q.rows[0].ref
-    text = str(q)
+    text = str(q.expand())
     assert all(r.ref in text for r in q.rows)
+    folded = {v for f in q.folds for v in f.folded}
+    assert folded == {"prosnap:10", "prosnap:11"}  # the snapshot versions fold into pro:10, pro:11
+    assert all((r.ref in folded) != (f" {r.ref} " in str(q)) for r in q.rows if r.relation != "documented")
     assert q._repr_html_().startswith("<")
 
 
@@ -257,3 +260,90 @@ def test_real_errata_findings_stay_in_mmlu_pro(shared_data: Path, mmlu_lineage, 
     q = route(mmlu_graph, cat)
     assert q.row(cat.item).status == "added"
     assert all(r.status == "unaffected" for r in q.rows if r.dataset == "mmlu")
+
+
+# ----------------------------------------------------------------------------- issue 19: the three worked cases
+
+
+def _line(q, ref: str):
+    (line,) = [ln for ln in q.lines() if ln.ref == ref]
+    return line
+
+
+@pytest.mark.realdata
+def test_real_3542_new_no_correct_answer_amends_the_redux_annotation(mmlu_graph, redux) -> None:
+    new = Finding(item="mmlu-pro:3542", target="key", kind="no_correct_answer", source=REVIEWER)
+    q = route(mmlu_graph, new, redux)
+    (rel,) = q.related
+    assert (rel.ref, rel.item, rel.source) == (
+        "mmlu-redux:college_chemistry/99", "mmlu:college_chemistry/test/86", "MMLU-Redux")
+    assert (rel.label, rel.status, rel.relation, rel.action) == ("bad_question_clarity", "proposed", "refines", "amend")
+    assert q.rows[0].ref == rel.ref and [r.rank for r in q.rows].count(0) == 1
+    # MMLU-Pro 3542: one line for its three versions, the key unchanged since the first
+    item = _line(q, "mmlu-pro:3542")
+    assert (item.kind, item.rank, item.status, item.count) == ("versions", 1, "inherited", 3)
+    (fold,) = [f for f in q.folds if f.head == "mmlu-pro:3542"]
+    assert fold.versions == ("mmlu-pro:3542", "mmlu-pro@2025-08-03:3542", "mmlu-pro@2025-10-01:3542")
+    assert fold.key_changed == () and fold.key_since == "2024-10-16"
+    # the parent's translations: one line per dataset family, with the count
+    glob = [ln for ln in q.lines() if ln.kind == "group" and ln.ref == "global-mmlu"]
+    assert [(g.count, g.status, g.rank) for g in glob] == [(4, "inherited", 1)]
+    assert glob[0].datasets == ("global-mmlu-es", "global-mmlu-fr", "global-mmlu-ja", "global-mmlu-ru")
+    documented = {ln.ref: (ln.rank, ln.status) for ln in q.lines() if ln.relation == "documented"}
+    assert documented == {d: (3, "unverified") for d in ("global-mmlu", "mmlu-prox", "mmmlu")}
+    assert len(q.to_dict()["rows"]) == len(q.rows) > len(q.lines())
+
+
+@pytest.mark.realdata
+def test_real_3542_printed_by_the_cli(mmlu_lineage_dir: Path, redux, tmp_path: Path, capsys) -> None:
+    from croissant_lineage.cli import main
+    from croissant_lineage.findings.files import save_findings
+
+    path = save_findings(redux, tmp_path / "redux.json")
+    args = ["route", "mmlu-pro:3542", "--lineage", str(mmlu_lineage_dir), "--findings", str(path),
+            "--target", "key", "--kind", "no_correct_answer"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    rows = [ln.split() for ln in text.splitlines()[2:] if ln[:3].strip().isdigit()]
+    assert rows[0][:2] == ["0", "mmlu-redux:college_chemistry/99"]
+    assert rows[1][:3] == ["1", "mmlu-pro:3542", "(+2"]
+    assert not any(r[1].startswith("mmlu-pro@") for r in rows)
+    assert main([*args, "--expand"]) == 0
+    expanded = capsys.readouterr().out
+    assert "mmlu-pro@2025-10-01:3542" in expanded and "global-mmlu-ja:college_chemistry/test/86" in expanded
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["relation"] for r in doc["related_findings"]] == ["refines"]
+    assert "mmlu-pro@2025-08-03:3542" in {r["ref"] for r in doc["rows"]}
+
+
+@pytest.mark.realdata
+def test_real_6268_added_option_reaches_mmlu_pro_and_prox_lines_only(mmlu_graph, redux) -> None:
+    f = Finding(item="mmlu-pro:6268", target="option", option_index=1, kind="multiple_correct_answers",
+                source=REVIEWER)
+    q = route(mmlu_graph, f, redux)
+    assert q.related == []  # no existing finding on that option (it was added by MMLU-Pro)
+    item = _line(q, "mmlu-pro:6268")
+    assert (item.kind, item.status, item.count) == ("versions", "added", 3)
+    reached = {d for ln in q.lines() if ln.status in ("inherited", "added", "unverified") for d in ln.datasets}
+    assert reached <= {"mmlu-pro", "mmlu-pro@2025-08-03", "mmlu-pro@2025-10-01", "mmlu-prox-lite-en", "mmlu-prox"}
+    assert {"mmlu-pro", "mmlu-prox"} <= reached
+    parent = _line(q, "mmlu:nutrition/test/124")
+    assert parent.status == "unaffected" and "mmlu-2020:nutrition/test/124" in parent.refs
+
+
+@pytest.mark.realdata
+def test_real_1932_reviewer_keeps_the_key_redux_proposal_to_reject(mmlu_graph, redux) -> None:
+    key = mmlu_graph.item("mmlu-pro:1932").key_text
+    keeps = Finding(item="mmlu-pro:1932", target="key", kind="other", proposed=key, source=REVIEWER,
+                    evidence=["passive personality: jurisdiction by the nationality of the victims"])
+    q = route(mmlu_graph, keeps, redux)
+    (rel,) = q.related
+    assert (rel.ref, rel.kind, rel.relation, rel.action) == (
+        "mmlu-redux:international_law/19", "wrong_key", "contradicts", "reject")
+    (law,) = [f for f in redux if f.id == rel.id]
+    assert law.proposed != key
+    assert q.rows[0].ref == rel.ref and q.rows[0].rank == 0
+    for ref in ("mmlu-pro:1932", "mmlu-pro:1933"):  # both MMLU-Pro copies, each with its versions
+        line = _line(q, ref)
+        assert (line.rank, line.status, line.letter, line.count) == (1, "inherited", "D", 3)

@@ -3,7 +3,10 @@ path with a stand-in for huggingface_hub.HfApi (no network)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import shutil
 from pathlib import Path
 from typing import ClassVar
 
@@ -12,11 +15,12 @@ import pytest
 import yaml
 
 from croissant_lineage.cli import main
+from croissant_lineage.enrich import enrich_family
 from croissant_lineage.errors import InputError, OutputExistsError, PublishError
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import FINDINGS_SCHEMA, findings_from_table
-from croissant_lineage.hub.publish import BEGIN, END, publish
-from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.hub.publish import BEGIN, END, hub_url, publish, size_category
+from croissant_lineage.lineage.schema import ITEMS_FILE_SCHEMA, LINEAGE_FILE_SCHEMA
 from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.card import card_header
@@ -55,35 +59,124 @@ def _configs_point_at_files(out: Path, header: dict) -> list[str]:
     return paths
 
 
+TABLE_FILES = ["lineage/findings.parquet", "lineage/lineage.parquet", "lineage/lineage_items.parquet"]
+
+
 def test_dry_run_folder(tmp_path: Path, toy_dir: Path, findings_file: Path):
     from huggingface_hub import DatasetCard
 
     out = tmp_path / "hub"
     plan = publish(TOY_PRO, toy_dir, out, repo_id="me/toy-pro", findings=findings_file)
     assert not plan.uploaded and plan.dataset == "toy-pro"
-    assert [f.path for f in plan.files] == [
-        "README.md", "croissant.json", "findings/findings.parquet", "lineage/duplicates.parquet", "lineage/edges.parquet"]
+    assert [f.path for f in plan.files] == ["README.md", "croissant.json", *TABLE_FILES]
+    assert plan.configs == ("lineage_items", "lineage", "findings")
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [f.path for f in plan.files]
     card = DatasetCard.load(out / "README.md")  # offline: a local path
     header = card.data.to_dict()
-    assert sorted(_configs_point_at_files(out, header)) == [
-        "findings/findings.parquet", "lineage/duplicates.parquet", "lineage/edges.parquet"]
+    assert sorted(_configs_point_at_files(out, header)) == TABLE_FILES  # each table once
+    assert [c["config_name"] for c in header["configs"]] == ["lineage_items", "lineage", "findings"]
     assert header["license"] == "cc0-1.0"
     assert header["source_datasets"] == ["extended|https://example.org/toy/base"]
     assert BEGIN in card.text and END in card.text
-    edges = pq.read_table(out / "lineage" / "edges.parquet")
-    assert edges.schema.names == EDGES_SCHEMA.names
-    assert set(edges.column("child_dataset").to_pylist()) == {"toy-pro", "toy-pro-v2"}
-    found = pq.read_table(out / "findings" / "findings.parquet")
+    edges = pq.read_table(out / "lineage" / "lineage.parquet")
+    assert edges.schema == LINEAGE_FILE_SCHEMA  # the table enrichment writes beside descriptors
+    assert set(edges.column("child").to_pylist()) == {f"toy-pro:{i}" for i in range(101, 111)}
+    items = pq.read_table(out / "lineage" / "lineage_items.parquet")
+    assert items.schema == ITEMS_FILE_SCHEMA and items.num_rows == 12
+    assert set(items.column("dataset").to_pylist()) == {"toy-pro"}
+    found = pq.read_table(out / "lineage" / "findings.parquet")
     assert found.column("id").to_pylist() == ["F-1"]
-    assert found.schema == FINDINGS_SCHEMA  # the table enrichment writes beside descriptors
+    assert found.schema == FINDINGS_SCHEMA
     assert found.column("dataset").to_pylist() == ["toy-pro"]
     assert found.column("item_iri").to_pylist() == ["https://example.org/toy/pro#101"]
     assert findings_from_table(found) == [f for f in load_findings(findings_file) if f.id == "F-1"]
     assert json.loads((out / "croissant.json").read_text("utf-8")) == json.loads(TOY_PRO.read_text("utf-8"))
-    report = validate([out])
+    report = validate([out], metadata_only=True)  # an update: the data files are in the Hub repository
     assert report.valid and not report.errors, str(report)
     assert {c.kind for c in report.checked} >= {"card", "descriptor", "findings", "lineage-table"}
+
+
+def test_card_metadata_is_complete_for_the_hub(tmp_path: Path, toy_dir: Path, findings_file: Path):
+    """The keys the Hub indexes, checked offline with huggingface_hub's and datasets' own
+    card classes and value lists."""
+    import datasets
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    out = tmp_path / "hub"
+    publish(TOY_PRO, toy_dir, out, repo_id="me/toy-pro", findings=findings_file)
+    data = DatasetCard.load(out / "README.md").data
+    assert isinstance(data, DatasetCardData)
+    for key in ("license", "language", "multilinguality", "size_categories", "task_categories",
+                "task_ids", "pretty_name", "source_datasets"):
+        assert getattr(data, key), key
+    assert data.language == ["en"] and data.multilinguality == "monolingual"
+    assert data.pretty_name == "Toy option-expanded copy"
+    assert data.size_categories == ["n<1K"] and data.task_categories == ["question-answering"]
+    resources = Path(datasets.__file__).parent / "utils" / "resources"
+    assert set(data.size_categories) <= set(json.loads((resources / "size_categories.json").read_text()))
+    assert set(data.language) <= set(json.loads((resources / "languages.json").read_text()))
+    assert data.multilinguality in json.loads((resources / "multilingualities.json").read_text())
+    configs = MetadataConfigs.from_dataset_card_data(data)  # raises on a malformed data_files
+    assert sorted(configs) == ["findings", "lineage", "lineage_items"]
+
+
+def test_size_categories_and_hub_urls():
+    assert [size_category(n) for n in (0, 999, 1000, 12032, 99_999, 100_000, 2_000_000)] == [
+        "n<1K", "n<1K", "1K<n<10K", "10K<n<100K", "10K<n<100K", "100K<n<1M", "1M<n<10M"]
+    assert hub_url("https://huggingface.co/datasets/TIGER-Lab/MMLU-Pro@2025-08-03") == (
+        "https://huggingface.co/datasets/TIGER-Lab/MMLU-Pro/tree/2025-08-03")
+    assert hub_url("https://huggingface.co/datasets/CohereLabs/Global-MMLU#en") == (
+        "https://huggingface.co/datasets/CohereLabs/Global-MMLU")
+    assert hub_url("https://huggingface.co/datasets/cais/mmlu") == "https://huggingface.co/datasets/cais/mmlu"
+    assert hub_url("https://github.com/hendrycks/test") == "https://github.com/hendrycks/test"
+
+
+HUB_LINK = re.compile(r"^https://huggingface\.co/datasets/[\w.-]+/[\w.-]+(/tree/[\w.-]+)?$")
+
+
+def test_every_hub_url_in_the_card_is_one_the_hub_serves(tmp_path: Path, toy_dir: Path):
+    """A family whose IRIs are Hub ids with revisions (``ORG/NAME@REV``) and subsets
+    (``#config``): the card links ``.../tree/REV`` and the dataset page."""
+    lineage = tmp_path / "lineage"
+    shutil.copytree(toy_dir, lineage)
+    family = json.loads((lineage / "family.json").read_text("utf-8"))
+    for d in family["datasets"]:
+        d["iri"] = d["iri"].replace("https://example.org/toy/", "https://huggingface.co/datasets/toy-org/")
+        if d["name"] == "toy-base":
+            d["iri"] += "#en"
+    (lineage / "family.json").write_text(json.dumps(family), "utf-8")
+    for dataset in ("toy-pro", "toy-pro-v2"):
+        out = tmp_path / dataset
+        publish(TOY_PRO, lineage, out, repo_id="me/toy-pro", dataset=dataset)
+        text = (out / "README.md").read_text("utf-8")
+        urls = re.findall(r"https?://huggingface\.co[^\s)|\"'`]*", text)
+        assert urls and all(HUB_LINK.match(u) for u in urls), urls
+    assert "https://huggingface.co/datasets/toy-org/pro/tree/v2" in text
+
+
+def test_enriched_descriptor_reads_its_tables_from_the_hub_folder(tmp_path: Path, toy_dir: Path, findings_file: Path):
+    """The published croissant.json points its lineage FileObjects at the published tables:
+    mlcroissant reads each added RecordSet there, twice, with as many rows as the table."""
+    import mlcroissant as mlc
+
+    enriched = enrich_family(toy_dir, REPO / "examples" / "toy" / "family.json", tmp_path / "enriched",
+                             findings_file, time="2025-01-01T00:00:00Z")
+    pro = next(d for d in enriched.descriptors if d.datasets == ["toy-pro"])
+    out = tmp_path / "hub"
+    plan = publish(pro.path, toy_dir, out, repo_id="me/toy-pro", findings=findings_file)
+    assert [f.path for f in plan.files] == ["README.md", "croissant.json", *TABLE_FILES]
+    doc = json.loads((out / "croissant.json").read_text("utf-8"))
+    ours = {fo["@id"]: fo for fo in doc["distribution"] if fo.get("@id", "").startswith("cl-")}
+    assert {fo["contentUrl"] for fo in ours.values()} == set(TABLE_FILES)
+    for fo in ours.values():
+        assert fo["sha256"] == hashlib.sha256((out / fo["contentUrl"]).read_bytes()).hexdigest()
+    ds = mlc.Dataset(jsonld=str(out / "croissant.json"))
+    rows = {"lineage_items": 12, "item_texts": 12, "lineage": 10, "findings": 1}
+    for rs, n in rows.items():
+        assert [sum(1 for _ in ds.records(rs)) for _ in range(2)] == [n, n], rs
+    report = validate([out])
+    assert report.valid and "CLV606" not in report.codes(), str(report)
 
 
 def test_same_inputs_same_bytes_and_rerun_in_place(tmp_path: Path, toy_dir: Path):
@@ -140,7 +233,7 @@ def test_merges_an_existing_card(tmp_path: Path, toy_dir: Path):
     header, _ = card_header(text)
     assert header is not None
     assert header["language"] == ["en"]
-    assert [c["config_name"] for c in header["configs"]] == ["default", "lineage_edges", "lineage_duplicates"]
+    assert [c["config_name"] for c in header["configs"]] == ["default", "lineage_items", "lineage", "findings"]
     assert "Maintainers' own text." in text and text.count(BEGIN) == 1
     # Publishing onto that card again rewrites only our section.
     base.write_text(text, "utf-8")
@@ -263,5 +356,29 @@ def test_parquet_the_descriptor_distributes_is_published_with_a_config(tmp_path:
     assert "croissant.lineage.parquet" in [f.path for f in plan.files]
     assert "descriptor_lineage" in plan.configs
     assert (out / "croissant.lineage.parquet").read_bytes() == (src / "croissant.lineage.parquet").read_bytes()
-    report = validate([out])
+    report = validate([out], metadata_only=True)  # an update: the data files are in the Hub repository
     assert report.valid and "CLV606" not in report.codes(), str(report)
+
+
+@pytest.mark.slow
+def test_mmlu_pro_dry_run(tmp_path: Path, mmlu_lineage_dir: Path, mmlu_enriched):
+    """publish --dry-run of enriched MMLU-Pro: each table once, the card's metadata complete,
+    every Hub URL in the card one the Hub serves, croissant.json read from the folder."""
+    from huggingface_hub import DatasetCard
+
+    pro = next(d for d in mmlu_enriched.descriptors if d.datasets == ["mmlu-pro"])
+    out = tmp_path / "hub"
+    plan = publish(pro.path, mmlu_lineage_dir, out, repo_id="TIGER-Lab/MMLU-Pro")
+    assert [f.path for f in plan.files] == ["README.md", "croissant.json", *TABLE_FILES]
+    data = DatasetCard.load(out / "README.md").data
+    assert [c["config_name"] for c in data.configs] == ["lineage_items", "lineage", "findings"]
+    assert data.language == ["en"] and data.size_categories == ["10K<n<100K"] and data.license == "mit"
+    assert data.task_categories and data.pretty_name
+    assert pq.read_metadata(out / "lineage" / "lineage.parquet").num_rows == pro.edges
+    assert pq.read_metadata(out / "lineage" / "lineage_items.parquet").num_rows == pro.items
+    text = (out / "README.md").read_text("utf-8")
+    urls = re.findall(r"https?://huggingface\.co[^\s)|\"'`]*", text)
+    assert urls and all(HUB_LINK.match(u) for u in urls), urls
+    assert "@" not in "".join(urls)
+    report = validate([out])
+    assert report.valid, str(report)

@@ -93,12 +93,19 @@ def test_family_html_and_frame(graph: LineageGraph) -> None:
 def test_queue_html_has_every_row_and_status_symbols(graph: LineageGraph) -> None:
     f = Finding(item="toy-pro:101", target="option", option_index=0, kind="bad_options_clarity", source=EXAMINER)
     q = route(graph, f)
-    page = _parse(to_html(q))
+    page = _parse(to_html(q.expand()))
     text = " ".join(page.text)
     for r in q.rows:
         assert r.ref in text
     assert "▲ added" in text and "○ unaffected" in text  # symbols read in greyscale
     assert page.tags.count("tr") == len(q.rows) + 1
+    # the default view folds the snapshot version into its item's line
+    folded = _parse(to_html(q))
+    assert folded.tags.count("tr") == len(q.lines()) + 1 == len(q.rows)
+    assert "toy-pro:101 (+1 version)" in folded.text
+    assert folded.tags.count("details") == 1  # the folded version, one click away
+    assert "<script>" not in to_html(route(graph, Finding(item="toy-pro:101", target="key", kind="wrong_key",
+                                                            proposed="<script>", source=EXAMINER)))
 
 
 def test_findings_are_escaped_and_tabulated() -> None:

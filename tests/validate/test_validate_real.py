@@ -22,6 +22,15 @@ def test_shipped_family_spec_and_descriptors_are_valid():
     assert kinds.count("descriptor") == 12 and kinds.count("family") == 1
 
 
+def test_shipped_descriptors_find_their_files_in_the_data_dir(shared_data: Path, tmp_path: Path):
+    report = validate([FAMILY], data_dir=shared_data)
+    assert report.valid and report.codes() <= {"CLV103"}, str(report)
+    # resolved against an empty folder, each descriptor's files are missing
+    report = validate([FAMILY], data_dir=tmp_path)
+    missing = {i.where.split("#")[0] for i in report.issues if i.code == "CLV701"}
+    assert len(missing) == 12 and not report.valid
+
+
 def test_real_lineage_folder_is_valid(mmlu_lineage_dir: Path):
     report = validate([mmlu_lineage_dir])
     assert report.valid and report.issues == (), str(report)
@@ -69,12 +78,17 @@ def enriched_mmlu(mmlu_enriched) -> Path:
     return Path(mmlu_enriched.out_dir)
 
 
-def test_enriched_mmlu_family_passes(enriched_mmlu: Path):
-    report = validate([enriched_mmlu])
+def test_enriched_mmlu_family_passes(enriched_mmlu: Path, shared_data: Path):
+    # The enriched descriptors are written apart from the data: their files resolve where
+    # the family says (the data dir), else they are descriptors without their data.
+    report = validate([enriched_mmlu], family="mmlu", data_dir=shared_data)
     assert report.valid, str(report)
     assert report.codes() <= {"CLV103"}
+    alone = validate([enriched_mmlu])
+    assert {i.code for i in alone.errors} == {"CLV701"}
+    assert validate([enriched_mmlu], metadata_only=True).valid
     kinds = [c.kind for c in report.checked]
-    assert kinds.count("enriched-descriptor") == 12
+    assert kinds.count("enriched-descriptor") == 12 and kinds.count("family") == 1
     assert kinds.count("lineage-table") >= 12  # each descriptor's items and lineage Parquet
 
 
@@ -95,5 +109,5 @@ def test_publish_dry_run_for_enriched_mmlu_pro(enriched_mmlu: Path, mmlu_lineage
             assert (out / entry["path"]).is_file()
     assert "extended|cais/mmlu" in header["source_datasets"]
     assert header["license"] == "mit"
-    report = validate([out])
+    report = validate([out], metadata_only=True)  # an update: the data files are in the Hub repository
     assert report.valid and report.codes() <= {"CLV103"}, str(report)
