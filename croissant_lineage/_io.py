@@ -1,43 +1,235 @@
 """File-system helpers: atomic writes, deterministic JSON, safe reads.
 
-Every file the library writes goes through :func:`atomic_write_bytes` (a temporary
+Every file the library writes goes through :func:`atomic_writer` (a temporary
 file in the same folder, fsync, then ``os.replace``), so a run killed at any moment
-leaves either the old file or the complete new one.
+leaves either the old file or the complete new one. Output folders (a lineage folder,
+an enriched family) are written whole under a temporary name and swapped in by
+:func:`atomic_folder`, so a killed run leaves the old folder or the new one, never a mix.
+
+Inside :func:`input_guard` (every CLI command runs inside one), each file the command
+reads is recorded (:func:`note_input`), and no write may replace one of them, or a
+folder holding one, whatever ``--force`` says (:func:`check_output`, error CL-E007).
+Only regular files are read as data or replaced by a write.
 """
 
 from __future__ import annotations
 
 import codecs
+import ctypes
+import errno
 import json
 import os
+import shutil
+import stat
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
-from croissant_lineage.errors import InputError, UnsafePathError
+from croissant_lineage.errors import InputError, OutputError, OutputExistsError, UnsafePathError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
     "MAX_DEPTH",
+    "atomic_folder",
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_text",
     "atomic_writer",
+    "check_output",
     "check_writable_folder",
+    "csv_bytes",
     "dumps_json",
+    "input_guard",
     "load_yaml",
     "loads_json",
+    "note_input",
     "parquet_bytes",
+    "probing_outputs",
     "read_json",
     "read_text",
     "resolve_inside",
 ]
+
+
+@dataclass
+class _Guard:
+    """The inputs of one command: files (by resolved path and by inode) and whole folders."""
+
+    files: set[Path] = field(default_factory=set)
+    inodes: set[tuple[int, int]] = field(default_factory=set)
+    folders: set[Path] = field(default_factory=set)
+
+    def add(self, path: Path) -> None:
+        try:
+            resolved = path.resolve()
+            st = resolved.stat()
+        except (OSError, RuntimeError):
+            return  # a missing input is reported by the code that reads it
+        if stat.S_ISDIR(st.st_mode):
+            self.folders.add(resolved)
+            for child in resolved.rglob("*"):
+                if child.is_file():
+                    self.add(child)
+            return
+        self.files.add(resolved)
+        self.inodes.add((st.st_dev, st.st_ino))
+
+    def reads(self, path: Path) -> bool:
+        """True when writing ``path`` (a file) would replace an input."""
+        resolved = path.resolve()
+        if resolved in self.files:
+            return True
+        try:
+            st = resolved.stat()
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) in self.inodes
+
+
+
+_GUARD: ContextVar[_Guard | None] = ContextVar("croissant_lineage_input_guard", default=None)
+
+
+@contextmanager
+def input_guard(inputs: Iterable[str | Path] = ()) -> Iterator[None]:
+    """Protect a command's inputs from its own writes while the block runs.
+
+    ``inputs`` (files, or folders whose every file is an input) are recorded at once;
+    every file read through this module or the data readers while the block runs is
+    recorded when it is read (:func:`note_input`). A write to any of them, or a folder
+    swap that would remove one, raises :class:`OutputExistsError` (CL-E007) whatever
+    ``force`` says. Guards nest: an inner block protects the outer block's inputs too.
+
+    Args:
+        inputs: Paths known to be inputs before anything is read (command arguments).
+    """
+    outer = _GUARD.get()
+    guard = _Guard(set(outer.files), set(outer.inodes), set(outer.folders)) if outer else _Guard()
+    for p in inputs:
+        guard.add(Path(p))
+    token = _GUARD.set(guard)
+    try:
+        yield
+    finally:
+        _GUARD.reset(token)
+
+
+_PROBING: ContextVar[bool] = ContextVar("croissant_lineage_probing_outputs", default=False)
+
+
+@contextmanager
+def probing_outputs() -> Iterator[None]:
+    """Reads in this block look at an existing output (is it ours to replace?), not at an input.
+
+    Every check that decides whether an existing output was written by this library
+    reads that output inside this block, so the read does not make it an input that
+    the command may then not replace.
+    """
+    token = _PROBING.set(True)
+    try:
+        yield
+    finally:
+        _PROBING.reset(token)
+
+
+def note_input(path: str | Path) -> None:
+    """Record ``path`` as read by the running command, after checking it is a regular file.
+
+    Called by every reader before it opens a file. Outside :func:`input_guard` only the
+    check is made.
+
+    Raises:
+        InputError: ``path`` exists and is not a regular file or a folder (a FIFO, a
+            device, a socket): reading it could block forever or never end.
+    """
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode  # follows symlinks: a link to a regular file is read
+    except OSError:
+        return  # missing or unreadable: the reader reports it with its own message
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(
+            f"is not a regular file ({_kind(mode)}); only regular files are read", path=p
+        )
+    guard = _GUARD.get()
+    if guard is not None and not _PROBING.get():
+        guard.add(p)
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def check_output(path: str | Path, *, folder: bool = False) -> None:
+    """Refuse an output path that is an input of the running command or not a regular file.
+
+    Every check that an output may be replaced calls this first, so that its "pass
+    --force" hint never points at an input; :func:`atomic_writer` and
+    :func:`atomic_folder` call it again before they replace anything.
+
+    Args:
+        path: The file (or, with ``folder``, the folder) about to be written.
+        folder: ``path`` is a folder that :func:`atomic_folder` will swap in; each file
+            written into it is checked before the swap.
+
+    Raises:
+        OutputExistsError: ``path`` is an input of the running command, or exists and is
+            not a regular file (a symbolic link, a FIFO, a device; with ``folder``, not a
+            folder). Never waived by ``force``.
+    """
+    p = Path(path)
+    with suppress(OSError):
+        mode = p.lstat().st_mode
+        if folder and not stat.S_ISDIR(mode):  # lstat: a symbolic link to a folder too
+            raise OutputExistsError(f"exists and is not a folder ({_kind(mode)})", path=p)
+        if not folder and not stat.S_ISREG(mode):
+            raise OutputExistsError(
+                f"is {_kind(mode)}, not a regular file; an output never replaces one", path=p,
+                hint="give a new path for the output",
+            )
+    guard = _GUARD.get()
+    if not folder and guard is not None and guard.reads(p):
+        raise OutputExistsError(
+            "is an input of this command, and a command never writes to its inputs",
+            path=p,
+            hint="give an output path that the command does not read",
+        )
+
+
+#: errno values that mean "this output cannot be written here", reported as one coded line.
+_WRITE_ERRNOS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EFBIG: "file too large for the file system",
+}
+
+
+@contextmanager
+def _write_errors(path: Path) -> Iterator[None]:
+    """Turn a disk-full / read-only / permission failure into one :class:`OutputError`."""
+    try:
+        yield
+    except OSError as exc:
+        reason = _WRITE_ERRNOS.get(exc.errno or 0)
+        if reason is None:
+            raise
+        raise OutputError(f"cannot write: {reason}", path=path, hint="free space or write elsewhere (--out)") from None
 
 
 @contextmanager
@@ -51,27 +243,161 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO[Any]]:
     Yields:
         The open temporary file. If the block raises, the temporary file is removed and
         ``path`` is left as it was.
+
+    Raises:
+        OutputExistsError: ``path`` is an input of the running command or not a
+            regular file (see :func:`check_output`).
+        OutputError: the disk is full, the file system read-only, or writing not permitted.
     """
     dest = Path(path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    check_writable_folder(dest.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    check_output(dest)
+    with _write_errors(dest):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        check_writable_folder(dest.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     try:
-        # mkstemp creates 0600; give the file the mode an ordinary open() would.
-        os.fchmod(fd, 0o666 & ~_umask())
-        if "b" in mode:
-            fh: IO[Any] = os.fdopen(fd, mode)
-        else:
-            fh = os.fdopen(fd, mode, encoding="utf-8", newline="\n")
-        with fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
+        with _write_errors(dest):
+            # mkstemp creates 0600; give the file the mode an ordinary open() would.
+            os.fchmod(fd, 0o666 & ~_umask())
+            if "b" in mode:
+                fh: IO[Any] = os.fdopen(fd, mode)
+            else:
+                fh = os.fdopen(fd, mode, encoding="utf-8", newline="\n")
+            with fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+            check_output(dest)
+            os.replace(tmp, dest)
     except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextmanager
+def atomic_folder(path: str | Path, *, drop: Iterable[str] = ()) -> Iterator[Path]:
+    """Write a whole folder under a temporary name beside ``path``, then swap it in.
+
+    The block writes into the yielded temporary folder. On success, each file it wrote
+    is checked against the inputs of the running command (:func:`check_output`), what
+    the old folder held and the block did not write is carried over (hard links), the
+    temporary folder is fsynced and exchanged with ``path`` in one ``renameat2``
+    (``RENAME_EXCHANGE``) where the system has it, else by two renames (a run killed
+    between them leaves no folder at ``path``, which readers refuse); the old folder is
+    then removed. A run killed at any moment leaves the old folder or the new one,
+    never a mix; a failure leaves ``path`` as it was.
+
+    Args:
+        path: The output folder (created if missing; its parent too).
+        drop: Names in the old folder not to carry over (outputs of an earlier run that
+            this run no longer writes).
+
+    Yields:
+        The temporary folder to write into.
+
+    Raises:
+        OutputExistsError: ``path`` is not a folder, or a file the block wrote would
+            replace an input of the running command (see :func:`check_output`).
+        OutputError: the disk is full or the file system read-only.
+    """
+    dest = Path(path)
+    check_output(dest, folder=True)
+    with _write_errors(dest):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        check_writable_folder(dest.parent)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    try:
+        with _write_errors(dest):
+            os.chmod(tmp, 0o777 & ~_umask())
+        yield tmp
+        with _write_errors(dest):
+            check_output(dest, folder=True)
+            for written in sorted(tmp.rglob("*")):
+                if not written.is_dir():
+                    check_output(dest / written.relative_to(tmp))  # inputs read meanwhile
+            if dest.is_dir():
+                _carry_over(dest, tmp, set(drop))
+            _fsync_folder(tmp)
+            _swap_in(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _carry_over(old: Path, new: Path, drop: set[str]) -> None:
+    """Hard-link into ``new`` every entry of ``old`` that ``new`` does not have (but ``drop``)."""
+    for entry in sorted(old.iterdir()):
+        target = new / entry.name
+        if entry.name in drop or target.exists() or target.is_symlink():
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry), target)
+        elif entry.is_dir():
+            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(str(entry), str(target))
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _fsync_folder(folder: Path) -> None:
+    for p in [*sorted(folder.rglob("*")), folder]:
+        if p.is_symlink() or not (p.is_file() or p.is_dir()):
+            continue
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically with Linux ``renameat2``; False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _swap_in(tmp: Path, dest: Path) -> None:
+    """Put the folder ``tmp`` at ``dest``, replacing the folder there, then remove the old one."""
+    if not dest.exists():
+        os.rename(tmp, dest)
+    elif _exchange(tmp, dest):
+        shutil.rmtree(tmp)  # now the old folder
+    else:
+        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old", dir=dest.parent))
+        os.rename(dest, old / dest.name)
+        os.rename(tmp, dest)
+        shutil.rmtree(old)
+    _fsync_folder_entry(dest.parent)
+
+
+def _fsync_folder_entry(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:
@@ -134,6 +460,40 @@ def parquet_bytes(table: pa.Table) -> bytes:
     return buf.getvalue()
 
 
+#: A CSV cell starting with one of these is a formula to a spreadsheet (``=HYPERLINK(...)``,
+#: ``+cmd|...``, ``-2+3``, ``@SUM(...)``; tab and carriage return also start a DDE payload).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _neutralised(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    risky = pc.starts_with(column, FORMULA_STARTS[0])
+    for start in FORMULA_STARTS[1:]:
+        risky = pc.or_(risky, pc.starts_with(column, start))
+    quoted = pc.binary_join_element_wise(pa.scalar("'"), column, "")
+    return pc.if_else(pc.fill_null(risky, False), quoted, column)
+
+
+def csv_bytes(table: pa.Table) -> bytes:
+    """CSV bytes of ``table`` safe to open in a spreadsheet: a text cell that starts like a
+    formula (:data:`FORMULA_STARTS`) gets a leading ``'`` (OWASP's CSV-injection rule);
+    numbers are written as they are."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    cols = [
+        _neutralised(col) if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) else col
+        for col in table.columns
+    ]
+    buf = io.BytesIO()
+    pacsv.write_csv(pa.table(cols, names=table.column_names), buf)
+    return buf.getvalue()
+
+
 def read_text(path: str | Path) -> tuple[str, str]:
     """Read a text file, tolerating the encodings real benchmark files use.
 
@@ -151,6 +511,7 @@ def read_text(path: str | Path) -> tuple[str, str]:
             beyond a few stray bytes.
     """
     p = Path(path)
+    note_input(p)
     try:
         raw = p.read_bytes()
     except FileNotFoundError:

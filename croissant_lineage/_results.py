@@ -15,6 +15,7 @@ Renderers are found by the object's type (its MRO), never by a class name;
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import Any, ClassVar, TypeVar
@@ -23,6 +24,11 @@ __all__ = [
     "Result",
     "RowTable",
     "html_renderer",
+    "inert",
+    "inert_json",
+    "inert_value",
+    "is_uri",
+    "link_url",
     "register_html",
     "register_text",
     "render_html",
@@ -82,9 +88,70 @@ def html_renderer(obj: Any) -> Renderer | None:
 
 
 def render_text(obj: Any) -> str:
-    """The registered text view of ``obj`` (its ``repr`` when none is registered)."""
+    """The registered text view of ``obj`` (its ``repr`` when none is registered), made
+    :func:`inert` for a terminal."""
     fn = _find(_TEXT, obj)
-    return fn(obj) if fn is not None else repr(obj)
+    return inert(fn(obj) if fn is not None else repr(obj))
+
+
+#: Characters that steer a terminal or reorder what it shows: C0 and C1 controls, DEL,
+#: and the Unicode bidirectional overrides and isolates ("Trojan source").
+_STEERING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def inert(text: str, *, lines: bool = True) -> str:
+    """``text`` with every control character escaped, so printing it cannot steer a terminal.
+
+    ANSI / OSC escape sequences (colours, window titles, clearing the screen), carriage
+    returns, backspaces, bells and bidirectional overrides become visible escapes
+    (``\\x1b``, ``\\u202e``); a tab stays. The one function every printed text goes
+    through: :func:`render_text` (so ``str(result)``), the CLI's error line and
+    :func:`inert_value` for values the text renderers put on a line.
+
+    Args:
+        text: The text to print.
+        lines: Keep newlines (a multi-line view); with False a newline is escaped too
+            (one line: an error message, a value inside a line).
+    """
+    out = _STEERING.sub(_escape, text)
+    return out if lines else out.replace("\n", "\\n")
+
+
+#: An absolute URI: a scheme, then no white space, control character, quote or angle bracket.
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f-\x9f\"<>\\^`{|}]+")
+
+
+def is_uri(value: Any) -> bool:
+    """True when ``value`` is an absolute URI (RFC 3986 syntax: a scheme, no white space or
+    control characters). The ``format: uri`` check of the JSON schemas."""
+    return isinstance(value, str) and _URI.fullmatch(value) is not None
+
+
+def link_url(value: Any) -> str | None:
+    """``value`` when it may become a link in HTML or Markdown (an ``http``/``https`` URI
+    with a host), else None: ``javascript:``, ``data:``, ``file:`` and relative URLs are
+    shown as text, never as links."""
+    if not is_uri(value) or not str(value).lower().startswith(("http://", "https://")):
+        return None
+    rest = str(value).split("://", 1)[1]
+    return str(value) if rest and rest[0] not in "/?#" else None
+
+
+def inert_json(text: str) -> str:
+    """JSON text with every character :func:`inert` escapes written as a ``\\uXXXX`` escape:
+    the same JSON value, printable on a terminal (``json.dumps`` leaves DEL, C1 controls and
+    bidirectional overrides raw when ``ensure_ascii`` is off)."""
+    return _STEERING.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def inert_value(value: Any) -> str:
+    """``str(value)`` for one place on a line: every control character, newline included, escaped."""
+    return inert(str(value), lines=False)
 
 
 def render_html(obj: Any) -> str:

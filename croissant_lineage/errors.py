@@ -16,6 +16,7 @@ __all__ = [
     "FindingsError",
     "InputError",
     "LineageError",
+    "OutputError",
     "OutputExistsError",
     "PublishError",
     "SizeLimitError",
@@ -99,3 +100,9 @@ class PublishError(LineageError):
     """Publishing to the Hugging Face Hub failed: huggingface_hub missing, or the Hub refused."""
 
     code = "CL-E009"
+
+
+class OutputError(LineageError):
+    """An output cannot be written: the disk is full, the file system read-only, no permission."""
+
+    code = "CL-E010"

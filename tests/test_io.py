@@ -131,3 +131,74 @@ def test_a_whole_legacy_encoded_file_is_refused_not_guessed(tmp_path: Path) -> N
     with pytest.raises(InputError) as exc:
         read_text(p)
     assert exc.value.code == "CL-E001"
+
+
+# --- atomic folders and the input guard (issue 15) ---------------------------------
+
+
+def test_atomic_folder_swaps_whole_and_keeps_what_it_did_not_write(tmp_path: Path) -> None:
+    from croissant_lineage._io import atomic_folder, atomic_write_bytes
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.txt").write_text("old a")
+    (out / "user.txt").write_text("mine")
+    (out / "stale.txt").write_text("an earlier run's")
+    (out / "sub").mkdir()
+    (out / "sub" / "x").write_text("x")
+    with atomic_folder(out, drop=["stale.txt"]) as tmp:
+        atomic_write_bytes(tmp / "a.txt", b"new a")
+        assert (out / "a.txt").read_text() == "old a"  # nothing visible before the swap
+    assert sorted(p.name for p in out.iterdir()) == ["a.txt", "sub", "user.txt"]
+    assert (out / "a.txt").read_text() == "new a" and (out / "user.txt").read_text() == "mine"
+    assert (out / "sub" / "x").read_text() == "x"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary folder left
+
+
+def test_atomic_folder_failure_leaves_the_old_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from croissant_lineage import _io
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.txt").write_text("old")
+    with pytest.raises(RuntimeError), _io.atomic_folder(out) as tmp:
+        _io.atomic_write_bytes(tmp / "a.txt", b"new")
+        raise RuntimeError("boom")
+    assert (out / "a.txt").read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    monkeypatch.setattr(_io, "_exchange", lambda a, b: False)  # a system without renameat2: two renames
+    with _io.atomic_folder(out) as tmp:
+        _io.atomic_write_bytes(tmp / "a.txt", b"new")
+    assert (out / "a.txt").read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_atomic_folder_refuses_a_file_or_a_symlink(tmp_path: Path) -> None:
+    from croissant_lineage._io import atomic_folder
+    from croissant_lineage.errors import OutputExistsError
+
+    (tmp_path / "f").write_text("x")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    for name in ("f", "link"):
+        with pytest.raises(OutputExistsError), atomic_folder(tmp_path / name):
+            pass
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "f").read_text() == "x"
+
+
+def test_the_guard_records_reads_only_inside_it_and_probes_are_not_reads(tmp_path: Path) -> None:
+    from croissant_lineage._io import atomic_write_bytes, input_guard, probing_outputs
+    from croissant_lineage.errors import OutputExistsError
+
+    src, out = tmp_path / "in.json", tmp_path / "out.json"
+    src.write_text("{}")
+    out.write_text("{}")
+    with input_guard():
+        read_json(src)
+        with probing_outputs():
+            read_json(out)
+        with pytest.raises(OutputExistsError):
+            atomic_write_bytes(src, b"{}")
+        atomic_write_bytes(out, b"[]")
+        with input_guard(), pytest.raises(OutputExistsError):  # an inner guard keeps the outer inputs
+            atomic_write_bytes(src, b"{}")
+    atomic_write_bytes(src, b"[]")  # no command running: no inputs
+    assert src.read_text() == out.read_text() == "[]"

@@ -1,15 +1,20 @@
-"""A write killed at any moment leaves each file either as it was or complete and new.
+"""A run killed at any moment leaves each output folder old, new, or refused; never a mix.
 
-``croissant-lineage link`` on the toy family is killed with SIGKILL while it replaces an
-existing lineage folder: at chosen moments (half-way through writing a file, after a
-temporary file is complete but before it is renamed, just after a rename) and at timed
-moments after the first write starts. A large atomic write is killed the same way.
-Each file is then byte-identical to the old one or to the complete new one; the only
-other thing a kill leaves is a hidden ``.NAME.*.tmp`` beside its target.
+``croissant-lineage link`` and ``croissant-lineage enrich --family`` on the toy family
+are killed with SIGKILL while they replace an existing output folder, at 20 moments
+each: half-way through writing a file, after a temporary file is complete but before
+it is renamed, just after a rename, just before and just after the folder swap,
+between the two renames of the swap where ``renameat2`` is missing, and at timed
+moments after the first write starts. Afterwards the folder holds exactly the old
+run's files or exactly the new run's, or it is absent and every reader refuses it
+(``Lineage.read``, ``validate``, ``resolve``); a re-run then completes the job. The
+only other thing a kill leaves is a hidden ``.NAME.*.tmp`` / ``.NAME.*.old`` folder
+beside the output. A large atomic write is killed the same way.
 
 The kills run in one helper process (``python -m tests.test_kill``) that imports the
-library once and forks a child per kill, so the test stays fast; the parent sends
-SIGKILL to the child from outside, as a user or a CI runner would.
+library once and forks a child per kill, so the file stays modest (measured: 38 s of CPU,
+2.5 min wall on a shared 2-core machine, for the 44 kills and the checks after them); the
+parent sends SIGKILL to the child from outside, as a user or a CI runner would.
 """
 
 from __future__ import annotations
@@ -28,20 +33,63 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy" / "family.json"
+TOY_FINDINGS = REPO / "examples" / "toy" / "findings.yaml"
 OLD_FAMILY = Path(__file__).resolve().parent / "badinput" / "_good" / "family.json"
 LINEAGE_FILES = ["items.parquet", "edges.parquet", "duplicates.parquet", "unmatched.parquet", "family.json", "summary.json"]
 BIG = 32 * 1024 * 1024
 
-#: (kind, n): where the child stops for the kill; n counts files written (1-based).
+#: (kind, n): where the child stops for the kill; n counts files written (1-based) or,
+#: for "timed", the seconds the parent waits after the first write. 20 moments per command.
 POINTS: list[tuple[str, float]] = [
-    ("mid-write", 1), ("mid-write", 2), ("mid-write", 6),
+    ("mid-write", 1), ("mid-write", 2), ("mid-write", 4), ("mid-write", 6),
     ("before-replace", 1), ("before-replace", 3), ("before-replace", 5), ("before-replace", 6),
-    ("after-replace", 2), ("after-replace", 4),
-    ("timed", 0.0), ("timed", 0.003), ("timed", 0.01), ("timed", 0.03),
+    ("after-replace", 2), ("after-replace", 6),
+    ("before-swap", 0), ("after-exchange", 0), ("between-renames", 0), ("before-cleanup", 0),
+    ("timed", 0.0), ("timed", 0.002), ("timed", 0.005), ("timed", 0.01), ("timed", 0.03), ("timed", 0.1),
 ]
 
 
 # --- the helper process ------------------------------------------------------------
+
+
+def _patch_swap(kind: str, stop: Any) -> None:
+    """Stop at the folder swap's steps (see :func:`croissant_lineage._io.atomic_folder`)."""
+    import shutil as sh
+
+    from croissant_lineage import _io
+
+    real_swap, real_exchange, real_rename, real_rmtree = _io._swap_in, _io._exchange, os.rename, sh.rmtree
+
+    def swap_in(tmp: Path, dest: Path) -> None:
+        if kind == "before-swap":
+            stop()
+        real_swap(tmp, dest)
+
+    def exchange(a: Path, b: Path) -> bool:
+        if kind == "between-renames":
+            return False  # as on a system without renameat2
+        done = bool(real_exchange(a, b))
+        if kind == "after-exchange":
+            stop()
+        return done
+
+    renames = {"n": 0}
+
+    def rename(src: Any, dst: Any) -> None:
+        real_rename(src, dst)
+        renames["n"] += 1
+        if kind == "between-renames" and renames["n"] == 1:
+            stop()
+
+    def rmtree(path: Any, *a: Any, **k: Any) -> None:
+        if kind == "before-cleanup":
+            stop()
+        real_rmtree(path, *a, **k)
+
+    _io._swap_in = swap_in  # type: ignore[assignment]
+    _io._exchange = exchange  # type: ignore[assignment]
+    _io.os.rename = rename  # type: ignore[assignment]
+    _io.shutil.rmtree = rmtree  # type: ignore[assignment]
 
 
 def _child(kind: str, n: float, argv: list[str], ready: int) -> None:
@@ -91,6 +139,7 @@ def _child(kind: str, n: float, argv: list[str], ready: int) -> None:
 
     _io.os.replace = replace  # type: ignore[assignment]
     _io.os.fdopen = lambda *a, **k: HalfWriter(real_fdopen(*a, **k))  # type: ignore[assignment]
+    _patch_swap(kind, stop)
     if argv[0] == "big":
         _io.atomic_write_bytes(argv[1], b"n" * BIG)
     else:
@@ -100,7 +149,9 @@ def _child(kind: str, n: float, argv: list[str], ready: int) -> None:
 
 def _helper(config: dict[str, Any]) -> list[dict[str, Any]]:
     """Fork one child per kill point; kill it from here; report how each ended."""
-    import croissant_lineage.cli  # noqa: F401  (import once, before forking)
+    import croissant_lineage.cli  # import once, before forking
+    import croissant_lineage.enrich
+    import croissant_lineage.linking.linker  # noqa: F401
 
     results = []
     for job in config["jobs"]:
@@ -127,7 +178,7 @@ def _helper(config: dict[str, Any]) -> list[dict[str, Any]]:
 def run_helper(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     proc = subprocess.run(
         [sys.executable, "-m", "tests.test_kill", json.dumps({"jobs": jobs})],
-        capture_output=True, text=True, timeout=120, cwd=REPO,
+        capture_output=True, text=True, timeout=300, cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return list(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -136,12 +187,48 @@ def run_helper(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # --- the tests -----------------------------------------------------------------------
 
 
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.startswith(".")}
+def _files(folder: Path) -> dict[str, bytes] | None:
+    """The folder's files by relative path (None when the folder is absent)."""
+    if not folder.exists():
+        return None
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _kill_jobs(tmp_path: Path, old_dir: Path, argv: list[str]) -> list[dict[str, Any]]:
+    jobs = []
+    for i, (kind, n) in enumerate(POINTS):
+        out = tmp_path / "runs" / f"run{i}"
+        shutil.copytree(old_dir, out)
+        jobs.append({"kind": kind, "n": n, "argv": [*argv, "--out", str(out), "-q"], "out": str(out)})
+    return jobs
+
+
+def _judge(results: list[dict[str, Any]], old: dict[str, bytes], new: dict[str, bytes]) -> dict[str, list[str]]:
+    """Each killed folder is old, new or absent (never a mix); the hidden leftovers are ours."""
+    states: dict[str, list[str]] = {"old": [], "new": [], "absent": []}
+    for job in results:
+        out = Path(job["out"])
+        where = f"{job['kind']} {job['n']}"
+        assert job["killed"] or job["kind"] == "timed", where  # the chosen moments were reached
+        files = _files(out)
+        state = "absent" if files is None else "old" if files == old else "new" if files == new else "MIX"
+        assert state != "MIX", f"{where}: the folder mixes two runs: {sorted(files or {})}"
+        states[state].append(where)
+    runs = Path(results[0]["out"]).parent
+    names = {Path(j["out"]).name for j in results}
+    for p in runs.iterdir():
+        ours = p.name in names or any(p.name.startswith(f".{n}.") and p.name.endswith((".tmp", ".old")) for n in names)
+        assert ours, p.name
+    # The kills landed on both sides of the swap, and in its gap without renameat2.
+    assert states["old"] and states["new"] and states["absent"] == ["between-renames 0"], states
+    assert {"before-swap 0", "mid-write 6", "before-replace 6"} <= set(states["old"]), states
+    assert {"after-exchange 0", "before-cleanup 0"} <= set(states["new"]), states
+    return states
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-def test_killed_link_leaves_old_or_complete_new_files(tmp_path: Path) -> None:
+def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -> None:
+    from croissant_lineage.errors import InputError
     from croissant_lineage.lineage.model import Lineage
     from croissant_lineage.linking.linker import link
 
@@ -150,36 +237,46 @@ def test_killed_link_leaves_old_or_complete_new_files(tmp_path: Path) -> None:
     toy = link(TOY)
     toy.write(new_dir)
     old, new = _files(old_dir), _files(new_dir)
-    assert sorted(old) == sorted(new) == sorted(LINEAGE_FILES)
+    assert old is not None and new is not None and sorted(old) == sorted(new) == sorted(LINEAGE_FILES)
     assert sum(old[f] != new[f] for f in LINEAGE_FILES) >= 5
 
-    jobs = []
-    for i, (kind, n) in enumerate(POINTS):
-        out = tmp_path / f"run{i}"
-        shutil.copytree(old_dir, out)
-        jobs.append({"kind": kind, "n": n, "argv": ["link", str(TOY), "--out", str(out), "-q"], "out": str(out)})
-    results = run_helper(jobs)
-
-    killed_states = set()
+    results = run_helper(_kill_jobs(tmp_path, old_dir, ["link", str(TOY)]))
+    _judge(results, old, new)
     for job in results:
         out = Path(job["out"])
-        where = f"{job['kind']} {job['n']}"
-        assert job["killed"] or job["kind"] == "timed", where  # the chosen moments were reached
-        files = _files(out)
-        assert sorted(files) == sorted(LINEAGE_FILES), where
-        state = []
-        for name in LINEAGE_FILES:
-            assert files[name] in (old[name], new[name]), f"{where}: {name} is torn"
-            state.append("new" if files[name] == new[name] and files[name] != old[name] else "old")
-        killed_states.add(tuple(state))
-        leftovers = [p.name for p in out.iterdir() if p.name.startswith(".")]
-        assert all(p.endswith(".tmp") and any(p.startswith(f".{f}.") for f in LINEAGE_FILES) for p in leftovers), where
-        # Every file is a whole file: the folder reads, and a re-run completes the job.
-        Lineage.read(out)
-        toy.write(out)
-        assert _files(out) == new, where
-    # The kills landed at different moments: all-old, partly new.
-    assert ("old",) * 6 in killed_states and len(killed_states) >= 4
+        if not out.exists():
+            with pytest.raises(InputError):
+                Lineage.read(out)  # refused, never read as a lineage
+        toy.write(out)  # a re-run completes the job
+        assert _files(out) == new, job
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_killed_enrich_family_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -> None:
+    from croissant_lineage.cli import main
+    from croissant_lineage.linking.linker import link
+
+    lineage = tmp_path / "lineage"
+    link(TOY).write(lineage)
+    base = ["enrich", "--family", str(TOY), "--lineage", str(lineage)]
+    old_dir, new_dir = tmp_path / "old", tmp_path / "new"
+    assert main([*base, "--time", "2001-01-01T00:00:00Z", "--out", str(old_dir), "-q"]) == 0
+    new_argv = [*base, "--findings", str(TOY_FINDINGS), "--time", "2024-01-01T00:00:00Z"]
+    assert main([*new_argv, "--out", str(new_dir), "-q"]) == 0
+    old, new = _files(old_dir), _files(new_dir)
+    assert old is not None and new is not None and sorted(old) == sorted(new)
+    differ = [f for f in old if old[f] != new[f]]
+    assert len(differ) >= 6, differ  # every descriptor and some findings tables differ
+
+    results = run_helper(_kill_jobs(tmp_path, old_dir, new_argv))
+    _judge(results, old, new)
+    for job in results:
+        out = Path(job["out"])
+        if not out.exists():  # refused by validate and resolve
+            assert main(["validate", str(out)]) != 0
+            assert main(["resolve", "toy-pro:105", str(out)]) == 2
+        assert main([*new_argv, "--out", str(out), "-q"]) == 0  # a re-run completes the job
+        assert _files(out) == new, job
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")

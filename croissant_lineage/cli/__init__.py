@@ -15,7 +15,10 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from croissant_lineage._io import input_guard
+from croissant_lineage._results import inert
 from croissant_lineage._version import __version__
+from croissant_lineage.cli.options import declared_inputs
 from croissant_lineage.errors import LineageError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -61,12 +64,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        status = args.func(args)
+        with input_guard(declared_inputs(args)):  # no command writes to what it reads
+            status = args.func(args)
         sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
     except LineageError as exc:
         if args.debug:
             traceback.print_exc()
-        print(f"croissant-lineage: error: {exc}", file=sys.stderr)
+        print(f"croissant-lineage: error: {inert(str(exc), lines=False)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("croissant-lineage: interrupted", file=sys.stderr)

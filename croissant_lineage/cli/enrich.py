@@ -37,9 +37,10 @@ replaces the earlier additions. The same inputs give the same bytes: no clock is
 (the time recorded is --time, else SOURCE_DATE_EPOCH, else none). Files are written
 atomically.
 
---out may be DESCRIPTOR itself, a new file, or a file this library wrote (a descriptor
-with its marks, a lineage Parquet file with its columns); any other existing file is
-left alone (error CL-E007) unless --force."""
+--out may be a new file or a file this library wrote (a descriptor with its marks, a
+lineage Parquet file with its columns); any other existing file is left alone (error
+CL-E007) unless --force. An input of the command (DESCRIPTOR, a parent, the family spec,
+its descriptors, the lineage or findings files) is never written, even with --force."""
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -85,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=example_epilog(
             "croissant-lineage enrich my-bench.json --derived-from https://huggingface.co/datasets/cais/mmlu "
             "--activity filter --out my-bench.enriched.json",
-            "croissant-lineage enrich child.json --derived-from parent/croissant.json --out child.json",
+            "croissant-lineage enrich child.json --derived-from parent/croissant.json --out child.enriched.json",
             "croissant-lineage enrich --family mmlu --lineage lineage/ --findings findings.json --out enriched/",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

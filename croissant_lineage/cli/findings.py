@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from croissant_lineage._io import check_output
+from croissant_lineage._results import inert_value
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.errors import OutputExistsError
@@ -23,7 +25,9 @@ __all__ = ["register"]
 
 
 def _check_out(args: argparse.Namespace) -> Path:
+    """After the import ran, so that an input it read is refused as one (never "pass --force")."""
     out = Path(args.out)
+    check_output(out)
     if out.exists() and not args.force:
         raise OutputExistsError("exists", path=out, hint="choose a new file, or pass --force")
     return out
@@ -40,10 +44,10 @@ def _report(args: argparse.Namespace, result: ImportResult, out: Path) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     importer: Importer = args.importer
-    out = _check_out(args)
     lineage = Lineage.read(args.lineage) if args.lineage else None
     values = {a.name: getattr(args, a.name) for a in importer.arguments}
     result = importer.run(family=args.family, data_dir=args.data_dir, lineage=lineage, **values)
+    out = _check_out(args)
     save_findings(result.findings, out)
     return _report(args, result, out)
 
@@ -62,7 +66,7 @@ def _list(args: argparse.Namespace) -> int:
         print_json(findings_to_document(chosen))
     else:
         for f in chosen:
-            print(_line(f))
+            print(inert_value(_line(f)))
         print(f"{len(chosen)} of {len(findings)} findings", file=sys.stderr)
     return 0
 

@@ -16,11 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
+
+from croissant_lineage._results import inert, inert_json
 
 __all__ = [
     "allow_outside",
     "data_dir",
+    "declared_inputs",
     "example_epilog",
     "family",
     "family_positional",
@@ -117,6 +121,29 @@ def allow_outside(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: The arguments (``args`` attribute names) that name files or folders a command reads.
+#: A folder given as ``--lineage`` is read whole: every file in it is an input. Files
+#: found through them (a spec's descriptors, the descriptors' data files) are recorded
+#: as they are read (:func:`croissant_lineage._io.note_input`).
+_INPUT_ARGS = ("lineage", "findings", "family", "descriptor", "descriptors", "paths", "files",
+               "base_card", "derived_from", "archives")
+
+
+def declared_inputs(args: argparse.Namespace) -> list[Path]:
+    """The files and folders a command's arguments name as its inputs (that exist locally)."""
+    found: list[Path] = []
+    for name in _INPUT_ARGS:
+        value = getattr(args, name, None)
+        for v in value if isinstance(value, list) else [value]:
+            if not isinstance(v, str) or not v:
+                continue
+            p = Path(v)
+            # --family names a spec file, or a built-in family (read, and so recorded, when loaded)
+            if p.is_file() or (name != "family" and p.is_dir()):
+                found.append(p)
+    return found
+
+
 def example_epilog(*examples: str) -> str:
     """An ``Examples:`` block for a command's ``--help``."""
     return "Examples:\n" + "\n".join(f"  {e}" for e in examples)
@@ -132,9 +159,9 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
     if getattr(args, "json", False):
         print_json(result.to_dict())
     elif not getattr(args, "quiet", False):
-        print(result)
+        print(inert(str(result)))
 
 
 def print_json(obj: Any) -> None:
-    """Print ``obj`` as deterministic JSON on stdout."""
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """Print ``obj`` as deterministic JSON on stdout (control characters escaped: :func:`inert_json`)."""
+    sys.stdout.write(inert_json(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False)) + "\n")

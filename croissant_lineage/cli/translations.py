@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from croissant_lineage._results import inert
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.render.text import translations_text
@@ -16,7 +17,7 @@ def _run(args: argparse.Namespace) -> int:
         args.family, data_dir=args.data_dir, lineage=args.lineage, allow_outside=args.allow_outside
     )
     if args.subjects and not args.json:
-        print(translations_text(report, subjects=True))
+        print(inert(translations_text(report, subjects=True)))
     else:
         print_result(args, report)
     return 0

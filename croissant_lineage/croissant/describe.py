@@ -38,7 +38,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage._io import atomic_write_json, loads_json, read_text, resolve_inside
+from croissant_lineage._io import (
+    atomic_write_json,
+    loads_json,
+    probing_outputs,
+    read_text,
+    resolve_inside,
+)
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import (
     CL_NS,
@@ -314,7 +320,8 @@ def _walk(root: Path) -> list[Path]:
 def _json_kind(path: Path) -> str | None:
     """``application/json`` for a JSON list (or object) of records, ``application/jsonlines``
     for JSON Lines under a ``.json`` name, None for a JSON-LD document (not data)."""
-    text, _ = read_text(path)
+    with probing_outputs():  # a look, not a read: a data file is recorded when read as data
+        text, _ = read_text(path)
     try:
         data = loads_json(text, allow_nan=True)
     except json.JSONDecodeError:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from croissant_lineage._io import read_json, resolve_inside
+from croissant_lineage._io import check_output, probing_outputs, read_json, resolve_inside
 from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, SCHEMA_NS
 from croissant_lineage.errors import (
     DescriptorError,
@@ -435,11 +435,14 @@ def ensure_replaceable(
     p = Path(path)
     if p.is_dir():
         raise OutputExistsError("is a folder", path=p, hint="give a file path for the output")
+    check_output(p)  # an input, a symlink, a FIFO or a device: refused whatever force says
     if not p.exists():
         return False
     if force:
         return True
-    if not ours(p):
+    with probing_outputs():  # reading an output to see whether it is ours: not an input
+        mine = ours(p)
+    if not mine:
         raise OutputExistsError(
             "exists and was not written by croissant-lineage; not replacing it",
             path=p,

@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
-from croissant_lineage._io import loads_json, read_text
+from croissant_lineage._io import loads_json, note_input, read_text
 from croissant_lineage.errors import DataError, InputError, SizeLimitError
 
 __all__ = ["MAX_FIELD_CHARS", "read_table", "sniff_delimiter"]
@@ -236,6 +236,7 @@ def read_table(
     """
     if not path.exists():
         raise InputError("file not found", path=path)
+    note_input(path)  # a regular file (a FIFO would block), recorded as an input of the command
     fmt = encoding_format.split(";")[0].strip().lower()
     if fmt in CSV_FORMATS:
         return _read_csv(path, csv_columns, "\t" if fmt.endswith("values") else None)

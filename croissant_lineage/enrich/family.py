@@ -19,6 +19,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from croissant_lineage._io import (
+    atomic_folder,
     atomic_write_bytes,
     atomic_write_json,
     parquet_bytes,
@@ -299,10 +300,11 @@ def enrich_family(
     groups = _descriptor_groups(spec)
     stems = _output_stems(groups)
     _check_outputs(out, stems.values(), force)
-    written = [
-        _enrich_descriptor_file(run, desc_path, members, stems[desc_path])
-        for desc_path, members in tqdm(groups.items(), desc="enrich", unit="descriptor", disable=not progress)
-    ]
+    with atomic_folder(out) as run.write_to:  # a killed run leaves the old folder or the new one
+        written = [
+            _enrich_descriptor_file(run, desc_path, members, stems[desc_path])
+            for desc_path, members in tqdm(groups.items(), desc="enrich", unit="descriptor", disable=not progress)
+        ]
     return FamilyEnrichResult(str(out), written)
 
 
@@ -315,6 +317,7 @@ class _FamilyRun:
     found: list[Any]
     out: Path
     stamp: str | None
+    write_to: Path = field(init=False)  # the temporary folder swapped in as ``out`` at the end
     info: dict[str, Any] = field(init=False)
     iris: dict[str, str] = field(init=False)
     derivations: list[Any] = field(init=False)
@@ -416,7 +419,7 @@ def _enrich_descriptor_file(run: _FamilyRun, desc_path: Path, members: Sequence[
         "lineage": lineage_table(run.lin.edges, run.iris, names),
         "findings": findings_table(run.found, run.iris, names),
     }
-    file_nodes, files = _write_tables(run.out, stem, tables)
+    file_nodes, files = _write_tables(run.write_to, stem, tables)
     rs_nodes = [
         record_set_node(rs_id, f"cl-{rs_spec.kind}-file", MARK)
         for rs_id, rs_spec in RECORD_SETS.items()
@@ -430,7 +433,7 @@ def _enrich_descriptor_file(run: _FamilyRun, desc_path: Path, members: Sequence[
         used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
     _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
     target = run.out / f"{stem}.json"
-    atomic_write_json(target, doc_out)
+    atomic_write_json(run.write_to / target.name, doc_out)
     return EnrichedDescriptor(
         str(target),
         names,

@@ -28,6 +28,7 @@ import jsonschema
 import yaml
 
 from croissant_lineage._io import load_yaml, loads_json, read_text
+from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import is_hub_id
 from croissant_lineage.errors import InputError, SpecError
 from croissant_lineage.family.shipped import builtin_families, builtin_family_path
@@ -256,6 +257,12 @@ class FamilySpec:
         return done
 
 
+#: The schema's ``format`` keywords, enforced (jsonschema only annotates ``uri`` unless a
+#: checker for it is installed): a dataset ``iri`` must be an absolute URI.
+_FORMATS = jsonschema.FormatChecker(formats=())
+_FORMATS.checks("uri")(is_uri)
+
+
 def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
     """Build a :class:`FamilySpec` from a parsed JSON/YAML document.
 
@@ -265,7 +272,7 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
         SpecError: the document does not follow the schema, or names unknown datasets.
     """
     try:
-        jsonschema.validate(doc, _schema())
+        jsonschema.validate(doc, _schema(), format_checker=_FORMATS)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
         raise SpecError(f"at {where}: {exc.message}", path=path) from None

@@ -14,7 +14,6 @@ the dataset's items that *certainly* inherited the questioned key (see
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,9 +21,15 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
-from croissant_lineage._io import atomic_write_bytes, atomic_write_text, dumps_json, parquet_bytes
+from croissant_lineage._io import (
+    atomic_write_bytes,
+    atomic_write_text,
+    check_output,
+    csv_bytes,
+    dumps_json,
+    parquet_bytes,
+)
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.family.spec import DatasetSpec
@@ -134,6 +139,7 @@ class Corrections(Result):
             raise OutputExistsError(
                 "is an input of this run; corrections go to a new file", path=dest
             )
+        check_output(dest)
         if dest.exists() and not overwrite:
             raise OutputExistsError(
                 "exists", path=dest, hint="choose a new file, or pass overwrite"
@@ -142,9 +148,7 @@ class Corrections(Result):
         if suffix == ".parquet":
             atomic_write_bytes(dest, parquet_bytes(self.keys))
         elif suffix == ".csv":
-            buf = io.BytesIO()
-            pacsv.write_csv(self.keys, buf)
-            atomic_write_bytes(dest, buf.getvalue())
+            atomic_write_bytes(dest, csv_bytes(self.keys))
         elif suffix == ".jsonl":
             atomic_write_text(
                 dest,

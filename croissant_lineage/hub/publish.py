@@ -57,13 +57,15 @@ import pyarrow.parquet as pq
 import yaml
 
 from croissant_lineage._io import (
+    atomic_folder,
     atomic_write_bytes,
+    check_output,
     dumps_json,
     parquet_bytes,
     read_json,
     resolve_inside,
 )
-from croissant_lineage._results import Result
+from croissant_lineage._results import Result, inert_value, link_url
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, check_croissant, node_id
 from croissant_lineage.enrich.files import items_table, lineage_table
 from croissant_lineage.enrich.marks import is_ours
@@ -254,8 +256,21 @@ def size_category(n: int) -> str:
 
 
 def _link(name: str, iris: dict[str, str]) -> str:
-    iri = iris.get(name)
-    return f"[{name}]({hub_url(iri)})" if iri else name
+    """A dataset name as Markdown text, a link only to an http(s) IRI."""
+    iri = link_url(hub_url(iris.get(name) or ""))
+    if iri is None or "(" in iri or ")" in iri:
+        return md_text(name)
+    return f"[{md_text(name)}]({iri})"
+
+
+#: Characters that make Markdown (or the HTML inside it) of a text: escaped in the card.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>!|&])")
+
+
+def md_text(value: Any) -> str:
+    """``value`` as literal Markdown text on one line: no link, emphasis, HTML or table cell
+    break can come from it (titles and names from a spec are text, never markup)."""
+    return _MD_SPECIAL.sub(r"\\\1", inert_value(value))
 
 
 def _section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table, dups: pa.Table,
@@ -265,9 +280,10 @@ def _section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table,
     name = ds["name"]
     lines = [BEGIN, "## Lineage", ""]
     family = lineage.family.get("title") or lineage.family.get("name", "")
-    lines.append(f"Item-level lineage of **{name}** ({hub_url(str(ds.get('iri', '')))}), reconstructed by croissant-lineage: "
+    lines.append(f"Item-level lineage of **{md_text(name)}** ({md_text(hub_url(str(ds.get('iri', ''))))}), "
+                 "reconstructed by croissant-lineage: "
                  "which item of which dataset each item was copied, expanded, re-annotated or translated "
-                 f"from, with the evidence (method, 0-100 score, option map). Family: {family}.")
+                 f"from, with the evidence (method, 0-100 score, option map). Family: {md_text(family)}.")
     lines.append("")
     if up.num_rows:
         lines += ["### Derived from", "", "| parent | activity | items linked | how |", "|---|---|---:|---|"]
@@ -342,7 +358,34 @@ def _render_card(header: dict[str, Any], section: str, base_text: str | None, ti
     return f"---\n{head}---\n{body}"
 
 
+def check_repo_id(repo_id: str) -> None:
+    """Refuse a repository id that is not ``org/name`` by huggingface_hub's own rule.
+
+    Raises:
+        InputError: ``repo_id`` is not ``org/name``, or huggingface_hub's
+            ``validate_repo_id`` refuses it (characters, ``--`` / ``..``, length).
+    """
+    if not isinstance(repo_id, str) or repo_id.count("/") != 1:
+        raise InputError(f"repo_id {repo_id!r} is not 'org/name'")
+    try:
+        from huggingface_hub.utils import HFValidationError, validate_repo_id
+    except ImportError:  # without the extra: the same character rule, checked here
+        if not _REPO_ID.fullmatch(repo_id) or "--" in repo_id or ".." in repo_id:
+            raise InputError(f"repo_id {repo_id!r} is not a valid Hub repository id") from None
+        return
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise InputError(f"repo_id {repo_id!r} is not a valid Hub repository id: {first}") from None
+
+
+#: huggingface_hub's repository-id characters (used only when it is not installed).
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+
+
 def _check_out_dir(out: Path, overwrite: bool) -> None:
+    check_output(out, folder=True)
     if not out.exists():
         return
     if not out.is_dir():
@@ -355,13 +398,13 @@ def _check_out_dir(out: Path, overwrite: bool) -> None:
 
 
 def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
-    for name in _OWN_FILES:
-        if name not in files and (out / name).is_file():
-            (out / name).unlink()
+    """Write the folder whole and swap it in: a full disk or a kill leaves the old folder."""
+    stale = [name for name in _OWN_FILES if name not in files]
     planned = []
-    for name in sorted(files):
-        atomic_write_bytes(out / name, files[name])
-        planned.append(PlannedFile(name, len(files[name]), hashlib.sha256(files[name]).hexdigest()))
+    with atomic_folder(out, drop=stale) as tmp:
+        for name in sorted(files):
+            atomic_write_bytes(tmp / name, files[name])
+            planned.append(PlannedFile(name, len(files[name]), hashlib.sha256(files[name]).hexdigest()))
     return tuple(planned)
 
 
@@ -608,8 +651,7 @@ def publish(
         OutputExistsError: ``out_dir`` holds other files.
         PublishError: huggingface_hub missing, or the Hub refused the commit.
     """
-    if "/" not in repo_id or repo_id.count("/") != 1:
-        raise InputError(f"repo_id {repo_id!r} is not 'org/name'")
+    check_repo_id(repo_id)
     desc_path = Path(enriched_descriptor)
     doc = read_json(desc_path)
     check_croissant(doc, desc_path)
@@ -627,7 +669,6 @@ def publish(
     if api is not None and base_text is None:
         base_text = _hub_call(lambda: _existing_card(api, repo_id), repo_id)
     files, configs, message = _plan_files(doc, lineage, ds, found, repo_id, base_text, desc_path.parent)
-    out.mkdir(parents=True, exist_ok=True)
     planned = _write(out, files)
     url = None
     if api is not None:

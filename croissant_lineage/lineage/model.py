@@ -22,7 +22,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from croissant_lineage._io import atomic_write_bytes, atomic_write_json, parquet_bytes, read_json
+from croissant_lineage._io import (
+    atomic_folder,
+    atomic_write_bytes,
+    atomic_write_json,
+    check_output,
+    note_input,
+    parquet_bytes,
+    probing_outputs,
+    read_json,
+)
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec
@@ -146,20 +155,23 @@ class Lineage(Result):
             OutputExistsError: ``folder`` holds other files and ``overwrite`` is false.
         """
         out = Path(folder)
+        check_output(out, folder=True)
         if out.exists() and not out.is_dir():
             raise OutputExistsError("exists and is not a folder", path=out)
-        if out.is_dir() and any(out.iterdir()) and not overwrite and not is_lineage_folder(out):
+        with probing_outputs():  # reading the old folder to see whether it is ours: not an input
+            foreign = out.is_dir() and any(out.iterdir()) and not overwrite and not is_lineage_folder(out)
+        if foreign:
             raise OutputExistsError(
                 "folder exists, is not empty and was not written by croissant-lineage",
                 path=out,
                 hint="choose an empty folder or pass --force",
             )
-        out.mkdir(parents=True, exist_ok=True)
-        for name, schema in LINEAGE_FILES.items():
-            table = getattr(self, name.split(".")[0]).cast(schema)
-            atomic_write_bytes(out / name, parquet_bytes(table))
-        atomic_write_json(out / "family.json", self.family)
-        atomic_write_json(out / "summary.json", {"generator": GENERATOR, **self.summary})
+        with atomic_folder(out) as tmp:  # a killed run leaves the old folder or the new one
+            for name, schema in LINEAGE_FILES.items():
+                table = getattr(self, name.split(".")[0]).cast(schema)
+                atomic_write_bytes(tmp / name, parquet_bytes(table))
+            atomic_write_json(tmp / "family.json", self.family)
+            atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary})
         return out
 
     @classmethod
@@ -172,6 +184,7 @@ class Lineage(Result):
         src = Path(folder)
         if not src.is_dir():
             raise InputError("lineage folder not found", path=src, hint="run 'croissant-lineage link' first")
+        note_input(src)  # every file in it is an input of the running command
         tables: dict[str, pa.Table] = {}
         for name, schema in LINEAGE_FILES.items():
             path = src / name

@@ -19,7 +19,7 @@ from matplotlib import font_manager, ft2font
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 
-__all__ = ["clean_text", "drawable", "fit_text", "picture_rc", "text_width", "wrap_text"]
+__all__ = ["MAX_DRAWN_CHARS", "clean_text", "drawable", "fit_text", "picture_rc", "text_width", "wrap_text"]
 
 #: Fonts used, when installed, for scripts DejaVu Sans lacks (CJK).
 _CJK_FALLBACKS = (
@@ -62,12 +62,20 @@ def _coverage() -> frozenset[int]:
     return frozenset(out)
 
 
+#: The most characters of one text a picture ever draws: a box line holds about 60, a
+#: title about 150. Every text is cut to this before it is cleaned, measured or wrapped,
+#: so a 200 MB stem costs what a 2 KB one does.
+MAX_DRAWN_CHARS = 1000
+
+
 def clean_text(text: str | None) -> str:
-    """One line of printable text (control characters and runs of white space -> one space)."""
+    """One line of printable text, at most :data:`MAX_DRAWN_CHARS` long (control
+    characters and runs of white space -> one space)."""
     if not text:
         return ""
-    chars = (" " if unicodedata.category(ch).startswith("C") else ch for ch in text)
-    return re.sub(r"\s+", " ", "".join(chars)).strip()
+    head = str(text)[: 4 * MAX_DRAWN_CHARS]  # room for white space runs that collapse
+    chars = (" " if unicodedata.category(ch).startswith("C") else ch for ch in head)
+    return re.sub(r"\s+", " ", "".join(chars)).strip()[:MAX_DRAWN_CHARS]
 
 
 def drawable(text: str) -> bool:
@@ -85,7 +93,8 @@ def text_width(text: str, size: float, weight: str = "normal", style: str = "nor
 
 
 def fit_text(text: str, size: float, room: float, weight: str = "normal", style: str = "normal") -> str:
-    """``text``, cut with an ellipsis so it fits in ``room`` inches."""
+    """``text`` (cleaned: :func:`clean_text`), cut with an ellipsis so it fits in ``room`` inches."""
+    text = clean_text(text)
     if text_width(text, size, weight, style) <= room:
         return text
     lo, hi = 0, len(text)
@@ -101,8 +110,9 @@ def fit_text(text: str, size: float, room: float, weight: str = "normal", style:
 def wrap_text(
     text: str, size: float, room: float, lines: int, *, weight: str = "normal", style: str = "normal"
 ) -> list[str]:
-    """Greedy word wrap into at most ``lines`` lines of ``room`` inches, the last cut."""
-    words = text.split(" ")
+    """Greedy word wrap of ``text`` (cleaned: :func:`clean_text`) into at most ``lines``
+    lines of ``room`` inches, the last cut."""
+    words = clean_text(text).split(" ")
     out: list[str] = []
     cur = ""
     for i, w in enumerate(words):

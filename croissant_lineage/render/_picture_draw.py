@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 from matplotlib.path import Path as MplPath
 
-from croissant_lineage.render._fonts import fit_text, picture_rc, wrap_text
+from croissant_lineage.render._fonts import clean_text, fit_text, picture_rc, wrap_text
 from croissant_lineage.render._layered import Layout
 from croissant_lineage.render._palette import STATUS_PALETTE
 from croissant_lineage.render._picture_parts import INK, Line, PictureEdge, PictureNode
@@ -170,7 +170,7 @@ def _draw_lines(ax: Any, x: float, top: float, lines: Sequence[Line]) -> None:
                     markeredgecolor=ms.edgecolor, markeredgewidth=1.0,
                     markerfacecolor=ms.edgecolor if ms.filled else "white", zorder=4)
             tx += 0.11
-        ax.text(tx, y, ln.text, fontsize=ln.size, fontweight=ln.weight, fontstyle=ln.style,
+        ax.text(tx, y, clean_text(ln.text), fontsize=ln.size, fontweight=ln.weight, fontstyle=ln.style,
                 color=ln.color, va="top", ha="left", zorder=4)
         y += ln.size * _LINE
 
@@ -248,6 +248,7 @@ def draw_family(
         _draw_copies(ax, nodes, edges, pos, heights)
         _draw_boxes(ax, nodes, content, pos, heights)
 
+        title, subtitle = clean_text(title), clean_text(subtitle)  # ids in them: no control characters
         fig.text(_MARGIN / width, 1 - 0.2 / height, title, fontsize=10, fontweight="bold", va="top", ha="left")
         fig.text(_MARGIN / width, 1 - 0.4 / height, subtitle, fontsize=7, color=_MUTED, va="top", ha="left")
         fig.legend(handles, labels, loc="lower center", ncol=legend_cols, fontsize=6.5, frameon=False,

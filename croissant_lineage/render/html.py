@@ -33,7 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from croissant_lineage._results import Result, html_renderer, register_html, render_html
+from croissant_lineage._results import Result, html_renderer, link_url, register_html, render_html
 from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
 from croissant_lineage.audits.translations import TranslationReport
 from croissant_lineage.audits.witnesses import WitnessReport
@@ -340,7 +340,7 @@ def findings_html(findings: Iterable[Any], *, title: str | None = None) -> str:
     for r in rows:
         if r.get("target") == "option" and isinstance(r.get("option_index"), int):
             r["target"] = f"option {chr(ord('A') + r['option_index'])}"
-        if r.get("source_url"):
+        if link_url(r.get("source_url")):  # only http(s): a javascript: URL stays text
             r["source"] = f'<a href="{_e(r["source_url"])}">{_e(r["source"])}</a>'
         else:
             r["source"] = _e(r.get("source"))

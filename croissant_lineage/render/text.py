@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from croissant_lineage._results import register_text
+from croissant_lineage._results import inert_value, register_text
 from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
 from croissant_lineage.audits.translations import TranslationReport
 from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport
@@ -144,24 +144,24 @@ def _evidence(e: Edge) -> str:
 
 def _finding_line(f: dict[str, Any]) -> str:
     where = f" option {f['option_index']}" if "option_index" in f else ""
-    return f"finding {f['id']} on {f['item']}{where}: {f['kind']} ({f['status']}; {f['source']['name']})"
+    return inert_value(f"finding {f['id']} on {f['item']}{where}: {f['kind']} ({f['status']}; {f['source']['name']})")
 
 
 @register_text(Relatives)
 def family_text(fam: Relatives) -> str:
     """The item, its ancestors and descendants with the edge evidence, duplicates, findings."""
-    out = [fam.ref]
+    out = [inert_value(fam.ref)]
     if fam.item is not None:
         stem = (fam.item.stem or "").replace("\n", " ")
         out.append(f"  {stem[:100]}{'...' if len(stem) > 100 else ''}")
         out.append(f"  key {fam.item.key}: {fam.item.key_text!r}; {len(fam.item.options)} options")
     out.append("ancestors:" if fam.ancestors else "ancestors: none")
     for r in fam.ancestors:
-        out.append(f"  {'  ' * (r.depth - 1)}{r.ref}  [{_evidence(r.path[-1])}]")
+        out.append(f"  {'  ' * (r.depth - 1)}{inert_value(r.ref)}  [{inert_value(_evidence(r.path[-1]))}]")
     out.append("descendants:" if fam.descendants else "descendants: none")
     for r in fam.descendants:
-        out.append(f"  {'  ' * (r.depth - 1)}{r.ref}  [{_evidence(r.path[-1])}]")
-    out.append("duplicates: " + (", ".join(fam.duplicates) or "none"))
+        out.append(f"  {'  ' * (r.depth - 1)}{inert_value(r.ref)}  [{inert_value(_evidence(r.path[-1]))}]")
+    out.append("duplicates: " + inert_value(", ".join(fam.duplicates) or "none"))
     for d in fam.documented:
         out.append(f"documented only: {d['child']} <- {d['parent']} ({d['activity']}, {d.get('languages')} languages)")
     out.extend(_finding_line(f) for f in fam.findings)
@@ -173,7 +173,7 @@ def family_text(fam: Relatives) -> str:
 
 def _aligned(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     """Rows under a header, first column left-aligned, the others right-aligned."""
-    cells = [[str(h) for h in header]] + [["-" if v is None else str(v) for v in r] for r in rows]
+    cells = [[str(h) for h in header]] + [["-" if v is None else inert_value(v) for v in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = []
     for r in cells:
@@ -387,20 +387,20 @@ _SHOW_UNATTACHED = 20
 @register_text(ImportResult)
 def import_text(result: ImportResult) -> str:
     """Findings, rows per label, findings per kind, the unattached rows and the notes."""
-    lines = [f"{result.source}: {len(result.findings)} findings"]
+    lines = [f"{inert_value(result.source)}: {len(result.findings)} findings"]
     lines += [f"  label {k}: {v}" for k, v in result.counts.items()]
     lines += [f"  kind {k}: {v}" for k, v in result.kinds.items()]
     if result.unattached:
         lines.append(f"  unattached: {len(result.unattached)}")
-        lines += [f"    {u.ref}: {u.reason}" for u in result.unattached[:_SHOW_UNATTACHED]]
+        lines += [inert_value(f"    {u.ref}: {u.reason}") for u in result.unattached[:_SHOW_UNATTACHED]]
         if len(result.unattached) > _SHOW_UNATTACHED:
             lines.append(f"    ... and {len(result.unattached) - _SHOW_UNATTACHED} more")
-    lines += [f"  note: {n}" for n in result.notes]
+    lines += [inert_value(f"  note: {n}") for n in result.notes]
     return "\n".join(lines)
 
 
 def _queue_head(queue: Queue) -> str:
-    head = f"Re-review queue for {queue.query}"
+    head = f"Re-review queue for {inert_value(queue.query)}"
     if queue.findings:
         head += f" ({len(queue.findings)} finding{'s' if len(queue.findings) != 1 else ''})"
     return head
@@ -422,13 +422,13 @@ def queue_text(queue: Queue) -> str:
     for line, item in zip(view, items, strict=True):
         if len(queue.findings) > 1 and line.finding != current:
             current = line.finding
-            lines.append(f"  -- finding {current}")
+            lines.append(f"  -- finding {inert_value(current)}")
         letter = f" [{line.letter}]" if line.letter else ""
-        lines.append(
+        lines.append(inert_value(
             f"  {line.rank:<4}  {item:<{width}}  {line.status:<10}  {line.certainty:<9}  {line.relation}{letter}"
-        )
+        ))
         detail = f"{line.transformation}: {line.note}" if line.transformation else line.note
-        lines.append(f"        {detail}")
+        lines.append(f"        {inert_value(detail)}")
     if len(view) < len(queue.rows):
         lines.append(f"  ({len(queue.rows)} rows in {len(view)} lines; --expand shows every row)")
     return "\n".join(lines)
@@ -469,7 +469,7 @@ def corrections_text(corrections: Corrections) -> str:
 @register_text(Issue)
 def issue_line(issue: Issue) -> str:
     """``WHERE: CODE [SEVERITY] MESSAGE``: one issue on one line."""
-    return f"{issue.where}: {issue.code} [{issue.severity}] {issue.message}"
+    return inert_value(f"{issue.where}: {issue.code} [{issue.severity}] {issue.message}")
 
 
 @register_text(ValidationReport)

@@ -219,12 +219,16 @@ def test_parent_given_as_descriptor_and_cli(tmp_path: Path, capsys: pytest.Captu
     assert enriched["prov:wasDerivedFrom"][0]["@id"] == "https://example.org/p"
     assert "cl:Translation" in enriched["prov:wasGeneratedBy"][0]["@type"]
     assert main(["enrich", str(child), "--out", str(out)]) == 2  # no parent given
-    assert main(["enrich", str(out), "--derived-from", "https://example.org/q", "--out", str(out),
+    before = out.read_bytes()  # the CLI never writes to its own input, even with --force (issue 15)
+    assert main(["enrich", str(out), "--derived-from", "https://example.org/q", "--out", str(out), "--force"]) == 2
+    assert out.read_bytes() == before
+    again = tmp_path / "child.re-enriched.json"
+    assert main(["enrich", str(out), "--derived-from", "https://example.org/q", "--out", str(again),
                  "--validate", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["replaced"] is True and report["parents"] == ["https://example.org/q"]
     assert report["issues"]["after"]["errors"] == report["issues"]["before"]["errors"] == 0
-    assert [n["@id"] for n in json.loads(out.read_text())["prov:wasDerivedFrom"]] == ["https://example.org/q"]
+    assert [n["@id"] for n in json.loads(again.read_text())["prov:wasDerivedFrom"]] == ["https://example.org/q"]
 
 
 # ----------------------------------------------------------------- family level
