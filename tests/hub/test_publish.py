@@ -175,7 +175,7 @@ def test_enriched_descriptor_reads_its_tables_from_the_hub_folder(tmp_path: Path
     rows = {"lineage_items": 12, "item_texts": 12, "lineage": 10, "findings": 1}
     for rs, n in rows.items():
         assert [sum(1 for _ in ds.records(rs)) for _ in range(2)] == [n, n], rs
-    report = validate([out])
+    report = validate([out], metadata_only=True)  # the benchmark's own files are in the Hub repository
     assert report.valid and "CLV606" not in report.codes(), str(report)
 
 
