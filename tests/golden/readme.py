@@ -45,7 +45,7 @@ class Block:
 
     def commands(self) -> list[str]:
         """The shell commands of a bash block, install prefixes removed."""
-        joined = re.sub(r"\\\n\s*", " ", self.body)
+        joined = re.sub(r"\s*\\\n\s*", " ", self.body)
         lines = [ln.strip() for ln in joined.splitlines()]
         return [_INSTALL.sub("", ln) for ln in lines if ln and not ln.startswith("#")]
 
