@@ -37,7 +37,7 @@ def table_of_contents(text: str) -> str:
 def test_table_of_contents_matches_the_headings() -> None:
     assert TOC_START in TEXT and TOC_END in TEXT
     current = TEXT.split(TOC_START, 1)[1].split(TOC_END, 1)[0].strip()
-    assert current == table_of_contents(TEXT)
+    assert current == table_of_contents(TEXT), "python3 -m tests.test_readme rewrites it"
 
 
 def test_every_block_is_run_or_says_why_not() -> None:
@@ -90,5 +90,8 @@ def test_command_reference_has_each_command(command: str) -> None:
     assert f"`croissant-lineage {command}`" in (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
 
 
-if __name__ == "__main__":  # print the table of contents to paste between the markers
-    sys.stdout.write(table_of_contents(TEXT) + "\n")
+if __name__ == "__main__":  # python3 -m tests.test_readme: rewrite the table of contents
+    head, rest = TEXT.split(TOC_START, 1)
+    tail = rest.split(TOC_END, 1)[1]
+    readme.README.write_text(f"{head}{TOC_START}\n{table_of_contents(TEXT)}\n{TOC_END}{tail}", encoding="utf-8")
+    sys.stdout.write("README.md: table of contents rewritten\n")
