@@ -40,11 +40,14 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], cwd: Path, log: list[str], *, shown: str | None = None) -> None:
+def _run(args: list[str], cwd: Path, log: list[str], *, shown: str, where: str = "") -> None:
+    """Run one step; its printed output goes to ``log`` under ``shown`` (no line numbers, so
+    that editing the README elsewhere leaves the hashes alone; ``where`` is for errors only)."""
     proc = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
-    shown = shown or " ".join(args)
     if proc.returncode != 0:
-        raise RuntimeError(f"{shown} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr}")
+        raise RuntimeError(
+            f"{where}{shown} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr}"
+        )
     log.append(f"$ {shown}\n{proc.stdout}")
 
 
@@ -69,12 +72,13 @@ def _clone_layout(tmp: Path, data_dir: Path | None) -> Path:
 def run_readme(name: str, work: Path, log: list[str]) -> None:
     """Run the README blocks of group ``name`` in ``work``, in order, as written."""
     for block in readme.group(name):
+        where = f"README.md:{block.line}: "
         if block.lang == "python":
             _run([sys.executable, "-c", block.python_script()], work, log,
-                 shown=f"python README.md:{block.line}")
+                 shown="python (README block)", where=where)
             continue
         for command in block.commands():
-            _run(["bash", "-eo", "pipefail", "-c", command], work, log, shown=command)
+            _run(["bash", "-eo", "pipefail", "-c", command], work, log, shown=command, where=where)
 
 
 #: Real-family steps the golden test runs after the README's blocks (same work folder).
