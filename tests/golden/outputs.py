@@ -110,7 +110,8 @@ def mmlu_hashes(data_dir: Path) -> dict[str, str]:
         run_readme("mmlu", work, log)
         for command in MMLU_EXTRA:
             _run(command.split(), work, log, shown=command)
-        (work / "stdout.txt").write_text("\n".join(log).replace(str(work), "REPO"))
+        text = "\n".join(log).replace(str(work), "REPO").replace(str(data_dir.resolve()), "DATA")
+        (work / "stdout.txt").write_text(text.replace(str(Path(tmp)), "CLONE_PARENT"))
         return _hash_tree(work)
 
 
