@@ -1,7 +1,8 @@
 """The files the main jobs write are byte-identical to the recorded ones.
 
-``tests/golden/output_hashes.json`` holds the sha256 of every file written by the toy main
-job and by the real-family commands (see ``tests/golden/outputs.py``). A refactor must not
+``tests/golden/output_hashes.json`` holds the sha256 of every file written by the README's
+quick start (the toy main job) and by its real-data blocks plus a few golden-only steps (see
+``tests/golden/outputs.py``), so a documented command that fails also fails here. A refactor must not
 change them; a deliberate output change regenerates them (``python3 -m tests.golden.outputs``)
 in a commit that says why.
 """

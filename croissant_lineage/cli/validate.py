@@ -8,6 +8,7 @@ from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.errors import InputError
 from croissant_lineage.validate import codes_table, validate
+from croissant_lineage.validate.github import github_annotations, github_summary
 
 __all__ = ["register"]
 
@@ -34,8 +35,13 @@ def _run(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         family=args.family,
     )
-    if args.json:
+    if args.summary:
+        with open(args.summary, "a", encoding="utf-8") as fh:  # appended, as GitHub expects
+            fh.write(github_summary(report))
+    if args.json or args.format == "json":
         print_json(report.to_dict())
+    elif args.format == "github":
+        print("\n".join(github_annotations(report)))
     else:
         print(report)
     return 0 if report.valid else 1
@@ -56,6 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "croissant-lineage validate lineage/ findings.yaml --select CLV4 --json",
             "croissant-lineage validate enriched/ --family mmlu --data-dir ../shared/data",
             "croissant-lineage validate croissant.json --metadata-only",
+            "croissant-lineage validate . --format github --summary \"$GITHUB_STEP_SUMMARY\"",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -72,5 +79,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.family(p)
     options.data_dir(p)
     options.json_output(p)
+    p.add_argument("--format", choices=("text", "json", "github"), default="text",
+                   help="text (default), json (same as --json) or github: one ::error/::warning "
+                   "annotation per issue, with file and line, for GitHub Actions")
+    p.add_argument("--summary", metavar="FILE",
+                   help="also append the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY)")
     p.add_argument("--list-codes", action="store_true", help="print the table of codes and exit")
     p.set_defaults(func=_run)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -159,7 +160,9 @@ def read_record_set(
     paths = desc.local_paths(file_id, allow_outside=allow_outside)
     if not paths:
         raise DataError(
-            f"{fnode.kind} {file_id!r} matches no file under {desc.base_dir}", path=desc.path
+            f"{fnode.kind} {file_id!r} matches no file under {desc.base_dir}",
+            path=desc.path,
+            hint=_data_dir_hint(desc.base_dir),
         )
     csv_cols = _csv_columns(fnode.node)
     extracts = {f.name: _column_name(f) for f in wanted}
@@ -211,3 +214,12 @@ def read_record_set(
         raise DataError(
             f"files of {file_id!r} disagree on column types: {exc}", path=desc.path
         ) from None
+
+
+def _data_dir_hint(base_dir: Path) -> str:
+    """What to do when a descriptor's files are not found under ``base_dir``."""
+    where = "that folder does not exist" if not base_dir.is_dir() else "none of its files are there"
+    return (
+        f"{where}; give --data-dir DIR (data_dir= in Python), the folder the descriptor's file "
+        "URLs resolve against, e.g. ../shared/data for the MMLU family"
+    )

@@ -1,11 +1,16 @@
 """Golden outputs: the sha256 of every file the main jobs write, kept across refactors.
 
-Two sets, each run through the installed ``croissant-lineage`` command in a fresh folder:
+The README's own blocks are the main jobs (``tests/golden/readme.py`` parses them), run
+through the installed ``croissant-lineage`` command in a fresh folder laid out as a clone
+(the folder is the repository, ``../shared/data`` the real data), so a documented command
+that fails fails the golden test, and nothing is run twice:
 
-* ``toy``: the embedded main job, ``examples/toy/run.sh`` (files and its printed output);
-* ``mmlu``: the real-family commands on ``../shared/data``: link, findings import (redux,
-  errata), route --json, report --json, enrich --family, prov (N-Triples) and
-  publish --dry-run of enriched MMLU-Pro.
+* ``toy``: the README's quick start (``examples/toy/run.sh out/toy``): the files it writes
+  and its printed output;
+* ``mmlu``: the README's real-data blocks as written (link, findings import, relatives --svg,
+  route, report, witnesses, enrich, validate, resolve and the Python block), then the
+  golden-only steps :data:`MMLU_EXTRA` (route and report as JSON, prov as N-Triples,
+  publish --dry-run of enriched MMLU-Pro).
 
 ``python3 -m tests.golden.outputs [toy|mmlu ...]`` rewrites ``output_hashes.json``; a
 deliberate output change regenerates it in a commit that says why.
@@ -21,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.golden import readme
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 HASHES = HERE / "output_hashes.json"
@@ -33,61 +40,78 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], cwd: Path, log: list[str]) -> None:
+def _run(args: list[str], cwd: Path, log: list[str], *, shown: str, where: str = "") -> None:
+    """Run one step; its printed output goes to ``log`` under ``shown`` (no line numbers, so
+    that editing the README elsewhere leaves the hashes alone; ``where`` is for errors only)."""
     proc = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
-    log.append(f"$ {' '.join(args[1:])}\n{proc.stdout}")
+        raise RuntimeError(
+            f"{where}{shown} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr}"
+        )
+    log.append(f"$ {shown}\n{proc.stdout}")
 
 
 def _hash_tree(root: Path) -> dict[str, str]:
     out: dict[str, str] = {}
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
         out[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
 
 
+def _clone_layout(tmp: Path, data_dir: Path | None) -> Path:
+    """``tmp/repo`` (returned; ``examples/`` links to this repository's) beside ``tmp/shared/data``."""
+    work = tmp / "repo"
+    work.mkdir()
+    (work / "examples").symlink_to(REPO / "examples", target_is_directory=True)
+    if data_dir is not None:
+        (tmp / "shared").mkdir()
+        (tmp / "shared" / "data").symlink_to(data_dir.resolve(), target_is_directory=True)
+    return work
+
+
+def run_readme(name: str, work: Path, log: list[str]) -> None:
+    """Run the README blocks of group ``name`` in ``work``, in order, as written."""
+    for block in readme.group(name):
+        where = f"README.md:{block.line}: "
+        if block.lang == "python":
+            _run([sys.executable, "-c", block.python_script()], work, log,
+                 shown="python (README block)", where=where)
+            continue
+        for command in block.commands():
+            _run(["bash", "-eo", "pipefail", "-c", command], work, log, shown=command, where=where)
+
+
+#: Real-family steps the golden test runs after the README's blocks (same work folder).
+MMLU_EXTRA = (
+    "croissant-lineage route mmlu-pro:3542 --lineage lineage --findings redux.json --json",
+    "croissant-lineage report --lineage lineage --findings redux.json errata.json --json",
+    "croissant-lineage prov --lineage lineage --findings errata.json --format nt --out mmlu.nt --quiet",
+    "croissant-lineage publish enriched/mmlu-pro.json --lineage lineage --out hub "
+    "--repo-id TIGER-Lab/MMLU-Pro --findings errata.json --dry-run",
+)
+
+
 def toy_hashes() -> dict[str, str]:
-    """Hashes of everything the toy main job writes, plus its printed output."""
+    """Hashes of everything the README's quick start writes, plus its printed output."""
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        proc = subprocess.run(
-            ["bash", str(REPO / "examples/toy/run.sh"), "out"],
-            cwd=work, env=_env(), capture_output=True, text=True,
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"toy main job failed:\n{proc.stderr}")
-        (work / "out" / "stdout.txt").write_text(proc.stdout.replace(str(REPO), "REPO"))
-        return _hash_tree(work / "out")
+        work = _clone_layout(Path(tmp), None)
+        log: list[str] = []
+        run_readme("toy", work, log)
+        out = work / "out" / "toy"
+        (out / "stdout.txt").write_text("\n".join(log).replace(str(work), "REPO"))
+        return _hash_tree(out)
 
 
 def mmlu_hashes(data_dir: Path) -> dict[str, str]:
-    """Hashes of what the real-family commands write (link ... publish --dry-run)."""
-    cl = "croissant-lineage"
-    data = str(data_dir)
+    """Hashes of what the README's real-data blocks and :data:`MMLU_EXTRA` write."""
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+        work = _clone_layout(Path(tmp), data_dir)
         log: list[str] = []
-        steps = [
-            [cl, "link", "mmlu", "--data-dir", data, "--out", "lineage", "--quiet"],
-            [cl, "findings", "import", "redux", "--lineage", "lineage", "--data-dir", data,
-             "--out", "redux.json"],
-            [cl, "findings", "import", "errata", "--lineage", "lineage", "--data-dir", data,
-             "--out", "errata.json"],
-            [cl, "route", "mmlu-pro:3542", "--lineage", "lineage", "--findings", "redux.json",
-             "--json"],
-            [cl, "report", "--lineage", "lineage", "--findings", "redux.json", "errata.json",
-             "--json"],
-            [cl, "enrich", "--family", "mmlu", "--lineage", "lineage", "--findings",
-             "errata.json", "--out", "enriched", "--quiet"],
-            [cl, "prov", "--lineage", "lineage", "--findings", "errata.json", "--format", "nt",
-             "--out", "mmlu.nt", "--quiet"],
-            [cl, "publish", "enriched/mmlu-pro.json", "--lineage", "lineage", "--out", "hub",
-             "--repo-id", "TIGER-Lab/MMLU-Pro", "--findings", "errata.json", "--dry-run"],
-        ]
-        for step in steps:
-            _run(step, work, log)
-        (work / "stdout.txt").write_text("\n".join(log).replace(data, "DATA"))
+        run_readme("mmlu", work, log)
+        for command in MMLU_EXTRA:
+            _run(command.split(), work, log, shown=command)
+        text = "\n".join(log).replace(str(work), "REPO").replace(str(data_dir.resolve()), "DATA")
+        (work / "stdout.txt").write_text(text.replace(str(Path(tmp)), "CLONE_PARENT"))
         return _hash_tree(work)
 
 

@@ -1,4 +1,4 @@
-"""The CI examples: the GitHub Actions workflow and the pre-commit hook run ``validate``
+"""The CI examples: the GitHub Actions workflow (through action.yml) and the pre-commit hook run ``validate``
 with the exit status CI needs (as far as they run here: their commands, on a repository
 laid out like a benchmark's)."""
 
@@ -45,37 +45,32 @@ def _break_findings(repo: Path) -> None:
     (repo / "findings.yaml").write_text(text.replace("status: proposed", "status: fixed", 1), "utf-8")
 
 
-def _workflow_commands() -> list[list[str]]:
+def _action_step() -> dict:
     wf = yaml.safe_load((EXAMPLES / "github-actions" / "validate.yml").read_text("utf-8"))
     job = wf["jobs"]["validate"]
     assert job["timeout-minutes"] <= 30
-    env = job["env"]
-    out = []
-    for step in job["steps"]:
-        run = step.get("run", "")
-        if run.startswith("croissant-lineage validate"):
-            cmd = re.sub(r"\$(\w+)", lambda m: env[m.group(1)], run.split(">")[0].split("||")[0])
-            out.append(shlex.split(cmd))
-    return out
+    (step,) = [s for s in job["steps"] if s.get("uses", "").startswith("OWNER/croissant-lineage@")]
+    return step
 
 
-def test_workflow_runs_validate_with_ci_exit_status(bench_repo: Path, capsys):
-    commands = _workflow_commands()
-    assert len(commands) == 2 and all(c[:2] == ["croissant-lineage", "validate"] for c in commands)
-    assert [main(c[1:]) for c in commands] == [0, 0]
+def test_workflow_runs_validate_with_ci_exit_status(bench_repo: Path, tmp_path_factory):
+    from tests.test_action import ACTION, run_action
+
+    inputs = _action_step()["with"]
+    assert set(inputs) <= set(ACTION["inputs"])
+    assert run_action(bench_repo, inputs, tmp_path_factory.mktemp("good"))[0] == 0
     _break_findings(bench_repo)
-    assert [main(c[1:]) for c in commands] == [1, 1]
-    capsys.readouterr()
+    assert run_action(bench_repo, inputs, tmp_path_factory.mktemp("bad"))[0] == 1
 
 
 def test_workflow_uses_pinned_actions():
     wf = yaml.safe_load((EXAMPLES / "github-actions" / "validate.yml").read_text("utf-8"))
     uses = [s["uses"] for s in wf["jobs"]["validate"]["steps"] if "uses" in s]
-    assert uses and all(re.fullmatch(r"actions/[\w-]+@v\d+", u) for u in uses)
+    assert uses and all(re.fullmatch(r"(actions|OWNER)/[\w-]+@v[\d.]+", u) for u in uses)
 
 
 def test_pre_commit_hook(bench_repo: Path, capsys):
-    hooks = yaml.safe_load((EXAMPLES / ".pre-commit-hooks.yaml").read_text("utf-8"))
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text("utf-8"))
     (hook,) = hooks
     assert hook["id"] == "croissant-lineage-validate" and hook["language"] == "python"
     assert hook["pass_filenames"] is False
