@@ -166,8 +166,9 @@ def read_record_set(
     found: set[str] = set()
     first_columns: list[str] = []
     parts: list[pa.Table] = []
+    needed = sorted({name for kind, name in extracts.values() if kind == "column"})
     for path in paths:
-        table = read_table(path, fnode.encoding_format, csv_columns=csv_cols)
+        table = read_table(path, fnode.encoding_format, csv_columns=csv_cols, columns=needed)
         first_columns = first_columns or list(table.column_names)
         rel = os.path.relpath(path, desc.base_dir).replace(os.sep, "/")
         n = table.num_rows
@@ -207,7 +208,7 @@ def read_record_set(
         )
     try:
         return pa.concat_tables(parts, promote_options="permissive")
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+    except pa.ArrowException as exc:
         raise DataError(
             f"files of {file_id!r} disagree on column types: {exc}", path=desc.path
         ) from None
