@@ -278,9 +278,30 @@ MAX_YAML_EXPANSION = 100_000
 #: callers that read a file check its size in bytes first). Adjustable: set it before reading.
 MAX_YAML_CHARS = 64 * 1024 * 1024
 
-#: libyaml's C loader when PyYAML was built with it (about 10 times faster, a fraction of
-#: the memory), else the pure-Python one: both construct only plain data.
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+try:
+    from yaml.cyaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml
+    _CParser = None
+
+if _CParser is not None:
+
+    class _CSafeLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
+        """libyaml's C scanner and parser, Python's composer (recursion-checked), safe constructor.
+
+        ``yaml.CSafeLoader`` composes nodes in C with unchecked recursion: a list nested
+        100,000 deep crashes the interpreter (SIGSEGV). Python's composer raises
+        RecursionError there instead, which :func:`load_yaml` turns into an error.
+        """
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+#: libyaml's C scanner and parser when PyYAML was built with it (scanning is most of the
+#: cost), else the pure-Python loader: both construct only plain data.
+_YAML_LOADER: Any = _CSafeLoader if _CParser is not None else yaml.SafeLoader
 
 
 class YAMLLimitError(yaml.YAMLError):

@@ -291,6 +291,10 @@ class Descriptor:
 
     def _local_paths(self, file_id: str, *, allow_outside: bool) -> list[Path]:
         files = self.files()
+        for fnode in files.values():
+            for key in ("contentUrl", "includes", "excludes"):
+                if any(isinstance(v, str) and "\x00" in v for v in as_list(fnode.node.get(key))):
+                    raise DescriptorError(f"{fnode.kind} {fnode.id!r}: {key} holds a NUL byte", path=self.path)
         if file_id not in files:
             raise DescriptorError(
                 f"no FileObject or FileSet {file_id!r} in distribution",

@@ -19,7 +19,17 @@ TOY = Path(__file__).resolve().parents[2] / "examples" / "toy" / "findings.yaml"
 def test_the_c_loader_is_used_where_pyyaml_has_it() -> None:
     if not yaml.__with_libyaml__:
         pytest.skip("PyYAML built without libyaml")
-    assert _io._YAML_LOADER is yaml.CSafeLoader
+    assert _io._YAML_LOADER is _io._CSafeLoader
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "{a: " * 50_000 + "1" + "}" * 50_000])
+def test_a_100000_deep_yaml_is_one_coded_line_not_a_crash(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """yaml.CSafeLoader composes in C without a recursion check: this input crashed the process."""
+    path = tmp_path / "findings.yaml"
+    path.write_text(text)
+    assert main(["findings", "list", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "CL-E001" in err
 
 
 def test_c_and_python_loaders_read_the_same_findings(monkeypatch: pytest.MonkeyPatch) -> None:
