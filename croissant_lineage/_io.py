@@ -278,14 +278,11 @@ MAX_YAML_EXPANSION = 100_000
 #: callers that read a file check its size in bytes first). Adjustable: set it before reading.
 MAX_YAML_CHARS = 64 * 1024 * 1024
 
-try:
-    from yaml.cyaml import CParser as _CParser
-except ImportError:  # PyYAML built without libyaml
-    _CParser = None
+_CParser: Any = getattr(yaml.cyaml, "CParser", None) if yaml.__with_libyaml__ else None
 
 if _CParser is not None:
 
-    class _CSafeLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
+    class _CSafeLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """libyaml's C scanner and parser, Python's composer (recursion-checked), safe constructor.
 
         ``yaml.CSafeLoader`` composes nodes in C with unchecked recursion: a list nested

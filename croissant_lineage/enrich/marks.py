@@ -130,7 +130,9 @@ def strip_enrichment(doc: dict[str, Any]) -> dict[str, Any]:
     if not activities:
         return copy.deepcopy(doc)
     listed = [a.get(ADDED_NODES) for a in activities]
-    ours = None if any(not isinstance(x, list) for x in listed) else {p for x in listed for p in x if isinstance(p, str)}
+    ours: set[str] | None = None  # an older enrichment without the list: every marked node
+    if all(isinstance(x, list) for x in listed):
+        ours = {p for x in listed if isinstance(x, list) for p in x if isinstance(p, str)}
     terms = [t for a in activities if isinstance(a.get("cl:addedContextTerms"), list)
              for t in a["cl:addedContextTerms"] if isinstance(t, str)]
     out = _strip(doc, (), ours)

@@ -28,7 +28,14 @@ from typing import Any
 import jsonschema
 import yaml
 
-from croissant_lineage._io import MAX_YAML_CHARS, atomic_write_text, dumps_json, load_yaml, read_json, read_text
+from croissant_lineage._io import (
+    MAX_YAML_CHARS,
+    atomic_write_text,
+    dumps_json,
+    load_yaml,
+    read_json,
+    read_text,
+)
 from croissant_lineage.errors import FindingsError, InputError, SizeLimitError
 from croissant_lineage.findings.model import Finding
 

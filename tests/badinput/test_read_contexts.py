@@ -23,7 +23,12 @@ import rdflib
 
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.descriptor import read_descriptor
-from croissant_lineage.croissant.jsonld import check_contexts, context_urls, offline_documents, read_graph
+from croissant_lineage.croissant.jsonld import (
+    check_contexts,
+    context_urls,
+    offline_documents,
+    read_graph,
+)
 from croissant_lineage.croissant.mlc import run_mlcroissant
 from croissant_lineage.enrich import enrich_file
 from croissant_lineage.errors import DescriptorError, LineageError
