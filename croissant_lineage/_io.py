@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_YAML_CHARS",
     "atomic_folder",
     "atomic_write_bytes",
     "atomic_write_json",
@@ -634,6 +635,32 @@ def loads_json(text: str, *, allow_nan: bool = False) -> Any:
 #: ten times the nodes it spells out, is refused (a "billion laughs" alias bomb).
 MAX_YAML_EXPANSION = 100_000
 
+#: A YAML text longer than this many characters is refused by :func:`load_yaml` (64 Mi;
+#: callers that read a file check its size in bytes first). Adjustable: set it before reading.
+MAX_YAML_CHARS = 64 * 1024 * 1024
+
+_CParser: Any = getattr(yaml.cyaml, "CParser", None) if yaml.__with_libyaml__ else None
+
+if _CParser is not None:
+
+    class _CSafeLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """libyaml's C scanner and parser, Python's composer (recursion-checked), safe constructor.
+
+        ``yaml.CSafeLoader`` composes nodes in C with unchecked recursion: a list nested
+        100,000 deep crashes the interpreter (SIGSEGV). Python's composer raises
+        RecursionError there instead, which :func:`load_yaml` turns into an error.
+        """
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+#: libyaml's C scanner and parser when PyYAML was built with it (scanning is most of the
+#: cost), else the pure-Python loader: both construct only plain data.
+_YAML_LOADER: Any = _CSafeLoader if _CParser is not None else yaml.SafeLoader
+
 
 class YAMLLimitError(yaml.YAMLError):
     """A YAML document refused by :func:`load_yaml` (alias bomb, recursion, nesting)."""
@@ -680,17 +707,20 @@ def _check_yaml_expansion(root: yaml.Node) -> None:
 
 
 def load_yaml(text: str) -> Any:
-    """``yaml.safe_load`` for untrusted text.
+    """``yaml.safe_load`` for untrusted text, with libyaml's C loader where present.
 
     Besides refusing tags that construct objects (as ``safe_load`` does), it refuses
-    aliases that expand the document far beyond its size, aliases that make a structure
-    contain itself, and nesting deeper than Python can recurse.
+    text longer than :data:`MAX_YAML_CHARS`, aliases that expand the document far beyond
+    its size, aliases that make a structure contain itself, and nesting deeper than
+    Python can recurse.
 
     Raises:
         yaml.YAMLError: the text does not parse, or is refused (:class:`YAMLLimitError`);
             callers handle both as "does not parse".
     """
-    loader = yaml.SafeLoader(text)
+    if len(text) > MAX_YAML_CHARS:
+        raise YAMLLimitError(f"YAML text of {len(text):,} characters is over the limit of {MAX_YAML_CHARS:,}")
+    loader = _YAML_LOADER(text)
     try:
         node = loader.get_single_node()
         if node is None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from croissant_lineage._io import check_output, probing_outputs, read_json, resolve_inside
+from croissant_lineage.croissant.jsonld import check_contexts
 from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, SCHEMA_NS
 from croissant_lineage.errors import (
     DescriptorError,
@@ -290,6 +291,10 @@ class Descriptor:
 
     def _local_paths(self, file_id: str, *, allow_outside: bool) -> list[Path]:
         files = self.files()
+        for fnode in files.values():
+            for key in ("contentUrl", "includes", "excludes"):
+                if any(isinstance(v, str) and "\x00" in v for v in as_list(fnode.node.get(key))):
+                    raise DescriptorError(f"{fnode.kind} {fnode.id!r}: {key} holds a NUL byte", path=self.path)
         if file_id not in files:
             raise DescriptorError(
                 f"no FileObject or FileSet {file_id!r} in distribution",
@@ -466,7 +471,9 @@ def read_descriptor(
 
     Raises:
         InputError: missing file, empty file or invalid JSON.
-        DescriptorError: valid JSON that is not a Croissant dataset.
+        DescriptorError: valid JSON that is not a Croissant dataset, or one that names a
+            context URL with no bundled copy at any level (the rule ``validate`` reports
+            as ``CLV202``; nothing is ever fetched).
     """
     p = Path(path)
     doc = read_json(p)
@@ -474,8 +481,16 @@ def read_descriptor(
     return Descriptor(p, doc, Path(base_dir) if base_dir is not None else p.parent)
 
 
-def check_croissant(doc: Any, path: Path | None = None) -> None:
-    """Raise :class:`DescriptorError` unless ``doc`` looks like a Croissant Dataset."""
+def check_croissant(doc: Any, path: Path | None = None, *, contexts: bool = True) -> None:
+    """Raise :class:`DescriptorError` unless ``doc`` looks like a Croissant Dataset.
+
+    Args:
+        doc: The parsed descriptor.
+        path: The file, for error messages.
+        contexts: Also refuse a context URL with no bundled copy at any level (see
+            :func:`~croissant_lineage.croissant.jsonld.check_contexts`): the one rule of
+            every reader. ``validate`` passes False and reports it as ``CLV202`` instead.
+    """
     if not isinstance(doc, dict):
         raise DescriptorError("not a JSON object: a Croissant descriptor is one", path=path)
     types = [t for t in as_list(doc.get("@type")) if isinstance(t, str)]
@@ -488,3 +503,5 @@ def check_croissant(doc: Any, path: Path | None = None) -> None:
         )
     if "@context" not in doc:
         raise DescriptorError("no @context: not JSON-LD", path=path)
+    if contexts:
+        check_contexts(doc, path=path)

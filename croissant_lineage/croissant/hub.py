@@ -1,7 +1,9 @@
 """A Croissant descriptor from a local path or a Hugging Face Hub dataset id.
 
-:func:`descriptor_for` is the one place where a dataset id such as
-``TIGER-Lab/MMLU-Pro`` is turned into a descriptor file: it downloads the Croissant the
+:func:`descriptor_for` is the one place where a dataset id, written explicitly as
+``hf://TIGER-Lab/MMLU-Pro`` (or ``hf://datasets/TIGER-Lab/MMLU-Pro``), is turned into a
+descriptor file. A bare ``owner/name`` is a local path, never an id: a path that does not
+exist is an error, not a download. it downloads the Croissant the
 Hub generates for the dataset (``{endpoint}/api/datasets/{id}/croissant``), with an
 explicit timeout and a size cap, checks that it is a Croissant dataset, and caches it.
 A local path never touches the network.
@@ -29,6 +31,7 @@ __all__ = [
     "default_cache_dir",
     "descriptor_for",
     "is_hub_id",
+    "parse_hub_id",
 ]
 
 #: Where the Hub serves the Croissant it generates for a dataset (``{endpoint}``
@@ -43,16 +46,28 @@ _HUB_ID = re.compile(rf"{_PART}/{_PART}")
 _DESCRIPTOR_NAMES = ("croissant.json", "metadata.json")
 
 
-def is_hub_id(text: str) -> bool:
-    """True when ``text`` has the shape of a Hub dataset id (``owner/name``).
+#: The explicit prefix of a Hub dataset id (``hf://owner/name``), as huggingface_hub's
+#: file system spells it; ``hf://datasets/owner/name`` is accepted too.
+HUB_PREFIX = "hf://"
 
-    Paths are not ids: anything with more than one ``/``, a leading ``.`` or ``/``, a
-    ``\\``, or ending in ``.json`` / ``.jsonld``. (An id that also exists as a local
-    path is read locally by :func:`descriptor_for`.)
+
+def parse_hub_id(text: str) -> str | None:
+    """The ``owner/name`` of an explicit Hub id (``hf://owner/name``), else None.
+
+    Only the explicit form is an id: a bare ``owner/name`` is a path (a missing file is
+    an error, not a download), so a typo in a local path never reaches the network.
     """
-    if text.endswith((".json", ".jsonld")):
-        return False
-    return _HUB_ID.fullmatch(text) is not None
+    if not text.startswith(HUB_PREFIX):
+        return None
+    rest = text[len(HUB_PREFIX):].removeprefix("datasets/")
+    if rest.endswith((".json", ".jsonld")) or _HUB_ID.fullmatch(rest) is None:
+        return None
+    return rest
+
+
+def is_hub_id(text: str) -> bool:
+    """True when ``text`` is an explicit Hub dataset id (``hf://owner/name``; see :func:`parse_hub_id`)."""
+    return parse_hub_id(text) is not None
 
 
 def default_cache_dir() -> Path:
@@ -124,8 +139,8 @@ def descriptor_for(
 
     Args:
         name_or_path: A descriptor file, a folder holding ``croissant.json`` (or
-            ``metadata.json``), or a Hub dataset id such as ``TIGER-Lab/MMLU-Pro``.
-            An existing local path always wins over an id.
+            ``metadata.json``), or an explicit Hub dataset id such as
+            ``hf://TIGER-Lab/MMLU-Pro``. A bare ``owner/name`` is always a local path.
         cache_dir: Folder for downloaded descriptors (default :func:`default_cache_dir`);
             a dataset ``owner/name`` is cached as ``hub/owner/name/croissant.json``.
         timeout: Seconds to wait for the Hub (connect and each read).
@@ -136,7 +151,7 @@ def descriptor_for(
         used); for an id, the cached copy.
 
     Raises:
-        InputError: a local path that does not exist and is not an id; the Hub cannot
+        InputError: a local path that does not exist (a bare ``owner/name`` included); the Hub cannot
             be reached, answers an error, or ``HF_HUB_OFFLINE`` is set with no cached copy.
         DescriptorError: the Hub's answer is not a Croissant dataset.
         SizeLimitError: the answer is larger than :data:`MAX_DESCRIPTOR_BYTES`.
@@ -154,12 +169,14 @@ def descriptor_for(
         )
     if local.exists():
         return local
-    if isinstance(name_or_path, Path) or not is_hub_id(text):
+    hub_id = None if isinstance(name_or_path, Path) else parse_hub_id(text)
+    if hub_id is None:
         raise InputError(
             "file not found",
             path=local,
-            hint="give a descriptor path or a Hugging Face dataset id like owner/name",
+            hint="give a descriptor path, or a Hugging Face dataset id written hf://owner/name",
         )
+    text = hub_id
     owner, name = text.split("/")
     target = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     target = target / "hub" / owner / name / "croissant.json"

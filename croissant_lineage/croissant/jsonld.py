@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -43,9 +45,12 @@ __all__ = [
     "XSD_NS",
     "Expansion",
     "JsonLdContext",
+    "check_contexts",
     "context_object",
+    "context_urls",
     "inline_contexts",
     "local_context",
+    "offline_documents",
     "pointer",
     "read_graph",
     "term_meaning",
@@ -98,6 +103,108 @@ def local_context(url: str, extra: Mapping[str, Any] | None = None) -> Any:
     if isinstance(value, dict) and "@context" in value:
         value = value["@context"]
     return value
+
+
+def _scoped_urls(value: Any, where: str) -> Iterator[tuple[str, str]]:
+    """Context URLs inside one ``@context`` value: itself, list items, ``@import``, scoped."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        at, cur = stack.pop()
+        if isinstance(cur, str):
+            yield at, cur
+        elif isinstance(cur, list):
+            stack.extend(reversed([(f"{at}/{i}", v) for i, v in enumerate(cur)]))
+        elif isinstance(cur, dict):
+            for key, definition in reversed(list(cur.items())):
+                if key == "@import":
+                    stack.append((f"{at}/@import", definition))
+                elif isinstance(definition, dict) and "@context" in definition:
+                    # A property- or type-scoped context (JSON-LD 1.1 term definitions).
+                    stack.append((f"{at}{pointer([key])}/@context", definition["@context"]))
+
+
+def context_urls(doc: Any) -> list[tuple[str, str]]:
+    """Every context URL a JSON-LD document names, at every level, in document order.
+
+    Covers the top-level ``@context`` and any nested one, lists of contexts, ``@import``,
+    and contexts scoped to a property or a type in a term definition (those a processor
+    only loads when it meets the term). Bundled URLs are included (see :data:`CONTEXT_URLS`).
+
+    Args:
+        doc: A parsed JSON document.
+
+    Returns:
+        (JSON pointer of the URL, URL) pairs; a non-string ``@import`` is reported as ``""``.
+    """
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), doc)]
+    while stack:
+        path, cur = stack.pop()
+        if isinstance(cur, dict):
+            children = []
+            for k, v in cur.items():
+                if k == "@context":
+                    out.extend((at, url if isinstance(url, str) else "") for at, url in _scoped_urls(v, pointer((*path, k))))
+                else:
+                    children.append(((*path, k), v))
+            stack.extend(reversed(children))
+        elif isinstance(cur, list):
+            stack.extend(reversed([((*path, i), v) for i, v in enumerate(cur)]))
+    return out
+
+
+def check_contexts(doc: Any, *, path: str | Path | None = None, contexts: Mapping[str, Any] | None = None) -> None:
+    """Refuse a document that names a context URL with no bundled copy, at any level.
+
+    The one rule every reader applies before any JSON-LD processor sees a document:
+    ``read_descriptor`` (``link``, ``enrich``...) raises, ``validate`` reports ``CLV202``.
+
+    Args:
+        doc: A parsed JSON document.
+        path: The file, for the error message.
+        contexts: Extra URL -> context the caller supplies (allowed like bundled ones).
+
+    Raises:
+        DescriptorError: the first such URL (its JSON pointer in the message).
+    """
+    for at, url in context_urls(doc):
+        if url not in CONTEXT_URLS and not (contexts is not None and url in contexts):
+            raise DescriptorError(
+                f"@context at {at} names {url[:200]!r}, which has no bundled copy and is never fetched",
+                path=path,
+                hint="inline the context object in the descriptor",
+            )
+
+
+_LOADER_LOCK = threading.RLock()
+
+
+def _bundled_document(url: Any, *_args: Any, **_kwargs: Any) -> tuple[Any, None]:
+    """rdflib's ``source_to_json`` replacement: bundled Croissant contexts, nothing else."""
+    key = url if isinstance(url, str) else None
+    if key is None or key not in CONTEXT_URLS:
+        raise DescriptorError(f"JSON-LD processor asked for {str(url)[:200]!r}: only bundled contexts are served")
+    return json.loads(_packaged(CONTEXT_URLS[key])), None
+
+
+@contextmanager
+def offline_documents() -> Iterator[None]:
+    """Within the block, rdflib (and so mlcroissant, which parses with rdflib) loads no document.
+
+    rdflib's JSON-LD context loader (``rdflib.plugins.shared.jsonld.context.source_to_json``,
+    which opens ``http(s)://`` and ``file:`` URLs) is replaced by one that serves only the
+    bundled Croissant contexts and raises :class:`DescriptorError` for anything else. The
+    original is put back on exit; blocks may nest and run in several threads.
+    """
+    from rdflib.plugins.shared.jsonld import context as rdflib_context
+
+    with _LOADER_LOCK:
+        saved = rdflib_context.source_to_json
+        rdflib_context.source_to_json = _bundled_document  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            rdflib_context.source_to_json = saved
 
 
 def _resolve_context(value: Any, extra: Mapping[str, Any] | None, seen: tuple[str, ...]) -> Any:
@@ -198,7 +305,10 @@ def to_graph(
         raise DescriptorError("invalid JSON-LD: NaN or Infinity is not a JSON value", path=path) from None
     graph = rdflib.Graph()
     try:
-        graph.parse(data=data, format="json-ld", base=base)
+        with offline_documents():
+            graph.parse(data=data, format="json-ld", base=base)
+    except DescriptorError as exc:
+        raise DescriptorError(exc.message, path=path, hint=exc.hint) from None
     except Exception as exc:  # rdflib raises bare Exceptions for invalid JSON-LD
         raise DescriptorError(f"invalid JSON-LD: {exc}", path=path) from None
     return graph

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from croissant_lineage.croissant.jsonld import inline_contexts
+from croissant_lineage.croissant.jsonld import check_contexts, inline_contexts, offline_documents
 
 __all__ = ["MlcroissantIssues", "MlcroissantRun", "mlcroissant_issues", "run_mlcroissant"]
 
@@ -78,22 +78,25 @@ def run_mlcroissant(doc: dict[str, Any], *, inline: bool = False) -> Mlcroissant
 
     Args:
         doc: The descriptor JSON object (not modified).
-        inline: Replace remote ``@context`` URLs by their local copies first (see
-            :func:`~croissant_lineage.croissant.jsonld.inline_contexts`); without it the
-            caller must not pass a document with a remote context (rdflib would fetch it).
+        inline: Replace bundled ``@context`` URLs by their local copies first (see
+            :func:`~croissant_lineage.croissant.jsonld.inline_contexts`). Either way a
+            context URL with no bundled copy, at any level, is refused before mlcroissant
+            sees the document, and mlcroissant runs under
+            :func:`~croissant_lineage.croissant.jsonld.offline_documents` (it loads nothing).
 
     Returns:
         A :class:`MlcroissantRun`.
 
     Raises:
-        DescriptorError: with ``inline``, a context URL has no local copy.
+        DescriptorError: a context URL has no bundled copy.
     """
     import mlcroissant as mlc
 
+    check_contexts(doc)
     json_ = inline_contexts(copy.deepcopy(doc)) if inline else copy.deepcopy(doc)
     ctx = mlc.Context()
     crash: Exception | None = None
-    with _captured_logs() as logs:
+    with _captured_logs() as logs, offline_documents():
         try:
             mlc.Metadata.from_json(ctx=ctx, json_=json_)
         except mlc.ValidationError:

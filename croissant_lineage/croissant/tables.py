@@ -16,6 +16,14 @@ CSV is read with the standard library, strictly, every cell as a string:
 * NUL bytes are an :class:`InputError` (``CL-E001``), a field longer than
   :data:`MAX_FIELD_CHARS` a :class:`SizeLimitError` (``CL-E008``).
 
+Bounded reads: of a Parquet or Arrow file only the columns the caller names are read
+(:func:`read_table` ``columns``; the record reader names those its fields extract), and a
+file whose data would take more than :data:`MAX_DECOMPRESSED_BYTES` is refused with a
+:class:`SizeLimitError` (``CL-E008``) before it is read: for Parquet the uncompressed size
+its metadata gives for the columns read, for a text file its size. A column of a type
+this reader cannot turn into plain values (a dictionary nested in a list or struct that
+Arrow cannot decode, a corrupt page) is a :class:`DataError` (``CL-E004``), not a traceback.
+
 Headerless CSV: a FileObject/FileSet may carry ``cl:csvColumns`` (a list of column
 names); the file is then read without a header row. mlcroissant 1.1.1 ignores this
 property and reads the first row as a header, so it cannot read such files.
@@ -37,7 +45,7 @@ import pyarrow.parquet as pq
 from croissant_lineage._io import loads_json, note_input, read_text
 from croissant_lineage.errors import DataError, InputError, SizeLimitError
 
-__all__ = ["MAX_FIELD_CHARS", "read_table", "sniff_delimiter"]
+__all__ = ["MAX_DECOMPRESSED_BYTES", "MAX_FIELD_CHARS", "read_table", "sniff_delimiter"]
 
 CSV_FORMATS = {"text/csv", "text/tab-separated-values"}
 JSONL_FORMATS = {"application/jsonlines", "application/jsonl", "application/x-jsonlines"}
@@ -55,6 +63,79 @@ ARROW_FORMATS = {
 MAX_FIELD_CHARS = 16 * 1024 * 1024
 
 csv.field_size_limit(MAX_FIELD_CHARS)
+
+#: Most bytes one data file may take once decompressed (the columns read, for Parquet and
+#: Arrow; the whole file, for text formats): 4 GiB. A larger file is refused (CL-E008)
+#: before it is read. Adjustable: set ``croissant_lineage.croissant.tables.MAX_DECOMPRESSED_BYTES``.
+MAX_DECOMPRESSED_BYTES = 4 * 1024**3
+
+
+def _check_size(path: Path, size: int, what: str) -> None:
+    if size > MAX_DECOMPRESSED_BYTES:
+        raise SizeLimitError(
+            f"{what} take {size:,} bytes, over the limit of {MAX_DECOMPRESSED_BYTES:,}",
+            path=path,
+            hint="raise croissant_lineage.croissant.tables.MAX_DECOMPRESSED_BYTES if the file is trusted",
+        )
+
+
+def _plain_dictionaries(table: pa.Table, path: Path) -> pa.Table:
+    """Decode dictionary-encoded columns (at any depth) to their value types.
+
+    Raises:
+        DataError: Arrow cannot decode one (a nested dictionary it does not support).
+    """
+    for i, field in enumerate(table.schema):
+        if not _has_dictionary(field.type):
+            continue
+        try:
+            table = table.set_column(i, field.name, table.column(i).cast(_without_dictionary(field.type)))
+        except pa.ArrowException as exc:
+            raise DataError(
+                f"column {field.name!r} has a nested dictionary type this reader cannot decode ({field.type})",
+                path=path,
+                hint=f"store it as plain values ({exc.__class__.__name__}: {str(exc)[:120]})",
+            ) from None
+    return table
+
+
+def _has_dictionary(t: pa.DataType) -> bool:
+    if pa.types.is_dictionary(t):
+        return True
+    return any(_has_dictionary(t.field(i).type) for i in range(t.num_fields))
+
+
+def _without_dictionary(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_dictionary(t):
+        return _without_dictionary(t.value_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        inner = pa.field(t.value_field.name, _without_dictionary(t.value_type), t.value_field.nullable)
+        return pa.list_(inner) if pa.types.is_list(t) else pa.large_list(inner)
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(_without_dictionary(t.value_type), t.list_size)
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _without_dictionary(f.type), f.nullable) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(_without_dictionary(t.key_type), _without_dictionary(t.item_type))
+    return t
+
+
+def _read_parquet(path: Path, columns: list[str] | None) -> pa.Table:
+    """Only ``columns`` (those present; all when None), under the decompressed-size cap."""
+    try:
+        pf = pq.ParquetFile(path)
+        names = pf.schema_arrow.names
+        keep = names if columns is None else [c for c in names if c in set(columns)]
+        md = pf.metadata
+        wanted = {i for i in range(md.num_columns) if md.schema.column(i).path.split(".")[0] in set(keep)}
+        size = sum(
+            md.row_group(r).column(c).total_uncompressed_size for r in range(md.num_row_groups) for c in wanted
+        )
+        _check_size(path, size, f"the {len(keep)} Parquet column(s) read")
+        table = pf.read(columns=keep)
+    except (pa.ArrowException, OSError) as exc:
+        raise DataError(f"not a readable Parquet file: {str(exc).splitlines()[0][:300]}", path=path) from None
+    return _plain_dictionaries(table, path)
 
 
 def sniff_delimiter(header_line: str) -> str:
@@ -203,20 +284,29 @@ def _read_json(path: Path) -> pa.Table:
     return _records_to_table(data, path)
 
 
-def _read_arrow(path: Path) -> pa.Table:
+def _read_arrow(path: Path, columns: list[str] | None) -> pa.Table:
+    """The file memory-mapped (unread columns cost no memory), then only ``columns``."""
     try:
         with pa.memory_map(str(path), "r") as src:
             try:
-                return ipc.open_stream(src).read_all()
+                table = ipc.open_stream(src).read_all()
             except pa.ArrowInvalid:
                 src.seek(0)
-                return ipc.open_file(src).read_all()
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"not an Arrow IPC file: {exc}", path=path) from None
+                table = ipc.open_file(src).read_all()
+        if columns is not None:
+            table = table.select([c for c in table.column_names if c in set(columns)])
+    except (pa.ArrowException, OSError) as exc:
+        raise DataError(f"not an Arrow IPC file: {str(exc).splitlines()[0][:300]}", path=path) from None
+    _check_size(path, table.nbytes, f"the {table.num_columns} Arrow column(s) read")
+    return _plain_dictionaries(table, path)
 
 
 def read_table(
-    path: Path, encoding_format: str, *, csv_columns: list[str] | None = None
+    path: Path,
+    encoding_format: str,
+    *,
+    csv_columns: list[str] | None = None,
+    columns: list[str] | None = None,
 ) -> pa.Table:
     """Read one data file into an Arrow table.
 
@@ -224,20 +314,26 @@ def read_table(
         path: The file.
         encoding_format: Its Croissant ``encodingFormat`` (MIME type).
         csv_columns: Column names for a CSV without a header row.
+        columns: For Parquet and Arrow, read only these columns (those the file has);
+            None reads all. Text formats are parsed whole and keep every column.
 
     Returns:
-        The table: for CSV every column is a string column, in header order.
+        The table: for CSV every column is a string column, in header order. Dictionary
+        columns of Parquet and Arrow files come decoded to their value types.
 
     Raises:
         InputError: missing or empty file, NUL bytes in a text file.
         DataError: the content does not parse as ``encoding_format`` (the message names
-            the line), or the format is not supported.
-        SizeLimitError: a CSV field longer than :data:`MAX_FIELD_CHARS`.
+            the line), the format is not supported, or a column cannot be decoded.
+        SizeLimitError: a CSV field longer than :data:`MAX_FIELD_CHARS`, or a file over
+            :data:`MAX_DECOMPRESSED_BYTES`.
     """
     if not path.exists():
         raise InputError("file not found", path=path)
     note_input(path)  # a regular file (a FIFO would block), recorded as an input of the command
     fmt = encoding_format.split(";")[0].strip().lower()
+    if fmt not in PARQUET_FORMATS | ARROW_FORMATS:
+        _check_size(path, path.stat().st_size, "the file's bytes")
     if fmt in CSV_FORMATS:
         return _read_csv(path, csv_columns, "\t" if fmt.endswith("values") else None)
     if fmt in JSONL_FORMATS:
@@ -245,12 +341,9 @@ def read_table(
     if fmt == "application/json":
         return _read_json(path)
     if fmt in PARQUET_FORMATS:
-        try:
-            return pq.read_table(path)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise DataError(f"not a Parquet file: {exc}", path=path) from None
+        return _read_parquet(path, columns)
     if fmt in ARROW_FORMATS:
-        return _read_arrow(path)
+        return _read_arrow(path, columns)
     raise DataError(
         f"unsupported encodingFormat {encoding_format!r}",
         path=path,

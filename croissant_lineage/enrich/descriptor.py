@@ -42,7 +42,7 @@ from croissant_lineage.croissant.descriptor import (
 from croissant_lineage.croissant.jsonld import context_object, term_meaning
 from croissant_lineage.croissant.mlc import MlcroissantIssues, mlcroissant_issues
 from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, PROV_NS, XSD_NS
-from croissant_lineage.enrich.marks import is_our_descriptor, strip_enrichment
+from croissant_lineage.enrich.marks import is_our_descriptor, seal, strip_enrichment
 from croissant_lineage.errors import DescriptorError, InputError
 from croissant_lineage.lineage.schema import ACTIVITIES
 from croissant_lineage.prov.graph import (
@@ -222,6 +222,7 @@ def _enrich(
     )
     for key, values in extra.root.items():
         add_values(out, key, values, iri=full_iri(key), path=path)
+    seal(out, base)
     return out
 
 

@@ -46,7 +46,7 @@ from croissant_lineage.enrich.files import (
     lineage_table,
     record_set_node,
 )
-from croissant_lineage.enrich.marks import is_our_descriptor, is_ours, strip_enrichment
+from croissant_lineage.enrich.marks import is_our_descriptor, is_ours, seal, strip_enrichment
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
@@ -432,6 +432,7 @@ def _enrich_descriptor_file(run: _FamilyRun, desc_path: Path, members: Sequence[
     if run.found:
         used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
     _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
+    seal(doc_out, base)
     target = run.out / f"{stem}.json"
     atomic_write_json(run.write_to / target.name, doc_out)
     return EnrichedDescriptor(

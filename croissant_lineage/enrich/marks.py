@@ -2,15 +2,22 @@
 
 Every JSON object the library adds to a descriptor carries ``"@index": "croissant-lineage"``
 (:data:`~croissant_lineage.prov.vocab.MARK`; a JSON-LD keyword: kept by JSON-LD processors,
-no triple), and the ``@context`` terms it adds are listed in the enrichment activity's
-``cl:addedContextTerms``. :func:`strip_enrichment` removes exactly these, so
-``strip_enrichment(enrich_descriptor(doc, ...)) == doc``. :func:`is_our_descriptor` is the
-check that lets a later run replace a file this library wrote, and no other.
+no triple). A user's own node may carry that same ``@index`` (it is an ordinary JSON-LD
+value), so the mark alone never decides: the enrichment activity (the marked node
+``_:cl-enrichment``) lists in ``cl:addedNodes`` the JSON pointer of every node the
+enrichment added (:func:`seal`), and in ``cl:addedContextTerms`` the ``@context`` terms it
+added. :func:`strip_enrichment` removes exactly a marked node at a listed pointer and those
+terms, so ``strip_enrichment(enrich_descriptor(doc, ...)) == doc`` whatever ``doc`` holds;
+a document with no enrichment activity is returned unchanged. (A descriptor enriched by a
+version without ``cl:addedNodes`` is stripped of every marked node, as that version did.)
+:func:`is_our_descriptor` is the check that lets a later run replace a file this library
+wrote, and no other.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +25,15 @@ from croissant_lineage.croissant.descriptor import (
     is_generated,
     is_generated_file,
 )
+from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.prov.vocab import MARK
 
-__all__ = ["is_our_descriptor", "is_ours", "strip_enrichment"]
+__all__ = ["ADDED_NODES", "ENRICHMENT_ID", "is_our_descriptor", "is_ours", "seal", "strip_enrichment"]
+
+#: The enrichment activity's property listing the JSON pointers of the nodes it added.
+ADDED_NODES = "cl:addedNodes"
+#: The ``@id`` of the enrichment activity node (see ``prov.graph.enrichment_node``).
+ENRICHMENT_ID = "_:cl-enrichment"
 
 
 def is_ours(value: Any) -> bool:
@@ -28,20 +41,50 @@ def is_ours(value: Any) -> bool:
     return isinstance(value, dict) and value.get("@index") == MARK
 
 
-def _written_by_us(doc: Any) -> bool:
-    """A descriptor this library wrote: enriched (some node marked), or made by ``describe``."""
-    if is_generated(doc):
-        return True
-    stack = [doc]
+def _marked(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(JSON pointer, node) of every outermost marked node, outside ``@context``, in order."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), doc)]
     while stack:
-        cur = stack.pop()
+        path, cur = stack.pop()
         if is_ours(cur):
-            return True
-        if isinstance(cur, dict):
-            stack.extend(v for k, v in cur.items() if k != "@context")
+            yield pointer(path), cur
+        elif isinstance(cur, dict):
+            stack.extend(reversed([((*path, k), v) for k, v in cur.items() if k != "@context"]))
         elif isinstance(cur, list):
-            stack.extend(cur)
-    return False
+            stack.extend(reversed([((*path, i), v) for i, v in enumerate(cur)]))
+
+
+def _activities(doc: Any) -> list[dict[str, Any]]:
+    """The enrichment activity nodes of a document (marked, ``@id`` :data:`ENRICHMENT_ID`)."""
+    return [node for _, node in _marked(doc) if node.get("@id") == ENRICHMENT_ID]
+
+
+def seal(doc: dict[str, Any], base: Any) -> None:
+    """Record in the enrichment activity which marked nodes of ``doc`` the enrichment added.
+
+    Enrichment only adds keys and appends to lists, so a node of ``base`` keeps its JSON
+    pointer in ``doc``: the added nodes are the marked ones at a pointer where ``base`` has
+    no marked node. Their pointers go, in document order, under :data:`ADDED_NODES` of
+    the activity node (itself among them).
+
+    Args:
+        doc: The enriched document (modified in place).
+        base: The document it was made from (after :func:`strip_enrichment`).
+
+    Raises:
+        ValueError: ``doc`` holds no enrichment activity added by this enrichment.
+    """
+    before = {at for at, _ in _marked(base)}
+    added = [(at, node) for at, node in _marked(doc) if at not in before]
+    activity = [node for _, node in added if node.get("@id") == ENRICHMENT_ID]
+    if len(activity) != 1:
+        raise ValueError("an enriched document holds exactly one new enrichment activity")
+    activity[0][ADDED_NODES] = [at for at, _ in added]
+
+
+def _written_by_us(doc: Any) -> bool:
+    """A descriptor this library wrote: enriched (it holds our activity), or made by ``describe``."""
+    return is_generated(doc) or bool(_activities(doc))
 
 
 def is_our_descriptor(path: Path) -> bool:
@@ -49,36 +92,27 @@ def is_our_descriptor(path: Path) -> bool:
     return is_generated_file(path, _written_by_us)
 
 
-def _added_terms(doc: Any) -> list[str]:
-    terms: list[str] = []
-    stack = [doc]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, dict):
-            if is_ours(cur) and isinstance(cur.get("cl:addedContextTerms"), list):
-                terms.extend(t for t in cur["cl:addedContextTerms"] if isinstance(t, str))
-            stack.extend(v for k, v in cur.items() if k != "@context")
-        elif isinstance(cur, list):
-            stack.extend(cur)
-    return terms
+def _strip(node: Any, path: tuple[Any, ...], ours: set[str] | None) -> Any:
+    def added(at: tuple[Any, ...], value: Any) -> bool:
+        return is_ours(value) and (ours is None or pointer(at) in ours)
 
-
-def _strip(node: Any) -> Any:
     if isinstance(node, list):
-        return [_strip(v) for v in node if not is_ours(v)]
+        return [_strip(v, (*path, i), ours) for i, v in enumerate(node) if not added((*path, i), v)]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for k, v in node.items():
-        if is_ours(v):
+        if k == "@context":
+            out[k] = copy.deepcopy(v)
+        elif added((*path, k), v):
             continue
-        if isinstance(v, list):
-            kept = [x for x in v if not is_ours(x)]
+        elif isinstance(v, list):
+            kept = [(i, x) for i, x in enumerate(v) if not added((*path, k, i), x)]
             if len(kept) < len(v) and not kept:
                 continue
-            out[k] = [_strip(x) for x in kept]
+            out[k] = [_strip(x, (*path, k, i), ours) for i, x in kept]
         else:
-            out[k] = _strip(v) if k != "@context" else copy.deepcopy(v)
+            out[k] = _strip(v, (*path, k), ours)
     return out
 
 
@@ -86,11 +120,22 @@ def strip_enrichment(doc: dict[str, Any]) -> dict[str, Any]:
     """The descriptor without this library's additions (the inverse of enrichment).
 
     Returns:
-        A new document: every marked node removed (and a key left empty by that
-        removal), and the ``@context`` terms the enrichment recorded as added.
+        A new document: every node the enrichment activity lists in
+        :data:`ADDED_NODES` (marked, at that pointer) removed, a key left empty by that
+        removal too, and the ``@context`` terms the enrichment recorded as added. A user
+        node that carries the mark but is not listed is kept; a document without an
+        enrichment activity is returned as it is (a copy).
     """
-    terms = _added_terms(doc)
-    out = _strip(doc)
+    activities = _activities(doc)
+    if not activities:
+        return copy.deepcopy(doc)
+    listed = [a.get(ADDED_NODES) for a in activities]
+    ours: set[str] | None = None  # an older enrichment without the list: every marked node
+    if all(isinstance(x, list) for x in listed):
+        ours = {p for x in listed if isinstance(x, list) for p in x if isinstance(p, str)}
+    terms = [t for a in activities if isinstance(a.get("cl:addedContextTerms"), list)
+             for t in a["cl:addedContextTerms"] if isinstance(t, str)]
+    out = _strip(doc, (), ours)
     if terms and isinstance(out, dict):
         ctx = out.get("@context")
         target = ctx if isinstance(ctx, dict) else (ctx[-1] if isinstance(ctx, list) and ctx else None)

@@ -29,7 +29,7 @@ import yaml
 
 from croissant_lineage._io import load_yaml, loads_json, read_text
 from croissant_lineage._results import is_uri
-from croissant_lineage.croissant.hub import is_hub_id
+from croissant_lineage.croissant.hub import parse_hub_id
 from croissant_lineage.errors import InputError, SpecError
 from croissant_lineage.family.shipped import builtin_families, builtin_family_path
 
@@ -71,7 +71,7 @@ class DatasetSpec:
         descriptor: Path to its Croissant descriptor (absolute), or None when the
             dataset has no item data here (documented coverage only) or is on the Hub.
         hub_id: A Hugging Face dataset id (``owner/name``) given as ``descriptor`` in the
-            spec: its Croissant and files are downloaded when items are loaded.
+            spec, written ``hf://owner/name`` (a bare ``owner/name`` is a path): its Croissant and files are downloaded when items are loaded.
         record_set: RecordSet holding the items.
         roles: Role -> field expression (see module docstring).
         key_format: ``letter`` (A, B...), ``index`` (0-based) or ``text``.
@@ -303,9 +303,9 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
 def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSpec:
     """One ``datasets`` entry; a descriptor path is resolved against ``base``."""
     desc = d.get("descriptor")
-    hub_id = desc if desc and is_hub_id(desc) and not (base / desc).exists() else None
+    hub_id = parse_hub_id(desc) if desc else None
     if d.get("loader") == "datasets" and hub_id is None:
-        raise SpecError(f"dataset {d['name']!r}: loader 'datasets' needs a Hub id (owner/name) as descriptor", path=path)
+        raise SpecError(f"dataset {d['name']!r}: loader 'datasets' needs a Hub id (hf://owner/name) as descriptor", path=path)
     if desc and not {"id", "stem"} <= set(d.get("roles", {})):
         raise SpecError(f"dataset {d['name']!r} needs at least the roles id and stem", path=path)
     return DatasetSpec(

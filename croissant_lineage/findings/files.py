@@ -5,6 +5,12 @@ object ``{"findings": [...]}`` or a bare list. Entries are findings, or *status
 updates* a reviewer appends by hand (``{"id": ..., "status": ..., "status_date": ...}``),
 which apply to the finding with that id defined earlier. A finding without an ``id``
 gets its stable id from :func:`~croissant_lineage.findings.model.finding_id`.
+
+YAML is read with libyaml's C loader where PyYAML has it (``yaml.CSafeLoader``), and a
+YAML file larger than :data:`MAX_YAML_BYTES` (64 MiB) is refused before it is read
+(``CL-E008``): YAML costs about 25 bytes of memory per byte of text even with the C
+loader. Set ``croissant_lineage.findings.files.MAX_YAML_BYTES`` to change the limit, or
+convert a very large file to JSON.
 """
 
 from __future__ import annotations
@@ -22,11 +28,19 @@ from typing import Any
 import jsonschema
 import yaml
 
-from croissant_lineage._io import atomic_write_text, dumps_json, load_yaml, read_json, read_text
-from croissant_lineage.errors import FindingsError, InputError
+from croissant_lineage._io import (
+    MAX_YAML_CHARS,
+    atomic_write_text,
+    dumps_json,
+    load_yaml,
+    read_json,
+    read_text,
+)
+from croissant_lineage.errors import FindingsError, InputError, SizeLimitError
 from croissant_lineage.findings.model import Finding
 
 __all__ = [
+    "MAX_YAML_BYTES",
     "dates_to_text",
     "entry_validator",
     "findings_from_document",
@@ -149,9 +163,23 @@ def findings_from_document(
     return list(out.values())
 
 
+#: A findings YAML file larger than this is refused before it is read (CL-E008).
+MAX_YAML_BYTES = MAX_YAML_CHARS
+
+
 def _parse(path: Path) -> Any:
     if path.suffix.lower() == ".json":
         return read_json(path, expected="a findings document")
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # read_text reports a missing or unreadable file
+    if size > MAX_YAML_BYTES:
+        raise SizeLimitError(
+            f"findings YAML of {size:,} bytes is over the limit of {MAX_YAML_BYTES:,}",
+            path=path,
+            hint="convert it to JSON, or raise croissant_lineage.findings.files.MAX_YAML_BYTES",
+        )
     text, _ = read_text(path)
     if not text.strip():
         raise InputError("empty file", path=path, hint="expected a findings document")

@@ -27,10 +27,10 @@ from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_re
 from croissant_lineage.errors import DataError, SpecError
 from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.lineage.shape import LETTERS, key_problem, options_problem
 
 __all__ = ["LETTERS", "evaluate", "key_letter", "load_items"]
 
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 #: What ``json.dumps(record, ensure_ascii=False, default=str)`` uses, built once.
 _RECORD_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
@@ -247,14 +247,25 @@ def _options_and_keys(
     raw_keys = _role(spec, "key", columns, n) if "key" in spec.roles else [None] * n
     options: list[list[str] | None]
     if "options" in spec.roles:
+        raw = _role(spec, "options", columns, n)
+        _refuse(spec, columns, (options_problem(o) for o in raw))
         options = [
             None if o is None else _trim_padding([_as_text(x) for x in o], k, spec.key_format)
-            for o, k in zip(_role(spec, "options", columns, n), raw_keys, strict=True)
+            for o, k in zip(raw, raw_keys, strict=True)
         ]
     else:
         options = [None] * n
     keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
+    _refuse(spec, columns, (key_problem(o, k) for o, k in zip(options, keys, strict=True)))
     return options, keys
+
+
+def _refuse(spec: DatasetSpec, columns: Mapping[str, list[Any]], problems: Any) -> None:
+    """Raise DataError for the first record with a problem (see :mod:`.shape`)."""
+    for row, problem in enumerate(problems):
+        if problem is not None:
+            file, line = columns[FILE_COLUMN][row], columns[ROW_COLUMN][row]
+            raise DataError(f"dataset {spec.name!r}, {file} row {line}: {problem}", path=spec.descriptor)
 
 
 def _check_ids(spec: DatasetSpec, ids: list[str | None]) -> None:

@@ -71,17 +71,24 @@ def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
     """Serialise a graph as ``turtle``, ``json-ld`` or ``nt`` (UTF-8 bytes).
 
     Raises:
-        InputError: unknown format.
+        InputError: unknown format, or rdflib refuses an IRI of the graph (one a family
+            spec, a descriptor or a findings file gave, such as ``https://x/a b``).
     """
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-    if fmt == "json-ld":
-        data = graph.serialize(format="json-ld", context=dict(PROV_CONTEXT), auto_compact=True)
-        # Like N-Triples below: rdflib's node and value order follows set order.
-        data = json.dumps(_canonical_order(json.loads(data)), indent=2, sort_keys=True,
-                          ensure_ascii=False)
-    else:
-        data = graph.serialize(format=FORMATS[fmt])
+    try:
+        if fmt == "json-ld":
+            data = graph.serialize(format="json-ld", context=dict(PROV_CONTEXT), auto_compact=True)
+            # Like N-Triples below: rdflib's node and value order follows set order.
+            data = json.dumps(_canonical_order(json.loads(data)), indent=2, sort_keys=True,
+                              ensure_ascii=False)
+        else:
+            data = graph.serialize(format=FORMATS[fmt])
+    except Exception as exc:  # rdflib raises bare Exceptions for IRIs it cannot write
+        raise InputError(
+            f"cannot write the PROV graph as {fmt}: {str(exc).splitlines()[0][:300]}",
+            hint="an IRI in the family spec, descriptors or findings is not a valid IRI (spaces, <, >, quotes...)",
+        ) from None
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     if fmt == "nt":
         # rdflib writes N-Triples in set order, which changes from run to run (hash

@@ -26,7 +26,7 @@ import datetime as _dt
 from typing import Any
 
 from croissant_lineage.croissant.descriptor import as_list
-from croissant_lineage.croissant.jsonld import JsonLdContext, pointer, walk
+from croissant_lineage.croissant.jsonld import JsonLdContext, context_urls, pointer, walk
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, SCHEMA_NS
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
@@ -143,6 +143,9 @@ class _Checker:
     def run(self) -> list[Issue]:
         if self.ctx.remote:
             self.add("CLV202", f"remote @context {', '.join(self.ctx.remote)} is not fetched; inline it", ("@context",))
+        for at, url in context_urls(self.doc):  # nested, scoped to a property or type, @import
+            if url not in self.ctx.remote:
+                self.issues.append(issue("CLV202", f"remote @context {url[:200]!r} is not fetched; inline it", f"{self.where}#{at}"))
         self.check_mapping("annotation", f"{_CR}annotation")
         self.check_mapping("equivalentProperty", f"{_CR}equivalentProperty")
         skip = frozenset(k for k in self.ctx.terms if self.ctx.type_of(k) == "@json") | _JSON_KEYS

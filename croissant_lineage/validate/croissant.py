@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from croissant_lineage.croissant.jsonld import JsonLdContext, pointer, walk
+from croissant_lineage.croissant.jsonld import context_urls, pointer, walk
 from croissant_lineage.croissant.mlc import run_mlcroissant
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
@@ -61,7 +61,7 @@ def check_with_mlcroissant(doc: dict[str, Any], where: str) -> list[Issue]:
         ``Metadata(x) > RecordSet(y)`` context in the message. Empty when the
         ``@context`` is remote (not run; see ``CLV202``).
     """
-    if JsonLdContext(doc.get("@context")).remote:
+    if context_urls(doc):  # at any level; reported as CLV202
         return []
     run = run_mlcroissant(doc)
     crashed = None

@@ -34,6 +34,7 @@ from croissant_lineage.lineage.schema import (
     join_ref,
 )
 from croissant_lineage.validate.codes import issue
+from croissant_lineage.validate.items import check_item_shapes
 from croissant_lineage.validate.report import Issue
 
 __all__ = [
@@ -144,7 +145,8 @@ def _split_refs(table: pa.Table) -> pa.Table:
 
 
 def check_items(items: pa.Table, where: str) -> list[Issue]:
-    """``CLV302``: item ids that appear more than once within a dataset."""
+    """``CLV302``: item ids that appear more than once within a dataset; ``CLV307``: keys
+    that name no option (:func:`~croissant_lineage.validate.items.check_item_shapes`)."""
     seen: dict[str, int] = {}
     out: list[Issue] = []
     for row, (d, i) in enumerate(zip(items.column("dataset").to_pylist(), items.column("item").to_pylist(), strict=True)):
@@ -153,7 +155,7 @@ def check_items(items: pa.Table, where: str) -> list[Issue]:
             out.append(issue("CLV302", f"item {ref} also at row {seen[ref]}", f"{where}#row={row}"))
         else:
             seen[ref] = row
-    return out
+    return out + check_item_shapes(items, where)
 
 
 def _bad_score(v: Any) -> bool:

@@ -83,7 +83,7 @@ def test_family_spec_hub_id_with_the_datasets_loader(offline_cache: Path, tmp_pa
     spec_path.write_text(json.dumps({
         "name": "quizfam",
         "datasets": [{
-            "name": "quiz", "iri": "https://huggingface.co/datasets/owner/quiz", "descriptor": "owner/quiz",
+            "name": "quiz", "iri": "https://huggingface.co/datasets/owner/quiz", "descriptor": "hf://owner/quiz",
             "loader": "datasets", "record_set": "default", "where": {"split": "test"},
             "roles": {"id": "qid", "stem": "question", "options": "options", "key": "answer"},
         }],

@@ -44,9 +44,14 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float]]:
 @pytest.mark.parametrize(
     ("text", "is_id"),
     [
-        ("TIGER-Lab/MMLU-Pro", True),
-        ("cais/mmlu", True),
-        ("edinburgh-dawg/mmlu-redux-2.0", True),
+        ("hf://TIGER-Lab/MMLU-Pro", True),
+        ("hf://cais/mmlu", True),
+        ("hf://datasets/cais/mmlu", True),
+        ("hf://edinburgh-dawg/mmlu-redux-2.0", True),
+        ("TIGER-Lab/MMLU-Pro", False),  # a bare owner/name is a path, never an id
+        ("cais/mmlu", False),
+        ("hf://a/b/c", False),
+        ("hf://owner/name.json", False),
         ("mmlu", False),
         ("a/b/c", False),
         ("./cais/mmlu", False),
@@ -60,6 +65,13 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float]]:
 )
 def test_is_hub_id(text: str, is_id: bool) -> None:
     assert hub.is_hub_id(text) is is_id
+
+
+def test_a_missing_bare_id_is_a_missing_file_not_a_download(tmp_path: Path, no_network: list[tuple[str, float]]) -> None:
+    with pytest.raises(InputError) as info:
+        hub.descriptor_for("TIGER-Lab/MMLU-Pro", cache_dir=tmp_path)
+    assert info.value.code == "CL-E001" and "hf://" in (info.value.hint or "")
+    assert no_network == []
 
 
 def test_local_paths_never_fetch(tmp_path: Path, no_network: list[tuple[str, float]]) -> None:
@@ -89,27 +101,27 @@ def test_missing_local_path(tmp_path: Path, no_network: list[tuple[str, float]])
 
 
 def test_id_downloads_once_and_caches(tmp_path: Path, no_network: list[tuple[str, float]]) -> None:
-    path = hub.descriptor_for("TIGER-Lab/MMLU-Pro", cache_dir=tmp_path, timeout=7)
+    path = hub.descriptor_for("hf://TIGER-Lab/MMLU-Pro", cache_dir=tmp_path, timeout=7)
     assert path == tmp_path / "hub" / "TIGER-Lab" / "MMLU-Pro" / "croissant.json"
     assert json.loads(path.read_text(encoding="utf-8")) == HUB_DOC
     assert no_network == [("https://huggingface.co/api/datasets/TIGER-Lab/MMLU-Pro/croissant", 7)]
-    assert hub.descriptor_for("TIGER-Lab/MMLU-Pro", cache_dir=tmp_path) == path
+    assert hub.descriptor_for("hf://TIGER-Lab/MMLU-Pro", cache_dir=tmp_path) == path
     assert len(no_network) == 1
-    hub.descriptor_for("TIGER-Lab/MMLU-Pro", cache_dir=tmp_path, refresh=True)
+    hub.descriptor_for("hf://TIGER-Lab/MMLU-Pro", cache_dir=tmp_path, refresh=True)
     assert len(no_network) == 2
 
 
 def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("CROISSANT_LINEAGE_CACHE", str(tmp_path / "c"))
     assert hub.default_cache_dir() == tmp_path / "c"
-    path = hub.descriptor_for("cais/mmlu")
+    path = hub.descriptor_for("hf://cais/mmlu")
     assert path == tmp_path / "c" / "hub" / "cais" / "mmlu" / "croissant.json"
 
 
 def test_offline_without_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_network: list[tuple[str, float]]) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(InputError):
-        hub.descriptor_for("cais/mmlu", cache_dir=tmp_path)
+        hub.descriptor_for("hf://cais/mmlu", cache_dir=tmp_path)
     assert no_network == []
 
 
@@ -117,13 +129,13 @@ def test_bad_answers_leave_no_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     target = tmp_path / "hub" / "o" / "n" / "croissant.json"
     monkeypatch.setattr(hub, "_fetch", lambda url, timeout: b"<html>not json</html>")
     with pytest.raises(InputError):
-        hub.descriptor_for("o/n", cache_dir=tmp_path)
+        hub.descriptor_for("hf://o/n", cache_dir=tmp_path)
     monkeypatch.setattr(hub, "_fetch", lambda url, timeout: b'{"@type": "Thing"}')
     with pytest.raises(DescriptorError):
-        hub.descriptor_for("o/n", cache_dir=tmp_path)
+        hub.descriptor_for("hf://o/n", cache_dir=tmp_path)
     monkeypatch.setattr(hub, "_fetch", lambda url, timeout: b" " * (hub.MAX_DESCRIPTOR_BYTES + 1))
     with pytest.raises(SizeLimitError):
-        hub.descriptor_for("o/n", cache_dir=tmp_path)
+        hub.descriptor_for("hf://o/n", cache_dir=tmp_path)
     assert not target.exists()
 
 

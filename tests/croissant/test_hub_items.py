@@ -56,7 +56,7 @@ def test_hub_id_descriptor_loads_items_through_snapshot_download(
     spec_path.write_text(json.dumps({
         "name": "hubfam",
         "datasets": [{
-            "name": "ds", "iri": "https://huggingface.co/datasets/owner/ds", "descriptor": "owner/ds",
+            "name": "ds", "iri": "https://huggingface.co/datasets/owner/ds", "descriptor": "hf://owner/ds",
             "record_set": "default",
             "roles": {"id": "qid", "stem": "question", "options": "options", "key": "answer"},
         }],
