@@ -6,7 +6,7 @@ Run from the repository root::
 
 1. The shipped MMLU family spec is copied with every derivation removed and without the
    MMLU-Pro line (``mmlu-pro*``, ``mmlu-prox-lite-en``): datasets only, the corpus.
-2. :func:`croissant_lineage.discover.discover` runs on MMLU-Pro's descriptor (roles inferred)
+2. :func:`croissant_lineage.discovery.discover` runs on MMLU-Pro's descriptor (roles inferred)
    against that corpus: index build (then reuse), proposals, edges.
 3. The declared derivation ``mmlu-pro <- mmlu`` is linked with the declared rule
    (:func:`croissant_lineage.linking.linker.link_derivation`), and the discovered edges are
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from croissant_lineage.discover.propose import discover
+from croissant_lineage.discovery.propose import discover
 from croissant_lineage.family.shipped import builtin_family_path
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items

@@ -22,6 +22,7 @@ the corpus fingerprint) and reused by later runs whose corpus has the same finge
 from __future__ import annotations
 
 import hashlib
+import io
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -136,8 +137,6 @@ class StemIndex:
         out.mkdir(parents=True, exist_ok=True)
         table = pa.table({"dataset": self.datasets, "item": self.items, "stem": self.stems})
         atomic_write_bytes(out / "stems.parquet", parquet_bytes(table))
-        import io
-
         buf = io.BytesIO()
         np.savez(buf, keys=self.keys, rows=self.rows)
         atomic_write_bytes(out / "postings.npz", buf.getvalue())

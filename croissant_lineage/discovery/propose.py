@@ -1,11 +1,11 @@
 """Proposing the derivations nobody declared: parents, activities and item edges.
 
 :func:`discover` takes datasets of unknown origin (Croissant descriptors, roles inferred by
-:mod:`croissant_lineage.discover.roles`) and a reference corpus (a family, descriptors or a
+:mod:`croissant_lineage.discovery.roles`) and a reference corpus (a family, descriptors or a
 lineage folder), and for each unknown dataset:
 
 1. looks every item's normalised stem up in the corpus index
-   (:mod:`croissant_lineage.discover.index`): candidates scoring at least ``threshold``;
+   (:mod:`croissant_lineage.discovery.index`): candidates scoring at least ``threshold``;
 2. chooses parents greedily: the corpus dataset with candidates for the most items (ties:
    more exact stems, then name), then, among the items it leaves, the next one, while a
    dataset explains at least :data:`MIN_ITEMS` items and :data:`MIN_SHARE` of the child;
@@ -24,7 +24,6 @@ and the report says so.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,15 +33,15 @@ import pyarrow.compute as pc
 
 from croissant_lineage._io import atomic_write_json, read_json
 from croissant_lineage._results import Result
+from croissant_lineage.discovery.index import StemIndex, load_or_build
+from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage, family_info, is_lineage_folder
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.linker import link_derivation
 from croissant_lineage.linking.normalize import normalize_stem
-from croissant_lineage.discover.index import StemIndex, load_or_build
-from croissant_lineage.discover.roles import RoleGuess, guess_dataset
 
 __all__ = ["MIN_ITEMS", "MIN_SHARE", "Discovery", "Proposal", "discover", "guess_activity"]
 
@@ -208,11 +207,11 @@ def _corpus_specs(against: list[str | Path | FamilySpec], data_dir: str | Path |
                     tables[ds.name] = load_items(ds, data_dir=data_dir)
                     specs[ds.name] = ds
             continue
-        ds, guess = guess_dataset(src, data_dir=data_dir)
-        if ds is None:
+        ref, guess = guess_dataset(src, data_dir=data_dir)
+        if ref is None:
             raise InputError(f"reference descriptor: roles not inferable ({guess.refused})", path=src)
-        tables[ds.name] = load_items(ds, data_dir=data_dir)
-        specs[ds.name] = ds
+        tables[ref.name] = load_items(ref, data_dir=data_dir)
+        specs[ref.name] = ref
     return tables, specs
 
 
@@ -265,7 +264,7 @@ def _choose_parents(hits: _Hits, n: int, exclude: str) -> list[tuple[str, list[i
         scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
         if not scored or scored[0][0] < max(MIN_ITEMS, MIN_SHARE * n):
             return chosen
-        count, _, best, kids = scored[0]
+        _, _, best, kids = scored[0]
         others = {d: c for c, _, d, _ in scored[1:] if c}
         chosen.append((best, sorted(kids), others))
         remaining -= kids
@@ -292,7 +291,7 @@ def _discover_one(
 ) -> tuple[list[Proposal], list[pa.Table], list[pa.Table]]:
     stems = [normalize_stem(s) for s in table.column("stem").to_pylist()]
     hits = _hits(index, stems, threshold)
-    start = {}
+    start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
     proposals, edge_parts, unmatched_parts = [], [], []
@@ -408,8 +407,6 @@ def _lineage(
         "derivations": [p.to_dict() for p in proposals],
         "unmatched": u.num_rows,
     }
-    from croissant_lineage.lineage.schema import ITEMS_SCHEMA
-
     return Lineage(family_info(spec), items if items is not None else ITEMS_SCHEMA.empty_table(), e, unmatched=u, summary=summary)
 
 
@@ -438,6 +435,8 @@ def _fragment(result: Discovery) -> dict[str, Any]:
 def _write(result: Discovery, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out / "family-fragment.json", result.fragment())
-    atomic_write_json(out / "discover.json", result.to_dict())
+    report = result.to_dict()
+    report["index"] = {k: v for k, v in report["index"].items() if k in ("rows", "fingerprint")}
+    atomic_write_json(out / "discover.json", report)
     result.lineage.write(out / "lineage", overwrite=True)
     return out
