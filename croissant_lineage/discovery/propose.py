@@ -10,8 +10,9 @@ lineage folder), and for each unknown dataset:
    more exact stems, then name), then, among the items it leaves, the next one, while a
    dataset explains at least :data:`MIN_ITEMS` items and :data:`MIN_SHARE` of the child;
 3. links the items of each (child, parent) pair with the linker's own function
-   (:func:`~croissant_lineage.linking.linker.link_derivation`: exact stem, fuzzy stem,
-   options aligned, key compared) on the children and parent rows the index proposed,
+   (:func:`~croissant_lineage.linking.linker.link_derivation`): by id when 95 % of the
+   children share an id with a parent item of the same stem (a snapshot), else by stem
+   (exact, fuzzy, options aligned, key compared) on the parent rows the index proposed,
    without subject blocks;
 4. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts.
 
@@ -30,6 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from rapidfuzz import fuzz
 
 from croissant_lineage._io import atomic_write_json, read_json
 from croissant_lineage._results import Result
@@ -271,10 +273,30 @@ def _choose_parents(hits: _Hits, n: int, exclude: str) -> list[tuple[str, list[i
         names.remove(best)
 
 
+def _id_join_holds(child_table: pa.Table, parent_table: pa.Table, kids: list[int], threshold: float) -> bool:
+    """True when >= 95 % of the children share an id with a parent item whose stem scores at
+    least ``threshold`` against theirs (a snapshot or a re-release that kept its ids)."""
+    pids = {pid: j for j, pid in enumerate(parent_table.column("item").to_pylist())}
+    cids = child_table.column("item").to_pylist()
+    cstems = child_table.column("stem").to_pylist()
+    pstems = parent_table.column("stem").to_pylist()
+    agree = 0
+    for i in kids:
+        j = pids.get(cids[i])
+        if j is not None and fuzz.ratio(normalize_stem(cstems[i]), normalize_stem(pstems[j])) >= threshold:
+            agree += 1
+    return bool(kids) and agree >= _ALL * len(kids)
+
+
 def _link_pair(
     child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float
 ) -> tuple[pa.Table, pa.Table]:
-    """The linker's edges and unmatched rows for the proposed children and parent rows."""
+    """The linker's edges and unmatched rows for the proposed children: by id when the ids
+    join (see :func:`_id_join_holds`), else by stem on the parent rows the index proposed."""
+    if _id_join_holds(child_table, parent_table, kids, threshold):
+        deriv = Derivation(child, parent, "copy", LinkRule(by="id"))
+        edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
+        return edges, unmatched
     deriv = Derivation(child, parent, "copy", LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
     edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table.take(sorted(set(prows))), translated=False)
     return edges, unmatched
