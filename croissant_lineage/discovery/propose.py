@@ -14,7 +14,10 @@ lineage folder), and for each unknown dataset:
    children share an id with a parent item of the same stem (a snapshot), else by stem
    (exact, fuzzy, options aligned, key compared) on the parent rows the index proposed,
    without subject blocks;
-4. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts.
+4. drops edges whose stem was edited and which copy none of the parent's options (a near
+   stem alone is no evidence without a declared derivation: templated questions differ
+   only by their numbers);
+5. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts.
 
 It writes ``OUT/family-fragment.json`` (datasets and proposed derivations in the family
 spec's syntax, for a person to review), ``OUT/lineage/`` (a lineage folder whose edges say
@@ -302,6 +305,17 @@ def _link_pair(
     return edges, unmatched
 
 
+def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
+    """The edges without those whose stem was edited and none of whose options copies a
+    parent option (both having options): with no declared derivation, a near stem alone is not evidence (templated
+    questions differ by their numbers), and how many were dropped."""
+    both_have_options = pc.and_(pc.greater(edges.column("options_added"), 0), pc.greater(edges.column("options_dropped"), 0))
+    no_copy = pc.and_(pc.equal(edges.column("options_copied"), 0), both_have_options)
+    weak = pc.and_(pc.fill_null(edges.column("stem_changed"), False), no_copy)
+    keep = pc.invert(weak)
+    return edges.filter(keep), edges.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py() or 0)
+
+
 def _with(edges: pa.Table, activity: str) -> pa.Table:
     n = edges.num_rows
     edges = edges.set_column(edges.schema.get_field_index("activity"), "activity", pa.array([activity] * n, pa.string()))
@@ -320,7 +334,11 @@ def _discover_one(
     for parent, kids, others in _choose_parents(hits, table.num_rows, name):
         prows = [r - start[parent] for i in kids for r in hits.rows[parent][i]]
         edges, unmatched = _link_pair(name, parent, table, corpus[parent], kids, prows, threshold)
+        edges, weak = _drop_weak(edges)
+        if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * table.num_rows):
+            continue
         activity, counts = guess_activity(edges, table.num_rows, corpus[parent].num_rows)
+        counts["dropped_edited_stem_no_option_copied"] = weak
         edge_parts.append(_with(edges, activity))
         unmatched_parts.append(unmatched)
         proposals.append(
