@@ -14,7 +14,7 @@ lineage folder), and for each unknown dataset:
    children share an id with a parent item of the same stem (a snapshot), else by stem
    (exact, fuzzy, options aligned, key compared) on the parent rows the index proposed,
    without subject blocks;
-4. drops edges whose stem was edited and which copy none of the parent's options (a near
+4. drops edges whose stem was edited and which copy under half of the parent's options (a near
    stem alone is no evidence without a declared derivation: templated questions differ
    only by their numbers);
 5. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts.
@@ -58,6 +58,8 @@ MIN_SHARE = 0.01
 _MOST = 0.5
 _SOME = 0.01
 _ALL = 0.95
+#: An edited stem needs at least this option score (share of the parent's options copied).
+_HALF = 50.0
 
 
 @dataclass(frozen=True)
@@ -306,11 +308,14 @@ def _link_pair(
 
 
 def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
-    """The edges without those whose stem was edited and none of whose options copies a
-    parent option (both having options): with no declared derivation, a near stem alone is not evidence (templated
-    questions differ by their numbers), and how many were dropped."""
-    both_have_options = pc.and_(pc.greater(edges.column("options_added"), 0), pc.greater(edges.column("options_dropped"), 0))
-    no_copy = pc.and_(pc.equal(edges.column("options_copied"), 0), both_have_options)
+    """The edges without those whose stem was edited and which copy fewer than half of the
+    parent's options (both having options): with no declared derivation, a near stem alone
+    is not evidence (templated questions differ by their numbers); and how many were dropped."""
+    both_have_options = pc.and_(
+        pc.greater(pc.add(edges.column("options_copied"), edges.column("options_added")), 0),
+        pc.greater(pc.add(edges.column("options_copied"), edges.column("options_dropped")), 0),
+    )
+    no_copy = pc.and_(pc.less(edges.column("options_score"), _HALF), both_have_options)
     weak = pc.and_(pc.fill_null(edges.column("stem_changed"), False), no_copy)
     keep = pc.invert(weak)
     return edges.filter(keep), edges.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py() or 0)
@@ -338,7 +343,7 @@ def _discover_one(
         if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * table.num_rows):
             continue
         activity, counts = guess_activity(edges, table.num_rows, corpus[parent].num_rows)
-        counts["dropped_edited_stem_no_option_copied"] = weak
+        counts["dropped_edited_stem_few_options"] = weak
         edge_parts.append(_with(edges, activity))
         unmatched_parts.append(unmatched)
         proposals.append(
