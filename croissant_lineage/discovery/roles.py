@@ -301,7 +301,8 @@ def guess_dataset(
         descriptor: Croissant descriptor path.
         name: Dataset name (default: the descriptor's ``name``, else its folder name).
         record_set: RecordSet id (default: the only data RecordSet).
-        data_dir: Folder the descriptor's relative file URLs resolve against (default: its own).
+        data_dir: Folder the descriptor's relative file URLs resolve against when they do
+            not resolve against the descriptor's own folder.
         roles, key_format: User overrides, in the family spec's role syntax.
 
     Returns:
@@ -309,13 +310,20 @@ def guess_dataset(
         records could not be read (``guess.refused`` says why).
     """
     path = Path(descriptor)
-    try:
-        desc = read_descriptor(path, base_dir=Path(data_dir) if data_dir is not None else None)
-        label = name or _dataset_name(desc.doc, path)
-        rs = desc.record_set(record_set)
-        table = read_record_set(desc, rs.id)
-    except LineageError as exc:
-        return None, RoleGuess(refused=f"records not readable: {exc.message}")
+    bases: list[Path | None] = [None] if data_dir is None else [None, Path(data_dir)]
+    failure = ""
+    for base in bases:
+        try:
+            desc = read_descriptor(path, base_dir=base)
+            label = name or _dataset_name(desc.doc, path)
+            rs = desc.record_set(record_set)
+            table = read_record_set(desc, rs.id)
+        except LineageError as exc:
+            failure = failure or exc.message
+            continue
+        break
+    else:
+        return None, RoleGuess(refused=f"records not readable: {failure}")
     columns = {c: table.column(c).to_pylist() for c in table.column_names}
     guess = infer_roles(columns, roles, key_format)
     if not guess.ok:
@@ -328,7 +336,7 @@ def guess_dataset(
         record_set=rs.id,
         roles=guess.roles,
         key_format=guess.key_format,
-        files_relative_to_data_dir=data_dir is not None,
+        files_relative_to_data_dir=base is not None,
     )
     return spec, guess
 
