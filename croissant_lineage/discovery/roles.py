@@ -11,7 +11,8 @@ role, which field plays it, with the reason for each guess:
 * **key**: a field named like an answer whose values are letters (``letter``), 0-based
   indices below the option count (``index``) or one of the item's option texts (``text``);
 * **id**: a field named like an id whose values are distinct, else the row (``{_row}``);
-* **subject**: a field named like a subject or category with few distinct values.
+* **subject**: a field named like a subject or category, with at most half as many distinct
+  values as rows.
 
 The user overrides any role with the family spec's role syntax (``roles={"stem": "q"}``).
 A dataset with no stem, or options without a readable key, is *refused* with the reason:
@@ -212,7 +213,7 @@ def _id(columns: Mapping[str, list[Any]], taken: set[str]) -> tuple[str, str]:
 def _subject(columns: Mapping[str, list[Any]], taken: set[str]) -> tuple[str | None, str]:
     for c in _named(columns, _SUBJECT_NAMES):
         texts = _texts(columns[c])
-        if c not in taken and texts and len(set(texts)) <= max(1, len(texts) // 5):
+        if c not in taken and texts and len(set(texts)) <= max(1, len(texts) // 2):
             return c, f"field {c!r} with {len(set(texts))} distinct values"
     return None, "no subject-like field with few distinct values"
 

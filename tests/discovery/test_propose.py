@@ -120,3 +120,10 @@ def test_cli_json(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )
     assert bad.returncode != 0 and "--roles" in bad.stderr
+
+
+def test_lineage_folder_as_corpus(toy_lineage_path: Path) -> None:
+    result = discover([TOY / "toy-redux" / "croissant.json"], [toy_lineage_path])
+    assert "toy-redux" in result.roles and result.roles["toy-redux"].ok
+    assert result.proposals, "a lineage folder's items are a corpus"
+    assert all(p.parent != "toy-redux" for p in result.proposals)  # the unknown dataset is left out
