@@ -20,7 +20,7 @@ TOY = PACKAGE.parent / "examples" / "toy"
 
 #: What the public functions return: each one is a Result.
 RESULT_TYPES = {
-    "Corrections", "EnrichResult", "FamilyEnrichResult", "FamilyPicture", "FamilyReport", "Relatives",
+    "Corrections", "Discovery", "EnrichResult", "FamilyEnrichResult", "FamilyPicture", "FamilyReport", "Relatives",
     "Finding", "HistoryReport", "ImportResult", "Lineage", "ProvResult", "PublishPlan", "Queue",
     "ValidationReport", "SnapshotDiff", "SyntheticFamily", "TranslationReport", "WitnessReport",
 }
@@ -29,7 +29,7 @@ RESULT_TYPES = {
 NOT_RESULTS = {
     # rows and records held by a result
     "CarriedFinding", "ContestedItem", "Edge", "Metric", "Issue", "ItemRecord", "ItemVerification",
-    "OptionDiff", "ParentLink", "Prediction", "QueueRow", "Relative", "Revision", "Source",
+    "OptionDiff", "ParentLink", "Prediction", "Proposal", "QueueRow", "Relative", "Revision", "RoleGuess", "Source",
     "StatusChange", "Version", "WitnessEvidence",
     # inputs, options, services
     "ArchiveLimits", "DatasetSpec", "Derivation", "DescribeOptions", "Descriptor", "FamilySpec",

@@ -27,6 +27,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS = (
     "describe",
     "link",
+    "discover",
     "relatives",
     "witnesses",
     "validate",

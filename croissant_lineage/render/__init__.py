@@ -6,4 +6,4 @@ Importing it registers the text and HTML renderers of the result types with
 imported on use, and a picture's HTML view registers itself with its type.
 """
 
-from croissant_lineage.render import html, text  # noqa: F401  (registers the renderers)
+from croissant_lineage.render import discovery, html, text  # noqa: F401  (registers the renderers)

@@ -1,0 +1,487 @@
+"""Proposing the derivations nobody declared: parents, activities and item edges.
+
+:func:`discover` takes datasets of unknown origin (Croissant descriptors, roles inferred by
+:mod:`croissant_lineage.discovery.roles`) and a reference corpus (a family, descriptors or a
+lineage folder), and for each unknown dataset:
+
+1. looks every item's normalised stem up in the corpus index
+   (:mod:`croissant_lineage.discovery.index`): candidates scoring at least ``threshold``;
+2. chooses parents greedily: the corpus dataset with candidates for the most items (ties:
+   more exact stems, then name), then, among the items it leaves, the next one, while a
+   dataset explains at least :data:`MIN_ITEMS` items and :data:`MIN_SHARE` of the child;
+3. links the items of each (child, parent) pair with the linker's own function
+   (:func:`~croissant_lineage.linking.linker.link_derivation`): by id when 95 % of the
+   children share an id with a parent item of the same stem (a snapshot), else by stem
+   (exact, fuzzy, options aligned, key compared) on the parent rows the index proposed,
+   without subject blocks;
+4. drops edges whose stem was edited and which copy under half of the parent's options (a near
+   stem alone is no evidence without a declared derivation: templated questions differ
+   only by their numbers);
+5. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts.
+
+It writes ``OUT/family-fragment.json`` (datasets and proposed derivations in the family
+spec's syntax, for a person to review), ``OUT/lineage/`` (a lineage folder whose edges say
+``method: discovered``), ``OUT/discover.json`` (the report) and ``OUT/index/`` (reused by the
+next run on the same corpus). A dataset with no relative in the corpus gets no derivation,
+and the report says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from rapidfuzz import fuzz
+
+from croissant_lineage._io import atomic_write_json, read_json
+from croissant_lineage._results import Result
+from croissant_lineage.discovery.index import StemIndex, load_or_build
+from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
+from croissant_lineage.errors import InputError
+from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.model import Lineage, family_info, is_lineage_folder
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.linking.linker import link_derivation
+from croissant_lineage.linking.normalize import normalize_stem
+
+__all__ = ["MIN_ITEMS", "MIN_SHARE", "Discovery", "Proposal", "discover", "guess_activity"]
+
+#: A parent explains at least this many of the child's items...
+MIN_ITEMS = 3
+#: ...and at least this share of them.
+MIN_SHARE = 0.01
+#: Activity thresholds (shares of the pair's edges or of the parent's items).
+_MOST = 0.5
+_SOME = 0.01
+_ALL = 0.95
+#: An edited stem needs at least this option score (share of the parent's options copied).
+_HALF = 50.0
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One proposed derivation ``child <- parent`` with its evidence.
+
+    Attributes:
+        child, parent: Dataset names.
+        activity: The guessed activity (one of the family spec's activities).
+        child_items, parent_items: Item counts of the two datasets.
+        linked: Child items linked to a parent item.
+        share: ``linked / child_items`` (0-1).
+        parent_coverage: Distinct parent items linked / ``parent_items`` (0-1).
+        evidence: Counts behind the guess (exact stems, fuzzy stems, options added,
+            dropped, keys changed, same ids, ambiguous).
+        also_matched: Other corpus datasets with candidates for the same children, and
+            how many (copies of the parent, usually).
+    """
+
+    child: str
+    parent: str
+    activity: str
+    child_items: int
+    parent_items: int
+    linked: int
+    share: float
+    parent_coverage: float
+    evidence: dict[str, int]
+    also_matched: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view."""
+        return {
+            "child": self.child,
+            "parent": self.parent,
+            "activity": self.activity,
+            "child_items": self.child_items,
+            "parent_items": self.parent_items,
+            "linked": self.linked,
+            "share": round(self.share, 4),
+            "parent_coverage": round(self.parent_coverage, 4),
+            "evidence": dict(self.evidence),
+            "also_matched": dict(self.also_matched),
+        }
+
+
+@dataclass(repr=False)
+class Discovery(Result):
+    """What :func:`discover` found.
+
+    Attributes:
+        proposals: Proposed derivations, per child in input order, best parent first.
+        roles: Per unknown dataset, the roles guessed (or why they could not be).
+        no_relative: Unknown datasets with roles but no parent in the corpus.
+        index: The corpus index's size, fingerprint and whether it was reused.
+        lineage: Items (of the children and proposed parents) and discovered edges.
+        out: The folder written (None when nothing was written).
+    """
+
+    proposals: list[Proposal]
+    roles: dict[str, RoleGuess]
+    no_relative: list[str]
+    index: dict[str, Any]
+    lineage: Lineage
+    out: Path | None = None
+
+    def __repr__(self) -> str:
+        return f"Discovery(proposals={len(self.proposals)}, no_relative={self.no_relative}, refused={self.refused})"
+
+    @property
+    def refused(self) -> list[str]:
+        """Unknown datasets whose roles could not be inferred."""
+        return [name for name, g in self.roles.items() if not g.ok]
+
+    def fragment(self) -> dict[str, Any]:
+        """The family-spec fragment: the unknown datasets and the proposed derivations."""
+        return _fragment(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: proposals, roles, refusals, datasets with no relative, the index."""
+        return {
+            "proposals": [p.to_dict() for p in self.proposals],
+            "roles": {k: g.to_dict() for k, g in self.roles.items()},
+            "refused": self.refused,
+            "no_relative": list(self.no_relative),
+            "index": dict(self.index),
+            "edges": self.lineage.edges.num_rows,
+        }
+
+
+def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tuple[str, dict[str, int]]:
+    """The activity a pair's edges point to, and the counts that support it.
+
+    In order: ``snapshot`` (>= 95 % of edges join items of the same id), ``option_expansion``
+    (options added on most edges), ``re_annotation`` (keys changed on >= 1 % of edges),
+    ``re_release`` (stems edited on >= 1 %), ``filter`` (< 95 % of the parent's items
+    reached), else ``copy``.
+
+    Args:
+        edges: The pair's edges (EDGES_SCHEMA).
+        child_items, parent_items: Item counts of the two datasets.
+
+    Returns:
+        ``(activity, counts)``.
+    """
+    n = edges.num_rows
+    cols = {c: edges.column(c).to_pylist() for c in ("method", "stem_changed", "options_added", "options_dropped", "key_inherited", "child_item", "parent_item", "ambiguous")}
+    counts = {
+        "edges": n,
+        "exact_stem": sum(1 for v in cols["stem_changed"] if v is False),
+        "stem_edited": sum(1 for v in cols["stem_changed"] if v is True),
+        "options_added": sum(1 for v in cols["options_added"] if v),
+        "options_dropped": sum(1 for v in cols["options_dropped"] if v),
+        "key_changed": sum(1 for v in cols["key_inherited"] if v is False),
+        "key_inherited": sum(1 for v in cols["key_inherited"] if v is True),
+        "same_id": sum(1 for c, p in zip(cols["child_item"], cols["parent_item"], strict=True) if c == p),
+        "ambiguous": sum(1 for v in cols["ambiguous"] if v),
+        "parents_reached": len(set(cols["parent_item"])),
+    }
+    if n == 0:
+        return "copy", counts
+    if counts["same_id"] >= _ALL * n:
+        return "snapshot", counts
+    if counts["options_added"] >= _MOST * n:
+        return "option_expansion", counts
+    if counts["key_changed"] >= _SOME * n:
+        return "re_annotation", counts
+    if counts["stem_edited"] >= _SOME * n:
+        return "re_release", counts
+    if counts["parents_reached"] < _ALL * parent_items:
+        return "filter", counts
+    return "copy", counts
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def _corpus_specs(against: list[str | Path | FamilySpec], data_dir: str | Path | None) -> tuple[dict[str, pa.Table], dict[str, DatasetSpec]]:
+    """The reference corpus: dataset name -> item table (and its spec when there is one)."""
+    tables: dict[str, pa.Table] = {}
+    specs: dict[str, DatasetSpec] = {}
+    for src in against:
+        if isinstance(src, FamilySpec) or not _is_descriptor(src):
+            if not isinstance(src, FamilySpec) and is_lineage_folder(src):
+                items = Lineage.read(src).items
+                for name in sorted(set(items.column("dataset").to_pylist())):
+                    tables[name] = items.filter(pc.equal(items.column("dataset"), name))
+                continue
+            spec = src if isinstance(src, FamilySpec) else load_family(src)
+            for ds in spec.datasets.values():
+                if ds.has_items:
+                    tables[ds.name] = load_items(ds, data_dir=data_dir)
+                    specs[ds.name] = ds
+            continue
+        ref, guess = guess_dataset(src, data_dir=data_dir)
+        if ref is None:
+            raise InputError(f"reference descriptor: roles not inferable ({guess.refused})", path=src)
+        tables[ref.name] = load_items(ref, data_dir=data_dir)
+        specs[ref.name] = ref
+    return tables, specs
+
+
+def _is_descriptor(src: str | Path) -> bool:
+    """A JSON file that is not a family spec (no ``datasets`` list)."""
+    path = Path(src)
+    if not (path.suffix == ".json" and path.is_file()):
+        return False
+    try:
+        doc = read_json(path)
+    except InputError:
+        return False
+    return not (isinstance(doc, dict) and isinstance(doc.get("datasets"), list))
+
+
+# ---------------------------------------------------------------- matching
+
+
+@dataclass
+class _Hits:
+    """Per corpus dataset: child row -> its candidate corpus rows (and whether one is exact)."""
+
+    rows: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    exact: dict[str, set[int]] = field(default_factory=dict)
+
+
+def _hits(index: StemIndex, stems: list[str], threshold: float) -> _Hits:
+    hits = _Hits()
+    for i, stem in enumerate(stems):
+        if not stem:
+            continue
+        for c in index.candidates(stem, threshold=threshold):
+            ds = index.datasets[c.row]
+            hits.rows.setdefault(ds, {}).setdefault(i, []).append(c.row)
+            if c.exact:
+                hits.exact.setdefault(ds, set()).add(i)
+    return hits
+
+
+def _choose_parents(hits: _Hits, n: int, exclude: str) -> list[tuple[str, list[int], dict[str, int]]]:
+    """Greedy parents: ``(dataset, child rows it explains, other datasets' counts on them)``."""
+    remaining = set(range(n))
+    chosen: list[tuple[str, list[int], dict[str, int]]] = []
+    names = sorted(d for d in hits.rows if d != exclude)
+    while True:
+        scored = []
+        for d in names:
+            kids = remaining.intersection(hits.rows[d])
+            scored.append((len(kids), len(kids & hits.exact.get(d, set())), d, kids))
+        scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
+        if not scored or scored[0][0] < max(MIN_ITEMS, MIN_SHARE * n):
+            return chosen
+        _, _, best, kids = scored[0]
+        others = {d: c for c, _, d, _ in scored[1:] if c}
+        chosen.append((best, sorted(kids), others))
+        remaining -= kids
+        names.remove(best)
+
+
+def _id_join_holds(child_table: pa.Table, parent_table: pa.Table, kids: list[int], threshold: float) -> bool:
+    """True when >= 95 % of the children share an id with a parent item whose stem scores at
+    least ``threshold`` against theirs (a snapshot or a re-release that kept its ids)."""
+    pids = {pid: j for j, pid in enumerate(parent_table.column("item").to_pylist())}
+    cids = child_table.column("item").to_pylist()
+    cstems = child_table.column("stem").to_pylist()
+    pstems = parent_table.column("stem").to_pylist()
+    agree = 0
+    for i in kids:
+        j = pids.get(cids[i])
+        if j is not None and fuzz.ratio(normalize_stem(cstems[i]), normalize_stem(pstems[j])) >= threshold:
+            agree += 1
+    return bool(kids) and agree >= _ALL * len(kids)
+
+
+def _link_pair(
+    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float
+) -> tuple[pa.Table, pa.Table]:
+    """The linker's edges and unmatched rows for the proposed children: by id when the ids
+    join (see :func:`_id_join_holds`), else by stem on the parent rows the index proposed."""
+    if _id_join_holds(child_table, parent_table, kids, threshold):
+        deriv = Derivation(child, parent, "copy", LinkRule(by="id"))
+        edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
+        return edges, unmatched
+    deriv = Derivation(child, parent, "copy", LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
+    edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table.take(sorted(set(prows))), translated=False)
+    return edges, unmatched
+
+
+def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
+    """The edges without those whose stem was edited and which copy fewer than half of the
+    parent's options (both having options): with no declared derivation, a near stem alone
+    is not evidence (templated questions differ by their numbers); and how many were dropped."""
+    both_have_options = pc.and_(
+        pc.greater(pc.add(edges.column("options_copied"), edges.column("options_added")), 0),
+        pc.greater(pc.add(edges.column("options_copied"), edges.column("options_dropped")), 0),
+    )
+    no_copy = pc.and_(pc.less(edges.column("options_score"), _HALF), both_have_options)
+    weak = pc.and_(pc.fill_null(edges.column("stem_changed"), False), no_copy)
+    keep = pc.invert(weak)
+    return edges.filter(keep), edges.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py() or 0)
+
+
+def _with(edges: pa.Table, activity: str) -> pa.Table:
+    n = edges.num_rows
+    edges = edges.set_column(edges.schema.get_field_index("activity"), "activity", pa.array([activity] * n, pa.string()))
+    return edges.set_column(edges.schema.get_field_index("method"), "method", pa.array(["discovered"] * n, pa.string()))
+
+
+def _discover_one(
+    name: str, table: pa.Table, corpus: dict[str, pa.Table], index: StemIndex, threshold: float
+) -> tuple[list[Proposal], list[pa.Table], list[pa.Table]]:
+    stems = [normalize_stem(s) for s in table.column("stem").to_pylist()]
+    hits = _hits(index, stems, threshold)
+    start: dict[str, int] = {}
+    for j, d in enumerate(index.datasets):
+        start.setdefault(d, j)
+    proposals, edge_parts, unmatched_parts = [], [], []
+    for parent, kids, others in _choose_parents(hits, table.num_rows, name):
+        prows = [r - start[parent] for i in kids for r in hits.rows[parent][i]]
+        edges, unmatched = _link_pair(name, parent, table, corpus[parent], kids, prows, threshold)
+        edges, weak = _drop_weak(edges)
+        if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * table.num_rows):
+            continue
+        activity, counts = guess_activity(edges, table.num_rows, corpus[parent].num_rows)
+        counts["dropped_edited_stem_few_options"] = weak
+        edge_parts.append(_with(edges, activity))
+        unmatched_parts.append(unmatched)
+        proposals.append(
+            Proposal(
+                name, parent, activity, table.num_rows, corpus[parent].num_rows, edges.num_rows,
+                edges.num_rows / table.num_rows if table.num_rows else 0.0,
+                counts["parents_reached"] / corpus[parent].num_rows if corpus[parent].num_rows else 0.0,
+                counts, others,
+            )
+        )
+    return proposals, edge_parts, unmatched_parts
+
+
+# ---------------------------------------------------------------- the entry point
+
+
+def discover(
+    descriptors: list[str | Path],
+    against: list[str | Path | FamilySpec],
+    *,
+    out: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    roles: dict[str, Any] | None = None,
+    key_format: str | None = None,
+    threshold: float = 85.0,
+    index_dir: str | Path | None = None,
+) -> Discovery:
+    """Propose the parents, activities and item edges of datasets of unknown origin.
+
+    Args:
+        descriptors: Croissant descriptors of the unknown datasets.
+        against: The reference corpus: family names or spec paths, descriptors, or
+            lineage folders.
+        out: Folder to write (fragment, lineage, report, index); None writes nothing
+            but the index when ``index_dir`` is given.
+        data_dir: Folder relative file URLs resolve against (descriptors and families).
+        roles, key_format: Role overrides for the unknown datasets (spec syntax).
+        threshold: Minimum stem score (0-100) of a candidate parent item.
+        index_dir: Where the corpus index is saved and reused (default ``OUT/index``).
+
+    Returns:
+        The :class:`Discovery`.
+
+    Raises:
+        LineageError: unreadable corpus, or an unknown dataset named twice.
+    """
+    guesses: dict[str, RoleGuess] = {}
+    unknown: dict[str, tuple[DatasetSpec, pa.Table]] = {}
+    for path in descriptors:
+        ds, guess = guess_dataset(path, data_dir=data_dir, roles=roles, key_format=key_format)
+        label = ds.name if ds is not None else Path(path).parent.name if Path(path).name == "metadata.json" else Path(path).stem
+        if label in guesses:
+            raise InputError(f"dataset {label!r} given twice", path=path)
+        guesses[label] = guess
+        if ds is not None:
+            unknown[label] = (ds, load_items(ds, data_dir=data_dir))
+    corpus, corpus_specs = _corpus_specs(against, data_dir)
+    corpus = {k: v for k, v in corpus.items() if k not in unknown}
+    if index_dir is None and out is not None:
+        index_dir = Path(out) / "index"
+    index = load_or_build(index_dir, corpus)
+    proposals: list[Proposal] = []
+    edges: list[pa.Table] = []
+    unmatched: list[pa.Table] = []
+    for name, (_, table) in unknown.items():
+        p, e, u = _discover_one(name, table, corpus, index, threshold)
+        proposals += p
+        edges += e
+        unmatched += u
+    no_relative = [n for n in unknown if not any(p.child == n for p in proposals)]
+    lineage = _lineage(unknown, corpus, corpus_specs, proposals, edges, unmatched)
+    result = Discovery(
+        proposals, guesses, no_relative,
+        {"rows": len(index), "fingerprint": index.fingerprint, "reused": index.reused, "folder": str(index_dir) if index_dir else None},
+        lineage,
+    )
+    if out is not None:
+        result.out = _write(result, Path(out))
+    return result
+
+
+def _lineage(
+    unknown: dict[str, tuple[DatasetSpec, pa.Table]],
+    corpus: dict[str, pa.Table],
+    corpus_specs: dict[str, DatasetSpec],
+    proposals: list[Proposal],
+    edges: list[pa.Table],
+    unmatched: list[pa.Table],
+) -> Lineage:
+    parents = sorted({p.parent for p in proposals})
+    datasets = {n: s for n, (s, _) in unknown.items()}
+    for p in parents:
+        datasets[p] = corpus_specs.get(p) or DatasetSpec(name=p, iri=p)
+    derivs = tuple(
+        Derivation(p.child, p.parent, p.activity, LinkRule(by="text", child_block=None, parent_block=None))
+        for p in proposals
+    )
+    spec = FamilySpec("discovered", None, datasets, derivs, title="Discovered derivations")
+    items = pa.concat_tables([t for _, t in unknown.values()] + [corpus[p] for p in parents]) if datasets else None
+    e = pa.concat_tables(edges) if edges else EDGES_SCHEMA.empty_table()
+    u = pa.concat_tables(unmatched) if unmatched else UNMATCHED_SCHEMA.empty_table()
+    summary = {
+        "family": "discovered",
+        "items": {n: t.num_rows for n, (_, t) in unknown.items()} | {p: corpus[p].num_rows for p in parents},
+        "edges": e.num_rows,
+        "derivations": [p.to_dict() for p in proposals],
+        "unmatched": u.num_rows,
+    }
+    return Lineage(family_info(spec), items if items is not None else ITEMS_SCHEMA.empty_table(), e, unmatched=u, summary=summary)
+
+
+def _fragment(result: Discovery) -> dict[str, Any]:
+    datasets = []
+    for name, guess in result.roles.items():
+        if guess.ok:
+            datasets.append({"name": name, "roles": guess.roles, "key_format": guess.key_format})
+    derivations = [
+        {
+            "child": p.child,
+            "parent": p.parent,
+            "activity": p.activity,
+            "link": {"by": "text", "child_block": None, "parent_block": None, "threshold": 85},
+            "note": (
+                f"discovered: {p.linked} of {p.child_items} child items linked ({100 * p.share:.1f} %), "
+                f"{p.evidence['parents_reached']} of {p.parent_items} parent items reached; "
+                + ", ".join(f"{k} {v}" for k, v in p.evidence.items() if k not in ("edges", "parents_reached"))
+            ),
+        }
+        for p in result.proposals
+    ]
+    return {"datasets": datasets, "derivations": derivations}
+
+
+def _write(result: Discovery, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(out / "family-fragment.json", result.fragment())
+    report = result.to_dict()
+    report["index"] = {k: v for k, v in report["index"].items() if k in ("rows", "fingerprint")}
+    atomic_write_json(out / "discover.json", report)
+    result.lineage.write(out / "lineage", overwrite=True)
+    return out

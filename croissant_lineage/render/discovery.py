@@ -1,0 +1,36 @@
+"""The text view of :class:`~croissant_lineage.discovery.propose.Discovery` (``croissant-lineage discover``)."""
+
+from __future__ import annotations
+
+from croissant_lineage._results import register_text
+from croissant_lineage.discovery.propose import Discovery
+
+__all__ = ["discovery_text"]
+
+
+@register_text(Discovery)
+def discovery_text(result: Discovery) -> str:
+    """Roles guessed, derivations proposed (with their counts), refusals and loners."""
+    lines = [f"corpus index: {result.index['rows']} items ({'reused' if result.index['reused'] else 'built'})"]
+    for name, guess in result.roles.items():
+        if guess.ok:
+            roles = ", ".join(f"{r}={v!r}" for r, v in guess.roles.items())
+            lines.append(f"{name}: roles {roles} (key {guess.key_format})")
+        else:
+            lines.append(f"{name}: roles not inferred: {guess.refused}")
+    for p in result.proposals:
+        ev = p.evidence
+        lines.append(
+            f"{p.child} <- {p.parent}: {p.activity}; {p.linked} of {p.child_items} items linked "
+            f"({100 * p.share:.1f} %), {ev['parents_reached']} of {p.parent_items} parent items; "
+            f"exact stems {ev['exact_stem']}, edited {ev['stem_edited']}, options added on {ev['options_added']}, "
+            f"keys changed {ev['key_changed']}, same ids {ev['same_id']}, ambiguous {ev['ambiguous']}"
+        )
+        if p.also_matched:
+            top = ", ".join(f"{d} {n}" for d, n in list(p.also_matched.items())[:5])
+            lines.append(f"  also matched (same children): {top}")
+    for name in result.no_relative:
+        lines.append(f"{name}: no relative in the corpus: no derivation proposed")
+    if result.out is not None:
+        lines.append(f"wrote {result.out}/family-fragment.json, lineage/ (edges method: discovered), discover.json, index/")
+    return "\n".join(lines)
