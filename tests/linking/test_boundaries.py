@@ -18,6 +18,7 @@ from croissant_lineage.linking.normalize import (
     normalize_option,
     normalize_option_cased,
     normalize_stem,
+    was_repaired,
 )
 from tests.helpers import items_table
 
@@ -163,3 +164,12 @@ def test_normalize_stem_of_nothing(text: str | None) -> None:
 )
 def test_normalize_stem_keeps_what_is_not_presentation(a: str, b: str) -> None:
     assert normalize_stem(a) != normalize_stem(b)
+
+
+@pytest.mark.parametrize(
+    ("text", "repaired"),
+    [(None, False), ("", False), ("plain", False), ("caf\u00e9", False), ("5\u00e2\u20ac\u00b2", True)],
+)
+def test_was_repaired(text: str | None, repaired: bool) -> None:
+    # mutmut 2026-12-01: `if not text: return True` survived (nothing asked about empty text)
+    assert was_repaired(text) is repaired
