@@ -20,6 +20,7 @@ from croissant_lineage.linking.normalize import (
     normalize_stem,
     was_repaired,
 )
+from croissant_lineage.linking.options import diff_options
 from tests.helpers import items_table
 
 #: 20 characters: 3 substitutions score exactly 85.0.
@@ -173,3 +174,27 @@ def test_normalize_stem_keeps_what_is_not_presentation(a: str, b: str) -> None:
 def test_was_repaired(text: str | None, repaired: bool) -> None:
     # mutmut 2026-12-01: `if not text: return True` survived (nothing asked about empty text)
     assert was_repaired(text) is repaired
+
+
+# --- option pairing: the fuzzy threshold (90 by default) of diff_options -------------
+
+OPT20 = "abcdefghijklmnopqrst"
+
+
+@pytest.mark.parametrize(
+    ("parent_option", "threshold", "paired"),
+    [
+        (OPT20[:19] + "#", 90.0, True),  # 95
+        (OPT20[:18] + "##", 90.0, True),  # 90: at
+        (OPT20[:17] + "###", 90.0, False),  # 85: below
+        (OPT20[:18] + "##", 90.01, False),  # 90 just below a threshold of 90.01
+        (OPT20[:18] + "##", 89.99, True),
+    ],
+    ids=["above", "at", "below", "just-below", "just-above"],
+)
+def test_option_fuzzy_threshold_boundary(parent_option: str, threshold: float, paired: bool) -> None:
+    # the similar option moves, so that nothing pairs it by position
+    d = diff_options(["Birl", OPT20], [parent_option, "Birl"], fuzzy_threshold=threshold)
+    assert d.option_map == ((1, 0) if paired else (1, -1))
+    assert d.paired_by == (("bytes", "fuzzy") if paired else ("bytes", None))
+    assert (d.copied, d.added, d.dropped, d.score) == ((2, 0, 0, 100.0) if paired else (1, 1, 1, 50.0))

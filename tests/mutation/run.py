@@ -133,7 +133,6 @@ def main(argv: list[str] | None = None) -> int:
     if mutmut is None:
         sys.exit("mutmut is not installed: python3 -m pip install 'mutmut>=3.3'")
     equivalent = json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
-    scores = json.loads(args.scores.read_text()) if args.scores.exists() else {}
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # import the mutants, not the repo
     env.setdefault("CROISSANT_LINEAGE_DATA", str(REPO.parent / "shared" / "data"))
     for module in _targets(args.targets):
@@ -143,8 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         if proc.returncode != 0:
             print(f"mutmut failed on {module} ({proc.returncode})", file=sys.stderr)
             continue
-        scores[module] = score_of(module, work, equivalent.get(module, {}))
-        s = scores[module]
+        s = score_of(module, work, equivalent.get(module, {}))
+        # re-read before writing: runs on other modules may have written in the meantime
+        scores = json.loads(args.scores.read_text()) if args.scores.exists() else {}
+        scores[module] = s
         print(f"{module}: {s['killed']}/{s['checked_non_equivalent']} killed = {s['score']}% "
               f"({s['equivalent']} equivalent; {len(s['survivors'])} survivors)", flush=True)
         args.scores.write_text(json.dumps(dict(sorted(scores.items())), indent=1, sort_keys=True) + "\n")
