@@ -4,7 +4,8 @@
 repository into a scratch folder per module, points ``[tool.mutmut]`` at that module and
 its fast tests (``-m "not slow and not realdata"``), runs ``mutmut run`` there and writes
 the score per module into ``tests/mutation/scores.json`` (merged with the modules already
-there). Targets are stage names (``linking``, ``findings`` ...), module paths, or ``all``.
+there). Targets are stage names (``linking``, ``findings`` ...), module paths, or ``all``;
+``--changed BASE`` takes the core modules changed since a git revision (for CI).
 
 Score = mutants killed (or timed out, or caught by the type check) / mutants checked,
 leaving out the equivalent mutants listed, with why, in ``tests/mutation/equivalent.json``.
@@ -63,6 +64,14 @@ def _targets(names: list[str]) -> list[str]:
                 sys.exit(f"unknown stage or module: {name} (known: {', '.join(MODULES)})")
             out += hits
     return list(dict.fromkeys(out))
+
+
+def changed_modules(base: str) -> list[str]:
+    """The core modules (:data:`MODULES`) that differ from git revision ``base``."""
+    out = subprocess.run(
+        ["git", "diff", "--name-only", base, "--", *MODULES], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [m for m in MODULES if m in out]
 
 
 def _config(module: str) -> str:
@@ -128,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-children", type=int, default=1, help="parallel mutant runs (default 1)")
     ap.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "croissant-lineage-mutation")
     ap.add_argument("--scores", type=Path, default=SCORES)
+    ap.add_argument("--changed", metavar="BASE", help="only the core modules changed since git revision BASE (CI)")
     args = ap.parse_args(argv)
     mutmut = shutil.which("mutmut")
     if mutmut is None:
@@ -135,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     equivalent = json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # import the mutants, not the repo
     env.setdefault("CROISSANT_LINEAGE_DATA", str(REPO.parent / "shared" / "data"))
-    for module in _targets(args.targets):
+    targets = changed_modules(args.changed) if args.changed else _targets(args.targets)
+    if not targets:
+        print("no core module to mutate")
+    for module in targets:
         work = _scratch(module, args.workdir)
         print(f"== {module} (in {work})", flush=True)
         proc = subprocess.run([mutmut, "run", "--max-children", str(args.max_children)], cwd=work, env=env)
