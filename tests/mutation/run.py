@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "croissant-lineage-mutation")
     ap.add_argument("--scores", type=Path, default=SCORES)
     ap.add_argument("--changed", metavar="BASE", help="only the core modules changed since git revision BASE (CI)")
+    ap.add_argument("--rescore", action="store_true",
+                    help="do not run mutmut: score the finished runs in --workdir again (after editing equivalent.json)")
     args = ap.parse_args(argv)
     mutmut = shutil.which("mutmut")
     if mutmut is None:
@@ -149,12 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     if not targets:
         print("no core module to mutate")
     for module in targets:
-        work = _scratch(module, args.workdir)
-        print(f"== {module} (in {work})", flush=True)
-        proc = subprocess.run([mutmut, "run", "--max-children", str(args.max_children)], cwd=work, env=env)
-        if proc.returncode != 0:
-            print(f"mutmut failed on {module} ({proc.returncode})", file=sys.stderr)
-            continue
+        work = args.workdir / module.replace("/", "_").removesuffix(".py")
+        if not args.rescore:
+            work = _scratch(module, args.workdir)
+            print(f"== {module} (in {work})", flush=True)
+            proc = subprocess.run([mutmut, "run", "--max-children", str(args.max_children)], cwd=work, env=env)
+            if proc.returncode != 0:
+                print(f"mutmut failed on {module} ({proc.returncode})", file=sys.stderr)
+                continue
         s = score_of(module, work, equivalent.get(module, {}))
         # re-read before writing: runs on other modules may have written in the meantime
         scores = json.loads(args.scores.read_text()) if args.scores.exists() else {}
