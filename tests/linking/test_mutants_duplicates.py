@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
-from croissant_lineage.linking.duplicates import find_duplicates, side_duplicates
+from croissant_lineage.linking.duplicates import duplicates_table, find_duplicates, side_duplicates
 from croissant_lineage.linking.sides import Side
 from tests.helpers import items_table
 
@@ -50,3 +50,36 @@ def test_duplicate_groups(rows: list[dict], groups: list[list[str]]) -> None:
     side, found = _groups(rows)
     assert side == groups
     assert found == groups
+
+
+def _edge(child: str, parent: str) -> dict:
+    return {f.name: None for f in EDGES_SCHEMA} | {
+        "child_dataset": "d", "child_item": child, "parent_dataset": "p", "parent_item": parent,
+    }
+
+
+def test_duplicates_table_orders_by_dataset_then_first_member() -> None:
+    import pyarrow as pa
+
+    edges = pa.Table.from_pylist([], schema=EDGES_SCHEMA)
+    t = duplicates_table([("b", ["1", "2"]), ("a", ["7", "3"]), ("a", ["2", "9"])], edges).to_pylist()
+    assert [(r["dataset"], r["group"], r["item"], r["size"]) for r in t] == [
+        ("a", "2", "2", 2), ("a", "2", "9", 2), ("a", "7", "7", 2), ("a", "7", "3", 2), ("b", "1", "1", 2), ("b", "1", "2", 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("parents", "expected"),
+    [
+        ({"1": ["x"], "2": ["x"]}, ("p", "x")),  # one common parent
+        ({"1": ["x", "y"], "2": ["y", "x"]}, ("p", "x")),  # several: the first, sorted
+        ({"1": ["x"], "2": ["y"]}, (None, None)),  # no common parent
+        ({"1": ["x"]}, (None, None)),  # a member without a parent
+    ],
+)
+def test_duplicates_table_parent_is_common_to_all_members(parents: dict, expected: tuple) -> None:
+    import pyarrow as pa
+
+    edges = pa.Table.from_pylist([_edge(c, p) for c, ps in parents.items() for p in ps], schema=EDGES_SCHEMA)
+    t = duplicates_table([("d", ["1", "2"])], edges).to_pylist()
+    assert {(r["parent_dataset"], r["parent_item"]) for r in t} == {expected}
