@@ -5,33 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
-import pyarrow as pa
 import pytest
 
 from croissant_lineage.findings.carry import carry_forward
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.lineage.schema import ITEMS_SCHEMA
 from croissant_lineage.linking.itemdiff import OPTION_FUZZY_THRESHOLD, REPLACED_BELOW, compare_items
 from croissant_lineage.linking.snapshotdiff import compare_snapshots
+from tests.helpers import items_table
 
 SRC = Source("invented review", kind="person")
 STEM = "Which moon of Quell is largest?"
 OPTS = ["Ash", "Birl", "Corr", "Dun"]
 
 
-def _table(dataset: str, rows: list[tuple[str, str, list[str], str]]) -> pa.Table:
-    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_SCHEMA}
-    for i, (item, stem, options, key) in enumerate(rows):
-        vals = {"dataset": dataset, "item": item, "subject": "s", "stem": stem, "options": options, "key": key,
-                "source_file": "f", "source_row": i, "record": "{}"}
-        for k in ITEMS_SCHEMA.names:
-            cols[k].append(vals[k])
-    return pa.table(cols, schema=ITEMS_SCHEMA)
-
-
 def _carry(new_stem: str, target: str = "key", proposed: str | None = "Birl") -> tuple[tuple[str, ...], str, str]:
-    old = _table("v1", [("1", STEM, OPTS, "A")])
-    new = _table("v2", [("1", new_stem, OPTS, "A")])
+    old = items_table("v1", [{"item": "1", "subject": "s", "stem": STEM, "options": OPTS, "key": "A"}])
+    new = items_table("v2", [{"item": "1", "subject": "s", "stem": new_stem, "options": OPTS, "key": "A"}])
     diff = compare_snapshots(old, new, old_date="2024-01-01", new_date="2025-01-01")
     f = Finding(item="v1:1", target=target, kind="wrong_key" if target == "key" else "other", source=SRC,
                 proposed=proposed)
