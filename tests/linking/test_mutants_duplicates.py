@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA
 from croissant_lineage.linking.duplicates import duplicates_table, find_duplicates, side_duplicates
 from croissant_lineage.linking.sides import Side
 from tests.helpers import items_table
@@ -81,5 +81,6 @@ def test_duplicates_table_parent_is_common_to_all_members(parents: dict, expecte
     import pyarrow as pa
 
     edges = pa.Table.from_pylist([_edge(c, p) for c, ps in parents.items() for p in ps], schema=EDGES_SCHEMA)
-    t = duplicates_table([("d", ["1", "2"])], edges).to_pylist()
-    assert {(r["parent_dataset"], r["parent_item"]) for r in t} == {expected}
+    table = duplicates_table([("d", ["1", "2"])], edges)
+    assert table.schema == DUPLICATES_SCHEMA  # typed columns even when every parent is null
+    assert {(r["parent_dataset"], r["parent_item"]) for r in table.to_pylist()} == {expected}
