@@ -7,6 +7,7 @@ import pytest
 
 from croissant_lineage.lineage.graph import relatives_of
 from croissant_lineage.lineage.items import LETTERS
+from tests.golden.figures import load as pinned_figures
 
 pytestmark = pytest.mark.realdata
 
@@ -16,23 +17,29 @@ def _stats(lineage, child, parent):
     return s
 
 
+def _pinned(child, parent):
+    """The derivation's summary pinned in tests/real_figures.json (python3 -m tests.golden.figures)."""
+    return pinned_figures()["link"]["derivations"][f"{child}<-{parent}"]
+
+
 def test_mmlu_pro_links_to_mmlu(mmlu_lineage) -> None:
     s = _stats(mmlu_lineage, "mmlu-pro", "mmlu")
     assert s["selected"] == 6810  # src starts with ori_mmlu
-    assert s["linked"] >= 6800
+    assert s["linked"] == _pinned("mmlu-pro", "mmlu")["linked"]
     assert s["linked"] + s["unmatched"] == s["selected"]
 
 
 def test_mmlu_redux_links_to_mmlu(mmlu_lineage) -> None:
     s = _stats(mmlu_lineage, "mmlu-redux", "mmlu")
     assert s["selected"] == 5700
-    assert s["linked"] >= 5650
-    assert _stats(mmlu_lineage, "mmlu-redux-2.0", "mmlu")["linked"] >= 568
+    assert s["linked"] == _pinned("mmlu-redux", "mmlu")["linked"]
+    assert _stats(mmlu_lineage, "mmlu-redux-2.0", "mmlu")["linked"] == _pinned("mmlu-redux-2.0", "mmlu")["linked"]
 
 
 def test_hub_release_links_to_2020_release_by_text(mmlu_lineage) -> None:
     s = _stats(mmlu_lineage, "mmlu", "mmlu-2020")
     # 14 rows of the Hub release are new; everything else has a 2020 counterpart.
+    assert s["linked"] == _pinned("mmlu", "mmlu-2020")["linked"]
     assert s["linked"] >= 14042 - 20
     e = mmlu_lineage.edges
     shifted = e.filter(
