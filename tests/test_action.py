@@ -85,7 +85,7 @@ def benchmark_repo(tmp_path: Path) -> Path:
     shutil.copytree(TOY_BASE, repo / "good")
     doc = json.loads((TOY_BASE / "croissant.json").read_text(encoding="utf-8"))
     doc["dcat:keyword"] = "benchmark"  # the dcat prefix is not declared in @context
-    (repo / "broken").mkdir()
+    shutil.copytree(TOY_BASE, repo / "broken")  # its data too: the one defect is the descriptor's
     (repo / "broken" / "croissant.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
     return repo
 

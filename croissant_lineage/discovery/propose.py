@@ -293,16 +293,22 @@ def _id_join_holds(child_table: pa.Table, parent_table: pa.Table, kids: list[int
     return bool(kids) and agree >= _ALL * len(kids)
 
 
+#: The activity a pair is linked as before its own is guessed: one under which a parent may
+#: have several children (``copy`` and ``re_release`` give each parent one child, which
+#: would drop a child's duplicates before the guess sees them).
+_UNKNOWN_ACTIVITY = "filter"
+
+
 def _link_pair(
     child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float
 ) -> tuple[pa.Table, pa.Table]:
     """The linker's edges and unmatched rows for the proposed children: by id when the ids
     join (see :func:`_id_join_holds`), else by stem on the parent rows the index proposed."""
     if _id_join_holds(child_table, parent_table, kids, threshold):
-        deriv = Derivation(child, parent, "copy", LinkRule(by="id"))
+        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"))
         edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
         return edges, unmatched
-    deriv = Derivation(child, parent, "copy", LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
+    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
     edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table.take(sorted(set(prows))), translated=False)
     return edges, unmatched
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 import ftfy
@@ -98,7 +99,23 @@ def normalize_stem(text: str | None) -> str:
         # ASCII character translated is the backtick, casefold is lower, and
         # split/join collapses the same white space as the regex (str.isspace).
         return " ".join(text.replace("`", "'").lower().split())
-    return _presentation(text).casefold()
+    return _settled(lambda t: _presentation(t).casefold(), text)
+
+
+def _settled(step: Callable[[str], str], text: str) -> str:
+    """``step`` applied until the key stops changing (at most 4 times).
+
+    Case folding or NFKC can turn repaired text back into something that reads as
+    mojibake (``"\x80À"`` folds to ``"\x80à"``, which ftfy then repairs), so one pass is
+    not always a fixed point; the key must be, or a key of a key would differ.
+    """
+    key = step(text)
+    for _ in range(3):
+        again = step(key)
+        if again == key:
+            break
+        key = again
+    return key
 
 
 @lru_cache(maxsize=1 << 18)
@@ -125,4 +142,6 @@ def normalize_option_cased(text: str | None) -> str:
 @lru_cache(maxsize=1 << 18)
 def normalize_option(text: str | None) -> str:
     """Comparison key of an answer option: :func:`normalize_option_cased`, case-folded."""
-    return normalize_option_cased(text).casefold()
+    if not text:
+        return ""
+    return _settled(lambda t: normalize_option_cased(t).casefold(), text)

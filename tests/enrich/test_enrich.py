@@ -396,9 +396,3 @@ def test_mmlu_lineage_records_small_descriptors(mmlu_lineage: Lineage, mmlu_enri
     children = mmlu_lineage.edges.column("child_dataset").to_pylist()
     expected = sum(children.count(ds) for d in small for ds in d.datasets)
     assert _mlcroissant_edges(small) == expected > 0
-
-
-@pytest.mark.slow
-def test_mmlu_lineage_records_all(mmlu_lineage: Lineage, mmlu_enriched: FamilyEnrichResult) -> None:
-    """Every edge `link` produced comes back through mlcroissant's records() (about 2-3 min)."""
-    assert _mlcroissant_edges(mmlu_enriched.descriptors) == mmlu_lineage.edges.num_rows

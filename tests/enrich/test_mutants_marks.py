@@ -11,10 +11,11 @@ import pytest
 
 from croissant_lineage.croissant.descriptor import GENERATOR
 from croissant_lineage.croissant.namespaces import CL_NS
-from croissant_lineage.enrich.marks import is_our_descriptor
+from croissant_lineage.enrich.marks import ENRICHMENT_ID, is_our_descriptor
 from croissant_lineage.prov.vocab import MARK
 
 OURS = {"@index": MARK, "name": "added"}
+ACTIVITY = {"@index": MARK, "@id": ENRICHMENT_ID}
 
 
 @pytest.mark.parametrize(
@@ -22,16 +23,17 @@ OURS = {"@index": MARK, "name": "added"}
     [
         # made by describe: the generator marker alone, no marked node
         ({"@context": {"cl": CL_NS}, f"{CL_NS}generatedBy": GENERATOR, "name": "x"}, True),
-        # enriched: a marked node deep down (below a dict, then a list)
-        ({"name": "x", "recordSet": [{"field": [{"name": "f"}, OURS]}]}, True),
-        # a marked node at the top
-        (dict(OURS), True),
+        # enriched: our activity node deep down (below a dict, then a list)
+        ({"name": "x", "recordSet": [{"field": [{"name": "f"}, ACTIVITY]}]}, True),
+        # a user's node that merely carries our @index is no mark of ours (issue 15, rule 13)
+        ({"name": "x", "recordSet": [{"field": [{"name": "f"}, OURS]}]}, False),
+        (dict(OURS), False),
         # a marked-looking object inside @context is no mark
         ({"@context": {"cl": CL_NS, "x": OURS}, "name": "x"}, False),
         # nothing of ours
         ({"name": "x", "recordSet": [{"field": [{"name": "f"}]}]}, False),
     ],
-    ids=["describe", "deep-mark", "top-mark", "mark-in-context", "foreign"],
+    ids=["describe", "deep-activity", "deep-user-index", "top-user-index", "mark-in-context", "foreign"],
 )
 def test_is_our_descriptor(tmp_path: Path, doc: Any, ours: bool) -> None:
     path = tmp_path / "d.json"
