@@ -110,7 +110,7 @@ def _settled(step: Callable[[str], str], text: str) -> str:
     not always a fixed point; the key must be, or a key of a key would differ.
     """
     key = step(text)
-    for _ in range(3):
+    for _ in range(3):  # ``step`` is cached: a settled key costs one lookup more
         again = step(key)
         if again == key:
             break
@@ -144,4 +144,7 @@ def normalize_option(text: str | None) -> str:
     """Comparison key of an answer option: :func:`normalize_option_cased`, case-folded."""
     if not text:
         return ""
-    return _settled(lambda t: normalize_option_cased(t).casefold(), text)
+    key = normalize_option_cased(text).casefold()
+    if key.isascii():  # no repair on ASCII: one pass is already the fixed point
+        return key
+    return _settled(lambda t: normalize_option_cased(t).casefold(), key)
