@@ -15,10 +15,13 @@ over ~10 s is marked ``slow`` where it is written, or here when its cost is a fi
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from hypothesis import settings
 
 from tests import netguard
@@ -114,14 +117,32 @@ def toy_lineage_path(toy_lineage, tmp_path_factory: pytest.TempPathFactory) -> P
     return toy_lineage.write(tmp_path_factory.mktemp("toy-lineage") / "lineage")
 
 
+def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """A folder built once per test run, shared by the pytest-xdist workers.
+
+    Under xdist every worker runs the session fixtures; the first to take the lock builds
+    the folder in the run's common temporary root and the others read it. Without xdist it
+    is an ordinary per-session folder.
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    out, done = root / name, root / f"{name}.complete"
+    with FileLock(str(root / f"{name}.lock")):
+        if not done.exists():
+            if out.exists():
+                shutil.rmtree(out)
+            build(out)
+            done.touch()
+    return out
+
+
 @pytest.fixture(scope="session")
 def mmlu_lineage_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real MMLU family linked once per test session, written to a lineage folder."""
+    """The real MMLU family linked once per test run, written to a lineage folder."""
     from croissant_lineage.linking.linker import link
 
-    out = tmp_path_factory.mktemp("mmlu-lineage")
-    link("mmlu", data_dir=shared_data).write(out)
-    return out
+    return shared_folder(tmp_path_factory, "mmlu-lineage", lambda out: link("mmlu", data_dir=shared_data).write(out))
 
 
 @pytest.fixture(scope="session")
