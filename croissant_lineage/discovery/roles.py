@@ -202,11 +202,23 @@ def _int(v: Any) -> int | None:
     return None
 
 
-def _id(columns: Mapping[str, list[Any]], taken: set[str]) -> tuple[str, str]:
-    for c in _named(columns, _ID_NAMES):
-        values = columns[c]
-        if c not in taken and None not in values and len({str(v) for v in values}) == len(values):
+def _id(columns: Mapping[str, list[Any]], taken: set[str], subject: str | None) -> tuple[str, str]:
+    """The id role: a distinct id-named field; else one distinct within each subject
+    (MMMLU's ``ID``, the row within the subject); else the file and row, or the row.
+
+    ``columns`` are the whole RecordSet's (ids must be distinct over all of it, not a sample).
+    """
+    named = [c for c in _named(columns, _ID_NAMES) if c not in taken and None not in columns[c]]
+    for c in named:
+        if len({str(v) for v in columns[c]}) == len(columns[c]):
             return c, f"distinct values in field {c!r}"
+    if subject is not None:
+        for c in named:
+            pairs = {(str(s), str(v)) for s, v in zip(columns[subject], columns[c], strict=True)}
+            if len(pairs) == len(columns[c]):
+                return f"{{{subject}}}/{{{c}}}", f"field {c!r} distinct within each {subject!r}"
+    if len(set(columns.get("_file", ()))) > 1:
+        return "{_file}/{_row}", "no distinct id field: the file and the row in it"
     return "{_row}", "no distinct id field: the row number"
 
 
@@ -261,10 +273,11 @@ def infer_roles(
             return RoleGuess({}, "letter", {**reasons, "key": why}, f"options but no key: {why}")
         guessed["key"] = (name, why)
         taken.add(name)
-    if "id" not in fixed:
-        guessed["id"] = _id(cols, taken)
     if "subject" not in fixed:
         guessed["subject"] = _subject(cols, taken)
+    if "id" not in fixed:
+        subject = fixed.get("subject", guessed.get("subject", (None, ""))[0])
+        guessed["id"] = _id(columns, taken, subject if isinstance(subject, str) and subject in columns else None)
     for role, (value, why) in guessed.items():
         reasons[role] = why
         if value is not None:
@@ -338,8 +351,16 @@ def guess_dataset(
         roles=guess.roles,
         key_format=guess.key_format,
         files_relative_to_data_dir=base is not None,
+        languages=_languages(desc.doc),
     )
     return spec, guess
+
+
+def _languages(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """The descriptor's ``inLanguage`` tags (a string or a list of strings)."""
+    raw = doc.get("inLanguage")
+    values = raw if isinstance(raw, list) else [raw]
+    return tuple(v for v in values if isinstance(v, str) and v.strip())
 
 
 def _dataset_name(doc: Mapping[str, Any], path: Path) -> str:
