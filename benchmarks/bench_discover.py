@@ -20,6 +20,12 @@ Run from the repository root::
    edges against the planted truth (``truth.parquet``), overall and per kind of copy.
    The re-annotation's inferred id is its row number (no id field), so its truth ids
    (``subject/row``) are compared by row.
+5. Translations without a model (``--no-translations`` skips): for Global-MMLU (es, fr, ja,
+   ru) and MMMLU zh-CN, :func:`croissant_lineage.discovery.translations.discover_translation`
+   against MMLU, once with the datasets' ids as they are (paired by ids or positions) and
+   once with the ids replaced by row numbers (paired by translation-surviving tokens
+   only); precision and recall against ``link``'s edges with the declared spec. The
+   synthetic family's translations are scored the same way, tokens only.
 """
 
 from __future__ import annotations
@@ -92,7 +98,7 @@ def _item_key(dataset: str, item: str) -> str:
     return item.rsplit("/", 1)[-1] if dataset == "syn-redux" else item
 
 
-def synthetic(items: int, work: Path) -> None:
+def synthetic(items: int, work: Path) -> Path:
     """Discovery on the synthetic family against its planted truth (section 4 of the docstring)."""
     import pyarrow.parquet as pq
 
@@ -131,6 +137,72 @@ def synthetic(items: int, work: Path) -> None:
         print(f"| {kind} | {len(want)} | {len(got)} | {ok} | {_pct(ok, len(want))} | {_pct(ok, len(got))} |")
     stray = sum(1 for k in found if k not in planted)
     print(f"| (items with no planted parent) | 0 | {stray} | 0 | - | - |")
+    return fam.folder
+
+
+def _rows_as_ids(table):
+    """The table with its item ids replaced by row numbers (nothing left to join on but the text)."""
+    import pyarrow as pa
+
+    i = table.schema.get_field_index("item")
+    return table.set_column(i, table.schema.field(i), pa.array([f"row-{k}" for k in range(table.num_rows)], pa.string()))
+
+
+def _score_translation(label: str, child, parent, truth: dict[str, str], languages: dict) -> None:
+    """One row per way of pairing: the pairs ``discover_translation`` makes, against ``truth``."""
+    from croissant_lineage.discovery.translations import discover_translation
+
+    cids = child.column("item").to_pylist()
+    pids = parent.column("item").to_pylist()
+    for variant, table in (("ids as given", child), ("tokens only", _rows_as_ids(child))):
+        t = time.perf_counter()
+        best, tried = discover_translation("child", table, {"parent": parent}, {"child": languages.get("child"), "parent": languages.get("parent")})
+        secs = time.perf_counter() - t
+        m = best or (tried[-1] if tried else None)
+        if m is None:
+            print(f"| {label} | {variant} | - | 0 | 0 | {_pct(0, len(truth))} | - | no | {secs:.1f} s |")
+            continue
+        ok = sum(1 for i, j, _ in m.pairs if truth.get(cids[i]) == pids[j])
+        print(f"| {label} | {variant} | {m.how} | {len(m.pairs)} | {ok} | {_pct(ok, len(truth))} | {_pct(ok, len(m.pairs))} | "
+              f"{'yes' if best is not None else 'no'} | {secs:.1f} s |")
+
+
+def translations(data_dir: str | None, syn_folder: Path | None) -> None:
+    """Section 5 of the docstring."""
+    print("\ntranslations without a model (pairs against link's edges with the declared spec):")
+    print("| child <- parent | child ids | paired by | pairs | correct | recall | precision | proposed | time |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    if data_dir:
+        spec = load_family("mmlu")
+        parent = load_items(spec.dataset("mmlu"), data_dir=data_dir)
+        for name in ("global-mmlu-es", "global-mmlu-fr", "global-mmlu-ja", "global-mmlu-ru", "mmmlu-zh-cn"):
+            ds = spec.dataset(name)
+            deriv = next(d for d in spec.derivations if d.child == name)
+            child = load_items(ds, data_dir=data_dir)
+            edges, _, _ = link_derivation(deriv, child, parent)
+            truth = dict(zip(edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist(), strict=True))
+            if name.startswith("mmmlu"):  # the ids discovery infers ({Subject}/{ID}), not the spec's
+                child = child.set_column(child.schema.get_field_index("item"), child.schema.field("item"),
+                                         pa_array([i.replace("/test/", "/") for i in child.column("item").to_pylist()]))
+                truth = {c.replace("/test/", "/"): p for c, p in truth.items()}
+            _score_translation(f"{name} <- mmlu", child, parent, truth, {"child": ds.languages[0] if ds.languages else None, "parent": "en"})
+    if syn_folder is not None:
+        import pyarrow.parquet as pq
+
+        from croissant_lineage.family.spec import load_family as _load
+
+        syn = _load(syn_folder / "family.json")
+        parent = load_items(syn.dataset("syn-base"))
+        planted = pq.read_table(syn_folder / "truth.parquet").to_pylist()
+        for name in ("syn-xx", "syn-yy"):
+            truth = {r["child_item"]: r["parent_item"] for r in planted if r["child_dataset"] == name}
+            _score_translation(f"{name} <- syn-base", load_items(syn.dataset(name)), parent, truth, {})
+
+
+def pa_array(values: list[str]):
+    import pyarrow as pa
+
+    return pa.array(values, pa.string())
 
 
 def _pct(n: int, d: int) -> str:
@@ -142,7 +214,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None, help="folder to write (default: a temporary folder)")
     ap.add_argument("--synthetic", type=int, default=10_000, metavar="N",
                     help="items of the synthetic family (default 10,000; 0 skips it)")
-    ap.add_argument("--no-mmlu", action="store_true", help="skip the MMLU part (no shared data needed)")
+    ap.add_argument("--no-mmlu", action="store_true", help="skip the MMLU parts (no shared data needed)")
+    ap.add_argument("--no-translations", action="store_true", help="skip the translation section")
     args = ap.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-discover-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -152,8 +225,9 @@ def main() -> int:
             print("set CROISSANT_LINEAGE_DATA to the shared data folder (or pass --no-mmlu)", file=sys.stderr)
             return 2
         mmlu(out, data_dir)
-    if args.synthetic:
-        synthetic(args.synthetic, out)
+    syn_folder = synthetic(args.synthetic, out) if args.synthetic else None
+    if not args.no_translations:
+        translations(None if args.no_mmlu else os.environ.get("CROISSANT_LINEAGE_DATA"), syn_folder)
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 

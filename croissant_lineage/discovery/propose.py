@@ -40,6 +40,7 @@ from croissant_lineage._io import atomic_write_json, read_json
 from croissant_lineage._results import Result
 from croissant_lineage.discovery.index import StemIndex, load_or_build
 from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
+from croissant_lineage.discovery.translations import discover_translation, translation_edges
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
 from croissant_lineage.lineage.items import load_items
@@ -363,6 +364,27 @@ def _discover_one(
     return proposals, edge_parts, unmatched_parts
 
 
+def _discover_translated(
+    name: str, table: pa.Table, corpus: dict[str, pa.Table], languages: dict[str, str | None]
+) -> tuple[list[Proposal], list[pa.Table]]:
+    """The translation pass (:mod:`croissant_lineage.discovery.translations`) of a dataset
+    the stem index found no relative for."""
+    best, tried = discover_translation(name, table, corpus, languages)
+    if best is None:
+        return [], []
+    edges, counts = translation_edges(name, table, corpus[best.parent], best)
+    counts["parents_reached"] = len({j for _, j, _ in best.pairs})
+    parent_items = corpus[best.parent].num_rows
+    others = {m.parent: len(m.pairs) for m in tried if m is not best}
+    proposal = Proposal(
+        name, best.parent, "translation", table.num_rows, parent_items, edges.num_rows,
+        edges.num_rows / table.num_rows if table.num_rows else 0.0,
+        counts["parents_reached"] / parent_items if parent_items else 0.0,
+        counts, others,
+    )
+    return [proposal], [_with(edges, "translation")]
+
+
 # ---------------------------------------------------------------- the entry point
 
 
@@ -414,8 +436,12 @@ def discover(
     proposals: list[Proposal] = []
     edges: list[pa.Table] = []
     unmatched: list[pa.Table] = []
-    for name, (_, table) in unknown.items():
+    languages = {n: (s.languages[0] if s.languages else None) for n, s in corpus_specs.items()}
+    for name, (ds, table) in unknown.items():
         p, e, u = _discover_one(name, table, corpus, index, threshold)
+        if not p:  # no relative in the same language: a translation?
+            languages[name] = ds.languages[0] if ds.languages else None
+            p, e = _discover_translated(name, table, corpus, languages)
         proposals += p
         edges += e
         unmatched += u
@@ -461,6 +487,27 @@ def _lineage(
     return Lineage(family_info(spec), items if items is not None else ITEMS_SCHEMA.empty_table(), e, unmatched=u, summary=summary)
 
 
+#: What a person must do for the spec to reproduce a translation discovered by positions or tokens.
+_RULE_NOTES = {
+    "positions": ". The child's ids end in the parent item's row number within the subject: set the "
+                 "child's id role so that it names the parent's ids (e.g. '{Subject}/test/{ID}').",
+    "tokens": ". Paired by the numbers, formulas and names that survive translation: no link rule "
+              "reproduces these pairs; review the edges in lineage/ before declaring one.",
+}
+
+
+def _fragment_rule(p: Proposal) -> dict[str, Any]:
+    """The derivation's link rule in the fragment (none for token pairs: no rule reproduces them)."""
+    how = p.evidence.get("paired_by")
+    if how == "ids":
+        return {"link": {"by": "id"}}
+    if how == "positions":
+        return {"link": {"by": "index"}}
+    if how == "tokens":
+        return {}
+    return {"link": {"by": "text", "child_block": None, "parent_block": None, "threshold": 85}}
+
+
 def _fragment(result: Discovery) -> dict[str, Any]:
     datasets = []
     for name, guess in result.roles.items():
@@ -471,11 +518,12 @@ def _fragment(result: Discovery) -> dict[str, Any]:
             "child": p.child,
             "parent": p.parent,
             "activity": p.activity,
-            "link": {"by": "text", "child_block": None, "parent_block": None, "threshold": 85},
+            **_fragment_rule(p),
             "note": (
                 f"discovered: {p.linked} of {p.child_items} child items linked ({100 * p.share:.1f} %), "
                 f"{p.evidence['parents_reached']} of {p.parent_items} parent items reached; "
                 + ", ".join(f"{k} {v}" for k, v in p.evidence.items() if k not in ("edges", "parents_reached"))
+                + _RULE_NOTES.get(str(p.evidence.get("paired_by")), "")
             ),
         }
         for p in result.proposals

@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from croissant_lineage.linking.normalize import normalize_option, normalize_stem
 from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["ONE_CHILD_PER_PARENT", "link", "link_derivation"]
+__all__ = ["ONE_CHILD_PER_PARENT", "link", "link_derivation", "link_pairs"]
 
 #: Activities whose parent items have at most one child item each (text links).
 ONE_CHILD_PER_PARENT = ("re_release", "copy")
@@ -70,6 +70,26 @@ def link_derivation(
         and counts (selected, linked per method, unmatched, ambiguous, key inherited).
     """
     return _link_sides(deriv, Side(child_table), Side(parent_table), translated=translated)
+
+
+def link_pairs(
+    deriv: Derivation, child_table: pa.Table, parent_table: pa.Table,
+    pairs: Sequence[tuple[int, int, float]], *, method: str, translated: bool,
+) -> pa.Table:
+    """The edges (EDGES_SCHEMA) of pairs chosen elsewhere (discovery), with the linker's evidence.
+
+    Args:
+        deriv: The derivation the edges belong to.
+        child_table, parent_table: Item tables of the two datasets.
+        pairs: ``(child row, parent row, score)``; one pair per child row.
+        method: The edges' ``method``.
+        translated: Options pair by position and stems are not compared.
+
+    Returns:
+        The edges, in child row order.
+    """
+    matches = sorted((Match(i, j, method, float(score)) for i, j, score in pairs), key=lambda m: m.child)
+    return _edges_table(deriv, Side(child_table), Side(parent_table), matches, translated=translated)
 
 
 def _link_sides(

@@ -20,6 +20,14 @@ def discovery_text(result: Discovery) -> str:
             lines.append(f"{name}: roles not inferred: {guess.refused}")
     for p in result.proposals:
         ev = p.evidence
+        if "paired_by" in ev:  # a translation (no same-language relative)
+            lines.append(
+                f"{p.child} <- {p.parent}: {p.activity} (paired by {ev['paired_by']}); {p.linked} of {p.child_items} "
+                f"items linked ({100 * p.share:.1f} %); translation-surviving tokens agree on {ev['evidence_agrees']}, "
+                f"disagree on {ev['evidence_disagrees']}, absent on {ev['no_evidence']}; "
+                f"option counts differ on {ev['option_count_differs']}"
+            )
+            continue
         lines.append(
             f"{p.child} <- {p.parent}: {p.activity}; {p.linked} of {p.child_items} items linked "
             f"({100 * p.share:.1f} %), {ev['parents_reached']} of {p.parent_items} parent items; "

@@ -135,9 +135,10 @@ class _Words:
 
 
 def _translate(text: str, lang: str) -> str:
-    """A deterministic stand-in for a translation: each word changes, the shape stays."""
+    """A deterministic stand-in for a translation: each word changes, the shape stays, and
+    numbers stay as written (as real translations keep them)."""
     suffix = _SUFFIX[lang]
-    return " ".join(w[::-1] + suffix for w in text.split(" "))
+    return " ".join(w if any(c.isdigit() for c in w) else w[::-1] + suffix for w in text.split(" "))
 
 
 def _present(text: str, kind: int) -> str:
