@@ -211,10 +211,11 @@ def record_set_node(rs_id: str, file_id: str, mark: str) -> dict[str, Any]:
     }
 
 
-def _rows_of(table: pa.Table, column: str, datasets: Iterable[str]) -> pa.Table:
-    """The rows of ``table`` whose ``column`` is one of ``datasets``, in table order."""
+def _rows_of(table: pa.Table, column: str, datasets: Iterable[str], columns: Iterable[str]) -> pa.Table:
+    """``columns`` of the rows of ``table`` whose ``column`` is one of ``datasets``, in table order
+    (only the columns asked for are filtered: the items' raw ``record`` is never copied)."""
     keep = pa.array(sorted(set(datasets)), pa.string())
-    return table.filter(pc.is_in(table[column], value_set=keep))
+    return table.select(list(columns)).filter(pc.is_in(table[column], value_set=keep))
 
 
 def _file_table(columns: Mapping[str, Any], schema: pa.Schema) -> pa.Table:
@@ -222,6 +223,10 @@ def _file_table(columns: Mapping[str, Any], schema: pa.Schema) -> pa.Table:
     gets do not depend on how the inputs were chunked)."""
     arrays = [pc.cast(columns[f.name], f.type) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema).combine_chunks()
+
+
+#: The item table's columns the items file copies as they are.
+_ITEM_COLUMNS = ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row")
 
 
 def items_table(
@@ -241,12 +246,10 @@ def items_table(
     Raises:
         KeyError: a kept dataset has no IRI in ``iris``.
     """
-    sel = _rows_of(items, "dataset", datasets)
+    sel = _rows_of(items, "dataset", datasets, _ITEM_COLUMNS)
     refs = ref_column(sel["dataset"], sel["item"])
     dup_row = take_last(refs, ref_column(duplicates["dataset"], duplicates["item"]))
-    cols: dict[str, Any] = {c: sel[c] for c in (
-        "dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row"
-    )}
+    cols: dict[str, Any] = {c: sel[c] for c in _ITEM_COLUMNS}
     cols["ref"] = refs
     cols["iri"] = iri_column(sel["dataset"], sel["item"], iris)
     for c, dup_c in (("duplicate_group", "group"), ("duplicate_parent_dataset", "parent_dataset"),
@@ -273,8 +276,10 @@ def lineage_table(edges: pa.Table, iris: Mapping[str, str], datasets: Iterable[s
     Raises:
         KeyError: a dataset of a kept edge has no IRI in ``iris``.
     """
-    sel = _rows_of(edges, "child_dataset", datasets)
-    cols: dict[str, Any] = {f.name: sel[f.name] for f in LINEAGE_FILE_SCHEMA if f.name in sel.column_names}
+    copied = [f.name for f in LINEAGE_FILE_SCHEMA if f.name in edges.column_names]
+    sel = _rows_of(edges, "child_dataset", datasets,
+                   [*copied, "child_dataset", "child_item", "parent_dataset", "parent_item"])
+    cols: dict[str, Any] = {c: sel[c] for c in copied}
     for side in ("child", "parent"):
         dss, its = sel[f"{side}_dataset"], sel[f"{side}_item"]
         cols[side] = ref_column(dss, its)
