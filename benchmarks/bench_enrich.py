@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,10 @@ def run(report: Report, spec: FamilySpec, lineage_dir: Path, runs: int, work: Pa
     def enrich() -> Any:
         return enrich_family(lineage, spec, out)
 
+    load_before = os.getloadavg()
     stats = interleaved({"enrich": enrich, "json_dump": dump_json, "json_dump_parquet": dump_all}, runs)
+    load_after = os.getloadavg()
+    report.line(f"  load average before / after these runs: {load_before[0]:.1f} / {load_after[0]:.1f}")
     shutil.rmtree(plain, ignore_errors=True)
     report.header()
     report.time_row("enrich_family (descriptors + items/lineage/findings files)", stats["enrich"])
@@ -87,4 +91,5 @@ def run(report: Report, spec: FamilySpec, lineage_dir: Path, runs: int, work: Pa
     report.ratio_row("enrich / plain write of the same JSON and Parquet", *r2)
     report.put(key, "times", {k: s.to_dict() for k, s in stats.items()})
     report.put(key, "ratios", {"over_json_dump": r1, "over_plain_write": r2})
+    report.put(key, "load_average", {"before": load_before, "after": load_after})
     return out

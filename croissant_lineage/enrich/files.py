@@ -38,15 +38,15 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.refs import iri_column, ref_column, take_last
 from croissant_lineage.lineage.schema import (
     FINDINGS_SCHEMA,
     ITEMS_FILE_SCHEMA,
     LINEAGE_FILE_SCHEMA,
-    item_iri,
-    join_ref,
 )
 
 __all__ = [
@@ -211,60 +211,81 @@ def record_set_node(rs_id: str, file_id: str, mark: str) -> dict[str, Any]:
     }
 
 
+def _rows_of(table: pa.Table, column: str, datasets: Iterable[str], columns: Iterable[str]) -> pa.Table:
+    """``columns`` of the rows of ``table`` whose ``column`` is one of ``datasets``, in table order
+    (only the columns asked for are filtered: the items' raw ``record`` is never copied)."""
+    keep = pa.array(sorted(set(datasets)), pa.string())
+    return table.select(list(columns)).filter(pc.is_in(table[column], value_set=keep))
+
+
+def _file_table(columns: Mapping[str, Any], schema: pa.Schema) -> pa.Table:
+    """``columns`` as one table of ``schema``, one chunk per column (the bytes Parquet
+    gets do not depend on how the inputs were chunked)."""
+    arrays = [pc.cast(columns[f.name], f.type) for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema).combine_chunks()
+
+
+#: The item table's columns the items file copies as they are.
+_ITEM_COLUMNS = ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row")
+
+
 def items_table(
     items: pa.Table, duplicates: pa.Table, iris: Mapping[str, str], datasets: Iterable[str]
 ) -> pa.Table:
     """The items file of some datasets (:data:`ITEMS_FILE_SCHEMA`), in lineage order.
 
+    Built with Arrow compute (a filter, a join by item ref, string kernels), not row by row.
+
     Args:
         items: The lineage's item table (``schema.ITEMS_SCHEMA``).
-        duplicates: The lineage's duplicates table (``schema.DUPLICATES_SCHEMA``).
+        duplicates: The lineage's duplicates table (``schema.DUPLICATES_SCHEMA``); an item
+            listed twice takes its last row.
         iris: Dataset name -> IRI.
         datasets: Which datasets to keep.
+
+    Raises:
+        KeyError: a kept dataset has no IRI in ``iris``.
     """
-    keep = set(datasets)
-    dups: dict[tuple[str, str], dict[str, Any]] = {}
-    for row in duplicates.to_pylist():
-        dups[(row["dataset"], row["item"])] = row
-    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_FILE_SCHEMA}
-    src = {c: items.column(c).to_pylist() for c in (
-        "dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row"
-    )}
-    for i, ds in enumerate(src["dataset"]):
-        if ds not in keep:
-            continue
-        item = src["item"][i]
-        cols["ref"].append(join_ref(ds, item))
-        cols["iri"].append(item_iri(iris[ds], item))
-        for c in ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row"):
-            cols[c].append(src[c][i])
-        dup = dups.get((ds, item), {})
-        cols["duplicate_group"].append(dup.get("group"))
-        cols["duplicate_parent_dataset"].append(dup.get("parent_dataset"))
-        cols["duplicate_parent_item"].append(dup.get("parent_item"))
-        cols["duplicate_size"].append(dup.get("size"))
-    return pa.table(cols, schema=ITEMS_FILE_SCHEMA)
+    sel = _rows_of(items, "dataset", datasets, _ITEM_COLUMNS)
+    refs = ref_column(sel["dataset"], sel["item"])
+    dup_row = take_last(refs, ref_column(duplicates["dataset"], duplicates["item"]))
+    cols: dict[str, Any] = {c: sel[c] for c in _ITEM_COLUMNS}
+    cols["ref"] = refs
+    cols["iri"] = iri_column(sel["dataset"], sel["item"], iris)
+    for c, dup_c in (("duplicate_group", "group"), ("duplicate_parent_dataset", "parent_dataset"),
+                     ("duplicate_parent_item", "parent_item"), ("duplicate_size", "size")):
+        cols[c] = pc.take(duplicates[dup_c], dup_row)
+    return _file_table(cols, ITEMS_FILE_SCHEMA)
+
+
+def _prefixed_refs(lists: pa.ChunkedArray, datasets: pa.ChunkedArray) -> pa.Array:
+    """Each list of item ids as item refs of its row's dataset; a null list becomes ``[]``."""
+    flat = lists.combine_chunks()
+    lengths = pc.fill_null(pc.list_value_length(flat), 0)
+    offsets = pa.concat_arrays([pa.array([0], pa.int32()), pc.cast(pc.cumulative_sum(lengths), pa.int32())])
+    owners = pc.take(datasets.combine_chunks(), pc.list_parent_indices(flat))
+    values = ref_column(owners, pc.list_flatten(flat))
+    return pa.ListArray.from_arrays(offsets, values, type=pa.list_(pa.string()))
 
 
 def lineage_table(edges: pa.Table, iris: Mapping[str, str], datasets: Iterable[str]) -> pa.Table:
-    """The lineage file of some child datasets (:data:`LINEAGE_FILE_SCHEMA`), in edge order."""
-    keep = set(datasets)
-    src = {f.name: edges.column(f.name).to_pylist() for f in edges.schema}
-    rows = [i for i, ds in enumerate(src["child_dataset"]) if ds in keep]
-    cols: dict[str, list[Any]] = {}
+    """The lineage file of some child datasets (:data:`LINEAGE_FILE_SCHEMA`), in edge order.
+
+    Built with Arrow compute, not row by row.
+
+    Raises:
+        KeyError: a dataset of a kept edge has no IRI in ``iris``.
+    """
+    copied = [f.name for f in LINEAGE_FILE_SCHEMA if f.name in edges.column_names]
+    sel = _rows_of(edges, "child_dataset", datasets,
+                   [*copied, "child_dataset", "child_item", "parent_dataset", "parent_item"])
+    cols: dict[str, Any] = {c: sel[c] for c in copied}
     for side in ("child", "parent"):
-        dss = [src[f"{side}_dataset"][i] for i in rows]
-        its = [src[f"{side}_item"][i] for i in rows]
-        cols[side] = [join_ref(d, t) for d, t in zip(dss, its, strict=True)]
-        cols[f"{side}_iri"] = [item_iri(iris[d], t) for d, t in zip(dss, its, strict=True)]
-    pds = [src["parent_dataset"][i] for i in rows]
-    cols["alternatives"] = [
-        [join_ref(d, a) for a in src["alternatives"][i] or ()] for d, i in zip(pds, rows, strict=True)
-    ]
-    for f in LINEAGE_FILE_SCHEMA:
-        if f.name not in cols:
-            cols[f.name] = [src[f.name][i] for i in rows]
-    return pa.table({f.name: cols[f.name] for f in LINEAGE_FILE_SCHEMA}, schema=LINEAGE_FILE_SCHEMA)
+        dss, its = sel[f"{side}_dataset"], sel[f"{side}_item"]
+        cols[side] = ref_column(dss, its)
+        cols[f"{side}_iri"] = iri_column(dss, its, iris)
+    cols["alternatives"] = _prefixed_refs(sel["alternatives"], sel["parent_dataset"])
+    return _file_table(cols, LINEAGE_FILE_SCHEMA)
 
 
 def is_lineage_file(path: str | Path, kind: str) -> bool:
