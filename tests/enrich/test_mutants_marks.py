@@ -197,3 +197,40 @@ def test_an_activity_inside_context_or_with_another_id_is_not_one() -> None:
 )
 def test_is_ours(value: Any, ours: bool) -> None:
     assert is_ours(value) is ours
+
+
+def test_strip_reaches_into_lists_of_lists() -> None:
+    doc = {"m": [[_node("gone"), 1, _node("kept")], [{"k": [_node("deep")]}]], "act": dict(ACTIVITY)}
+    doc["act"][ADDED_NODES] = ["/m/0/0", "/m/1/0/k/0", "/act"]
+    assert strip_enrichment(doc) == {"m": [[1, _node("kept")], [{}]]}
+    old = {"m": [[_node("a"), [2, _node("b")]]], "act": dict(ACTIVITY)}  # no list: every marked node
+    assert strip_enrichment(old) == {"m": [[[2]]]}
+
+
+def test_strip_keeps_unlisted_marked_nodes_at_any_depth() -> None:
+    users = _node("users")
+    doc = {"m": [[{"x": users}]], "wrap": {"inner": {"u": users}}, "added": {"n": _node("n")},
+           "act": {**ACTIVITY, ADDED_NODES: ["/added/n", "/act"]}}
+    assert strip_enrichment(doc) == {"m": [[{"x": users}]], "wrap": {"inner": {"u": users}}, "added": {}}
+
+
+def test_strip_never_takes_nodes_out_of_the_context() -> None:
+    ctx = {"cl": CL_NS, "term": {"@index": MARK, "@id": "cl:term"}}
+    old = {"@context": ctx, "a": _node("a"), "act": dict(ACTIVITY)}  # no list: every marked node outside @context
+    assert strip_enrichment(old) == {"@context": ctx}
+    listed = {"@context": ctx, "act": {**ACTIVITY, ADDED_NODES: ["/act", "/@context/term"]}}
+    assert strip_enrichment(listed) == {"@context": ctx}
+
+
+@pytest.mark.parametrize(
+    ("ctx", "left"),
+    [
+        ([{"cl": CL_NS, "t": "x"}], [{"t": "x"}]),
+        (["https://remote/ctx", {"cl": CL_NS, "a": "1"}, {"cl": CL_NS, "b": "2"}],
+         ["https://remote/ctx", {"cl": CL_NS, "a": "1"}, {"b": "2"}]),
+    ],
+    ids=["one-entry", "three-entries"],
+)
+def test_strip_context_terms_from_the_last_entry(ctx: list[Any], left: list[Any]) -> None:
+    doc = {"@context": ctx, "act": {**ACTIVITY, ADDED_NODES: ["/act"], "cl:addedContextTerms": ["cl"]}}
+    assert strip_enrichment(doc) == {"@context": left}
