@@ -271,7 +271,9 @@ def test_old_argument_order_warns_at_the_callers_line(folder: Path) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         old = resolve(Path(folder), "toy-pro:101")  # type: ignore[arg-type]
-    assert [Path(w.filename).name for w in caught] == [Path(__file__).name]
+    # the warning names the caller's line (under mutmut a trampoline frame of its own sits
+    # between the caller and resolve, and takes the caller's place)
+    assert [Path(w.filename).name for w in caught] in ([Path(__file__).name], ["trampoline.py"])
     assert caught[0].category is DeprecationWarning
     assert str(caught[0].message) == (
         "resolve(descriptors, item_ref) is deprecated; call resolve(item_ref, descriptors), "
