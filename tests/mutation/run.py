@@ -49,6 +49,8 @@ MODULES: dict[str, list[str]] = {
     "croissant_lineage/validate/codes.py": ["tests/validate"],
 }
 KILLED = {"killed", "timeout", "caught by type check"}
+#: Files at the repository root that fast tests read (tests/validate: the Action and the hook).
+ROOT_FILES = ("action.yml", ".pre-commit-hooks.yaml")
 
 
 def _targets(names: list[str]) -> list[str]:
@@ -81,7 +83,7 @@ def _config(module: str) -> str:
         'source_paths = ["croissant_lineage"]',
         f"only_mutate = {json.dumps([module])}",
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
-        'also_copy = ["tests", "examples"]',
+        f"also_copy = {json.dumps(['tests', 'examples', *ROOT_FILES])}",
         'pytest_add_cli_args = ["-m", "not slow and not realdata", "-p", "no:cacheprovider", "-q"]',
         # A forked runner whose parent ran the tests would hand every mutant warm lru_caches
         # (normalize_stem ...), hiding mutants of the functions behind them.
@@ -98,6 +100,8 @@ def _scratch(module: str, root: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "mutants", ".mypy_cache", ".ruff_cache")
     for name in ("croissant_lineage", "tests", "examples"):
         shutil.copytree(REPO / name, work / name, ignore=ignore)
+    for name in ROOT_FILES:
+        shutil.copy2(REPO / name, work / name)
     text = (REPO / "pyproject.toml").read_text()
     text = re.sub(r"\[tool\.mutmut\]\n.*?(?=^\[)", lambda _: _config(module), text, flags=re.S | re.M)
     (work / "pyproject.toml").write_text(text)
