@@ -285,3 +285,33 @@ def test_old_argument_order_warns_at_the_callers_line(folder: Path) -> None:
         # two item-like strings: the first is the item, nothing is swapped
         with pytest.raises(InputError):
             resolve("toy-pro:101", "toy-pro:102")
+
+
+def test_dataset_and_derivation_defaults_when_properties_are_absent(folder: Path, resolver: Resolver,
+                                                                    tmp_path: Path) -> None:
+    def strip_optional(doc: dict[str, Any]) -> dict[str, Any]:
+        node = doc["cl:familyDataset"][0]
+        for key in ("cl:title", "cl:coverage", "cl:date", "cl:languages"):
+            node.pop(key, None)
+        node["sc:description"] = {"@value": "a note"}
+        doc_derivation = node["cl:documentedDerivation"][0]
+        doc_derivation.pop("sc:description")
+        node["cl:documentedDerivation"].append({"@id": "_:no-derivative", "cl:activityKind": {"@value": "translation"}})
+        return doc
+
+    got = Resolver.load(_rewrite(folder, tmp_path / "bare", strip_optional, ("toy-base.json",))).lineage.family
+    base = next(d for d in got["datasets"] if d["name"] == "toy-base")
+    assert base == {"name": "toy-base", "iri": "https://example.org/toy/base", "title": "", "date": None,
+                    "languages": [], "coverage": "items", "note": "a note"}
+    assert [d["name"] for d in got["datasets"]] == [d["name"] for d in resolver.lineage.family["datasets"]]
+    documented = [d for d in got["derivations"] if d["coverage"] == "documented"]
+    assert documented == [
+        {"child": "toy-xx", "parent": "toy-base", "activity": "translation", "coverage": "documented",
+         "languages": 5, "method": None, "threshold": None, "note": ""},
+        {"child": None, "parent": "toy-base", "activity": "translation", "coverage": "documented",
+         "languages": None, "method": None, "threshold": None, "note": ""},
+    ]
+    # derivations up from a dataset keep their evidence; a missing description is an empty note
+    up = [d for d in got["derivations"] if d["child"] == "toy-pro"]
+    assert up == [d for d in resolver.lineage.family["derivations"] if d["child"] == "toy-pro"]
+    assert up[0]["note"] == "" and up[0]["method"] == "text" and up[0]["threshold"] == 85.0
