@@ -315,3 +315,21 @@ def test_dataset_and_derivation_defaults_when_properties_are_absent(folder: Path
     up = [d for d in got["derivations"] if d["child"] == "toy-pro"]
     assert up == [d for d in resolver.lineage.family["derivations"] if d["child"] == "toy-pro"]
     assert up[0]["note"] == "" and up[0]["method"] == "text" and up[0]["threshold"] == 85.0
+
+
+def test_findings_on_leaves_and_on_a_root_reach_their_components(toy: Lineage, tmp_path: Path) -> None:
+    """Findings on the last snapshot's items (never a component's representative) and on one
+    base item (a representative): every item's findings are the lineage lookup's."""
+    src = Source("invented review", "https://example.org/review", "person")
+    refs = [f"{d}:{i}" for d, i in zip(toy.items.column("dataset").to_pylist(), toy.items.column("item").to_pylist(), strict=True)]
+    on = [r for r in refs if r.startswith("toy-pro-v2:")] + ["toy-base:astronomy/test/1"]
+    findings = [Finding(item=r, target="stem", kind="other", source=src, evidence=[f"about {r}"]) for r in on]
+    resolver = Resolver.load(_isolated(enrich_family(toy, TOY / "family.json", tmp_path / "e", findings), tmp_path / "i"))
+    graph = LineageGraph(toy)
+    with_findings = set()
+    for ref in refs:
+        got = resolver.family(ref)
+        assert got == _expected(graph, ref, findings), ref
+        with_findings |= {ref} if got.findings else set()
+    assert {"toy-base:astronomy/test/1", "toy-pro:101", "toy-base:astronomy/test/0"} <= with_findings
+    assert with_findings < set(refs)
