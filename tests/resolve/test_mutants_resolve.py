@@ -37,14 +37,9 @@ TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
 
 @pytest.fixture(scope="module")
-def toy(toy_lineage: Lineage) -> Lineage:
-    return toy_lineage
-
-
-@pytest.fixture(scope="module")
-def folder(toy: Lineage, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def folder(toy_lineage: Lineage, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("toy-enriched-mutants")
-    return _isolated(enrich_family(toy, TOY / "family.json", out / "enriched", _findings()), out / "isolated")
+    return _isolated(enrich_family(toy_lineage, TOY / "family.json", out / "enriched", _findings()), out / "isolated")
 
 
 @pytest.fixture(scope="module")
@@ -61,21 +56,21 @@ def _key(d: dict[str, Any]) -> str:
     return json.dumps(d, sort_keys=True)
 
 
-def test_rebuilt_lineage_is_the_linked_one(toy: Lineage, resolver: Resolver) -> None:
+def test_rebuilt_lineage_is_the_linked_one(toy_lineage: Lineage, resolver: Resolver) -> None:
     got = resolver.lineage
     assert got.items.schema == ITEMS_SCHEMA and got.edges.schema == EDGES_SCHEMA
     assert got.duplicates.schema == DUPLICATES_SCHEMA
-    assert _rows(got.items, ("record",)) == _rows(toy.items, ("record",))
+    assert _rows(got.items, ("record",)) == _rows(toy_lineage.items, ("record",))
     assert got.items.column("record").null_count == got.items.num_rows == 54
     # the enriched lineage file has no text_repaired column: it comes back as nulls
-    assert _rows(got.edges, ("text_repaired",)) == _rows(toy.edges, ("text_repaired",))
+    assert _rows(got.edges, ("text_repaired",)) == _rows(toy_lineage.edges, ("text_repaired",))
     assert got.edges.column("text_repaired").null_count == got.edges.num_rows == 36
-    assert _rows(got.duplicates) == _rows(toy.duplicates) and got.duplicates.num_rows == 4
+    assert _rows(got.duplicates) == _rows(toy_lineage.duplicates) and got.duplicates.num_rows == 4
     fam = got.family
     assert (fam["name"], fam["title"]) == ("toy", "")
-    assert sorted(map(_key, fam["derivations"])) == sorted(map(_key, toy.family["derivations"]))
+    assert sorted(map(_key, fam["derivations"])) == sorted(map(_key, toy_lineage.family["derivations"]))
     # a dataset with documented coverage only has no descriptor: its title is not known
-    want = [{**d, "title": ""} if d["coverage"] == "documented" else d for d in toy.family["datasets"]]
+    want = [{**d, "title": ""} if d["coverage"] == "documented" else d for d in toy_lineage.family["datasets"]]
     assert sorted(map(_key, fam["datasets"])) == sorted(map(_key, want))
     assert [d["name"] for d in fam["datasets"]] == ["toy-base", "toy-xx", "toy-fr", "toy-pro-v2", "toy-pro", "toy-redux"]
 
@@ -198,12 +193,12 @@ def test_refs_split_at_the_first_colon() -> None:
     assert items.to_pylist() == ["a:b", "101", ""]
 
 
-def test_components_join_edges_and_duplicates(toy: Lineage) -> None:
-    comp = _components(toy)
-    for cd, ci, pd_, pi in zip(*(toy.edges.column(c).to_pylist()
+def test_components_join_edges_and_duplicates(toy_lineage: Lineage) -> None:
+    comp = _components(toy_lineage)
+    for cd, ci, pd_, pi in zip(*(toy_lineage.edges.column(c).to_pylist()
                                  for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")), strict=True):
         assert comp.get(f"{cd}:{ci}", f"{cd}:{ci}") == comp.get(f"{pd_}:{pi}", f"{pd_}:{pi}")
-    for ds, item, group in zip(*(toy.duplicates.column(c).to_pylist() for c in ("dataset", "item", "group")), strict=True):
+    for ds, item, group in zip(*(toy_lineage.duplicates.column(c).to_pylist() for c in ("dataset", "item", "group")), strict=True):
         assert comp.get(f"{ds}:{item}", f"{ds}:{item}") == comp.get(f"{ds}:{group}", f"{ds}:{group}")
     # a representative stands for itself (it is left out: a ref not listed is its own)
     assert not set(comp.values()) & set(comp)
@@ -211,14 +206,14 @@ def test_components_join_edges_and_duplicates(toy: Lineage) -> None:
     assert len(set(comp.values())) > 1
 
 
-def test_findings_on_every_item_reach_every_relative(toy: Lineage, tmp_path: Path) -> None:
+def test_findings_on_every_item_reach_every_relative(toy_lineage: Lineage, tmp_path: Path) -> None:
     """One finding per item: the component shortcut must not hide any of them."""
     src = Source("invented review", "https://example.org/review", "person")
-    refs = [f"{d}:{i}" for d, i in zip(toy.items.column("dataset").to_pylist(), toy.items.column("item").to_pylist(), strict=True)]
+    refs = [f"{d}:{i}" for d, i in zip(toy_lineage.items.column("dataset").to_pylist(), toy_lineage.items.column("item").to_pylist(), strict=True)]
     findings = [Finding(item=r, target="stem", kind="other", source=src, evidence=[f"about {r}"]) for r in refs]
-    folder = _isolated(enrich_family(toy, TOY / "family.json", tmp_path / "e", findings), tmp_path / "i")
+    folder = _isolated(enrich_family(toy_lineage, TOY / "family.json", tmp_path / "e", findings), tmp_path / "i")
     resolver = Resolver.load(folder)
-    graph = LineageGraph(toy)
+    graph = LineageGraph(toy_lineage)
     for ref in refs:
         got = resolver.family(ref)
         assert got == _expected(graph, ref, findings), ref
@@ -240,8 +235,8 @@ def test_resolve_sees_a_descriptor_rewritten_in_place(folder: Path, tmp_path: Pa
     assert after.ancestors == () and after.descendants == before.descendants
 
 
-def test_resolve_sees_a_file_of_the_same_size_rewritten(folder: Path, toy: Lineage, tmp_path: Path) -> None:
-    other = _isolated(enrich_family(toy, TOY / "family.json", tmp_path / "e", []), tmp_path / "other")
+def test_resolve_sees_a_file_of_the_same_size_rewritten(folder: Path, toy_lineage: Lineage, tmp_path: Path) -> None:
+    other = _isolated(enrich_family(toy_lineage, TOY / "family.json", tmp_path / "e", []), tmp_path / "other")
     dest = tmp_path / "live"
     shutil.copytree(folder, dest)
     assert resolve("toy-pro:101", dest).findings
@@ -317,15 +312,15 @@ def test_dataset_and_derivation_defaults_when_properties_are_absent(folder: Path
     assert up[0]["note"] == "" and up[0]["method"] == "text" and up[0]["threshold"] == 85.0
 
 
-def test_findings_on_leaves_and_on_a_root_reach_their_components(toy: Lineage, tmp_path: Path) -> None:
+def test_findings_on_leaves_and_on_a_root_reach_their_components(toy_lineage: Lineage, tmp_path: Path) -> None:
     """Findings on the last snapshot's items (never a component's representative) and on one
     base item (a representative): every item's findings are the lineage lookup's."""
     src = Source("invented review", "https://example.org/review", "person")
-    refs = [f"{d}:{i}" for d, i in zip(toy.items.column("dataset").to_pylist(), toy.items.column("item").to_pylist(), strict=True)]
+    refs = [f"{d}:{i}" for d, i in zip(toy_lineage.items.column("dataset").to_pylist(), toy_lineage.items.column("item").to_pylist(), strict=True)]
     on = [r for r in refs if r.startswith("toy-pro-v2:")] + ["toy-base:astronomy/test/1"]
     findings = [Finding(item=r, target="stem", kind="other", source=src, evidence=[f"about {r}"]) for r in on]
-    resolver = Resolver.load(_isolated(enrich_family(toy, TOY / "family.json", tmp_path / "e", findings), tmp_path / "i"))
-    graph = LineageGraph(toy)
+    resolver = Resolver.load(_isolated(enrich_family(toy_lineage, TOY / "family.json", tmp_path / "e", findings), tmp_path / "i"))
+    graph = LineageGraph(toy_lineage)
     with_findings = set()
     for ref in refs:
         got = resolver.family(ref)
