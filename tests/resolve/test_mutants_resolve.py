@@ -328,3 +328,16 @@ def test_findings_on_leaves_and_on_a_root_reach_their_components(toy_lineage: Li
         with_findings |= {ref} if got.findings else set()
     assert {"toy-base:astronomy/test/1", "toy-pro:101", "toy-base:astronomy/test/0"} <= with_findings
     assert with_findings < set(refs)
+
+
+def test_a_derivations_language_count_and_note_are_read(folder: Path, resolver: Resolver, tmp_path: Path) -> None:
+    def annotate(doc: dict[str, Any]) -> dict[str, Any]:
+        (q,) = doc["cl:familyDataset"][0]["prov:qualifiedDerivation"]
+        q["cl:languageCount"] = 3
+        q["sc:description"] = {"@value": "three languages", "@language": "en"}
+        return doc
+
+    got = Resolver.load(_rewrite(folder, tmp_path / "annotated", annotate, ("toy-pro.json",))).lineage.family
+    (up,) = [d for d in got["derivations"] if d["child"] == "toy-pro"]
+    (before,) = [d for d in resolver.lineage.family["derivations"] if d["child"] == "toy-pro"]
+    assert up == {**before, "languages": 3, "note": "three languages"}
