@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS
+from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS
 from croissant_lineage.enrich import enrich_family
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
@@ -87,7 +87,7 @@ def test_sources_are_sorted_with_their_files_and_family(folder: Path, resolver: 
 
 
 def _full_iris(value: Any) -> Any:
-    """The same JSON-LD with every prov: key, and cl:familyDataset, written as a full IRI."""
+    """The same JSON-LD with every prov: key, cl:familyDataset and distribution written as full IRIs."""
     if isinstance(value, list):
         return [_full_iris(v) for v in value]
     if not isinstance(value, dict):
@@ -98,6 +98,8 @@ def _full_iris(value: Any) -> Any:
             k = PROV_NS + k.removeprefix("prov:")
         elif k == "cl:familyDataset":
             k = CL_NS + "familyDataset"
+        elif k == "distribution":
+            k = SCHEMA_NS + "distribution"
         out[k] = v if k == "@context" else _full_iris(v)
     return out
 
@@ -135,6 +137,15 @@ def test_family_name_only_when_the_descriptors_agree(folder: Path, tmp_path: Pat
         for act in doc["prov:wasGeneratedBy"]:
             del act["@index"]  # the same activity, not marked as ours: not read
         return doc
+
+    def lineage_first(doc: dict[str, Any]) -> dict[str, Any]:
+        for act in doc["prov:wasGeneratedBy"]:
+            act["prov:used"] = sorted(act.get("prov:used", []), key=lambda u: "cl:Lineage" not in u["@type"])
+        return doc
+
+    first = Resolver.load(_rewrite(folder, tmp_path / "first", lineage_first, ("toy-pro.json",)))
+    # the family is the cl:Lineage entity's name, not the name of an entity used after it
+    assert [s.family for s in first.sources] == ["toy"] * 5
 
     none = Resolver.load(_rewrite(folder, tmp_path / "none", foreign_activity, ("toy-pro.json",)))
     assert {s.path.name: s.family for s in none.sources}["toy-pro.json"] is None
