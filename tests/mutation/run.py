@@ -49,6 +49,12 @@ MODULES: dict[str, list[str]] = {
     "croissant_lineage/validate/codes.py": ["tests/validate"],
 }
 KILLED = {"killed", "timeout", "caught by type check"}
+#: Files at the repository root that fast tests read (tests/validate: the Action and the hook).
+ROOT_FILES = ("action.yml", ".pre-commit-hooks.yaml")
+#: Fast tests that run the package in a subprocess (through action.yml): mutmut's stats run
+#: records which tests call which function from inside the test process, and the child
+#: process, importing the trampolined package without that recorder, exits 1.
+DESELECT = ("tests/validate/test_validate_examples.py::test_workflow_runs_validate_with_ci_exit_status",)
 
 
 def _targets(names: list[str]) -> list[str]:
@@ -81,8 +87,10 @@ def _config(module: str) -> str:
         'source_paths = ["croissant_lineage"]',
         f"only_mutate = {json.dumps([module])}",
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
-        'also_copy = ["tests", "examples"]',
-        'pytest_add_cli_args = ["-m", "not slow and not realdata", "-p", "no:cacheprovider", "-q"]',
+        f"also_copy = {json.dumps(['tests', 'examples', *ROOT_FILES])}",
+        "pytest_add_cli_args = "
+        + json.dumps(["-m", "not slow and not realdata", "-p", "no:cacheprovider", "-q",
+                      *(f"--deselect={t}" for t in DESELECT)]),
         # A forked runner whose parent ran the tests would hand every mutant warm lru_caches
         # (normalize_stem ...), hiding mutants of the functions behind them.
         'process_isolation = "forkserver"',
@@ -98,6 +106,8 @@ def _scratch(module: str, root: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "mutants", ".mypy_cache", ".ruff_cache")
     for name in ("croissant_lineage", "tests", "examples"):
         shutil.copytree(REPO / name, work / name, ignore=ignore)
+    for name in ROOT_FILES:
+        shutil.copy2(REPO / name, work / name)
     text = (REPO / "pyproject.toml").read_text()
     text = re.sub(r"\[tool\.mutmut\]\n.*?(?=^\[)", lambda _: _config(module), text, flags=re.S | re.M)
     (work / "pyproject.toml").write_text(text)
