@@ -106,12 +106,11 @@ def _encoded(lines: Iterable[str]) -> Iterator[str]:
 
 def _write(lines: SortedLines, fmt: str, out: IO[bytes]) -> None:
     """The mark, then the sorted distinct lines in format ``fmt``."""
-    stream = lines.lines()
     if fmt == "json-ld":
-        write_jsonld(stream, out, _JSONLD_MARK)
+        write_jsonld(lines, out, _JSONLD_MARK)
         return
     out.write(PROV_FILE_COMMENT)
-    WRITERS[fmt](stream, out)
+    WRITERS[fmt](lines, out)
 
 
 def is_prov_file(path: str | Path) -> bool:

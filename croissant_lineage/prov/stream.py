@@ -18,7 +18,6 @@ with the library's mark (``PROV_FILE_COMMENT`` / the ``generatedBy`` member).
 
 from __future__ import annotations
 
-import heapq
 import json
 import os
 import re
@@ -39,7 +38,7 @@ from croissant_lineage.prov.terms import literal_value, split_line
 __all__ = ["CHUNK_BYTES", "WRITERS", "SortedLines", "write_jsonld", "write_nt", "write_turtle"]
 
 #: Bytes of N-Triples lines kept in memory before a sorted run is spilled to disk.
-CHUNK_BYTES = 48 * 1024 * 1024
+CHUNK_BYTES = 16 * 1024 * 1024
 
 _RDF_TYPE = b"<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
@@ -58,12 +57,13 @@ class SortedLines:
     """An external sort of N-Triples lines that also drops repeated lines.
 
     Args:
-        chunk_bytes: Bytes of lines held before a run is written to ``folder``.
+        chunk_bytes: Bytes of lines held before a run is written to ``folder``
+            (default :data:`CHUNK_BYTES`).
         folder: Where runs go (a temporary folder, removed by :meth:`close`).
     """
 
-    def __init__(self, chunk_bytes: int = CHUNK_BYTES, folder: str | Path | None = None) -> None:
-        self.chunk_bytes = chunk_bytes
+    def __init__(self, chunk_bytes: int | None = None, folder: str | Path | None = None) -> None:
+        self.chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
         self._folder = folder
         self._tmp: str | None = None
         self._pending: list[pa.Array] = []
@@ -107,36 +107,79 @@ class SortedLines:
     def _sorted_pending(self) -> pa.Array:
         merged = pa.concat_arrays([a.cast(pa.large_string()) for a in self._pending])
         self._pending, self._pending_bytes = [], 0
-        distinct = pc.unique(merged)
-        return distinct.take(pc.sort_indices(distinct))
+        return _distinct(merged.take(pc.sort_indices(merged)))
 
     def _spill(self) -> None:
         if self._tmp is None:
             self._tmp = tempfile.mkdtemp(prefix="cl-prov-", dir=self._folder)
-        path = os.path.join(self._tmp, f"run-{len(self._runs)}")
-        with open(path, "wb") as fh:
-            fh.write(_data(self._sorted_pending()))
+        path = os.path.join(self._tmp, f"run-{len(self._runs)}.arrow")
+        block = self._sorted_pending()
+        with pa.OSFile(path, "wb") as sink, pa.ipc.new_stream(sink, _SCHEMA) as writer:
+            for start in range(0, len(block), BLOCK_LINES):
+                writer.write_batch(pa.record_batch([block.slice(start, BLOCK_LINES)], schema=_SCHEMA))
         self._runs.append(path)
 
-    def lines(self) -> Iterator[bytes]:
-        """Every distinct line added, in byte order (call once, after the last :meth:`add`)."""
+    def blocks(self) -> Iterator[pa.Array]:
+        """Every distinct line added, in byte order, as string arrays (call once, after the
+        last :meth:`add`). Runs are merged a block at a time: each round takes, from every
+        run's current block, the lines up to the smallest of the blocks' last lines (no run
+        can hold a smaller line after them), and sorts those with Arrow."""
         if not self._runs:
             block = self._sorted_pending() if self._pending else pa.array([], pa.large_string())
             self.count = len(block)
-            yield from _data(block).splitlines(keepends=True)
+            if len(block):
+                yield block
             return
         if self._pending:
             self._spill()
+        self.count = 0
         with ExitStack() as stack:
-            runs = [stack.enter_context(open(p, "rb", buffering=1 << 20)) for p in self._runs]
-            previous = None
-            count = 0
-            for line in heapq.merge(*runs):
-                if line != previous:
-                    count += 1
-                    previous = line
-                    yield line
-            self.count = count
+            readers = [iter(stack.enter_context(pa.ipc.open_stream(pa.OSFile(p, "rb")))) for p in self._runs]
+            heads = [_next_block(r) for r in readers]
+            last: str | None = None
+            while any(h is not None for h in heads):
+                live = [h for h in heads if h is not None]
+                bound = pa.scalar(min(h[-1].as_py() for h in live), pa.large_string())
+                parts = []
+                for i, head in enumerate(heads):
+                    if head is None:
+                        continue
+                    n = int(pc.sum(pc.less_equal(head, bound)).as_py() or 0)
+                    parts.append(head.slice(0, n))
+                    heads[i] = head.slice(n) if n < len(head) else _next_block(readers[i])
+                merged = pa.concat_arrays(parts)
+                merged = _distinct(merged.take(pc.sort_indices(merged)), last)
+                if len(merged):
+                    last = merged[-1].as_py()
+                    self.count += len(merged)
+                    yield merged
+
+    def lines(self) -> Iterator[bytes]:
+        """Every distinct line added, in byte order, one by one (see :meth:`blocks`)."""
+        for block in self.blocks():
+            yield from _data(block).splitlines(keepends=True)
+
+
+#: Lines per block of a spilled run (and per merge round and run).
+BLOCK_LINES = 32_768
+
+_SCHEMA = pa.schema([pa.field("line", pa.large_string())])
+
+
+def _distinct(ordered: pa.Array, last: str | None = None) -> pa.Array:
+    """A sorted array without repeated values (nor a first value equal to ``last``)."""
+    if not len(ordered):
+        return ordered
+    keep = pc.not_equal(ordered.slice(1), ordered.slice(0, len(ordered) - 1))
+    first = pa.array([ordered[0].as_py() != last])
+    return ordered.filter(pa.concat_arrays([first, keep]))
+
+
+def _next_block(reader: Iterator[pa.RecordBatch]) -> pa.Array | None:
+    for batch in reader:
+        if batch.num_rows:
+            return batch.column(0)
+    return None
 
 
 def _data_bytes(array: pa.Array) -> int:
@@ -156,9 +199,10 @@ def _data(array: pa.Array) -> bytes:
 # --- writers -------------------------------------------------------------------------
 
 
-def write_nt(lines: Iterable[bytes], out: IO[bytes]) -> None:
+def write_nt(lines: SortedLines, out: IO[bytes]) -> None:
     """N-Triples: the sorted lines as they are."""
-    out.writelines(lines)
+    for block in lines.blocks():
+        out.write(_data(block))
 
 
 def _compact_iri(term: bytes, cache: dict[bytes, bytes]) -> bytes:
@@ -178,41 +222,51 @@ def _compact_iri(term: bytes, cache: dict[bytes, bytes]) -> bytes:
     return out
 
 
-_XSD_TAIL = re.compile(rb"\^\^<" + re.escape(XSD_NS.encode()) + rb"([A-Za-z]+)>$")
+def _object_rewrites() -> list[tuple[str, str]]:
+    """RE2 rewrites abbreviating a Turtle object: vocabulary IRIs, XSD datatypes."""
+    out = [(rf"^<{re.escape(ns)}([A-Za-z][A-Za-z0-9_]*)>$", rf"{prefix}:\1") for prefix, ns in PREFIXES]
+    out.append((rf"\^\^<{re.escape(XSD_NS)}([A-Za-z]+)>$", r"^^xsd:\1"))
+    return out
 
 
-def _turtle_object(obj: bytes, cache: dict[bytes, bytes]) -> bytes:
-    if obj.startswith(b"<"):
-        # Only vocabulary IRIs are worth a lookup: item and dataset IRIs stay whole.
-        return _compact_iri(obj, cache) if obj.startswith(_VOCAB) else obj
-    if obj.startswith(b'"') and obj.endswith(b">"):
-        return _XSD_TAIL.sub(rb"^^xsd:\1", obj)
-    return obj
+_OBJECT_REWRITES = _object_rewrites()
 
 
-_VOCAB = tuple(f"<{ns}".encode() for _, ns in PREFIXES)
+def _turtle_block(block: pa.Array, subject: str | None) -> pa.Array:
+    """Turtle text of sorted lines, one value per line: ``" ;\n    p o"`` when the line's
+    subject is the one before (``subject`` for the first line), else ``" .\n\ns p o"``."""
+    parts = pc.split_pattern(pc.utf8_slice_codeunits(block.cast(pa.string()), 0, -3), " ", max_splits=2)
+    subjects = pc.list_element(parts, 0)
+    preds = _spread_bytes(pc.list_element(parts, 1))
+    objects = pc.list_element(parts, 2)
+    for pattern, rewrite in _OBJECT_REWRITES:
+        objects = pc.replace_substring_regex(objects, pattern, rewrite)
+    before = pa.concat_arrays([pa.array([subject], subjects.type), subjects.slice(0, len(subjects) - 1)])
+    same = pc.fill_null(pc.equal(subjects, before), False)
+    head = pc.if_else(same, " ;\n    ", pc.binary_join_element_wise(" .\n\n", subjects, " ", ""))
+    return pc.binary_join_element_wise(head, preds, " ", objects, "")
 
 
-def write_turtle(lines: Iterable[bytes], out: IO[bytes]) -> None:
+def _spread_bytes(predicates: pa.Array) -> pa.Array:
+    cache: dict[bytes, bytes] = {_RDF_TYPE: b"a"}
+    distinct = pc.unique(predicates)
+    spelled = [
+        (cache.get(p.encode()) or _compact_iri(p.encode(), cache)).decode() for p in distinct.to_pylist()
+    ]
+    return pa.array(spelled, pa.string()).take(pc.index_in(predicates, value_set=distinct))
+
+
+def write_turtle(lines: SortedLines, out: IO[bytes]) -> None:
     """Turtle: the prefixes, then each subject once with its predicates and objects
     (``;``), in the sorted order of the lines. The escapes of N-Triples are Turtle's."""
     out.write(b"".join(f"@prefix {p}: <{ns}> .\n".encode() for p, ns in PREFIXES) + b"\n")
-    cache: dict[bytes, bytes] = {_RDF_TYPE: b"a"}
-    subject = None
-    write = out.write
-    for line in lines:
-        s, p, o = split_line(line)
-        pred = cache.get(p) or _compact_iri(p, cache)
-        obj = _turtle_object(o, cache)
-        if s == subject:
-            write(b" ;\n    " + pred + b" " + obj)
-        else:
-            if subject is not None:
-                write(b" .\n\n")
-            subject = s
-            write(s + b" " + pred + b" " + obj)
+    subject: str | None = None
+    for block in lines.blocks():
+        data = _data(_turtle_block(block, subject))
+        out.write(data[4:] if subject is None else data)  # no " .\n\n" before the first subject
+        subject = block[-1].as_py().split(" ", 1)[0]
     if subject is not None:
-        write(b" .\n")
+        out.write(b" .\n")
 
 
 def _json_key(pred: str) -> str:
@@ -244,13 +298,13 @@ def _json_node(subject: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
     return {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in node.items()}
 
 
-def write_jsonld(lines: Iterable[bytes], out: IO[bytes], mark: bytes) -> None:
+def write_jsonld(lines: SortedLines, out: IO[bytes], mark: bytes) -> None:
     """JSON-LD: ``mark`` (the file's first member), the ``@context`` of :data:`PREFIXES`,
     then ``@graph``: one node object per subject, one per line, keys sorted."""
     context = json.dumps({p: ns for p, ns in PREFIXES}, sort_keys=True)
     out.write(mark + b'\n  "@context": ' + context.encode() + b',\n  "@graph": [')
     first = True
-    for subject, pairs in _grouped(lines):
+    for subject, pairs in _grouped(lines.lines()):
         node = json.dumps(_json_node(subject, pairs), sort_keys=True, ensure_ascii=False)
         out.write((b"\n    " if first else b",\n    ") + node.encode("utf-8"))
         first = False

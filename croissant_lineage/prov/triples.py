@@ -50,6 +50,9 @@ __all__ = [
     "read_lineage_columns",
 ]
 
+#: Rows of items or edges turned into lines at a time (an edge gives about 14 lines).
+BATCH_ROWS = 8_192
+
 _RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 _SAFE_ITEM = r"^[A-Za-z0-9/:@._~-]*$"  # what item_iri's quote() leaves as it is
 
@@ -239,7 +242,7 @@ def lineage_lines(
     *,
     items: bool = True,
     time: str | datetime | int | None = None,
-    batch_rows: int = 65_536,
+    batch_rows: int | None = None,
 ) -> Iterator[pa.Array]:
     """Every line of the graph of an in-memory lineage, as string arrays (lines may repeat).
 
@@ -248,6 +251,7 @@ def lineage_lines(
     """
     family = lineage.family
     iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+    batch_rows = batch_rows or BATCH_ROWS
     yield pa.array(header_lines(family, time), pa.string())
     ds = Datasets(iris)
     if items:
@@ -299,10 +303,11 @@ class LineageColumns:
         *,
         items: bool = True,
         time: str | datetime | int | None = None,
-        batch_rows: int = 65_536,
+        batch_rows: int | None = None,
     ) -> Iterator[pa.Array]:
         """Every line of the folder's graph (as :func:`lineage_lines`), one batch in memory at a time."""
         iris = {d["name"]: d["iri"] for d in self.family.get("datasets", [])}
+        batch_rows = batch_rows or BATCH_ROWS
         yield pa.array(header_lines(self.family, time), pa.string())
         ds = Datasets(iris)
         if items:
