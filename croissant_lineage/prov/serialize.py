@@ -9,12 +9,13 @@ knows it may replace it.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+import pyarrow as pa
 import rdflib
 
 from croissant_lineage._io import atomic_writer
@@ -22,13 +23,21 @@ from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
 from croissant_lineage.prov.stream import WRITERS, SortedLines, write_jsonld
-from croissant_lineage.prov.terms import nt_row
-from croissant_lineage.prov.triples import read_lineage_columns
+from croissant_lineage.prov.terms import nt_row, utf8_lines
+from croissant_lineage.prov.triples import lineage_lines, read_lineage_columns
 
-__all__ = ["FORMATS", "PROV_FILE_COMMENT", "ProvResult", "is_prov_file", "serialize", "write_prov"]
+__all__ = [
+    "FORMATS",
+    "PROV_FILE_COMMENT",
+    "ProvResult",
+    "is_prov_file",
+    "serialize",
+    "serialize_lineage",
+    "write_prov",
+]
 
 
-#: Serialisation formats of :func:`serialize` (CLI name -> rdflib name).
+#: Serialisation formats of :func:`serialize` (CLI name -> rdflib's name, to parse them).
 FORMATS = {"turtle": "turtle", "json-ld": "json-ld", "nt": "nt"}
 
 
@@ -78,30 +87,53 @@ def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
             a family spec, a descriptor or a findings file gave, such as ``https://x/a b``).
     """
     _check_format(fmt)
+    return _unmarked(_stream_bytes([utf8_lines(nt_row(t) for t in graph)], fmt), fmt)
+
+
+def serialize_lineage(
+    lineage: Any,
+    findings: Iterable[Any] | None = None,
+    *,
+    fmt: str = "turtle",
+    items: bool = True,
+    time: str | datetime | int | None = None,
+) -> bytes:
+    """The bytes :func:`write_prov` writes after its mark, for an in-memory lineage.
+
+    ``serialize_lineage(lineage, findings, ...) == serialize(build_graph(lineage, findings, ...))``,
+    built from Arrow columns (:mod:`croissant_lineage.prov.triples`) with no rdflib graph
+    of the items.
+
+    Args:
+        lineage: A :class:`croissant_lineage.lineage.model.Lineage`.
+        findings: Findings to include.
+        fmt: ``turtle``, ``json-ld`` or ``nt``.
+        items: Include every item as a ``prov:Entity``.
+        time: Time of the linking activity (see :func:`resolve_time`).
+
+    Raises:
+        InputError: unknown format, an IRI N-Triples cannot hold, a text UTF-8 cannot encode.
+    """
+    _check_format(fmt)
+    return _unmarked(_stream_bytes(lineage_lines(lineage, findings, items=items, time=time), fmt), fmt)
+
+
+def _stream_bytes(arrays: Iterable[pa.Array], fmt: str) -> bytes:
+    out = io.BytesIO()
     with SortedLines() as lines:
-        lines.extend(_encoded(nt_row(t) for t in graph))
-        out = io.BytesIO()
+        for array in arrays:
+            lines.add(array)
         _write(lines, fmt, out)
-    data = out.getvalue()
-    return data[len(PROV_FILE_COMMENT):] if fmt != "json-ld" else b"{" + data[len(_JSONLD_MARK):]
+    return out.getvalue()
+
+
+def _unmarked(data: bytes, fmt: str) -> bytes:
+    return b"{" + data[len(_JSONLD_MARK):] if fmt == "json-ld" else data[len(PROV_FILE_COMMENT):]
 
 
 def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-
-
-def _encoded(lines: Iterable[str]) -> Iterator[str]:
-    """Lines that UTF-8 can encode (a lone surrogate from a JSON file cannot be written)."""
-    for line in lines:
-        try:
-            line.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InputError(
-                f"cannot write the PROV graph: {exc.object[exc.start:exc.end]!r} is not a character",
-                hint="a text of the family spec or findings holds a lone surrogate (\\ud800...)",
-            ) from None
-        yield line
 
 
 def _write(lines: SortedLines, fmt: str, out: IO[bytes]) -> None:

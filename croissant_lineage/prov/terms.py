@@ -19,8 +19,10 @@ JSON-LD writers, which are built from sorted N-Triples lines).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
+import pyarrow as pa
 from rdflib import BNode, Literal, URIRef
 
 from croissant_lineage.errors import InputError
@@ -37,6 +39,7 @@ __all__ = [
     "py_literal",
     "split_line",
     "term",
+    "utf8_lines",
 ]
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -101,6 +104,32 @@ def nt_row(triple: tuple[Any, Any, Any]) -> str:
     """One rdflib triple as an N-Triples line (newline included)."""
     s, p, o = triple
     return f"{term(s)} {term(p)} {term(o)} .\n"
+
+
+def utf8_lines(lines: Iterable[str]) -> pa.Array:
+    """Lines as an Arrow string array.
+
+    Raises:
+        InputError: a line UTF-8 cannot encode (a lone surrogate such as ``\\ud800`` that a
+            JSON findings file or family spec can hold; rdflib failed on it while writing).
+    """
+    values = list(lines)
+    try:
+        return pa.array(values, pa.string())
+    except (UnicodeEncodeError, pa.ArrowException):
+        bad = next(v for v in values if not _encodable(v))
+        raise InputError(
+            f"cannot write the PROV graph: a text is not valid Unicode: {bad[:200]!r}",
+            hint="a text of the family spec or findings holds a lone surrogate (\\ud800...)",
+        ) from None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def split_line(line: bytes) -> tuple[bytes, bytes, bytes]:

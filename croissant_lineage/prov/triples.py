@@ -36,6 +36,7 @@ from croissant_lineage.prov.terms import (
     literal,
     nt_row,
     py_literal,
+    utf8_lines,
 )
 from croissant_lineage.prov.vocab import activity_id, derivation_class, finding_iri, slug
 
@@ -44,6 +45,7 @@ __all__ = [
     "LineageColumns",
     "edge_lines",
     "finding_lines",
+    "graph_lines",
     "header_lines",
     "item_lines",
     "lineage_lines",
@@ -236,6 +238,36 @@ def finding_lines(findings: Iterable[Any], iris: Mapping[str, str]) -> Iterator[
             yield f"{node} {p} {o} .\n"
 
 
+def graph_lines(
+    family: Mapping[str, Any],
+    items: Iterable[pa.Table | pa.RecordBatch] | None,
+    edges: Iterable[pa.Table | pa.RecordBatch],
+    findings: Iterable[Any] | None = None,
+    time: str | datetime | int | None = None,
+) -> Iterator[pa.Array]:
+    """Every line of a family's graph, as string arrays (a line may come more than once).
+
+    Args:
+        family: ``Lineage.family``.
+        items: Batches of the items table (``dataset``, ``item``), or None for no items.
+        edges: Batches of the edges table, in order (an edge's node is labelled by its row).
+        findings: Findings to include.
+        time: Time of the linking activity (see :func:`resolve_time`).
+    """
+    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+    ds = Datasets(iris)  # checks the IRIs before rdflib sees them (it would warn on stderr)
+    yield utf8_lines(header_lines(family, time))
+    for batch in items or ():
+        yield from item_lines(batch, ds)
+    activities = parent_activities(family)
+    offset = 0
+    for batch in edges:
+        yield from edge_lines(batch, offset, ds, activities)
+        offset += batch.num_rows
+    if findings is not None:
+        yield utf8_lines(finding_lines(findings, iris))
+
+
 def lineage_lines(
     lineage: Any,
     findings: Iterable[Any] | None = None,
@@ -244,27 +276,11 @@ def lineage_lines(
     time: str | datetime | int | None = None,
     batch_rows: int | None = None,
 ) -> Iterator[pa.Array]:
-    """Every line of the graph of an in-memory lineage, as string arrays (lines may repeat).
-
-    Args: as :func:`~croissant_lineage.prov.graph.build_graph`; ``batch_rows``: rows of
-    items or edges per array.
-    """
-    family = lineage.family
-    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
-    batch_rows = batch_rows or BATCH_ROWS
-    yield pa.array(header_lines(family, time), pa.string())
-    ds = Datasets(iris)
-    if items:
-        for batch in lineage.items.select(["dataset", "item"]).to_batches(batch_rows):
-            yield from item_lines(batch, ds)
-    activities = parent_activities(family)
-    offset = 0
-    for batch in lineage.edges.to_batches(batch_rows):
-        yield from edge_lines(batch, offset, ds, activities)
-        offset += batch.num_rows
-    if findings is not None:
-        yield pa.array(list(finding_lines(findings, iris)), pa.string())
-
+    """:func:`graph_lines` of an in-memory lineage (arguments as
+    :func:`~croissant_lineage.prov.graph.build_graph`; ``batch_rows``: rows per batch)."""
+    rows = batch_rows or BATCH_ROWS
+    item_batches = lineage.items.select(["dataset", "item"]).to_batches(rows) if items else None
+    return graph_lines(lineage.family, item_batches, lineage.edges.to_batches(rows), findings, time)
 
 
 _EDGE_COLUMNS = (
@@ -305,21 +321,11 @@ class LineageColumns:
         time: str | datetime | int | None = None,
         batch_rows: int | None = None,
     ) -> Iterator[pa.Array]:
-        """Every line of the folder's graph (as :func:`lineage_lines`), one batch in memory at a time."""
-        iris = {d["name"]: d["iri"] for d in self.family.get("datasets", [])}
-        batch_rows = batch_rows or BATCH_ROWS
-        yield pa.array(header_lines(self.family, time), pa.string())
-        ds = Datasets(iris)
-        if items:
-            for batch in self._batches("items.parquet", ("dataset", "item"), batch_rows):
-                yield from item_lines(batch, ds)
-        activities = parent_activities(self.family)
-        offset = 0
-        for batch in self._batches("edges.parquet", _EDGE_COLUMNS, batch_rows):
-            yield from edge_lines(batch, offset, ds, activities)
-            offset += batch.num_rows
-        if findings is not None:
-            yield pa.array(list(finding_lines(findings, iris)), pa.string())
+        """:func:`graph_lines` of the folder, one batch of its tables in memory at a time."""
+        rows = batch_rows or BATCH_ROWS
+        item_batches = self._batches("items.parquet", ("dataset", "item"), rows) if items else None
+        edges = self._batches("edges.parquet", _EDGE_COLUMNS, rows)
+        return graph_lines(self.family, item_batches, edges, findings, time)
 
 
 def read_lineage_columns(folder: str | Path) -> LineageColumns:
