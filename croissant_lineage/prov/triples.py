@@ -99,9 +99,9 @@ def _quoted(items: pa.Array) -> pa.Array:
 
 
 def _spread(column: pa.Array, spell: Any) -> pa.Array:
-    """``spell(value)`` of each value, computed once per distinct value."""
+    """``spell(value)`` of each value (null stays null), computed once per distinct value."""
     distinct = pc.unique(column)
-    spelled = pa.array([spell(v) for v in distinct.to_pylist()], pa.string())
+    spelled = pa.array([None if v is None else spell(v) for v in distinct.to_pylist()], pa.string())
     return spelled.take(pc.index_in(column, value_set=distinct))
 
 
