@@ -82,7 +82,7 @@ def test_sorted_lines_are_distinct_and_in_byte_order() -> None:
     lines = [f"<https://x/{i % 37}> <https://p> \"{'é' * (i % 3)}\" .\n" for i in range(2_000)]
     with SortedLines(chunk_bytes=3_000) as sorter:
         for start in range(0, len(lines), 300):
-            sorter.add(pa.array(lines[start:start + 300] + [None], pa.string()))
+            sorter.add(pa.array([*lines[start:start + 300], None], pa.string()))
         out = list(sorter.lines())
     expected = sorted({line.encode() for line in lines})
     assert out == expected and sorter.count == len(expected)
