@@ -18,6 +18,7 @@ with the library's mark (``PROV_FILE_COMMENT`` / the ``generatedBy`` member).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -33,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS, XSD_NS
-from croissant_lineage.prov.terms import literal_value, split_line
+from croissant_lineage.prov.terms import literal_value, per_distinct, split_line
 
 __all__ = ["CHUNK_BYTES", "WRITERS", "SortedLines", "write_jsonld", "write_nt", "write_turtle"]
 
@@ -222,14 +223,14 @@ def _compact_iri(term: bytes, cache: dict[bytes, bytes]) -> bytes:
     return out
 
 
-def _object_rewrites() -> list[tuple[str, str]]:
-    """RE2 rewrites abbreviating a Turtle object: vocabulary IRIs, XSD datatypes."""
-    out = [(rf"^<{re.escape(ns)}([A-Za-z][A-Za-z0-9_]*)>$", rf"{prefix}:\1") for prefix, ns in PREFIXES]
-    out.append((rf"\^\^<{re.escape(XSD_NS)}([A-Za-z]+)>$", r"^^xsd:\1"))
-    return out
+_XSD_TAIL = re.compile(rf"\^\^<{re.escape(XSD_NS)}([A-Za-z]+)>$")
 
 
-_OBJECT_REWRITES = _object_rewrites()
+def _turtle_object(obj: str) -> str:
+    """An object term with a vocabulary IRI as ``prefix:local`` and an XSD datatype as ``xsd:x``."""
+    if obj.startswith("<"):
+        return _compact_iri(obj.encode(), {}).decode()
+    return _XSD_TAIL.sub(r"^^xsd:\1", obj)
 
 
 def _turtle_block(block: pa.Array, subject: str | None) -> pa.Array:
@@ -237,23 +238,19 @@ def _turtle_block(block: pa.Array, subject: str | None) -> pa.Array:
     subject is the one before (``subject`` for the first line), else ``" .\n\ns p o"``."""
     parts = pc.split_pattern(pc.utf8_slice_codeunits(block.cast(pa.string()), 0, -3), " ", max_splits=2)
     subjects = pc.list_element(parts, 0)
-    preds = _spread_bytes(pc.list_element(parts, 1))
+    preds = per_distinct(pc.list_element(parts, 1), lambda p: "a" if p == _RDF_TYPE.decode() else
+                         _compact_iri(p.encode(), {}).decode())
     objects = pc.list_element(parts, 2)
-    for pattern, rewrite in _OBJECT_REWRITES:
-        objects = pc.replace_substring_regex(objects, pattern, rewrite)
+    # Only vocabulary IRIs (classes) and typed literals change; their distinct values are few.
+    vocab = [pc.starts_with(objects, f"<{ns}") for _, ns in PREFIXES]
+    typed = pc.and_(pc.starts_with(objects, '"'), pc.ends_with(objects, ">"))
+    mask = functools.reduce(pc.or_, vocab, typed)
+    if pc.any(mask).as_py():
+        objects = pc.replace_with_mask(objects, mask, per_distinct(objects.filter(mask), _turtle_object))
     before = pa.concat_arrays([pa.array([subject], subjects.type), subjects.slice(0, len(subjects) - 1)])
     same = pc.fill_null(pc.equal(subjects, before), False)
     head = pc.if_else(same, " ;\n    ", pc.binary_join_element_wise(" .\n\n", subjects, " ", ""))
     return pc.binary_join_element_wise(head, preds, " ", objects, "")
-
-
-def _spread_bytes(predicates: pa.Array) -> pa.Array:
-    cache: dict[bytes, bytes] = {_RDF_TYPE: b"a"}
-    distinct = pc.unique(predicates)
-    spelled = [
-        (cache.get(p.encode()) or _compact_iri(p.encode(), cache)).decode() for p in distinct.to_pylist()
-    ]
-    return pa.array(spelled, pa.string()).take(pc.index_in(predicates, value_set=distinct))
 
 
 def write_turtle(lines: SortedLines, out: IO[bytes]) -> None:

@@ -19,10 +19,11 @@ JSON-LD writers, which are built from sorted N-Triples lines).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from rdflib import BNode, Literal, URIRef
 
 from croissant_lineage.errors import InputError
@@ -36,6 +37,7 @@ __all__ = [
     "literal",
     "literal_value",
     "nt_row",
+    "per_distinct",
     "py_literal",
     "split_line",
     "term",
@@ -130,6 +132,14 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def per_distinct(column: pa.Array, spell: Callable[[Any], str]) -> pa.Array:
+    """``spell(value)`` of each value of a column (null stays null), computed once per
+    distinct value in Python and spread with ``take``: for values that repeat."""
+    distinct = pc.unique(column)
+    spelled = pa.array([None if v is None else spell(v) for v in distinct.to_pylist()], pa.string())
+    return spelled.take(pc.index_in(column, value_set=distinct))
 
 
 def split_line(line: bytes) -> tuple[bytes, bytes, bytes]:

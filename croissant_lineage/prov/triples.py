@@ -35,6 +35,7 @@ from croissant_lineage.prov.terms import (
     iri,
     literal,
     nt_row,
+    per_distinct,
     py_literal,
     utf8_lines,
 )
@@ -96,13 +97,6 @@ def _quoted(items: pa.Array) -> pa.Array:
     unsafe = pc.invert(safe)
     fixed = [quote(x, safe="/:@-._~") for x in items.filter(unsafe).to_pylist()]
     return pc.replace_with_mask(items, unsafe, pa.array(fixed, items.type))
-
-
-def _spread(column: pa.Array, spell: Any) -> pa.Array:
-    """``spell(value)`` of each value (null stays null), computed once per distinct value."""
-    distinct = pc.unique(column)
-    spelled = pa.array([None if v is None else spell(v) for v in distinct.to_pylist()], pa.string())
-    return spelled.take(pc.index_in(column, value_set=distinct))
 
 
 def _line(*parts: Any) -> pa.Array:
@@ -171,14 +165,14 @@ def edge_lines(
         _line(child, _p(PROV_NS, "wasDerivedFrom"), parent),
         _line(child, _p(PROV_NS, "qualifiedDerivation"), node),
         _line(node, f" {_RDF_TYPE} ",
-              _spread(col["activity"], lambda k: f"<{PROV_NS}{derivation_class(k).split(':')[1]}>")),
+              per_distinct(col["activity"], lambda k: f"<{PROV_NS}{derivation_class(k).split(':')[1]}>")),
         _line(node, _p(PROV_NS, "entity"), parent),
-        _line(node, _p(PROV_NS, "hadActivity"), _spread(kinds, activity)),
-        _line(node, _p(CL_NS, "method"), _spread(col["method"], literal)),
-        _line(node, _p(CL_NS, "score"), _spread(col["score"], lambda v: py_literal(float(v)))),
+        _line(node, _p(PROV_NS, "hadActivity"), per_distinct(kinds, activity)),
+        _line(node, _p(CL_NS, "method"), per_distinct(col["method"], literal)),
+        _line(node, _p(CL_NS, "score"), per_distinct(col["score"], lambda v: py_literal(float(v)))),
     ]
     for name in _FLOATS:
-        out.append(_line(node, _p(CL_NS, _PROPS[name]), _spread(col[name], lambda v: py_literal(float(v)))))
+        out.append(_line(node, _p(CL_NS, _PROPS[name]), per_distinct(col[name], lambda v: py_literal(float(v)))))
     for name in _INTS:
         out.append(_line(node, _p(CL_NS, _PROPS[name]), '"', col[name].cast(pa.string()), f'"^^<{XSD_INTEGER}>'))
     for name in _BOOLS:
