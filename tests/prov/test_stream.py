@@ -6,6 +6,7 @@ JSON-LD, written by this library since the streaming, must parse to the same gra
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,39 @@ def rdflib_nt(graph: rdflib.Graph) -> bytes:
 
 def same_graph(data: bytes, fmt: str, expected: rdflib.Graph) -> bool:
     back = rdflib.Graph().parse(data=data.decode("utf-8"), format=fmt)
-    return len(back) == len(expected) and isomorphic(back, expected)
+    if len(back) != len(expected):
+        return False
+    mine, theirs = _named_bnodes(back), _named_bnodes(expected)
+    if mine is not None and theirs is not None:
+        return mine == theirs
+    return isomorphic(back, expected)
+
+
+def _named_bnodes(graph: rdflib.Graph, rounds: int = 3) -> set[tuple[Any, Any, Any]] | None:
+    """The graph's triples with each blank node named by what surrounds it (refined a few
+    rounds, as colour refinement does), or None when two blank nodes get the same name.
+
+    Two graphs whose names are all distinct and whose renamed triples are equal are
+    isomorphic (each renaming is a bijection); this decides the large graphs that
+    ``rdflib.compare.isomorphic`` takes tens of minutes on, and falls back to it otherwise.
+    """
+    bnodes = {t for triple in graph for t in triple if isinstance(t, rdflib.BNode)}
+    names: dict[Any, str] = {b: "" for b in bnodes}
+
+    def name(term: Any) -> Any:
+        return ("_", names[term]) if isinstance(term, rdflib.BNode) else term
+
+    for _ in range(rounds):
+        around: dict[Any, list[str]] = {b: [] for b in bnodes}
+        for s, p, o in graph:
+            if s in around:
+                around[s].append(f"out {p} {name(o)!r}")
+            if o in around:
+                around[o].append(f"in {p} {name(s)!r}")
+        names = {b: hashlib.sha256("\n".join(sorted(v)).encode()).hexdigest() for b, v in around.items()}
+    if len(set(names.values())) != len(names):
+        return None
+    return {(name(s), p, name(o)) for s, p, o in graph}
 
 
 def finding(text: str = "x", name: str = "invented review", url: str | None = "https://example.org/review",
