@@ -266,24 +266,28 @@ def write_turtle(lines: SortedLines, out: IO[bytes]) -> None:
         out.write(b" .\n")
 
 
+def _json_iri(term: str) -> str:
+    """``prefix:local`` for a vocabulary IRI, else the IRI itself (a JSON-LD key or type)."""
+    out = _compact_iri(term.encode(), {}).decode()
+    return out[1:-1] if out.startswith("<") else out
+
+
 def _json_key(pred: str) -> str:
     if pred == "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>":
         return "@type"
-    return _compact_iri(pred.encode(), {}).decode()
+    return _json_iri(pred)
 
 
 def _json_value(key: str, obj: str) -> Any:
     if obj.startswith("<"):
-        if key == "@type":
-            return _compact_iri(obj.encode(), {}).decode()
-        return {"@id": obj[1:-1]}
+        return _json_iri(obj) if key == "@type" else {"@id": obj[1:-1]}
     if obj.startswith("_:"):
         return obj if key == "@type" else {"@id": obj}
     lexical, datatype, lang = literal_value(obj)
     if lang:
         return {"@value": lexical, "@language": lang}
     if datatype:
-        return {"@value": lexical, "@type": _compact_iri(f"<{datatype}>".encode(), {}).decode().strip("<>")}
+        return {"@value": lexical, "@type": _json_iri(f"<{datatype}>")}
     return {"@value": lexical}
 
 

@@ -22,7 +22,13 @@ from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import ACTIVITIES, EDGES_SCHEMA, ITEMS_SCHEMA
-from croissant_lineage.prov import PROV_FILE_COMMENT, build_graph, is_prov_file, write_prov
+from croissant_lineage.prov import (
+    PROV_FILE_COMMENT,
+    build_graph,
+    is_prov_file,
+    serialize,
+    write_prov,
+)
 from croissant_lineage.prov.serialize import serialize_lineage
 from croissant_lineage.prov.stream import SortedLines
 from croissant_lineage.prov.terms import escape, iri, literal_value
@@ -147,6 +153,19 @@ def test_a_text_utf8_cannot_encode_is_refused_with_a_code(toy_lineage: Lineage) 
     with pytest.raises(InputError) as err:
         serialize_lineage(toy_lineage, [finding("lone \ud800 surrogate")], fmt="nt")
     assert err.value.code == "CL-E001"
+
+
+def test_any_graph_round_trips_whatever_its_vocabulary() -> None:
+    """serialize() of a graph outside the library's vocabulary: full IRIs as keys and types."""
+    ex = rdflib.Namespace("https://example.org/v/")
+    graph = rdflib.Graph()
+    node = rdflib.BNode("n1")
+    graph.add((ex.a, rdflib.RDF.type, ex.Thing))
+    graph.add((ex.a, ex.odd, rdflib.Literal("x", datatype=ex.dt)))
+    graph.add((ex.a, rdflib.URIRef("http://www.w3.org/ns/prov#a/b"), node))
+    graph.add((node, ex.p, rdflib.Literal("y", lang="fr")))
+    for fmt in FORMATS:
+        assert same_graph(serialize(graph, fmt), fmt, graph), fmt
 
 
 def test_terms() -> None:
