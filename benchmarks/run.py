@@ -14,7 +14,8 @@ Sections:
   2. fuzzy matching (RapidFuzz) vs difflib pair by pair, on the pairs the linker scores;
   3. resolve: cold start vs ``import mlcroissant``; warm queries per second;
   4. enrich vs ``json.dump`` of the same JSON;
-  5. scale: time per item and peak memory at several sizes.
+  5. scale: time per item and peak memory at several sizes;
+  6. prov: N-Triples / Turtle / JSON-LD of the family vs link, peak RSS (fresh processes).
 
 Each figure is a median of ``--runs`` runs (wall-clock and CPU time), with the core
 count and load average printed at the top. Targets are reported as met or missed;
@@ -37,6 +38,7 @@ sys.path.insert(1, str(HERE.parent))
 import bench_enrich  # noqa: E402
 import bench_fuzzy  # noqa: E402
 import bench_link  # noqa: E402
+import bench_prov  # noqa: E402
 import bench_resolve  # noqa: E402
 import bench_scale  # noqa: E402
 from common import Report, machine  # noqa: E402
@@ -75,7 +77,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--scale-runs", type=int,
                     help="runs per size in section 5 (default: --runs, but 1 for 1M and more)")
     ap.add_argument("--queries", type=int, help="random items per warm/resolve batch (default 20000; 2000 quick)")
-    ap.add_argument("--sections", default="1,2,3,4,5", help="which sections to run, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6", help="which sections to run, e.g. 1,3")
     ap.add_argument("--work", type=Path, help="work folder (default: a temporary folder, removed)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     return ap.parse_args(argv)
@@ -132,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                 return scale_runs or (1 if size >= 1_000_000 else runs)
 
             bench_scale.run(report, sizes, runs_for, work, queries=min(queries, 10_000))
+        if "6" in sections:
+            bench_prov.run(report, spec, data_dir, runs, work)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

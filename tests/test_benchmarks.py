@@ -29,7 +29,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
 
 def test_prints_every_section_with_ratios(quick: tuple[str, dict]) -> None:
     stdout, _ = quick
-    for title in ("1. Whole-family link", "2. Fuzzy matching", "3. Resolve", "4. Enrich", "5. Scale"):
+    for title in ("1. Whole-family link", "2. Fuzzy matching", "3. Resolve", "4. Enrich", "5. Scale", "6. PROV"):
         assert title in stdout
     assert re.search(r"cores: \d+", stdout)
     ratio = r"\s+\d+(\.\d+)?\s+\d+(\.\d+)?"
@@ -48,7 +48,7 @@ def test_json_holds_the_figures(quick: tuple[str, dict]) -> None:
     _, data = quick
     assert data["mode"] == "quick" and data["runs"] == 1 and data["machine"]["cores"] >= 1
     sections = data["sections"]
-    assert set(sections) == {"link", "fuzzy", "enrich", "resolve", "scale"}
+    assert set(sections) == {"link", "fuzzy", "enrich", "resolve", "scale", "prov"}
     link = sections["link"]
     assert link["mlcroissant_readable"]  # the synthetic descriptors are readable by mlcroissant
     for name in ("link_all", "link_same", "pyarrow_all", "mlcroissant_same"):

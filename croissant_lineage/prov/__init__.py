@@ -2,6 +2,9 @@
 
 * :mod:`.vocab`: namespaces, the mark, activity classes, stable labels, value objects, time;
 * :mod:`.graph`: the JSON-LD nodes (shared with enrichment) and the rdflib graph;
+* :mod:`.triples`: the same triples as Arrow columns of N-Triples lines (no rdflib object
+  per triple), :mod:`.terms` their spelling;
+* :mod:`.stream`: sorting them in bounded memory and writing N-Triples, Turtle, JSON-LD;
 * :mod:`.serialize`: formats, deterministic bytes, the file mark, :func:`write_prov`.
 """
 
@@ -20,6 +23,7 @@ from croissant_lineage.prov.serialize import (
     ProvResult,
     is_prov_file,
     serialize,
+    serialize_lineage,
     write_prov,
 )
 from croissant_lineage.prov.vocab import (
@@ -62,6 +66,7 @@ __all__ = [
     "resolve_time",
     "schema_node_iri",
     "serialize",
+    "serialize_lineage",
     "text",
     "unwrap",
     "write_prov",

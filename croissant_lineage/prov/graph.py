@@ -66,6 +66,8 @@ __all__ = [
     "enrichment_node",
     "family_dataset_node",
     "family_graph",
+    "header_graph",
+    "parent_activities",
 ]
 
 
@@ -446,7 +448,27 @@ def build_graph(
     """
     family = lineage.family
     iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
-    parents = _parents_by_child(family)
+    graph = header_graph(family, time)
+    if items:
+        _add_items(graph, lineage.items, iris)
+    _add_edges(graph, lineage.edges, iris, parent_activities(family))
+    if findings is not None:
+        _add_findings(graph, findings, iris)
+    return graph
+
+
+def parent_activities(family: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    """(child dataset, parent dataset) -> label of the dataset-level activity between them."""
+    return {
+        (child, p.name or p.iri): activity_id(p.activity, p.name or p.iri, child)
+        for child, links in _parents_by_child(family).items()
+        for p in links
+    }
+
+
+def header_graph(family: Mapping[str, Any], time: str | datetime | int | None = None) -> rdflib.Graph:
+    """The part of :func:`build_graph` that does not grow with the items: the datasets
+    (:func:`family_graph`), the linking activity (with ``time``) and this library as its agent."""
     graph = rdflib.Graph()
     graph.bind("prov", PROV)
     graph.bind("cl", CL)
@@ -463,14 +485,4 @@ def build_graph(
     stamp = resolve_time(time)
     if stamp is not None:
         graph.add((linking, PROV.endedAtTime, Literal(stamp, datatype=XSD.dateTime)))
-    if items:
-        _add_items(graph, lineage.items, iris)
-    activities = {
-        (child, p.name or p.iri): activity_id(p.activity, p.name or p.iri, child)
-        for child, links in parents.items()
-        for p in links
-    }
-    _add_edges(graph, lineage.edges, iris, activities)
-    if findings is not None:
-        _add_findings(graph, findings, iris)
     return graph

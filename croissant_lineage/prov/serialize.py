@@ -8,28 +8,36 @@ knows it may replace it.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+import io
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+import pyarrow as pa
 import rdflib
 
-from croissant_lineage._io import atomic_write_bytes
+from croissant_lineage._io import atomic_writer
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
-from croissant_lineage.prov.graph import build_graph
-from croissant_lineage.prov.vocab import (
-    PROV_CONTEXT,
-)
+from croissant_lineage.prov.stream import WRITERS, SortedLines, write_jsonld
+from croissant_lineage.prov.terms import nt_row, utf8_lines
+from croissant_lineage.prov.triples import lineage_lines, read_lineage_columns
 
-__all__ = ["FORMATS", "PROV_FILE_COMMENT", "ProvResult", "is_prov_file", "serialize", "write_prov"]
+__all__ = [
+    "FORMATS",
+    "PROV_FILE_COMMENT",
+    "ProvResult",
+    "is_prov_file",
+    "serialize",
+    "serialize_lineage",
+    "write_prov",
+]
 
 
-#: Serialisation formats of :func:`serialize` (CLI name -> rdflib name).
+#: Serialisation formats of :func:`serialize` (CLI name -> rdflib's name, to parse them).
 FORMATS = {"turtle": "turtle", "json-ld": "json-ld", "nt": "nt"}
 
 
@@ -68,43 +76,73 @@ class ProvResult(Result):
 
 
 def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
-    """Serialise a graph as ``turtle``, ``json-ld`` or ``nt`` (UTF-8 bytes).
+    """Serialise a graph as ``turtle``, ``json-ld`` or ``nt`` (UTF-8 bytes, without the mark).
+
+    The writers of :func:`write_prov` (:mod:`croissant_lineage.prov.stream`) over the
+    graph's triples: the same graph always gives the same bytes, and ``write_prov`` writes
+    the bytes of ``serialize(build_graph(...))`` after its mark.
 
     Raises:
-        InputError: unknown format, or rdflib refuses an IRI of the graph (one a family
-            spec, a descriptor or a findings file gave, such as ``https://x/a b``).
+        InputError: unknown format, or an IRI of the graph that N-Triples cannot hold (one
+            a family spec, a descriptor or a findings file gave, such as ``https://x/a b``).
     """
+    _check_format(fmt)
+    return _unmarked(_stream_bytes([utf8_lines(nt_row(t) for t in graph)], fmt), fmt)
+
+
+def serialize_lineage(
+    lineage: Any,
+    findings: Iterable[Any] | None = None,
+    *,
+    fmt: str = "turtle",
+    items: bool = True,
+    time: str | datetime | int | None = None,
+) -> bytes:
+    """The bytes :func:`write_prov` writes after its mark, for an in-memory lineage.
+
+    ``serialize_lineage(lineage, findings, ...) == serialize(build_graph(lineage, findings, ...))``,
+    built from Arrow columns (:mod:`croissant_lineage.prov.triples`) with no rdflib graph
+    of the items.
+
+    Args:
+        lineage: A :class:`croissant_lineage.lineage.model.Lineage`.
+        findings: Findings to include.
+        fmt: ``turtle``, ``json-ld`` or ``nt``.
+        items: Include every item as a ``prov:Entity``.
+        time: Time of the linking activity (see :func:`resolve_time`).
+
+    Raises:
+        InputError: unknown format, an IRI N-Triples cannot hold, a text UTF-8 cannot encode.
+    """
+    _check_format(fmt)
+    return _unmarked(_stream_bytes(lineage_lines(lineage, findings, items=items, time=time), fmt), fmt)
+
+
+def _stream_bytes(arrays: Iterable[pa.Array], fmt: str) -> bytes:
+    out = io.BytesIO()
+    with SortedLines() as lines:
+        for array in arrays:
+            lines.add(array)
+        _write(lines, fmt, out)
+    return out.getvalue()
+
+
+def _unmarked(data: bytes, fmt: str) -> bytes:
+    return b"{" + data[len(_JSONLD_MARK):] if fmt == "json-ld" else data[len(PROV_FILE_COMMENT):]
+
+
+def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-    try:
-        if fmt == "json-ld":
-            data = graph.serialize(format="json-ld", context=dict(PROV_CONTEXT), auto_compact=True)
-            # Like N-Triples below: rdflib's node and value order follows set order.
-            data = json.dumps(_canonical_order(json.loads(data)), indent=2, sort_keys=True,
-                              ensure_ascii=False)
-        else:
-            data = graph.serialize(format=FORMATS[fmt])
-    except Exception as exc:  # rdflib raises bare Exceptions for IRIs it cannot write
-        raise InputError(
-            f"cannot write the PROV graph as {fmt}: {str(exc).splitlines()[0][:300]}",
-            hint="an IRI in the family spec, descriptors or findings is not a valid IRI (spaces, <, >, quotes...)",
-        ) from None
-    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    if fmt == "nt":
-        # rdflib writes N-Triples in set order, which changes from run to run (hash
-        # randomisation): sorted lines make the same graph the same bytes.
-        raw = b"".join(sorted(raw.splitlines(keepends=True)))
-    return raw
 
 
-def _canonical_order(node: Any) -> Any:
-    """A JSON-LD document with its unordered arrays sorted (``@list`` keeps its order)."""
-    if isinstance(node, dict):
-        return {k: (v if k == "@list" else _canonical_order(v)) for k, v in node.items()}
-    if isinstance(node, list):
-        items = [_canonical_order(v) for v in node]
-        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
-    return node
+def _write(lines: SortedLines, fmt: str, out: IO[bytes]) -> None:
+    """The mark, then the sorted distinct lines in format ``fmt``."""
+    if fmt == "json-ld":
+        write_jsonld(lines, out, _JSONLD_MARK)
+        return
+    out.write(PROV_FILE_COMMENT)
+    WRITERS[fmt](lines, out)
 
 
 def is_prov_file(path: str | Path) -> bool:
@@ -116,13 +154,6 @@ def is_prov_file(path: str | Path) -> bool:
     except OSError:
         return False
     return head.startswith(PROV_FILE_COMMENT) or head == _JSONLD_MARK
-
-
-def _marked(data: bytes, fmt: str) -> bytes:
-    if fmt == "json-ld":
-        assert data.startswith(b"{"), "rdflib writes a JSON object when given a context"
-        return _JSONLD_MARK + data[1:]
-    return PROV_FILE_COMMENT + data
 
 
 def write_prov(
@@ -159,16 +190,18 @@ def write_prov(
         OutputExistsError: ``out`` is a folder, or a file without the mark (and not
             ``force``). Nothing is written.
     """
-    from croissant_lineage.lineage.model import Lineage
-
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}", hint=f"one of: {', '.join(FORMATS)}")
-    lineage = Lineage.read(lineage_dir)
+    _check_format(fmt)
+    source = read_lineage_columns(lineage_dir)
     found = _load_findings(findings)
     ensure_replaceable(out, force=force, ours=is_prov_file)
-    graph = build_graph(lineage, found, items=items, time=time)
-    atomic_write_bytes(out, _marked(serialize(graph, fmt), fmt))
-    return ProvResult(str(out), fmt, len(graph), lineage.edges.num_rows, len(found or []))
+    target = Path(out)
+    with SortedLines() as lines:
+        for array in source.lines(found, items=items, time=time):
+            lines.add(array)
+        with atomic_writer(target) as fh:
+            _write(lines, fmt, fh)
+        triples = lines.count
+    return ProvResult(str(out), fmt, triples, source.edge_rows, len(found or []))
 
 
 def _load_findings(paths: str | Path | Sequence[str | Path] | None) -> list[Any] | None:
