@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 import pyarrow as pa
@@ -23,36 +24,46 @@ __all__ = ["filter_where", "json_strings", "records_json"]
 #: What ``json.dumps(value, ensure_ascii=False, default=str)`` uses, built once.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
-#: The characters JSON escapes (with ``ensure_ascii=False``), after the backslash.
-_ESCAPES = (
-    ('"', '\\"'),
-    *((chr(c), {8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r"}.get(c, f"\\u{c:04x}")) for c in range(32)),
-)
-
-
 def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
 def json_strings(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """A string column as JSON text, value by value (``"..."``, ``null`` for null), as
-    :func:`json.dumps` writes it with ``ensure_ascii=False``."""
+    :func:`json.dumps` writes it with ``ensure_ascii=False``.
+
+    Values with nothing to escape (no quote, backslash or control character: most of
+    them) are quoted by Arrow kernels; the others by the standard library's own
+    string encoder.
+    """
     arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     arr = arr.cast(pa.string())
-    out = pc.replace_substring(arr, "\\", "\\\\")
-    controls = pc.any(pc.match_substring_regex(arr, '["\\x00-\\x1f]')).as_py()
-    if controls:
-        for char, escaped in _ESCAPES:
-            if pc.any(pc.match_substring(arr, char)).as_py():
-                out = pc.replace_substring(out, char, escaped)
-    quoted = pc.binary_join_element_wise(pa.scalar('"'), out, pa.scalar('"'), "")
+    quoted = pc.binary_join_element_wise(pa.scalar('"'), arr, pa.scalar('"'), "")
+    special = pc.fill_null(pc.match_substring_regex(arr, r'["\\\x00-\x1f]'), False)
+    if pc.any(special).as_py():
+        escaped = [encode_basestring(v) for v in arr.filter(special).to_pylist()]
+        quoted = pc.replace_with_mask(quoted, special, pa.array(escaped, pa.string()))
     return pc.fill_null(quoted, "null")
+
+
+def _json_string_lists(lists: pa.ListArray | pa.LargeListArray) -> pa.Array:
+    """A column of lists of strings as JSON arrays (``["a", null]``), ``null`` for null."""
+    offsets = pc.subtract(lists.offsets, lists.offsets[0])
+    items = json_strings(lists.flatten())
+    joined = pc.binary_join(type(lists).from_arrays(offsets, items), ", ")
+    wrapped = pc.binary_join_element_wise(pa.scalar("["), joined, pa.scalar("]"), "")
+    return pc.if_else(pc.is_null(lists), pa.scalar("null"), wrapped)
 
 
 def _json_values(values: pa.ChunkedArray) -> pa.Array:
     """One column's values as JSON text (Arrow kernels for strings, else one by one)."""
-    if _is_text(values.type):
+    t = values.type
+    if _is_text(t):
         return json_strings(values)
+    if pa.types.is_integer(t):
+        return pc.fill_null(pc.cast(values, pa.string()), "null").combine_chunks()
+    if (pa.types.is_list(t) or pa.types.is_large_list(t)) and _is_text(t.value_type):
+        return _json_string_lists(values.combine_chunks())
     encode = _ENCODER.encode
     return pa.array([encode(v) for v in values.to_pylist()], pa.string())
 
