@@ -4,7 +4,7 @@
 :mod:`croissant_lineage.croissant.records`) and maps the fields named by the family spec's roles
 onto the item table of :data:`croissant_lineage.lineage.schema.ITEMS_SCHEMA`: dataset, item id,
 subject, stem, options, key (as a letter), the file and row it came from, and the raw
-record as JSON.
+record as JSON (built column by column: :mod:`croissant_lineage.lineage.records_json`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import ast
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,14 +26,13 @@ from croissant_lineage.croissant.hub_files import local_copy
 from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_record_set
 from croissant_lineage.errors import DataError, SpecError
 from croissant_lineage.family.spec import DatasetSpec
+from croissant_lineage.lineage.records_json import filter_where, records_json
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
 from croissant_lineage.lineage.shape import LETTERS, key_problem, options_problem
 
 __all__ = ["LETTERS", "evaluate", "key_letter", "load_items"]
 
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
-#: What ``json.dumps(record, ensure_ascii=False, default=str)`` uses, built once.
-_RECORD_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def _as_text(value: Any) -> str | None:
@@ -176,10 +175,10 @@ def load_items(
         table = read_hub_dataset(spec.hub_id, spec.record_set)
     else:
         table = read_record_set(_descriptor(spec, data_dir), spec.record_set, allow_outside=allow_outside)
-    columns = {name: table.column(name).to_pylist() for name in table.column_names}
-    n = table.num_rows
     if spec.where:
-        columns, n = _rows_where(columns, n, spec.where)
+        table = filter_where(table, spec.where, _as_text)
+    columns = _Columns(table)
+    n = table.num_rows
     ids = [_as_text(v) for v in _role(spec, "id", columns, n)]
     stems = [_as_text(v) for v in _role(spec, "stem", columns, n)]
     subjects = _optional_texts(spec, "subject", columns, n)
@@ -193,9 +192,9 @@ def load_items(
             "stem": stems,
             "options": options,
             "key": keys,
-            "source_file": columns[FILE_COLUMN],
-            "source_row": columns[ROW_COLUMN],
-            "record": _records_json(columns, n),
+            "source_file": table.column(FILE_COLUMN).combine_chunks(),
+            "source_row": table.column(ROW_COLUMN).combine_chunks(),
+            "record": records_json(table),
         },
         schema=ITEMS_SCHEMA,
     )
@@ -213,16 +212,30 @@ def _descriptor(spec: DatasetSpec, data_dir: str | Path | None) -> Descriptor:
     return read_descriptor(spec.descriptor, base_dir=base)
 
 
-def _rows_where(
-    columns: dict[str, list[Any]], n: int, where: Mapping[str, Any]
-) -> tuple[dict[str, list[Any]], int]:
-    """The rows whose fields equal the spec's ``where`` values (as text), and their count."""
-    keep = [
-        all(_as_text(columns.get(k, [None] * n)[i]) == str(v) for k, v in where.items())
-        for i in range(n)
-    ]
-    kept = {k: [x for x, ok in zip(v, keep, strict=True) if ok] for k, v in columns.items()}
-    return kept, sum(keep)
+class _Columns(Mapping[str, list[Any]]):
+    """A table's columns as Python lists, each converted on first use (the roles read a
+    few of a RecordSet's columns; the records' JSON is built from the table itself)."""
+
+    def __init__(self, table: pa.Table):
+        self._table = table
+        self._lists: dict[str, list[Any]] = {}
+
+    def __getitem__(self, name: str) -> list[Any]:
+        values = self._lists.get(name)
+        if values is None:
+            if name not in self._table.column_names:
+                raise KeyError(name)
+            values = self._lists[name] = self._table.column(name).to_pylist()
+        return values
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._table.column_names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.column_names)
+
+    def __len__(self) -> int:
+        return self._table.num_columns
 
 
 def _role(spec: DatasetSpec, name: str, columns: Mapping[str, list[Any]], n: int) -> list[Any]:
@@ -283,15 +296,3 @@ def _check_ids(spec: DatasetSpec, ids: list[str | None]) -> None:
             path=spec.descriptor,
             hint="make the id role unique, e.g. add the file or row to its template",
         )
-
-
-def _records_json(columns: Mapping[str, list[Any]], n: int) -> list[str]:
-    """Each row's record (every field but the reader's own ``_`` columns) as JSON."""
-    field_names = [c for c in columns if not c.startswith("_")]
-    if not field_names:
-        return ["{}"] * n
-    encode = _RECORD_JSON.encode
-    return [
-        encode(dict(zip(field_names, row, strict=True)))
-        for row in zip(*(columns[k] for k in field_names), strict=True)
-    ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -185,6 +186,16 @@ class Checker:
             groups[(ds, subj)].append(item)
         self.weights = TokenWeights(groups)
 
+    def extended(self, items: pa.Table, readers: Mapping[str, NumberReader]) -> Checker:
+        """A checker of this one's items plus ``items`` (of other datasets), sharing this
+        one's items, their evidence and token weights (a parent's evidence is read once for
+        all the derivations that check joins to it)."""
+        more = Checker(items, readers)
+        out = Checker.__new__(Checker)
+        out.index = {**self.index, **more.index}
+        out.weights = self.weights
+        return out
+
     def probe(self, child: JoinItem, pds: str, pid: str | None, mode: str) -> Probe | None:
         """Check ``child`` against parent ``pid`` with evidence ``mode`` (text / tokens / names)."""
         parent = self.index.get((pds, pid)) if pid is not None else None
@@ -327,13 +338,7 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
     """
     if deriv.link is None or deriv.link.by != "index" or not matches:
         return matches
-    readers = readers_for(deriv)
-    cols = ["item", "subject", "stem", "options", "key"]
-    items = pa.concat_tables([
-        parent.table.select(cols).append_column("dataset", pa.array([deriv.parent] * len(parent), pa.string())),
-        child.table.select(cols).append_column("dataset", pa.array([deriv.child] * len(child), pa.string())),
-    ])
-    checker = Checker(items, readers)
+    checker = _checker(deriv, child, parent)
     clang = deriv.child_languages[0] if deriv.child_languages else None
     plang = deriv.parent_languages[0] if deriv.parent_languages else None
     groups: dict[str | None, list[_Join]] = defaultdict(list)
@@ -350,6 +355,30 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
     for subject in sorted(groups, key=str):
         out.extend(_check_group(groups[subject], checker, deriv.parent, index))
     return sorted(out, key=lambda m: m.child)
+
+
+#: Per parent side, the checker of its items per (dataset name, number reader): built by
+#: the first index derivation to it, extended by each (freed with the side).
+_PARENT_CHECKERS: weakref.WeakKeyDictionary[Side, dict[tuple[str, NumberReader], Checker]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _checker(deriv: Derivation, child: Side, parent: Side) -> Checker:
+    """The checker of a derivation's two sides; the parent's part shared with the other
+    derivations to the same parent side."""
+    readers = readers_for(deriv)
+    cols = ["item", "subject", "stem", "options", "key"]
+
+    def items(side: Side, name: str) -> pa.Table:
+        return side.table.select(cols).append_column("dataset", pa.array([name] * len(side), pa.string()))
+
+    cached = _PARENT_CHECKERS.setdefault(parent, {})
+    key = (deriv.parent, readers[deriv.parent])
+    base = cached.get(key)
+    if base is None:
+        base = cached[key] = Checker(items(parent, deriv.parent), {deriv.parent: readers[deriv.parent]})
+    return base.extended(items(child, deriv.child), {deriv.child: readers[deriv.child]})
 
 
 def _check_group(joins: list[_Join], checker: Checker, pds: str, index: Mapping[str, int]) -> list[Match]:
