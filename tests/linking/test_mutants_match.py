@@ -134,7 +134,7 @@ def test_exact_tie_is_ambiguous_and_goes_to_the_first_parent() -> None:
 
 
 def test_a_single_exact_candidate_is_not_ambiguous() -> None:
-    m, _ = _text([_item("c", "Q?", OPTS)], [_item("p", "Q?", OTHER[:3] + ["Ash"])])
+    m, _ = _text([_item("c", "Q?", OPTS)], [_item("p", "Q?", [*OTHER[:3], "Ash"])])
     assert m[0] == Match(0, 0, "exact", 100.0, (), False)
 
 
