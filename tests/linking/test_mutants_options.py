@@ -294,3 +294,9 @@ def test_positional_diff(n_child: int, n_parent: int, option_map: tuple[int, ...
     assert d.option_map == option_map
     assert (d.copied, d.added, d.dropped, d.score) == figures
     assert d.paired_by == ()
+
+
+def test_align_an_empty_option_is_not_white_space_equal_to_text() -> None:
+    a = align_options(["", "a"], ["XXXX", "a"], whitespace=True)
+    assert a.option_map == (-1, 1)
+    assert align_options(["a  b", ""], ["a b", ""], whitespace=True).paired_by == ("whitespace", "exact")
