@@ -300,3 +300,14 @@ def test_align_an_empty_option_is_not_white_space_equal_to_text() -> None:
     a = align_options(["", "a"], ["XXXX", "a"], whitespace=True)
     assert a.option_map == (-1, 1)
     assert align_options(["a  b", ""], ["a b", ""], whitespace=True).paired_by == ("whitespace", "exact")
+
+
+def test_align_whitespace_pass_collapses_the_parent_too() -> None:
+    a = align_options(["a b", "x"], ["x", "a  b"], whitespace=True)
+    assert a.option_map == (1, 0)
+    assert a.paired_by == ("whitespace", "exact")
+
+
+def test_diff_texts_default_fuzzy_threshold_is_90_inclusive() -> None:
+    d = diff_texts(_texts(["q", TEN]), _texts([AT_90, "q"]))
+    assert (d.option_map, d.paired_by) == ((1, 0), ("bytes", "fuzzy"))
