@@ -311,3 +311,18 @@ def test_align_whitespace_pass_collapses_the_parent_too() -> None:
 def test_diff_texts_default_fuzzy_threshold_is_90_inclusive() -> None:
     d = diff_texts(_texts(["q", TEN]), _texts([AT_90, "q"]))
     assert (d.option_map, d.paired_by) == ((1, 0), ("bytes", "fuzzy"))
+
+
+def test_align_fuzzy_key_applies_to_the_parent_too() -> None:
+    a = align_options(["abcdefghij"], ["ABCDEFGHIX"], fuzzy_key=normalize_option)
+    assert a.option_map == (0,)
+    assert align_options(["abcdefghij"], ["ABCDEFGHIX"]).option_map == (-1,)
+
+
+def test_fuzzy_goes_on_past_a_pair_already_taken() -> None:
+    # pairs best first: (c0,p0) 90, (c0,p1) 80 taken already, (c1,p0) 70 taken, (c1,p1) 60
+    child, parent = [TEN, "abcdeXXhij"], [AT_90, AT_80]
+    assert [fuzz.ratio(normalize_option(c), p) for c in child for p in parent] == [90.0, 80.0, 70.0, 60.0]
+    d = diff_options(child, parent, fuzzy_threshold=60)
+    assert d.option_map == (0, 1)
+    assert d.paired_by == ("fuzzy", "fuzzy")
