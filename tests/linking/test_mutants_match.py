@@ -257,3 +257,32 @@ def test_one_to_one_without_collisions_changes_nothing() -> None:
     parents = [_item("p0", S100, OPTS), _item("p1", _sub(5), OTHER)]
     children = [_item("c0", S100, OPTS), _item("c1", _sub(4), OTHER)]
     assert _text(children, parents, one_to_one=True) == _text(children, parents)
+
+
+def test_one_to_one_keeps_the_match_of_a_child_that_keeps_its_parent() -> None:
+    # two identical parents, two identical children: each gets one; the child that keeps
+    # its first choice keeps its match as it was (ambiguous, with its alternative)
+    rows = [_item("x0", S100, OPTS), _item("x1", S100, OPTS)]
+    m, un = _text(rows, rows, one_to_one=True)
+    assert m[0] == Match(0, 0, "exact", 100.0, (1,), True)
+    assert m[1] == Match(1, 1, "exact", 100.0, (0,), False)
+    assert un == {}
+
+
+def test_one_to_one_unmatched_child_names_its_best_candidate() -> None:
+    # c2 is 99 from p0 and 98 from p1; both are taken by exact copies
+    parents = [_item("p0", _sub(1), OPTS), _item("p1", S100, OPTS)]
+    children = [_item("c0", _sub(1), OPTS), _item("c1", S100, OPTS), _item("c2", _sub(2), OPTS)]
+    m, un = _text(children, parents, one_to_one=True)
+    assert (m[0].parent, m[1].parent) == (0, 1)
+    assert un == {2: (0, 99.0)}
+
+
+def test_one_to_one_alternatives_are_in_weight_order() -> None:
+    # c2: p1 99 (taken by an exact copy), p2 98, p0 97 -> p2, alternatives p1 then p0
+    parents = [_item("p0", _sub(5), OPTS), _item("p1", _sub(1), OPTS), _item("p2", S100, OPTS)]
+    assert [fuzz.ratio(_sub(2), p["stem"]) for p in parents] == [97.0, 99.0, 98.0]
+    m, un = _text([_item("c0", _sub(1), OPTS), _item("c2", _sub(2), OPTS)], parents, one_to_one=True)
+    assert m[0] == Match(0, 1, "exact", 100.0, (), False)
+    assert m[1] == Match(1, 2, "fuzzy", 98.0, (1, 0), False)
+    assert un == {}
