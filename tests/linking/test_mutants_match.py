@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from rapidfuzz import fuzz
 
+from croissant_lineage.errors import SpecError
 from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.linking.match import Match, match_id, match_text, option_evidence
 from croissant_lineage.linking.sides import Side
@@ -286,3 +287,20 @@ def test_one_to_one_alternatives_are_in_weight_order() -> None:
     assert m[0] == Match(0, 1, "exact", 100.0, (), False)
     assert m[1] == Match(1, 2, "fuzzy", 98.0, (1, 0), False)
     assert un == {}
+
+
+def test_a_missing_field_is_named_with_its_role() -> None:
+    side = _side([_item("c", "Q?", OPTS)])
+    with pytest.raises(SpecError, match=r"^CL-E003 d->p: child_field names field 'pid', which"):
+        match_id(side, side, LinkRule(by="id", child_field="pid"), [0], "d->p: ")
+    with pytest.raises(SpecError, match=r"^CL-E003 d->p: child_block names field 'topic', which"):
+        match_text(side, side, LinkRule(child_block="topic"), [0], "d->p: ")
+    with pytest.raises(SpecError, match=r"^CL-E003 d->p: parent_block names field 'topic', which"):
+        match_text(side, side, LinkRule(parent_block="topic"), [0], "d->p: ")
+
+
+def test_match_id_a_missing_id_names_no_parent_called_none() -> None:
+    parents = _side([_item("None", "a"), _item("nan", "b")])
+    children = _side([_item("c", "q", pid=None)])
+    matches, unmatched = match_id(children, parents, LinkRule(by="id", child_field="pid"), [0], "")
+    assert matches == [] and unmatched == {0: (None, 0.0)}
