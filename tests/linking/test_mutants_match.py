@@ -304,3 +304,12 @@ def test_match_id_a_missing_id_names_no_parent_called_none() -> None:
     children = _side([_item("c", "q", pid=None)])
     matches, unmatched = match_id(children, parents, LinkRule(by="id", child_field="pid"), [0], "")
     assert matches == [] and unmatched == {0: (None, 0.0)}
+
+
+def test_one_to_one_an_equal_stem_outweighs_better_options() -> None:
+    # c0 has p0's stem and 3 of its 4 options; c1 a stem 99 from it and all 4 options
+    parents = [_item("p0", S100, OPTS)]
+    children = [_item("c0", S100, [*OPTS[:3], "Eel"]), _item("c1", _sub(1), OPTS)]
+    m, un = _text(children, parents, one_to_one=True)
+    assert list(m) == [0] and (m[0].parent, m[0].method) == (0, "exact")
+    assert un == {1: (0, 99.0)}
