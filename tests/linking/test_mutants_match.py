@@ -313,3 +313,23 @@ def test_one_to_one_an_equal_stem_outweighs_better_options() -> None:
     m, un = _text(children, parents, one_to_one=True)
     assert list(m) == [0] and (m[0].parent, m[0].method) == (0, "exact")
     assert un == {1: (0, 99.0)}
+
+
+def test_same_stem_options_equal_only_once_folded_is_still_exact() -> None:
+    m, _ = _text([_item("c", S100, [o.upper() for o in OPTS])], [_item("p", S100, OPTS)])
+    assert m[0] == Match(0, 0, "exact", 100.0, (), False)
+
+
+@pytest.mark.parametrize(("threshold", "linked"), [(97.0, True), (96.99, True), (97.01, False)])
+def test_fuzzy_threshold_is_inclusive(threshold: float, linked: bool) -> None:
+    m, un = _text([_item("c", S100, OPTS)], [_item("p", _sub(3), OPTS)], threshold=threshold)
+    assert (0 in m) is linked
+    assert un == ({} if linked else {0: (0, 97.0)})
+
+
+@pytest.mark.parametrize(("k", "chosen"), [(4, 1), (5, 0)])
+def test_near_window_edge_is_inclusive(k: int, chosen: int) -> None:
+    # the best stem scores 99; a parent at exactly 96 (99 - NEAR) still competes on options
+    parents = [_item("p-stem", _sub(1), OTHER), _item("p-opts", _sub(k), OPTS)]
+    m, _ = _text([_item("c", S100, OPTS)], parents)
+    assert m[0].parent == chosen
