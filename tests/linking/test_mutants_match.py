@@ -333,3 +333,53 @@ def test_near_window_edge_is_inclusive(k: int, chosen: int) -> None:
     parents = [_item("p-stem", _sub(1), OTHER), _item("p-opts", _sub(k), OPTS)]
     m, _ = _text([_item("c", S100, OPTS)], parents)
     assert m[0].parent == chosen
+
+
+@pytest.mark.parametrize("key", [None, "1", ""])
+def test_option_evidence_with_a_key_that_is_no_letter(key: str | None) -> None:
+    child = _side([_item("c", "Q?", ["x", "y"], key=key)])
+    parent = _side([_item("p", "Q?", ["y", "x"], key=key)])
+    assert option_evidence(child, 0, parent, 0) == (False, 100.0, 2, 2, 2, 2)
+
+
+def test_a_missing_subject_is_not_the_subject_none() -> None:
+    m, un = _text([_item("c", S100, OPTS, subject=None)], [_item("p", S100, OPTS, subject="None")])
+    assert m == {} and un == {0: (None, 0.0)}
+
+
+def test_match_text_defaults() -> None:
+    side = _side([_item("c", "Q?", OPTS)])
+    with pytest.raises(SpecError, match=r"^CL-E003 child_block names field 'topic'"):
+        match_text(side, side, LinkRule(child_block="topic"), [0])
+    # many children may share a parent unless one_to_one is asked
+    rows = [_item("c0", S100, OPTS), _item("c1", S100, OPTS)]
+    matches, unmatched = match_text(_side(rows), _side(rows[:1]), LinkRule(), [0, 1])
+    assert [(m.child, m.parent) for m in matches] == [(0, 0), (1, 0)] and unmatched == {}
+
+
+def test_one_to_one_candidate_at_the_threshold_outside_the_window() -> None:
+    parents = [_item("p0", S100, OPTS), _item("p1", _sub(7), OPTS)]
+    children = [_item("c-copy", S100, OPTS), _item("c-near", _sub(1), OPTS)]
+    assert fuzz.ratio(_sub(1), _sub(7)) == 94.0
+    m, un = _text(children, parents, one_to_one=True, threshold=94)
+    assert (m[1].parent, m[1].score) == (1, 94.0) and un == {}
+
+
+def test_one_to_one_reassigned_score_is_rounded() -> None:
+    parents = [_item("p0", "abcdef", OPTS), _item("p1", "abcdYZ", OPTS)]
+    children = [_item("c0", "abcdef", OPTS), _item("c1", "abcdeX", OPTS)]
+    m, un = _text(children, parents, one_to_one=True, threshold=60, child_block=None, parent_block=None)
+    assert m[1] == Match(1, 1, "fuzzy", 66.67, (0,), False)
+    assert un == {}
+
+
+def test_generic_stem_fuzzy_parent_with_case_folded_options_wins() -> None:
+    parents = [_item("p-generic", S100, OTHER), _item("p-copy", _sub(2), [o.upper() for o in OPTS])]
+    m, _ = _text([_item("c", S100, OPTS)], parents)
+    assert (m[0].parent, m[0].method) == (1, "fuzzy")
+
+
+def test_same_score_other_options_is_no_tie() -> None:
+    parents = [_item("p0", _sub(1), OTHER), _item("p1", _sub(1), OPTS)]
+    m, _ = _text([_item("c", S100, OPTS)], parents)
+    assert m[0] == Match(0, 1, "fuzzy", 99.0, (0,), False)
