@@ -383,3 +383,15 @@ def test_same_score_other_options_is_no_tie() -> None:
     parents = [_item("p0", _sub(1), OTHER), _item("p1", _sub(1), OPTS)]
     m, _ = _text([_item("c", S100, OPTS)], parents)
     assert m[0] == Match(0, 1, "fuzzy", 99.0, (0,), False)
+
+
+def test_fuzzy_blocks_are_matched_in_block_order() -> None:
+    # children listed b, a, none: matches come block by block, ordered by the block's text
+    parents = [_item("pa", _sub(1), OPTS, subject="a"), _item("pb", _sub(1), OPTS, subject="b"),
+               _item("pn", _sub(1), OPTS, subject=None)]
+    children = [_item("cb", S100, OPTS, subject="b"), _item("ca", S100, OPTS, subject="a"),
+                _item("cn", S100, OPTS, subject=None)]
+    matches, unmatched = match_text(_side(children), _side(parents), LinkRule(threshold=85), [0, 1, 2])
+    # str(None) = "None" sorts before "a"
+    assert [(m.child, m.parent) for m in matches] == [(2, 2), (1, 0), (0, 1)]
+    assert unmatched == {}
