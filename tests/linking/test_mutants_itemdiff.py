@@ -203,6 +203,8 @@ def test_in_place_needs_a_free_parent_at_the_position() -> None:
         (None, "A", OPTS, ("key_changed",)),
         (None, None, OPTS, ()),
         ("A", "Z", OPTS, ("key_changed",)),  # a letter past the options: a new option
+        ("A", "E", OPTS, ("key_changed",)),  # the letter just past the options
+        ("B", "E", OPTS, ("key_changed",)),
         ("D", "A", ["Io", "Ganymede", "Titan", "Callisto"], ("key_repointed", "options_reordered")),
         ("A", "A", ["Io", "Ganymede", "Titan", "Callisto"], ("key_changed", "options_reordered")),
         ("A", "E", [*OPTS, "Europa"], ("key_changed", "option_added")),
