@@ -34,6 +34,9 @@ E = "\u00e9"  # a non-ASCII letter that no rule touches: the Unicode path
         ("Paris . ", "Paris"),
         ("3.5", "3.5"),
         ("No digits, here.", "No digits, here"),
+        ("Box X", "Box X"),  # only dots and spaces are trimmed, before and after the patterns
+        ("10 X", "10 X"),
+        (".5", ".5"),  # nor is anything trimmed at the start
         # date damage: day-month back to month/day
         ("2-Jan", "1/2"),
         ("02-jan", "1/2"),
@@ -132,3 +135,8 @@ def test_normalize_stem_paths(text: str, key: str) -> None:
 def test_repair_text(text: str, fixed: str) -> None:
     assert repair_text(text) == fixed
     assert was_repaired(text) is (fixed != text)
+
+
+@pytest.mark.parametrize("text", [None, ""])
+def test_nothing_was_repaired_in_no_text(text: str | None) -> None:
+    assert was_repaired(text) is False
