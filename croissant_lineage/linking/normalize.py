@@ -58,8 +58,7 @@ def _has_digit(key: str) -> bool:
     return any(c.isdigit() for c in key)
 
 
-@lru_cache(maxsize=1 << 16)
-def repair_text(text: str) -> str:
+def _repair_text(text: str) -> str:
     """``text`` with UTF-8-read-as-Windows-1252/Latin-1 mojibake undone by ``ftfy``.
 
     Only the encoding is repaired (``ftfy.fix_encoding``): quotes, widths and ligatures
@@ -69,6 +68,9 @@ def repair_text(text: str) -> str:
     if text.isascii() or _MOJIBAKE_LEAD.search(text) is None:
         return text
     return ftfy.fix_encoding(text)
+
+
+repair_text = lru_cache(maxsize=1 << 16)(_repair_text)
 
 
 def was_repaired(text: str | None) -> bool:
@@ -84,8 +86,7 @@ def _presentation(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-@lru_cache(maxsize=1 << 18)
-def normalize_stem(text: str | None) -> str:
+def _normalize_stem(text: str | None) -> str:
     """Comparison key of a question stem (or any text).
 
     Returns:
@@ -100,6 +101,9 @@ def normalize_stem(text: str | None) -> str:
         # split/join collapses the same white space as the regex (str.isspace).
         return " ".join(text.replace("`", "'").lower().split())
     return _settled(lambda t: _presentation(t).casefold(), text)
+
+
+normalize_stem = lru_cache(maxsize=1 << 18)(_normalize_stem)
 
 
 def _settled(step: Callable[[str], str], text: str) -> str:
@@ -118,8 +122,7 @@ def _settled(step: Callable[[str], str], text: str) -> str:
     return key
 
 
-@lru_cache(maxsize=1 << 18)
-def normalize_option_cased(text: str | None) -> str:
+def _normalize_option_cased(text: str | None) -> str:
     """Comparison key of an answer option that keeps case: :func:`normalize_stem`
     without case folding, plus undoing the spreadsheet damage listed in the module
     docstring."""
@@ -139,8 +142,10 @@ def normalize_option_cased(text: str | None) -> str:
     return key.rstrip(". ").strip()
 
 
-@lru_cache(maxsize=1 << 18)
-def normalize_option(text: str | None) -> str:
+normalize_option_cased = lru_cache(maxsize=1 << 18)(_normalize_option_cased)
+
+
+def _normalize_option(text: str | None) -> str:
     """Comparison key of an answer option: :func:`normalize_option_cased`, case-folded."""
     if not text:
         return ""
@@ -148,3 +153,6 @@ def normalize_option(text: str | None) -> str:
     if key.isascii():  # no repair on ASCII: one pass is already the fixed point
         return key
     return _settled(lambda t: normalize_option_cased(t).casefold(), key)
+
+
+normalize_option = lru_cache(maxsize=1 << 18)(_normalize_option)
