@@ -18,6 +18,7 @@ from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.findings.corrections import Change, NotApplied, apply_corrections
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.schema import KEYS_SCHEMA
 from tests.findings_helpers import BASE, PRO, edge, lineage, toy_lineage
 from tests.helpers import items_table
 
@@ -97,6 +98,7 @@ def test_an_item_without_options_takes_no_key() -> None:
     assert c.not_applied == [NotApplied("f", "bare:q", "not_an_option", "Ash")]
     assert c.keys.to_pydict() == {"dataset": ["bare"], "item": ["q"], "key": [None], "original_key": [None],
                                   "finding": [None]}
+    assert c.keys.schema.equals(KEYS_SCHEMA)  # typed, even where every value is null
 
 
 def test_lineage_changes_pinned_with_via_and_probable_detail() -> None:
