@@ -1,0 +1,157 @@
+"""Carry-forward, one rule at a time (issue 20: the mutants of findings/carry.py).
+
+One invented pair of snapshots where each item changes in exactly one way, and findings
+chosen so that each carry rule alone decides their status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from croissant_lineage.findings.carry import (
+    CarriedFinding,
+    carried_to_pandas,
+    carry_forward,
+    carry_through,
+)
+from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.linking.snapshotdiff import compare_snapshots
+from tests.helpers import items_table
+
+SRC = Source("invented review", kind="person")
+S = "Which moon of Quell is largest? "
+OPTS = ["Ash", "Birl", "Corr", "Dun"]
+
+
+def _table(dataset: str, rows: list[tuple[str, str, list[str] | None, str | None]]) -> Any:
+    return items_table(dataset, [{"item": i, "subject": "s", "stem": s, "options": o, "key": k} for i, s, o, k in rows])
+
+
+OLD = _table("v1", [(str(i), S + str(i), OPTS, "A") for i in range(1, 10)] + [("10", S, None, None)])
+NEW = _table("v2", [
+    ("1", S + "1", OPTS, "A"),  # unchanged
+    ("2", S + "2", ["Ash", "Birl", "Corx", "Dun"], "A"),  # option C edited
+    ("3", S + "3", [*OPTS, "Eve"], "A"),  # option E added
+    ("4", "Completely different text about rivers", ["Q", "R", "S", "T"], "A"),  # replaced
+    ("5", S + "5 edited", OPTS, "A"),  # stem edited
+    ("6", S + "6", ["Birl", "Ash", "Corr", "Dun"], "B"),  # reordered, key follows Ash
+    ("7", S + "7", OPTS, "B"),  # key changed to Birl
+    ("8", S + "8", ["Ash", "Birl", "Dun"], "A"),  # option Corr removed
+    ("9", S + "9", ["Ash", "Birl", "Corr", "Dun "], "A"),  # white space only
+    ("10", S + "!", None, None),  # stem edited, no options
+])
+DIFF = compare_snapshots(OLD, NEW, old_date="2024-01-01", new_date="2025-01-01")
+
+
+def _f(item: str, target: str = "key", proposed: str | None = None, option_index: int | None = None,
+       fid: str = "") -> Finding:
+    return Finding(id=fid, item=f"v1:{item}", target=target, kind="wrong_key" if target == "key" else "other",
+                   source=SRC, proposed=proposed, option_index=option_index)
+
+
+CASES: list[tuple[Finding, tuple[str | None, str, str, int | None]]] = [
+    # key findings: the proposed answer as text or as a letter of the old item
+    (_f("7", proposed="Birl"), ("v2:7", "fixed_upstream", "key_now_proposed", None)),
+    (_f("7", proposed=" birl. "), ("v2:7", "fixed_upstream", "key_now_proposed", None)),
+    (_f("7", proposed="B"), ("v2:7", "fixed_upstream", "key_now_proposed", None)),
+    (_f("7", proposed=" b "), ("v2:7", "fixed_upstream", "key_now_proposed", None)),
+    (_f("7", proposed="C"), ("v2:7", "needs_review", "key_changed", None)),
+    (_f("7", proposed="Corr"), ("v2:7", "needs_review", "key_changed", None)),
+    (_f("7"), ("v2:7", "needs_review", "key_changed", None)),
+    (_f("1", proposed="Birl"), ("v2:1", "still_applicable", "unchanged", None)),
+    (_f("6", proposed="Birl"), ("v2:6", "still_applicable", "cosmetic", None)),
+    (_f("9", proposed="Birl"), ("v2:9", "still_applicable", "cosmetic", None)),
+    (_f("2", proposed="Corr"), ("v2:2", "needs_review", "target_changed", None)),
+    (_f("3", proposed="Eve"), ("v2:3", "needs_review", "target_changed", None)),
+    (_f("8", proposed="Birl"), ("v2:8", "needs_review", "target_changed", None)),
+    (_f("5", proposed="Birl"), ("v2:5", "needs_review", "item_changed", None)),
+    (_f("4", proposed="Q"), ("v2:4", "needs_review", "item_replaced", None)),
+    # option findings follow their option
+    (_f("2", "option", "Corx", 2), ("v2:2", "fixed_upstream", "option_now_proposed", 2)),
+    (_f("2", "option", "Cory", 2), ("v2:2", "needs_review", "target_changed", 2)),
+    (_f("2", "option", "Birch", 1), ("v2:2", "needs_review", "target_changed", 1)),  # another option edited
+    (_f("6", "option", "Ash", 0), ("v2:6", "still_applicable", "cosmetic", 1)),
+    (_f("6", "option", "Birl", 1), ("v2:6", "still_applicable", "cosmetic", 0)),
+    (_f("8", "option", "Dun", 3), ("v2:8", "needs_review", "target_changed", 2)),
+    (_f("8", "option", "Corr", 2), ("v2:8", "needs_review", "option_removed", None)),
+    (_f("1", "option", "Dun", 3), ("v2:1", "still_applicable", "unchanged", 3)),
+    (_f("5", "option", None, 3), ("v2:5", "needs_review", "item_changed", 3)),
+    (_f("10", "option", "x", 0), ("v2:10", "needs_review", "option_removed", None)),
+    # stem findings
+    (_f("5", "stem", S + "5   edited"), ("v2:5", "fixed_upstream", "stem_now_proposed", None)),
+    (_f("5", "stem", S + "5 edit"), ("v2:5", "needs_review", "target_changed", None)),
+    (_f("10", "stem", S + "!"), ("v2:10", "fixed_upstream", "stem_now_proposed", None)),
+    (_f("2", "stem", S + "2"), ("v2:2", "needs_review", "item_changed", None)),
+    (_f("9", "stem", S + "9"), ("v2:9", "still_applicable", "cosmetic", None)),
+    # item findings: no target kinds
+    (Finding(item="v1:3", target="item", kind="other", source=SRC), ("v2:3", "needs_review", "item_changed", None)),
+]
+
+
+@pytest.mark.parametrize(("finding", "expected"), CASES, ids=[f"{f.item}-{f.target}-{f.proposed}" for f, _ in CASES])
+def test_each_rule_alone(finding: Finding, expected: tuple[Any, ...]) -> None:
+    (c,) = carry_forward([finding], DIFF, old_items=OLD, new_items=NEW)
+    assert (c.new_ref, c.status, c.reason, c.option_index) == expected
+    assert c.old_ref == finding.item and c.finding is finding
+    assert c.kinds == DIFF.change_for(finding.item.partition(":")[2]).kinds
+
+
+def test_letters_beyond_the_old_options_are_text() -> None:
+    few = _table("v1", [("1", S, ["Ash", "E"], "A")])
+    more = _table("v2", [("1", S, ["Ash", "E"], "B")])
+    d = compare_snapshots(few, more, old_date="2024-01-01", new_date="2025-01-01")
+    # "B" is the old option E; "E" is beyond the 2 old options, so it is the text E
+    for proposed in ("E", "e", "B"):
+        (c,) = carry_forward([_f("1", proposed=proposed)], d, old_items=few, new_items=more)
+        assert (c.status, c.reason) == ("fixed_upstream", "key_now_proposed"), proposed
+    (c,) = carry_forward([_f("1", proposed="A")], d, old_items=few, new_items=more)
+    assert (c.status, c.reason) == ("needs_review", "key_changed")
+    # without the old table a letter is just text
+    (c,) = carry_forward([_f("1", proposed="B")], d)
+    assert (c.status, c.reason) == ("needs_review", "key_changed")
+
+
+def test_removed_item_and_other_datasets() -> None:
+    gone = _table("v2", [("2", S + "2", OPTS, "A")])
+    d = compare_snapshots(OLD, gone, old_date="2024-01-01", new_date="2025-01-01")
+    other = Finding(item="v0:1", target="key", kind="wrong_key", source=SRC)
+    out = carry_forward([_f("1", fid="f1"), other, _f("2", fid="f2")], d, old_items=OLD, new_items=gone)
+    assert [c.to_dict() for c in out] == [
+        {"finding": "f1", "old_ref": "v1:1", "new_ref": None, "status": "item_removed", "kinds": ["item_removed"],
+         "option_index": None, "reason": "item_removed"},
+        {"finding": "f2", "old_ref": "v1:2", "new_ref": "v2:2", "status": "still_applicable", "kinds": [],
+         "option_index": None, "reason": "unchanged"},
+    ]
+
+
+def test_carry_through_stops_at_the_first_non_applicable_status() -> None:
+    v3 = _table("v3", [("1", S + "1", OPTS, "B"), ("6", S + "6", ["Birl", "Ash", "Corr", "Dun"], "A"),
+                       ("9", S + "9", ["Ash", "Birl", "Corr", "Dun "], "C")])
+    d2 = compare_snapshots(NEW, v3, old_date="2025-01-01", new_date="2026-01-01")
+    f6 = _f("6", "option", "Ash", 0, fid="f6")  # Ash moves to B in v2, and stays B in v3
+    f7 = _f("7", proposed="Birl", fid="f7")  # fixed in v2: not carried to v3
+    f1 = _f("1", proposed="Birl", fid="f1")  # unchanged in v2, fixed in v3
+    late = Finding(id="late", item="v2:9", target="key", kind="wrong_key", source=SRC, proposed="Corr")
+    never = Finding(id="never", item="v9:1", target="key", kind="wrong_key", source=SRC)
+    out = carry_through([f6, never, f7, late, f1], [DIFF, d2], items={"v1": OLD, "v2": NEW, "v3": v3})
+    assert [(c.finding.id, c.old_ref, c.new_ref, c.status, c.reason, c.option_index) for c in out] == [
+        ("f6", "v2:6", "v3:6", "needs_review", "key_changed", 1),
+        ("f7", "v1:7", "v2:7", "fixed_upstream", "key_now_proposed", None),
+        ("late", "v2:9", "v3:9", "fixed_upstream", "key_now_proposed", None),
+        ("f1", "v2:1", "v3:1", "fixed_upstream", "key_now_proposed", None),
+    ]
+    assert out[0].finding is f6 and out[3].finding is f1
+    # without the tables, the option and text proposals still move where they can
+    bare = carry_through([f6, f1], [DIFF, d2])
+    assert [(c.old_ref, c.status, c.reason) for c in bare] == [
+        ("v2:6", "needs_review", "key_changed"), ("v2:1", "fixed_upstream", "key_now_proposed")]
+
+
+def test_frame_columns_even_when_empty() -> None:
+    cols = ["finding", "old_ref", "new_ref", "status", "kinds", "option_index", "reason"]
+    assert list(carried_to_pandas([]).columns) == cols
+    c = CarriedFinding(_f("1", fid="x"), "v1:1", "v2:1", "still_applicable", (), None, "unchanged")
+    frame = carried_to_pandas([c])
+    assert list(frame.columns) == cols and frame.iloc[0].tolist()[:4] == ["x", "v1:1", "v2:1", "still_applicable"]

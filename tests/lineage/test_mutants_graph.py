@@ -1,0 +1,194 @@
+"""The lineage graph, pinned (issue 20: the mutants of lineage/graph.py).
+
+The invented family of tests/findings_helpers.py: every query's answer in full, the
+family table's columns and types, chunked item tables, refs that Arrow cannot join,
+and the error messages for unknown refs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.graph import (
+    FAMILY_COLUMNS,
+    Edge,
+    ItemRecord,
+    LineageGraph,
+    relatives_of,
+)
+from croissant_lineage.lineage.model import Lineage
+from tests.findings_helpers import BASE, PRO, edge, lineage, toy_lineage
+from tests.helpers import items_table
+
+TOY = toy_lineage()
+
+
+def _edge(child: str, parent: str, activity: str, option_map: list[int], **kw: Any) -> Edge:
+    row = edge(child, parent, activity, option_map, **kw)
+    return Edge(child, parent, activity, row["method"], row["score"], 100.0, tuple(option_map), row["options_copied"],
+                row["options_added"], 0, row["key_inherited"], row["stem_changed"], row["ambiguous"], ())
+
+
+E10 = _edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3])
+E11 = _edge("pro:11", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3])
+E12 = _edge("pro:12", "base:s/1", "option_expansion", [0, 1, 2, 3, -1], key_inherited=False)
+ET = _edge("trans:s/0", "base:s/0", "translation", [0, 1, 2, 3], stem_changed=None)
+EA7 = _edge("ann:s/7", "base:s/0", "re_annotation", [0, 1, 2, 3])
+ES10 = _edge("prosnap:10", "pro:10", "snapshot", [0, 1, 2, 3, 4, 5])
+ES11 = _edge("prosnap:11", "pro:11", "snapshot", [0, 1, 2, 3, 4, 5])
+
+
+def test_edges_and_walks_pinned() -> None:
+    g = LineageGraph(TOY)
+    assert g.parents("pro:10") == [E10] and g.parents("base:s/0") == []
+    assert g.children("base:s/0") == [E10, E11, ET, EA7]  # edge order
+    assert g.children("pro:12") == [] and g.children("nowhere:1") == []
+    down = g.descendants("base:s/0")
+    # breadth first, each level in ref order
+    assert [(r.ref, r.depth, r.path) for r in down] == [
+        ("ann:s/7", 1, (EA7,)), ("pro:10", 1, (E10,)), ("pro:11", 1, (E11,)), ("trans:s/0", 1, (ET,)),
+        ("prosnap:10", 2, (E10, ES10)), ("prosnap:11", 2, (E11, ES11)),
+    ]
+    assert [(r.ref, r.depth, r.path) for r in g.ancestors("prosnap:11")] == [
+        ("pro:11", 1, (ES11,)), ("base:s/0", 2, (ES11, E11))]
+    assert g.ancestors("base:s/1") == [] and g.descendants("prosnap:10") == []
+    assert g.descendants("base:s/1")[1].to_dict() == {"ref": "pro:12", "depth": 1, "path": [E12.to_dict()]}
+    assert E12.to_dict()["option_map"] == [0, 1, 2, 3, -1] and E12.to_dict()["alternatives"] == []
+    assert E12.to_dict()["key_inherited"] is False
+
+
+def test_a_diamond_is_walked_once_by_its_nearest_path() -> None:
+    rows = [dict(BASE[0], item=str(i)) for i in range(4)]
+    lin = lineage([items_table("d", rows)], [
+        edge("d:1", "d:0", "a", [0, 1, 2, 3]), edge("d:2", "d:0", "b", [0, 1, 2, 3]),
+        edge("d:3", "d:2", "c", [0, 1, 2, 3]), edge("d:3", "d:1", "c", [0, 1, 2, 3]),
+    ])
+    g = LineageGraph(lin)
+    assert [(r.ref, r.depth, [e.parent for e in r.path]) for r in g.descendants("d:0")] == [
+        ("d:1", 1, ["d:0"]), ("d:2", 1, ["d:0"]), ("d:3", 2, ["d:0", "d:1"])]
+    assert [(r.ref, r.depth) for r in g.ancestors("d:3")] == [("d:1", 1), ("d:2", 1), ("d:0", 2)]
+
+
+def test_items_duplicates_and_membership() -> None:
+    g = LineageGraph(TOY)
+    assert g.item("pro:12") == ItemRecord("pro:12", "pro", "12", "s", PRO[2]["stem"], tuple(PRO[2]["options"]), "D")
+    assert g.item("pro:12").key_text == "Hazel" and g.item("base:s/0").key_text == "Birch"
+    assert g.duplicates("pro:10") == ["pro:11"] and g.duplicates("prosnap:11") == ["prosnap:10"]
+    assert g.duplicates("base:s/0") == []
+    assert "base:s/1" in g and "ann:s/8" in g and "pro:99" not in g and 3 not in g and None not in g
+    assert g.documented_children("pro") == [{"child": "pro-x", "parent": "pro", "activity": "translation",
+                                             "languages": 3, "coverage": "documented"}]
+    g.documented_children("pro")[0]["child"] = "changed"  # a copy
+    assert g.documented_children("pro")[0]["child"] == "pro-x" and g.documented_children("ann") == []
+
+
+def test_key_text_edge_cases() -> None:
+    rec = ItemRecord("d:1", "d", "1", None, "s", ("Ash", "Birch"), "B")
+    assert rec.key_text == "Birch"
+    assert ItemRecord("d:1", "d", "1", None, "s", ("Ash", "Birch"), "A").key_text == "Ash"
+    assert ItemRecord("d:1", "d", "1", None, "s", ("Ash", "Birch"), "C").key_text is None
+    assert ItemRecord("d:1", "d", "1", None, "s", ("Ash",), "@").key_text is None
+    assert ItemRecord("d:1", "d", "1", None, "s", (), "A").key_text is None
+    assert ItemRecord("d:1", "d", "1", None, "s", ("Ash",), None).key_text is None
+
+
+def test_chunked_item_table_is_read_row_by_row() -> None:
+    rows = [dict(BASE[0], item=str(i), stem=f"stem {i}", key="ABCD"[i % 4]) for i in range(7)]
+    chunks = [items_table("c", rows[:3]), items_table("c", rows[3:4]), items_table("c", rows[4:])]
+    lin = lineage(chunks, [])
+    assert lin.items.column("stem").num_chunks == 3
+    g = LineageGraph(lin)
+    assert [(g.item(f"c:{i}").stem, g.item(f"c:{i}").key) for i in range(7)] == [
+        (f"stem {i}", "ABCD"[i % 4]) for i in range(7)]
+    assert g.item("c:6").options == tuple(BASE[0]["options"])
+
+
+def test_without_items_the_graph_still_answers_edges() -> None:
+    g = LineageGraph(TOY, with_items=False)
+    assert "pro:10" in g and "base:s/1" in g and "pro:99" not in g
+    r = relatives_of(g, "pro:10")
+    assert r.item is None and [a.ref for a in r.ancestors] == ["base:s/0"]
+    assert r.to_dict()["item"] is None
+
+
+def test_unknown_refs_say_what_to_check() -> None:
+    g = LineageGraph(TOY)
+    with pytest.raises(InputError) as e:
+        g.ancestors("pro:99")
+    assert str(e.value) == "CL-E001 item 'pro:99' is not in the lineage (check the item id)"
+    with pytest.raises(InputError) as e2:
+        g.descendants("mmlu:1")
+    assert str(e2.value) == ("CL-E001 item 'mmlu:1' is not in the lineage "
+                             "(datasets are: ann, base, base-x, pro, pro-x, prosnap, trans)")
+    with pytest.raises(InputError) as e3:
+        g.item("no-colon")
+    assert str(e3.value) == "CL-E001 item ref 'no-colon' is not 'dataset:item' (e.g. mmlu-pro:3542)"
+    with pytest.raises(InputError):
+        relatives_of(TOY, "pro:99")
+
+
+def test_relatives_pinned() -> None:
+    r = relatives_of(TOY, "prosnap:11")
+    assert r.ref == "prosnap:11" and r.item is not None and r.item.key == "A"
+    assert r.duplicates == ("prosnap:10",) and r.descendants == () and r.findings == ()
+    assert [d["child"] for d in r.documented] == ["pro-x", "base-x"]  # own dataset, then ancestors', once each
+    assert r.rows() == [
+        {**dict.fromkeys(FAMILY_COLUMNS), "ref": "prosnap:11", "relation": "item", "depth": 0},
+        {"ref": "pro:11", "relation": "ancestor", "depth": 1, "via": "prosnap:11", "activity": "snapshot",
+         "method": "exact", "score": 100.0, "options_copied": 6, "options_added": 0, "options_dropped": 0,
+         "key_inherited": True, "stem_changed": False, "ambiguous": False},
+        {"ref": "base:s/0", "relation": "ancestor", "depth": 2, "via": "pro:11", "activity": "option_expansion",
+         "method": "exact", "score": 100.0, "options_copied": 4, "options_added": 2, "options_dropped": 0,
+         "key_inherited": True, "stem_changed": False, "ambiguous": False},
+        {**dict.fromkeys(FAMILY_COLUMNS), "ref": "prosnap:10", "relation": "duplicate", "depth": 0},
+        {**dict.fromkeys(FAMILY_COLUMNS), "ref": "pro-x", "relation": "documented", "via": "pro",
+         "activity": "translation"},
+        {**dict.fromkeys(FAMILY_COLUMNS), "ref": "base-x", "relation": "documented", "via": "base",
+         "activity": "translation"},
+    ]
+    down = relatives_of(TOY, "base:s/1").rows()
+    assert [(x["ref"], x["relation"], x["via"], x["key_inherited"]) for x in down] == [
+        ("base:s/1", "item", None, None), ("ann:s/8", "descendant", "base:s/1", True),
+        ("pro:12", "descendant", "base:s/1", False), ("base-x", "documented", "base", None)]
+    d = relatives_of(TOY, "base:s/0").to_dict()
+    assert list(d) == ["ref", "item", "ancestors", "descendants", "duplicates", "documented", "findings"]
+    assert d["item"] == {"ref": "base:s/0", "dataset": "base", "item": "s/0", "subject": "s", "stem": BASE[0]["stem"],
+                         "options": BASE[0]["options"], "key": "B"}
+    assert [x["ref"] for x in d["descendants"]] == ["ann:s/7", "pro:10", "pro:11", "trans:s/0", "prosnap:10",
+                                                    "prosnap:11"]
+    assert d["ancestors"] == [] and d["duplicates"] == [] and d["findings"] == []
+    assert d["documented"] == [{"child": "base-x", "parent": "base", "activity": "translation", "languages": 5,
+                                "coverage": "documented"}]
+
+
+def test_family_frame_types() -> None:
+    frame = relatives_of(TOY, "pro:10").to_pandas()
+    assert list(frame.columns) == list(FAMILY_COLUMNS)
+    assert frame["ref"].tolist() == ["pro:10", "base:s/0", "prosnap:10", "pro:11", "pro-x", "base-x"]
+    for c in ("depth", "options_copied", "options_added", "options_dropped"):
+        assert str(frame[c].dtype) == "Int64", c
+    for c in ("key_inherited", "stem_changed", "ambiguous"):
+        assert str(frame[c].dtype) == "boolean", c
+    assert frame["depth"].tolist()[:4] == [0, 1, 1, 0] and frame["options_added"].tolist()[1] == 2
+    assert frame["depth"].isna().tolist() == [False] * 4 + [True] * 2
+
+
+def test_refs_that_arrow_cannot_join() -> None:
+    # a null item id (Arrow would drop the row's ref) and a non-string dataset column
+    items = items_table("base", BASE)
+    lin = lineage([items], [edge("base:s/1", "base:s/0", "copy", [0, 1, 2, 3])])
+    edges = lin.edges
+    for name, values in (("child_item", pa.array(["s/1"], pa.large_string())),):
+        edges = edges.set_column(edges.schema.get_field_index(name), name, values)
+    g = LineageGraph(Lineage(family=lin.family, items=items, edges=edges, duplicates=lin.duplicates))
+    assert g.parents("base:s/1")[0].parent == "base:s/0" and g.children("base:s/0")[0].child == "base:s/1"
+    ints = pa.table({"dataset": pa.array([1, 2]), "item": pa.array(["a", None])})
+    from croissant_lineage.lineage.graph import _refs
+
+    assert _refs(ints.column("dataset"), ints.column("item")) == ["1:a", "2:None"]
+    strs = pa.table({"dataset": ["x", "y"], "item": ["a", "b"]})
+    assert _refs(strs.column("dataset"), strs.column("item")) == ["x:a", "y:b"]
