@@ -226,6 +226,7 @@ def _judge(results: list[dict[str, Any]], old: dict[str, bytes], new: dict[str, 
     return states
 
 
+@pytest.mark.slow  # 11-15 s: 20 kills, each a fresh run
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -> None:
     from croissant_lineage.errors import InputError
@@ -251,6 +252,7 @@ def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -
         assert _files(out) == new, job
 
 
+@pytest.mark.slow  # 11-15 s: 20 kills, each a fresh run
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_killed_enrich_family_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -> None:
     from croissant_lineage.cli import main
