@@ -46,6 +46,7 @@ from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, L
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage, family_info, is_lineage_folder
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.linking.alignment import Checker
 from croissant_lineage.linking.linker import link_derivation
 from croissant_lineage.linking.normalize import normalize_stem
 
@@ -365,11 +366,12 @@ def _discover_one(
 
 
 def _discover_translated(
-    name: str, table: pa.Table, corpus: dict[str, pa.Table], languages: dict[str, str | None]
+    name: str, table: pa.Table, corpus: dict[str, pa.Table], languages: dict[str, str | None],
+    parent_checkers: dict[str, Checker],
 ) -> tuple[list[Proposal], list[pa.Table]]:
     """The translation pass (:mod:`croissant_lineage.discovery.translations`) of a dataset
     the stem index found no relative for."""
-    best, tried = discover_translation(name, table, corpus, languages)
+    best, tried = discover_translation(name, table, corpus, languages, parent_checkers)
     if best is None:
         return [], []
     edges, counts = translation_edges(name, table, corpus[best.parent], best)
@@ -437,11 +439,12 @@ def discover(
     edges: list[pa.Table] = []
     unmatched: list[pa.Table] = []
     languages = {n: (s.languages[0] if s.languages else None) for n, s in corpus_specs.items()}
+    parent_checkers: dict[str, Checker] = {}
     for name, (ds, table) in unknown.items():
         p, e, u = _discover_one(name, table, corpus, index, threshold)
         if not p:  # no relative in the same language: a translation?
             languages[name] = ds.languages[0] if ds.languages else None
-            p, e = _discover_translated(name, table, corpus, languages)
+            p, e = _discover_translated(name, table, corpus, languages, parent_checkers)
         proposals += p
         edges += e
         unmatched += u

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
@@ -150,6 +150,14 @@ def _labelled(table: pa.Table, name: str) -> pa.Table:
     return table.set_column(i, table.schema.field(i), pa.array([name] * table.num_rows, table.schema.field(i).type))
 
 
+def _checker(parents: dict[str, Checker], name: str, child: pa.Table, pname: str, parent: pa.Table,
+             readers: Mapping[str, NumberReader]) -> Checker:
+    """The checker of a child and a corpus dataset; the corpus side built once and kept in ``parents``."""
+    if pname not in parents:
+        parents[pname] = Checker(_labelled(parent, pname), readers)
+    return parents[pname].extended(_labelled(child, name), readers)
+
+
 def _check(checker: Checker, name: str, child: pa.Table, match: TranslationMatch, parent: pa.Table,
            languages: Mapping[str, str | None]) -> None:
     """Count the pairs whose tokens agree, disagree or say nothing (sets ``match.counts``)."""
@@ -167,6 +175,7 @@ def _check(checker: Checker, name: str, child: pa.Table, match: TranslationMatch
 
 def discover_translation(
     name: str, child: pa.Table, corpus: Mapping[str, pa.Table], languages: Mapping[str, str | None] | None = None,
+    parent_checkers: dict[str, Checker] | None = None,
 ) -> tuple[TranslationMatch | None, list[TranslationMatch]]:
     """The corpus dataset an unknown dataset translates, paired without a model.
 
@@ -175,6 +184,8 @@ def discover_translation(
         child: Its items (ITEMS_SCHEMA).
         corpus: Corpus dataset -> items.
         languages: Dataset -> declared language (numbers are read in it); None: digits only.
+        parent_checkers: Corpus dataset -> its items' checker, filled and reused across
+            calls (a corpus dataset's evidence is read once for all the unknown datasets).
 
     Returns:
         ``(best, tried)``: the supported match pairing the most items (ties: the larger
@@ -185,6 +196,8 @@ def discover_translation(
     readers: dict[str, NumberReader] = {d: number_reader(lang) for d, lang in languages.items() if lang}
     need = max(3, MIN_SHARE * child.num_rows)
     need_tokens = max(3, TOKEN_MIN_SHARE * child.num_rows)
+    parent_checkers = {} if parent_checkers is None else parent_checkers
+    cids = child.column("item").to_pylist()
     tried: list[TranslationMatch] = []
     for pname in sorted(corpus):
         parent = corpus[pname]
@@ -193,16 +206,15 @@ def discover_translation(
         checker: Checker | None = None
         for how in ("ids", "positions", "tokens"):
             if how == "tokens":
-                checker = checker or Checker(pa.concat_tables([_labelled(child, name), _labelled(parent, pname)]), readers)
+                checker = checker or _checker(parent_checkers, name, child, pname, parent, readers)
                 pairs = _by_tokens(checker, name, child, pname, parent)
             else:
                 pairs = _by_ids(child, parent) if how == "ids" else _by_positions(child, parent)
             if len(pairs) < (need_tokens if how == "tokens" else need):
                 continue
             match = TranslationMatch(pname, how, pairs)
-            cids = child.column("item").to_pylist()
             match.row_numbers = all(str(cids[i]).isdigit() for i, _, _ in pairs)
-            checker = checker or Checker(pa.concat_tables([_labelled(child, name), _labelled(parent, pname)]), readers)
+            checker = checker or _checker(parent_checkers, name, child, pname, parent, readers)
             _check(checker, name, child, match, parent, languages)
             tried.append(match)
             if match.supported:
@@ -223,9 +235,3 @@ def translation_edges(name: str, child: pa.Table, parent: pa.Table, match: Trans
         edges = link_pairs(deriv, child, parent, match.pairs, method=match.how, translated=True)
     counts: dict[str, Any] = {"edges": edges.num_rows, "paired_by": match.how, **match.counts}
     return edges, counts
-
-
-def unpaired(child: pa.Table, match: TranslationMatch) -> Sequence[int]:
-    """Rows of the child the match did not pair."""
-    paired = {i for i, _, _ in match.pairs}
-    return [i for i in range(child.num_rows) if i not in paired]
