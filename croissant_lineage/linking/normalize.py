@@ -114,7 +114,7 @@ def _settled(step: Callable[[str], str], text: str) -> str:
     not always a fixed point; the key must be, or a key of a key would differ.
     """
     key = step(text)
-    for _ in range(3):  # ``step`` is cached: a settled key costs one lookup more
+    for _ in range(3):  # a settled key costs one ``step`` more (only non-ASCII text gets here)
         again = step(key)
         if again == key:
             break
