@@ -5,7 +5,10 @@ repository into a scratch folder per module, points ``[tool.mutmut]`` at that mo
 its fast tests (``-m "not slow and not realdata"``), runs ``mutmut run`` there and writes
 the score per module into ``tests/mutation/scores.json`` (merged with the modules already
 there). Targets are stage names (``linking``, ``findings`` ...), module paths, or ``all``;
-``--changed BASE`` takes the core modules changed since a git revision (for CI).
+``--changed BASE`` takes the core modules changed since a git revision (for CI), with
+``--max-mutants N`` leaving out the modules whose last recorded run had more than N mutants
+(too slow for CI: they are run by hand) and ``--fail-under P`` exiting 1 when a module run
+scores under P %.
 
 Score = mutants killed (or timed out, or caught by the type check) / mutants checked,
 leaving out the equivalent mutants listed, with why, in ``tests/mutation/equivalent.json``.
@@ -149,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "croissant-lineage-mutation")
     ap.add_argument("--scores", type=Path, default=SCORES)
     ap.add_argument("--changed", metavar="BASE", help="only the core modules changed since git revision BASE (CI)")
+    ap.add_argument("--max-mutants", type=int, metavar="N",
+                    help="leave out modules whose recorded run (--scores) had more than N mutants")
+    ap.add_argument("--fail-under", type=float, metavar="P", help="exit 1 if a module run scores under P %%")
     ap.add_argument("--rescore", action="store_true",
                     help="do not run mutmut: score the finished runs in --workdir again (after editing equivalent.json)")
     args = ap.parse_args(argv)
@@ -159,8 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # import the mutants, not the repo
     env.setdefault("CROISSANT_LINEAGE_DATA", str(REPO.parent / "shared" / "data"))
     targets = changed_modules(args.changed) if args.changed else _targets(args.targets)
+    if args.max_mutants is not None:
+        targets = _small_enough(targets, args.max_mutants)
     if not targets:
         print("no core module to mutate")
+    failed = []
     for module in targets:
         work = args.workdir / module.replace("/", "_").removesuffix(".py")
         if not args.rescore:
@@ -177,7 +186,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{module}: {s['killed']}/{s['checked_non_equivalent']} killed = {s['score']}% "
               f"({s['equivalent']} equivalent; {len(s['survivors'])} survivors)", flush=True)
         args.scores.write_text(json.dumps(dict(sorted(scores.items())), indent=1, sort_keys=True) + "\n")
+        if args.fail_under is not None and (s["score"] is None or s["score"] < args.fail_under):
+            failed.append(module)
+    if failed:
+        print(f"mutation score under {args.fail_under}%: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _small_enough(modules: list[str], limit: int) -> list[str]:
+    """``modules`` whose last recorded full run (:data:`SCORES`) had at most ``limit`` mutants."""
+    recorded = json.loads(SCORES.read_text()) if SCORES.exists() else {}
+    keep = []
+    for module in modules:
+        count = recorded.get(module, {}).get("mutants")
+        if count is not None and count > limit:
+            print(f"{module}: {count} mutants at its last full run, over --max-mutants {limit}: run it by hand")
+        else:
+            keep.append(module)
+    return keep
 
 
 if __name__ == "__main__":
