@@ -24,11 +24,10 @@ import pyarrow.parquet as pq
 
 from croissant_lineage._io import (
     atomic_folder,
-    atomic_write_bytes,
     atomic_write_json,
+    atomic_write_parquet,
     check_output,
     note_input,
-    parquet_bytes,
     probing_outputs,
     read_json,
 )
@@ -168,8 +167,7 @@ class Lineage(Result):
             )
         with atomic_folder(out) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
-                table = getattr(self, name.split(".")[0]).cast(schema)
-                atomic_write_bytes(tmp / name, parquet_bytes(table))
+                atomic_write_parquet(tmp / name, getattr(self, name.split(".")[0]).cast(schema))
             atomic_write_json(tmp / "family.json", self.family)
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary})
         return out
