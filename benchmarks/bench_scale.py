@@ -5,6 +5,12 @@ in its own process, not timed here), then measured in a fresh process per run
 (``scale_worker.py``: link + lineage written, enrich, a resolve batch). Time per item
 is the sum of the three phases divided by the item count; peak memory is the worker's
 ``VmHWM`` (its own high-water mark; ``ru_maxrss`` would include its parent's size).
+
+Sizes of :data:`LINK_ONLY_FROM` items and more (``--sizes 10m``) are linked only (link +
+lineage written, what issue 16's 10M-item target measures): their link time per item is
+compared with the link time per item of the largest fully measured size, and their peak
+with :data:`PEAK_LINK_ONLY_MB`. Targets (issue 16): at 1M items, peak <= 1.2 GB and time per
+item <= 1.1x that at 10k; at 10M, link time per item <= 1.2x that at 1M and peak <= 8 GB.
 """
 
 from __future__ import annotations
@@ -23,6 +29,11 @@ from common import REPO, Report, Target, fmt_s, python_subprocess
 from croissant_lineage._io import atomic_write_json
 
 PHASES = ("link", "enrich", "resolve")
+#: Sizes from this many items on are linked only (no enrich, no resolve batch).
+LINK_ONLY_FROM = 5_000_000
+#: Peak memory targets (MiB): link + enrich + resolve at 1M items (1.2 GB); link alone at 10M (8 GB).
+PEAK_1M_MB = 1.2 * 1024
+PEAK_LINK_ONLY_MB = 8 * 1024
 
 
 def generate(folder: Path, items: int, seed: int = 0) -> dict[str, Any]:
@@ -44,11 +55,11 @@ def generate(folder: Path, items: int, seed: int = 0) -> dict[str, Any]:
     return {**done, "seconds": out["seconds"]}
 
 
-def measure(family: Path, work: Path, queries: int) -> dict[str, Any]:
+def measure(family: Path, work: Path, queries: int, *, link_only: bool = False) -> dict[str, Any]:
     """One worker run; returns its JSON."""
     proc = subprocess.run(
         [sys.executable, str(Path(REPO) / "benchmarks" / "scale_worker.py"), str(family), str(work),
-         "--queries", str(queries)],
+         "--queries", str(queries), *(["--link-only"] if link_only else [])],
         capture_output=True, text=True, timeout=6 * 3600, cwd=REPO,
     )
     if proc.returncode != 0:
@@ -69,7 +80,7 @@ def run(report: Report, sizes: list[int], runs_for: Any, work: Path, queries: in
         results = []
         for _ in range(runs):
             t = time.perf_counter()
-            results.append(measure(folder, work / f"out-{size}", queries))
+            results.append(measure(folder, work / f"out-{size}", queries, link_only=size >= LINK_ONLY_FROM))
             results[-1]["worker_wall"] = time.perf_counter() - t
         items = results[0]["items"]
 
@@ -89,23 +100,34 @@ def run(report: Report, sizes: list[int], runs_for: Any, work: Path, queries: in
             "total_wall": total, "total_cpu": total_cpu,
             "per_item_us": total / items * 1e6, "per_item_cpu_us": total_cpu / items * 1e6,
             "peak_rss_mb": peak, "queries": results[0]["queries"], "resolve_from": results[0]["resolve_from"],
+            "link_only": size >= LINK_ONLY_FROM,
+            "link_per_item_us": med("link", "wall") / items * 1e6,
+            "link_per_item_cpu_us": med("link", "cpu") / items * 1e6,
             "raw": results,
         }
         rows.append(row)
+        later = ("-", "-") if row["link_only"] else (fmt_s(row["phases_wall"]["enrich"]), fmt_s(row["phases_wall"]["resolve"]))
         report.line(
-            f"  {items:>10,} {runs:>4} {fmt_s(row['phases_wall']['link']):>9} "
-            f"{fmt_s(row['phases_wall']['enrich']):>9} {fmt_s(row['phases_wall']['resolve']):>9} "
+            f"  {items:>10,} {runs:>4} {fmt_s(row['phases_wall']['link']):>9} {later[0]:>9} {later[1]:>9} "
             f"{fmt_s(total):>9} {row['per_item_us']:>7.1f}us {row['per_item_cpu_us']:>7.1f}us {peak:>7.0f}MB"
         )
     report.line(f"  (resolve batch = load + {rows[0]['queries']:,} random queries, from {rows[0]['resolve_from']}; "
-                "imports excluded, timed apart)")
+                "imports excluded, timed apart"
+                + (f"; from {LINK_ONLY_FROM:,} items on, link + lineage written only)" if any(r["link_only"] for r in rows) else ")"))
     report.put(key, "rows", rows)
+    full = [r for r in rows if not r["link_only"]]
+    _full_ratios(report, key, full)
+    _link_only_ratios(report, key, full, [r for r in rows if r["link_only"]])
+
+
+def _full_ratios(report: Report, key: str, rows: list[dict[str, Any]]) -> None:
+    """Time per item of the biggest fully measured size against the smallest; marginal costs; 1M peak."""
     if len(rows) >= 2:
         small, big = rows[0], rows[-1]
         r = big["per_item_us"] / small["per_item_us"]
         rc = big["per_item_cpu_us"] / small["per_item_cpu_us"]
         report.line("  ratios (wall, cpu):")
-        target = Target(f"5 time per item at {big['items']:,} / at {small['items']:,}", r, "<=", 1.5) \
+        target = Target(f"5 time per item at {big['items']:,} / at {small['items']:,}", r, "<=", 1.1) \
             if big["size"] >= 1_000_000 and small["size"] <= 10_000 else None
         report.ratio_row(f"time per item, {big['items']:,} items / {small['items']:,} items", r, rc, target=target)
         report.put(key, "per_item_ratio", [r, rc])
@@ -121,4 +143,23 @@ def run(report: Report, sizes: list[int], runs_for: Any, work: Path, queries: in
         report.put(key, "marginal", marginal)
     for row in rows:
         if row["size"] >= 1_000_000:
-            report.targets.append(Target(f"5 peak memory at {row['items']:,} items (MB)", row["peak_rss_mb"], "<", 3072.0))
+            report.targets.append(Target(f"5 peak memory at {row['items']:,} items (MB)", row["peak_rss_mb"], "<=", PEAK_1M_MB))
+
+
+def _link_only_ratios(report: Report, key: str, full: list[dict[str, Any]], link_only: list[dict[str, Any]]) -> None:
+    """Link time per item of each link-only size against the biggest fully measured size; its peak."""
+    if not link_only:
+        return
+    base = full[-1] if full else None
+    out = []
+    for row in link_only:
+        report.targets.append(Target(f"5 peak memory, link only, at {row['items']:,} items (MB)",
+                                     row["peak_rss_mb"], "<=", PEAK_LINK_ONLY_MB))
+        if base is None:
+            continue
+        r = row["link_per_item_us"] / base["link_per_item_us"]
+        rc = row["link_per_item_cpu_us"] / base["link_per_item_cpu_us"]
+        report.ratio_row(f"link time per item, {row['items']:,} items / {base['items']:,} items", r, rc,
+                         target=Target(f"5 link time per item at {row['items']:,} / at {base['items']:,}", r, "<=", 1.2))
+        out.append({"items": row["items"], "base_items": base["items"], "ratio": [r, rc]})
+    report.put(key, "link_only_ratio", out)

@@ -1,6 +1,6 @@
 """One scale measurement in its own process: link + enrich + a resolve batch.
 
-Usage: ``python benchmarks/scale_worker.py FAMILY_FOLDER WORK_FOLDER [--queries N]``
+Usage: ``python benchmarks/scale_worker.py FAMILY_FOLDER WORK_FOLDER [--queries N] [--link-only]``
 
 Prints one JSON object: seconds (wall and CPU) per phase, the item count, and the
 process's peak resident memory (``VmHWM``, else ``ru_maxrss``) after each phase. Phases:
@@ -10,6 +10,8 @@ process's peak resident memory (``VmHWM``, else ``ru_maxrss``) after each phase.
 * ``enrich``: :func:`~croissant_lineage.enrich.family.enrich_family` (skipped when absent);
 * ``resolve``: :meth:`Resolver.load` of the enriched descriptors and ``N`` queries for
   random items (from the lineage folder when enrich is absent).
+
+With ``--link-only`` only the first phase runs (what the 10M-item measure times).
 
 Imports are done (and timed) before the first phase.
 """
@@ -47,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("family", type=Path)
     ap.add_argument("work", type=Path)
     ap.add_argument("--queries", type=int, default=10_000)
+    ap.add_argument("--link-only", action="store_true",
+                    help="link + lineage written only (the 10M-item measure: no enrich, no resolve)")
     args = ap.parse_args(argv)
     out: dict[str, Any] = {"phases": {}}
     w0, c0 = time.perf_counter(), time.process_time()
@@ -79,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
     lineage = phase("link", do_link)
     out["items"] = lineage.items.num_rows
     out["edges"] = lineage.edges.num_rows
+    if args.link_only:
+        out["queries"], out["resolve_from"] = 0, "not run (link only)"
+        out["peak_rss_mb"] = _rss_mb()
+        print(json.dumps(out))
+        return 0
     refs_all = [f"{d}:{i}" for d, i in zip(
         lineage.items.column("dataset").to_pylist(), lineage.items.column("item").to_pylist(), strict=True)]
     rng = random.Random(0)

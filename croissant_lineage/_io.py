@@ -43,6 +43,7 @@ __all__ = [
     "atomic_folder",
     "atomic_write_bytes",
     "atomic_write_json",
+    "atomic_write_parquet",
     "atomic_write_text",
     "atomic_writer",
     "check_output",
@@ -450,6 +451,10 @@ def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, dumps_json(obj))
 
 
+#: How every Parquet file is written: zstd, no statistics or timestamps.
+_PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "write_statistics": False, "store_schema": True}
+
+
 def parquet_bytes(table: pa.Table) -> bytes:
     """Deterministic Parquet bytes (zstd, no statistics or timestamps): same table, same bytes."""
     import io
@@ -457,8 +462,17 @@ def parquet_bytes(table: pa.Table) -> bytes:
     import pyarrow.parquet as pq  # here: most users of this module never write Parquet
 
     buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd", write_statistics=False, store_schema=True)
+    pq.write_table(table, buf, **_PARQUET_OPTIONS)
     return buf.getvalue()
+
+
+def atomic_write_parquet(path: str | Path, table: pa.Table) -> None:
+    """Write ``table`` to ``path`` atomically, the bytes :func:`parquet_bytes` gives, streamed
+    to the file page by page (no copy of the whole file in memory)."""
+    import pyarrow.parquet as pq
+
+    with atomic_writer(path, "wb") as fh:
+        pq.write_table(table, fh, **_PARQUET_OPTIONS)
 
 
 #: A CSV cell starting with one of these is a formula to a spreadsheet (``=HYPERLINK(...)``,

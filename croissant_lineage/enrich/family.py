@@ -294,7 +294,7 @@ def enrich_family(
             not ``force``; checked before anything is written.
     """
     spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
-    lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage)
+    lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage, records=False)  # enrich never reads records
     out = Path(out_dir)
     run = _FamilyRun(spec, lin, _load_findings_arg(findings), out, resolve_time(time))
     groups = _descriptor_groups(spec)

@@ -40,7 +40,11 @@ from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import check_index_matches
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
 from croissant_lineage.linking.match import Match, Unmatched, match_id, match_text
-from croissant_lineage.linking.normalize import normalize_option, normalize_stem
+from croissant_lineage.linking.normalize import (
+    normalize_option,
+    normalize_option_cased,
+    normalize_stem,
+)
 from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
 
@@ -250,6 +254,7 @@ def link(
             # (0.6 GB after a million-item link): release them.
             normalize_stem.cache_clear()
             normalize_option.cache_clear()
+            normalize_option_cased.cache_clear()
 
 
 @contextmanager
