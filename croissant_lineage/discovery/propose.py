@@ -155,7 +155,8 @@ class Discovery(Result):
 def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tuple[str, dict[str, int]]:
     """The activity a pair's edges point to, and the counts that support it.
 
-    In order: ``snapshot`` (>= 95 % of edges join items of the same id), ``option_expansion``
+    In order: ``snapshot`` (>= 95 % of edges join items of the same id and >= 95 % of the
+    parent's items are reached: a subset with the same ids is a filter), ``option_expansion``
     (options added on most edges), ``re_annotation`` (keys changed on >= 1 % of edges),
     ``re_release`` (stems edited on >= 1 %), ``filter`` (< 95 % of the parent's items
     reached), else ``copy``.
@@ -183,7 +184,7 @@ def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tupl
     }
     if n == 0:
         return "copy", counts
-    if counts["same_id"] >= _ALL * n:
+    if counts["same_id"] >= _ALL * n and counts["parents_reached"] >= _ALL * parent_items:
         return "snapshot", counts
     if counts["options_added"] >= _MOST * n:
         return "option_expansion", counts
