@@ -11,7 +11,8 @@ it. Steps:
    one has candidates for at least :data:`~croissant_lineage.discovery.propose.MIN_ITEMS`
    items and :data:`~croissant_lineage.discovery.propose.MIN_SHARE` of its items in the other.
    A dataset is also paired with the datasets of OTHER declared languages by ids and
-   positions (then, if neither pairs it with anything, by translation-surviving tokens), as
+   positions (then, if neither pairs it with anything and it has no relative by text, by
+   translation-surviving tokens), as
    :func:`~croissant_lineage.discovery.translations.discover_translation` does: *related by
    translation* when the tokens support the pairs.
 2. **Direction of each pair**, from the evidence, never from names (:func:`direction`). Text
@@ -28,8 +29,9 @@ it. Steps:
 
    One vote, or several that agree, decide; no vote, or votes that disagree, leave the
    direction *undecided* (reported, never guessed). A translation pair: the parent is the
-   side that has relatives in its own language (its text was copied elsewhere: it is the
-   family's text, the other side its translation); when both or neither have, undecided.
+   side with more relatives by text in its own language (its items circulate in that
+   language: copied, filtered, expanded; a translation's items have few or none); as many
+   on both sides (two translations of the same source), undecided.
 3. **One parent per dataset** (:func:`_choose`): among the relatives whose decided direction
    makes them its parent, the one explaining the most of its items (text: items with a
    candidate, then exact stems; translation: pairs, then pairs whose tokens agree). Ties:
@@ -312,40 +314,46 @@ def _text_relations(
 
 
 def _translation_relations(
-    tables: dict[str, pa.Table], languages: dict[str, str | None], text_relatives: set[str],
+    tables: dict[str, pa.Table], languages: dict[str, str | None], text: list[Relation],
 ) -> tuple[list[Relation], dict[tuple[str, str], TranslationMatch]]:
-    """Pairs across declared languages, paired by ids or positions (tokens for a dataset
-    nothing pairs otherwise), with the direction of the module docstring's rule."""
+    """Pairs across declared languages, paired by ids or positions (tokens for a dataset with
+    no text relative that nothing pairs otherwise), with the direction of the module
+    docstring's rule. Each dataset is paired with the datasets having at least as many text
+    relatives as itself, so that the pairs and their token counts are read from the side
+    that would be the child (the same way for all of its candidate parents)."""
+    relatives: dict[str, int] = {}
+    for r in text:
+        for s in (r.a, r.b):
+            relatives[s] = relatives.get(s, 0) + 1
     checkers: dict[str, Checker] = {}
     found: dict[tuple[str, str], TranslationMatch] = {}
     for name in sorted(tables):
         if languages.get(name) is None:
             continue
-        corpus = {o: t for o, t in tables.items() if languages.get(o) not in (None, languages[name])}
+        mine = relatives.get(name, 0)
+        corpus = {o: t for o, t in tables.items()  # a pair found from the other side is not paired again
+                  if languages.get(o) not in (None, languages[name]) and relatives.get(o, 0) >= mine and (o, name) not in found}
         if not corpus:
             continue
         matches = _supported(name, tables[name], corpus, languages, checkers, ("ids", "positions"))
-        if not matches:
+        if not matches and not mine:  # tokens (costly) only for a dataset with no text relative
             matches = _supported(name, tables[name], corpus, languages, checkers, ("tokens",))
         for m in matches:
-            key = (name, m.parent)
-            rev = found.get((m.parent, name))
-            if rev is None or len(m.pairs) > len(rev.pairs):
-                found.pop((m.parent, name), None)
-                found[key] = m
+            found[(name, m.parent)] = m
     relations = []
     for (child, parent), m in sorted(found.items()):
         a, b = sorted((child, parent))
         counts = {"paired_by": m.how, "pairs": len(m.pairs), f"{child}_items": tables[child].num_rows,
                   f"{parent}_items": tables[parent].num_rows, **{k: v for k, v in m.counts.items() if k != "pairs"},
-                  "languages": f"{child} {languages[child]}, {parent} {languages[parent]}"}
-        has = {s: s in text_relatives for s in (a, b)}
-        if has[a] != has[b]:
-            p = a if has[a] else b
-            rule = f"translation: {p} has relatives in its own language ({languages[p]}), {b if p == a else a} has none"
+                  "languages": f"{child} {languages[child]}, {parent} {languages[parent]}",
+                  f"{child}_text_relatives": relatives.get(child, 0), f"{parent}_text_relatives": relatives.get(parent, 0)}
+        nc, np_ = relatives.get(child, 0), relatives.get(parent, 0)
+        if np_ > nc:
+            p: str | None = parent
+            rule = (f"translation: {parent} ({languages[parent]}) has {np_} relatives by text in its language, "
+                    f"{child} ({languages[child]}) {nc}")
         else:
-            p, rule = None, ("direction undecided: translation pair where " + ("both sides have" if has[a] else "neither side has")
-                             + " relatives in its own language")
+            p, rule = None, f"direction undecided: translation pair whose sides have as many relatives by text ({nc})"
         relations.append(Relation(a, b, "translation", counts, p, rule))
     return relations, found
 
@@ -362,7 +370,7 @@ def _supported(name: str, table: pa.Table, corpus: dict[str, pa.Table], language
 def _support(r: Relation, child: str) -> tuple[int, int]:
     c = r.counts
     if r.kind == "translation":
-        return int(c["pairs"]), int(c.get("evidence_agrees", 0))
+        return int(c["pairs"]), int(c.get("evidence_agrees", 0)) - int(c.get("evidence_disagrees", 0))
     return int(c[f"{child}_covered"]), int(c[f"{child}_exact"])
 
 
@@ -517,8 +525,7 @@ def discover_family(
         index_dir = Path(out) / "index"
     index = load_or_build(index_dir, tables)
     text, hits = _text_relations(tables, index, languages, dates, threshold)
-    relatives = {s for r in text for s in (r.a, r.b)}
-    trans, matches = _translation_relations(tables, languages, relatives)
+    trans, matches = _translation_relations(tables, languages, text)
     relations = text + trans
     chosen, record = _choose(relations, dates)
     start: dict[str, int] = {}

@@ -62,7 +62,7 @@ def test_directions_carry_their_rules(toy: tuple[FamilyDiscovery, Path]) -> None
     assert rules["toy-pro"].startswith("options: toy-pro has more options on 10 of 10 pairs")
     assert "dates: toy-pro 2021-01-01 before toy-pro-v2 2022-01-01" in rules["toy-pro-v2"]
     assert "subset: 100.0 % of toy-redux found in toy-base" in rules["toy-redux"]
-    assert rules["toy-fr"].startswith("translation: toy-base has relatives in its own language")
+    assert rules["toy-fr"].startswith("translation: toy-base (en) has 3 relatives by text in its language, toy-fr (fr) 0")
     status = result.status
     # toy-pro and toy-redux share toy-base's items: the rules disagree, and they are siblings
     assert status["toy-pro ~ toy-redux"] == "related through toy-base"
