@@ -72,7 +72,11 @@ from croissant_lineage.discovery.propose import (
     _with,
     guess_activity,
 )
-from croissant_lineage.discovery.translations import TranslationMatch, discover_translation, translation_edges
+from croissant_lineage.discovery.translations import (
+    TranslationMatch,
+    discover_translation,
+    translation_edges,
+)
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
 from croissant_lineage.lineage.items import load_items

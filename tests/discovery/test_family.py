@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from croissant_lineage.discovery.family import FamilyDiscovery, Relation, _choose, direction, discover_family
+from croissant_lineage.discovery.family import (
+    FamilyDiscovery,
+    Relation,
+    _choose,
+    direction,
+    discover_family,
+)
 from croissant_lineage.lineage.model import Lineage
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
