@@ -34,7 +34,9 @@ it. Steps:
    on both sides (two translations of the same source), undecided.
 3. **One parent per dataset** (:func:`_choose`): among the relatives whose decided direction
    makes them its parent, the one explaining the most of its items (text: items with a
-   candidate, then exact stems; translation: pairs, then pairs whose tokens agree). Ties:
+   candidate, then exact stems; translation: pairs, then the share of the pairs with tokens
+   whose tokens agree, in whole percent: the token weights depend on the candidate, so the
+   same text paired with two copies can differ by a pair). Ties:
    when the child and the tied candidates are dated, the latest candidate dated before the
    child (a snapshot chain); else the candidate that is an ancestor of the others (the
    items' origin, not a copy of it); else the first by name, flagged ``tied_with``. A
@@ -373,8 +375,9 @@ def _supported(name: str, table: pa.Table, corpus: dict[str, pa.Table], language
 
 def _support(r: Relation, child: str) -> tuple[int, int]:
     c = r.counts
-    if r.kind == "translation":
-        return int(c["pairs"]), int(c.get("evidence_agrees", 0)) - int(c.get("evidence_disagrees", 0))
+    if r.kind == "translation":  # the agreeing share in whole percent: the token weights depend on
+        agree, disagree = int(c.get("evidence_agrees", 0)), int(c.get("evidence_disagrees", 0))  # the corpus side,
+        return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0  # +-1 pair is noise
     return int(c[f"{child}_covered"]), int(c[f"{child}_exact"])
 
 
@@ -423,7 +426,7 @@ def _choose(relations: list[Relation], dates: dict[str, str | None]) -> tuple[di
         chosen[child] = rel
         record[child] = {
             "parent": parent, "rule": rel.rule, "choice": how,
-            "candidates": [{"parent": p, "items": s[0], "exact_or_agreeing": s[1]} for s, p, _ in lst],
+            "candidates": [{"parent": p, "items": s[0], "exact_stems_or_tokens_agree_pct": s[1]} for s, p, _ in lst],
             **({"tied_with": [t for t in tied if t != parent]} if len(tied) > 1 else {}),
         }
     _break_cycles(chosen, record)
