@@ -13,7 +13,8 @@ lineage folder), and for each unknown dataset:
    (:func:`~croissant_lineage.linking.linker.link_derivation`): by id when 95 % of the
    children share an id with a parent item of the same stem (a snapshot), else by stem
    (exact, fuzzy, options aligned, key compared) on the parent rows the index proposed,
-   without subject blocks;
+   within subject blocks first when the two datasets' subject values are the same names
+   (then without blocks for the children left), else without subject blocks;
 4. drops edges whose stem was edited and which copy under half of the parent's options (a near
    stem alone is no evidence without a declared derivation: templated questions differ
    only by their numbers);
@@ -311,9 +312,27 @@ def _link_pair(
         deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"))
         edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
         return edges, unmatched
+    parents = parent_table.take(sorted(set(prows)))
+    kids_table = child_table.take(kids)
+    first: list[pa.Table] = []
+    if _subjects_shared(kids_table, parents):  # same subject values: the linker's subject blocks first
+        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block="subject", parent_block="subject", threshold=threshold))
+        edges, _, _ = link_derivation(deriv, kids_table, parents, translated=False)
+        first.append(edges)
+        done = set(edges.column("child_item").to_pylist())
+        kids_table = kids_table.filter(pa.array([i not in done for i in kids_table.column("item").to_pylist()], pa.bool_()))
     deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
-    edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table.take(sorted(set(prows))), translated=False)
-    return edges, unmatched
+    edges, unmatched, _ = link_derivation(deriv, kids_table, parents, translated=False)
+    return (pa.concat_tables([*first, edges]) if first else edges), unmatched
+
+
+def _subjects_shared(child: pa.Table, parent: pa.Table) -> bool:
+    """True when >= 95 % of the children's subjects are subject values of the parent's items:
+    the two datasets name their subjects alike, so an identical item in two subjects (MMLU has
+    college_medicine items copied into clinical_knowledge) is linked within its own subject."""
+    subjects = [s for s in child.column("subject").to_pylist() if s]
+    known = set(parent.column("subject").to_pylist())
+    return bool(subjects) and sum(1 for s in subjects if s in known) >= _ALL * len(subjects)
 
 
 def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
