@@ -59,7 +59,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage._io import atomic_write_json
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import read_descriptor
 from croissant_lineage.discovery.index import StemIndex, load_or_build
@@ -72,6 +71,7 @@ from croissant_lineage.discovery.propose import (
     _hits,
     _link_pair,
     _with,
+    _write,
     guess_activity,
 )
 from croissant_lineage.discovery.translations import (
@@ -596,14 +596,3 @@ def _lineage(fam: FamilySpec, datasets: dict[str, DatasetSpec], tables: dict[str
         "unmatched": u.num_rows,
     }
     return Lineage(family_info(spec), items, e, unmatched=u, summary=summary)
-
-
-def _write(result: FamilyDiscovery, out: Path) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(out / "family-fragment.json", result.fragment())
-    report = result.to_dict()
-    report["index"] = {k: v for k, v in report["index"].items() if k in ("rows", "fingerprint")}
-    atomic_write_json(out / "discover.json", report)
-    result.lineage.write(out / "lineage", overwrite=True)
-    return out
-

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -554,7 +554,17 @@ def _fragment(result: Discovery) -> dict[str, Any]:
     return {"datasets": datasets, "derivations": derivations}
 
 
-def _write(result: Discovery, out: Path) -> Path:
+class _Written(Protocol):
+    """What :func:`_write` needs of a discovery result."""
+
+    lineage: Lineage
+
+    def fragment(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _write(result: _Written, out: Path) -> Path:
+    """``OUT/family-fragment.json``, ``OUT/discover.json`` (without the index's folder) and ``OUT/lineage/``."""
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out / "family-fragment.json", result.fragment())
     report = result.to_dict()
