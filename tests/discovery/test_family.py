@@ -165,3 +165,25 @@ def test_cli_family(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )
     assert bad.returncode != 0 and "--family" in bad.stderr
+
+
+def test_synthetic_family_tree_and_planted_edges(tmp_path: Path) -> None:
+    """The synthetic family (1,000 items) stripped of its derivations: every declared parent and
+    activity, and every planted edge, with no edge the truth does not plant."""
+    import pyarrow.parquet as pq
+
+    from croissant_lineage.testing.synthetic import generate_family
+
+    fam = generate_family(tmp_path / "syn", items=1000)
+    doc = json.loads((fam.folder / "family.json").read_text(encoding="utf-8"))
+    datasets = [dict(d, descriptor=str(fam.folder / d["descriptor"])) for d in doc["datasets"] if "descriptor" in d]
+    spec = tmp_path / "syn-stripped.json"
+    spec.write_text(json.dumps({"name": "syn-stripped", "datasets": datasets, "derivations": []}), encoding="utf-8")
+    result = discover_family(spec)
+    declared = {(d["child"], d["parent"], d["activity"]) for d in doc["derivations"] if d.get("coverage") != "documented"}
+    assert {(p.child, p.parent, p.activity) for p in result.proposals} == declared
+    assert result.status == {"syn-pro ~ syn-redux": "related through syn-base", "syn-xx ~ syn-yy": "related through syn-base"}
+    truth = {(r["child_dataset"], r["child_item"]): r["parent_item"] for r in pq.read_table(fam.folder / "truth.parquet").to_pylist()}
+    e = result.lineage.edges
+    found = {(c, i): p for c, i, p in zip(*(e.column(k).to_pylist() for k in ("child_dataset", "child_item", "parent_item")), strict=True)}
+    assert found == truth
