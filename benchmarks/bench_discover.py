@@ -1,9 +1,16 @@
 """Discover MMLU-Pro's parent with the MMLU family's derivations removed, and compare with ``link``.
 
-Run from the repository root::
+Run from the repository root (``--family-only``: section 0 alone; ``--sizes 1000000``: only
+the index scale run of section 6)::
 
     CROISSANT_LINEAGE_DATA=/path/to/shared/data python3 benchmarks/bench_discover.py [--out DIR]
 
+0. The whole MMLU family spec with every derivation removed (datasets only) is given to
+   :func:`croissant_lineage.discovery.family.discover_family`: per declared derivation with
+   item data, whether its parent is found, the activity declared and guessed, and recall and
+   precision of the discovered edges against ``link``'s edges with the declared rule (every
+   disagreeing edge in ``OUT/family-disagreements.tsv``); MMLU-Pro items whose ``src`` is
+   not ``ori_mmlu-*`` linked to MMLU (must be 0); wall and CPU time, peak RSS.
 1. The shipped MMLU family spec is copied with every derivation removed and without the
    MMLU-Pro line (``mmlu-pro*``, ``mmlu-prox-lite-en``): datasets only, the corpus.
 2. :func:`croissant_lineage.discovery.discover` runs on MMLU-Pro's descriptor (roles inferred)
@@ -26,6 +33,8 @@ Run from the repository root::
    once with the ids replaced by row numbers (paired by translation-surviving tokens
    only); precision and recall against ``link``'s edges with the declared spec. The
    synthetic family's translations are scored the same way, tokens only.
+6. ``--sizes N,N``: the stem index over synthetic corpora of N invented stems: build and
+   query time (10,000 near-copies), recall of the copied row, peak RSS.
 """
 
 from __future__ import annotations
@@ -209,6 +218,114 @@ def _pct(n: int, d: int) -> str:
     return f"{100 * n / d:.2f} %" if d else "-"
 
 
+def stripped_family(folder: Path) -> Path:
+    """The whole MMLU family spec with every derivation removed (datasets only)."""
+    src = _family_json()
+    doc = json.loads(src.read_text(encoding="utf-8"))
+    datasets = [dict(d, descriptor=str((src.parent / d["descriptor"]).resolve())) for d in doc["datasets"] if "descriptor" in d]
+    out = folder / "mmlu-family-datasets-only.json"
+    out.write_text(json.dumps({"name": "mmlu-stripped", "datasets": datasets, "derivations": []}, indent=1), encoding="utf-8")
+    return out
+
+
+def _edge_pairs(edges, child: str, parent: str) -> dict[str, str]:
+    cols = (edges.column(k).to_pylist() for k in ("child_dataset", "parent_dataset", "child_item", "parent_item"))
+    return {c: p for cd, pd, c, p in zip(*cols, strict=True) if (cd, pd) == (child, parent)}
+
+
+def family(out: Path, data_dir: str) -> None:
+    """Section 0: the whole MMLU family, every derivation removed, discovered all against all
+    (:func:`croissant_lineage.discovery.family.discover_family`), scored per declared derivation
+    against ``link``'s edges with the declared spec."""
+    from croissant_lineage.discovery.family import discover_family
+
+    spec_path = stripped_family(out)
+    t, c = time.perf_counter(), time.process_time()
+    result = discover_family(spec_path, data_dir=data_dir, out=out / "family-discovered")
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"discover --family on the stripped MMLU family ({result.index['rows']:,} items, index reused={result.index['reused']}): "
+          f"{wall:.0f} s wall, {cpu:.0f} s CPU, peak RSS {rss:.0f} MB (load average {os.getloadavg()[0]:.1f})")
+    print(str(result))
+    declared_spec = load_family("mmlu")
+    found = {p.child: p for p in result.proposals}
+    rows = ["child\tdeclared_parent\tdiscovered_parent\tchild_item\tdeclared_parent_item\tdiscovered_parent_item"]
+    print("\n| derivation (declared) | parent found | activity declared | guessed | link's edges | discovered | agree | recall | precision |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    src: dict[str, str] = {}
+    for d in declared_spec.derivations:
+        cd, pd = declared_spec.dataset(d.child), declared_spec.dataset(d.parent)
+        if d.coverage == "documented" or not (cd.has_items and pd.has_items):
+            continue
+        child = load_items(cd, data_dir=data_dir)
+        edges, _, _ = link_derivation(d, child, load_items(pd, data_dir=data_dir))
+        want = _edge_pairs(edges, d.child, d.parent)
+        p = found.get(d.child)
+        got = _edge_pairs(result.lineage.edges, d.child, d.parent) if p is not None else {}
+        agree = sum(1 for k, v in got.items() if want.get(k) == v)
+        guessed = p.activity if p is not None else "-"
+        parent_found = "yes" if p is not None and p.parent == d.parent else f"no ({p.parent if p else 'none'})"
+        print(f"| {d.child} <- {d.parent} | {parent_found} | {d.activity} | {guessed} | {len(want):,} | {len(got):,} | {agree:,} | "
+              f"{_pct(agree, len(want))} | {_pct(agree, len(got))} |")
+        for k in sorted(set(want) | set(got)):
+            if want.get(k) != got.get(k):
+                rows.append(f"{d.child}\t{d.parent}\t{p.parent if p else ''}\t{k}\t{want.get(k, '')}\t{got.get(k, '')}")
+        if d.child == CHILD:
+            src = {i: json.loads(r).get("src", "") for i, r in zip(child.column("item").to_pylist(), child.column("record").to_pylist(), strict=True)}
+    e = result.lineage.edges
+    stray = sum(
+        1 for cd, pd, ci in zip(*(e.column(k).to_pylist() for k in ("child_dataset", "parent_dataset", "child_item")), strict=True)
+        if cd == CHILD and pd == "mmlu" and not src.get(ci, "").startswith("ori_mmlu-")
+    )
+    print(f"\nMMLU-Pro items whose src is not ori_mmlu-* linked to MMLU: {stray}")
+    (out / "family-disagreements.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    print(f"disagreements: {len(rows) - 1} edges (listed in {out / 'family-disagreements.tsv'})")
+
+
+def _invented_stems(n: int, seed: int = 18) -> list[str]:
+    """``n`` distinct-looking stems of 8-24 invented words (a 20,000-word vocabulary)."""
+    import random
+
+    rng = random.Random(seed)
+    syll = [c + v for c in "bcdfghjklmnprstvz" for v in "aeiou"]
+    vocab = sorted({"".join(rng.choice(syll) for _ in range(rng.randint(2, 4))) for _ in range(25_000)})[:20_000]
+    return [" ".join(rng.choices(vocab, k=rng.randint(8, 24))) for _ in range(n)]
+
+
+def scale(sizes: list[int], queries: int = 10_000) -> None:
+    """Issue 18 "Scale": the stem index over a synthetic corpus of each size (invented stems,
+    normalised as the linker does), then ``queries`` near-copies (one word replaced) looked
+    up: build and query time, recall of the copied row among the candidates, peak RSS."""
+    import random
+
+    from croissant_lineage.discovery.index import build_index
+    from croissant_lineage.linking.normalize import normalize_stem
+
+    print("\n| corpus stems | build (wall / CPU) | postings | queries | query (wall / CPU) | copied row found | peak RSS |")
+    print("|---|---|---|---|---|---|---|")
+    for n in sizes:
+        stems = _invented_stems(n)
+        t, c = time.perf_counter(), time.process_time()
+        norm = [normalize_stem(x) for x in stems]
+        del stems
+        index = build_index(["synthetic"] * n, [str(i) for i in range(n)], norm)
+        build = (time.perf_counter() - t, time.process_time() - c)
+        rng = random.Random(1)
+        rows = [rng.randrange(n) for _ in range(queries)]
+        probes = []
+        for j in rows:
+            words = norm[j].split()
+            words[rng.randrange(len(words))] = "zzqx"
+            probes.append(" ".join(words))
+        t, c = time.perf_counter(), time.process_time()
+        found = sum(1 for j, q in zip(rows, probes, strict=True) if any(x.row == j for x in index.candidates(q, threshold=85.0)))
+        query = (time.perf_counter() - t, time.process_time() - c)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"| {n:,} | {build[0]:.0f} s / {build[1]:.0f} s | {index.keys.size:,} | {queries:,} | {query[0]:.1f} s / {query[1]:.1f} s | "
+              f"{_pct(found, queries)} | {rss:,.0f} MB (load average {os.getloadavg()[0]:.1f}) |", flush=True)
+        del index, norm
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=None, help="folder to write (default: a temporary folder)")
@@ -216,7 +333,14 @@ def main() -> int:
                     help="items of the synthetic family (default 10,000; 0 skips it)")
     ap.add_argument("--no-mmlu", action="store_true", help="skip the MMLU parts (no shared data needed)")
     ap.add_argument("--no-translations", action="store_true", help="skip the translation section")
+    ap.add_argument("--family-only", action="store_true",
+                    help="run only section 0 (the whole MMLU family stripped of its derivations); its peak RSS is the run's")
+    ap.add_argument("--sizes", metavar="N,N", help="only the index scale run, on synthetic corpora of these sizes "
+                    "(e.g. 1000000,10000000); peak RSS is the largest size's")
     args = ap.parse_args()
+    if args.sizes:
+        scale([int(x) for x in args.sizes.split(",")])
+        return 0
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-discover-"))
     out.mkdir(parents=True, exist_ok=True)
     if not args.no_mmlu:
@@ -224,6 +348,9 @@ def main() -> int:
         if not data_dir:
             print("set CROISSANT_LINEAGE_DATA to the shared data folder (or pass --no-mmlu)", file=sys.stderr)
             return 2
+        family(out, data_dir)
+        if args.family_only:
+            return 0
         mmlu(out, data_dir)
     syn_folder = synthetic(args.synthetic, out) if args.synthetic else None
     if not args.no_translations:

@@ -73,6 +73,7 @@ _API: dict[str, tuple[str, ...]] = {
         "to_graph",
     ),
     "croissant.mlc": ("mlcroissant_issues",),
+    "discovery.family": ("FamilyDiscovery", "discover_family"),
     "discovery.propose": ("Discovery", "Proposal", "discover"),
     "discovery.roles": ("RoleGuess", "infer_roles"),
     "enrich.descriptor": (
@@ -254,6 +255,7 @@ if TYPE_CHECKING:
     from croissant_lineage.croissant.hub import descriptor_for
     from croissant_lineage.croissant.jsonld import read_graph, to_graph
     from croissant_lineage.croissant.mlc import mlcroissant_issues
+    from croissant_lineage.discovery.family import FamilyDiscovery, discover_family
     from croissant_lineage.discovery.propose import Discovery, Proposal, discover
     from croissant_lineage.discovery.roles import RoleGuess, infer_roles
     from croissant_lineage.enrich.descriptor import EnrichResult, enrich_descriptor, enrich_file

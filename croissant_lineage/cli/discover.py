@@ -7,6 +7,7 @@ import json
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
+from croissant_lineage.discovery.family import discover_family
 from croissant_lineage.discovery.propose import discover
 from croissant_lineage.errors import InputError
 
@@ -26,6 +27,13 @@ def _roles(text: str | None) -> dict[str, object] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.family is not None:
+        if args.descriptors or args.against or args.roles or args.key_format:
+            raise InputError("--family compares the spec's own datasets: give no DESCRIPTOR, --against, --roles or --key-format with it")
+        print_result(args, discover_family(args.family, data_dir=args.data_dir, out=args.out, threshold=args.threshold, index_dir=args.index))
+        return 0
+    if not args.descriptors or not args.against:
+        raise InputError("give DESCRIPTOR... --against SOURCE... (or --family SPEC)")
     result = discover(
         args.descriptors,
         args.against,
@@ -48,14 +56,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "up in an index of the SOURCES corpus (family names or spec files, descriptors, lineage folders), "
         "choose parent datasets, link items with the linker's own matching, and guess the activity. "
         "Writes OUT/family-fragment.json (to review and add to a spec), OUT/lineage/ (edges with "
-        "method 'discovered'), OUT/discover.json and OUT/index/ (reused by later runs).",
+        "method 'discovered'), OUT/discover.json and OUT/index/ (reused by later runs). "
+        "With --family SPEC instead: every dataset of SPEC against every other (its derivations ignored): "
+        "the derivation forest, each direction decided by evidence (options added, dates, subsets, "
+        "languages) or reported as undecided.",
         epilog=example_epilog(
             "croissant-lineage discover new/metadata.json --against mmlu --data-dir ../shared/data --out found/",
+            "croissant-lineage discover --family datasets-only.json --data-dir ../shared/data --out forest/",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("descriptors", nargs="+", metavar="DESCRIPTOR", help="Croissant descriptor of a dataset of unknown origin")
-    p.add_argument("--against", nargs="+", required=True, metavar="SOURCE", help="reference corpus: family, spec, descriptor or lineage folder")
+    p.add_argument("descriptors", nargs="*", metavar="DESCRIPTOR", help="Croissant descriptor of a dataset of unknown origin")
+    p.add_argument("--against", nargs="+", metavar="SOURCE", help="reference corpus: family, spec, descriptor or lineage folder")
+    p.add_argument("--family", metavar="SPEC", help="discover the derivations among SPEC's datasets (family name or spec file; its derivations are ignored)")
     options.data_dir(p)
     options.out(p, "folder to write (fragment, lineage, report, index)")
     p.add_argument("--roles", metavar="JSON", help="role overrides in the family spec's syntax, as JSON")

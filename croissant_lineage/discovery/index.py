@@ -49,6 +49,8 @@ TOP_K = 10
 #: Shingles in more rows than this are not indexed.
 MAX_POSTING = 500
 _N = 3
+#: Rows shingled at a time when building.
+_CHUNK = 100_000
 
 
 def shingles(stem: str) -> list[int]:
@@ -171,14 +173,20 @@ class StemIndex:
 
 def build_index(datasets: list[str], items: list[str], stems: list[str]) -> StemIndex:
     """Index a corpus given per row: dataset name, item id and *normalised* stem."""
-    keys: list[int] = []
-    rows: list[int] = []
-    for j, s in enumerate(stems):
-        hs = shingles(s)
-        keys.extend(hs)
-        rows.extend([j] * len(hs))
-    k = np.asarray(keys, dtype=np.uint32)
-    r = np.asarray(rows, dtype=np.int32)
+    key_parts: list[np.ndarray] = []
+    row_parts: list[np.ndarray] = []
+    for lo in range(0, len(stems), _CHUNK):  # Python ints only for a chunk at a time (memory)
+        keys: list[int] = []
+        counts: list[int] = []
+        for s in stems[lo : lo + _CHUNK]:
+            hs = shingles(s)
+            keys.extend(hs)
+            counts.append(len(hs))
+        key_parts.append(np.asarray(keys, dtype=np.uint32))
+        row_parts.append(np.repeat(np.arange(lo, lo + len(counts), dtype=np.int32), counts))
+    k = np.concatenate(key_parts) if key_parts else np.zeros(0, np.uint32)
+    r = np.concatenate(row_parts) if row_parts else np.zeros(0, np.int32)
+    del key_parts, row_parts
     order = np.lexsort((r, k))
     k, r = k[order], r[order]
     uniq, start, count = np.unique(k, return_index=True, return_counts=True)

@@ -13,7 +13,8 @@ lineage folder), and for each unknown dataset:
    (:func:`~croissant_lineage.linking.linker.link_derivation`): by id when 95 % of the
    children share an id with a parent item of the same stem (a snapshot), else by stem
    (exact, fuzzy, options aligned, key compared) on the parent rows the index proposed,
-   without subject blocks;
+   within subject blocks first when the two datasets' subject values are the same names
+   (then without blocks for the children left), else without subject blocks;
 4. drops edges whose stem was edited and which copy under half of the parent's options (a near
    stem alone is no evidence without a declared derivation: templated questions differ
    only by their numbers);
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -155,7 +156,8 @@ class Discovery(Result):
 def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tuple[str, dict[str, int]]:
     """The activity a pair's edges point to, and the counts that support it.
 
-    In order: ``snapshot`` (>= 95 % of edges join items of the same id), ``option_expansion``
+    In order: ``snapshot`` (>= 95 % of edges join items of the same id and >= 95 % of the
+    parent's items are reached: a subset with the same ids is a filter), ``option_expansion``
     (options added on most edges), ``re_annotation`` (keys changed on >= 1 % of edges),
     ``re_release`` (stems edited on >= 1 %), ``filter`` (< 95 % of the parent's items
     reached), else ``copy``.
@@ -183,7 +185,7 @@ def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tupl
     }
     if n == 0:
         return "copy", counts
-    if counts["same_id"] >= _ALL * n:
+    if counts["same_id"] >= _ALL * n and counts["parents_reached"] >= _ALL * parent_items:
         return "snapshot", counts
     if counts["options_added"] >= _MOST * n:
         return "option_expansion", counts
@@ -310,9 +312,27 @@ def _link_pair(
         deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"))
         edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
         return edges, unmatched
+    parents = parent_table.take(sorted(set(prows)))
+    kids_table = child_table.take(kids)
+    first: list[pa.Table] = []
+    if _subjects_shared(kids_table, parents):  # same subject values: the linker's subject blocks first
+        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block="subject", parent_block="subject", threshold=threshold))
+        edges, _, _ = link_derivation(deriv, kids_table, parents, translated=False)
+        first.append(edges)
+        done = set(edges.column("child_item").to_pylist())
+        kids_table = kids_table.filter(pa.array([i not in done for i in kids_table.column("item").to_pylist()], pa.bool_()))
     deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
-    edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table.take(sorted(set(prows))), translated=False)
-    return edges, unmatched
+    edges, unmatched, _ = link_derivation(deriv, kids_table, parents, translated=False)
+    return (pa.concat_tables([*first, edges]) if first else edges), unmatched
+
+
+def _subjects_shared(child: pa.Table, parent: pa.Table) -> bool:
+    """True when >= 95 % of the children's subjects are subject values of the parent's items:
+    the two datasets name their subjects alike, so an identical item in two subjects (MMLU has
+    college_medicine items copied into clinical_knowledge) is linked within its own subject."""
+    subjects = [s for s in child.column("subject").to_pylist() if s]
+    known = set(parent.column("subject").to_pylist())
+    return bool(subjects) and sum(1 for s in subjects if s in known) >= _ALL * len(subjects)
 
 
 def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
@@ -534,7 +554,17 @@ def _fragment(result: Discovery) -> dict[str, Any]:
     return {"datasets": datasets, "derivations": derivations}
 
 
-def _write(result: Discovery, out: Path) -> Path:
+class _Written(Protocol):
+    """What :func:`_write` needs of a discovery result."""
+
+    lineage: Lineage
+
+    def fragment(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _write(result: _Written, out: Path) -> Path:
+    """``OUT/family-fragment.json``, ``OUT/discover.json`` (without the index's folder) and ``OUT/lineage/``."""
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out / "family-fragment.json", result.fragment())
     report = result.to_dict()

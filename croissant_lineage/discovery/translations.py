@@ -175,7 +175,7 @@ def _check(checker: Checker, name: str, child: pa.Table, match: TranslationMatch
 
 def discover_translation(
     name: str, child: pa.Table, corpus: Mapping[str, pa.Table], languages: Mapping[str, str | None] | None = None,
-    parent_checkers: dict[str, Checker] | None = None,
+    parent_checkers: dict[str, Checker] | None = None, ways: tuple[str, ...] = ("ids", "positions", "tokens"),
 ) -> tuple[TranslationMatch | None, list[TranslationMatch]]:
     """The corpus dataset an unknown dataset translates, paired without a model.
 
@@ -186,6 +186,8 @@ def discover_translation(
         languages: Dataset -> declared language (numbers are read in it); None: digits only.
         parent_checkers: Corpus dataset -> its items' checker, filled and reused across
             calls (a corpus dataset's evidence is read once for all the unknown datasets).
+        ways: The ways of pairing tried, in this order (a subset of ``ids``,
+            ``positions``, ``tokens``; the tokens are the costly one).
 
     Returns:
         ``(best, tried)``: the supported match pairing the most items (ties: the larger
@@ -204,7 +206,7 @@ def discover_translation(
         if pname == name or parent.num_rows == 0:
             continue
         checker: Checker | None = None
-        for how in ("ids", "positions", "tokens"):
+        for how in ways:
             if how == "tokens":
                 checker = checker or _checker(parent_checkers, name, child, pname, parent, readers)
                 pairs = _by_tokens(checker, name, child, pname, parent)

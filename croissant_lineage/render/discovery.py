@@ -1,11 +1,13 @@
-"""The text view of :class:`~croissant_lineage.discovery.propose.Discovery` (``croissant-lineage discover``)."""
+"""The text views of :class:`~croissant_lineage.discovery.propose.Discovery` and
+:class:`~croissant_lineage.discovery.family.FamilyDiscovery` (``croissant-lineage discover``)."""
 
 from __future__ import annotations
 
 from croissant_lineage._results import register_text
+from croissant_lineage.discovery.family import FamilyDiscovery
 from croissant_lineage.discovery.propose import Discovery
 
-__all__ = ["discovery_text"]
+__all__ = ["discovery_text", "family_discovery_text"]
 
 
 @register_text(Discovery)
@@ -39,6 +41,37 @@ def discovery_text(result: Discovery) -> str:
             lines.append(f"  also matched (same children): {top}")
     for name in result.no_relative:
         lines.append(f"{name}: no relative in the corpus: no derivation proposed")
+    if result.out is not None:
+        lines.append(f"wrote {result.out}/family-fragment.json, lineage/ (edges method: discovered), discover.json, index/")
+    return "\n".join(lines)
+
+
+@register_text(FamilyDiscovery)
+def family_discovery_text(result: FamilyDiscovery) -> str:
+    """Per dataset its proposed parent, activity and the rule that decided the direction; the
+    related pairs left without a derivation (siblings, undecided) and the loners."""
+    lines = [f"stem index: {result.index['rows']} items ({'reused' if result.index['reused'] else 'built'})"]
+    for p in result.proposals:
+        choice = result.choices[p.child]
+        lines.append(
+            f"{p.child} <- {p.parent}: {p.activity}; {p.linked} of {p.child_items} items linked ({100 * p.share:.1f} %), "
+            f"{p.evidence['parents_reached']} of {p.parent_items} parent items"
+        )
+        lines.append(f"  direction: {choice['rule']}")
+        if choice.get("tied_with"):
+            lines.append(f"  {choice['choice']} (tied with {', '.join(choice['tied_with'])})")
+    for child, choice in result.choices.items():
+        for why in ("cycle", "dropped"):
+            if why in choice:
+                lines.append(f"{child}: no parent ({choice[why]})")
+    for r in result.relations:
+        status = result.status.get(f"{r.a} ~ {r.b}")
+        if status == "direction undecided":
+            lines.append(f"{r.a} ~ {r.b} ({r.kind}): {r.rule}")
+        elif status is not None and status.startswith("related through"):
+            lines.append(f"{r.a} ~ {r.b} ({r.kind}): {status}")
+    for name in result.no_relative:
+        lines.append(f"{name}: no relative in the family: no derivation proposed")
     if result.out is not None:
         lines.append(f"wrote {result.out}/family-fragment.json, lineage/ (edges method: discovered), discover.json, index/")
     return "\n".join(lines)

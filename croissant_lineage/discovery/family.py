@@ -1,0 +1,598 @@
+"""A family's derivation forest from its datasets alone: parents, directions, activities, edges.
+
+:func:`discover_family` takes a family spec and ignores its derivations: every dataset with
+item data is compared with every other (all against all), and the derivations are proposed
+from the item evidence, each with the rule that decided its DIRECTION and the counts behind
+it. Steps:
+
+1. **Related pairs.** One stem index of all the datasets
+   (:mod:`croissant_lineage.discovery.index`); each dataset's stems are looked up in it. Two
+   datasets of the same language (or with no language declared) are *related by text* when
+   one has candidates for at least :data:`~croissant_lineage.discovery.propose.MIN_ITEMS`
+   items and :data:`~croissant_lineage.discovery.propose.MIN_SHARE` of its items in the other.
+   A dataset is also paired with the datasets of OTHER declared languages by ids and
+   positions (then, if neither pairs it with anything and it has no relative by text, by
+   translation-surviving tokens), as
+   :func:`~croissant_lineage.discovery.translations.discover_translation` does: *related by
+   translation* when the tokens support the pairs.
+2. **Direction of each pair**, from the evidence, never from names (:func:`direction`). Text
+   pairs, every rule that applies votes:
+
+   * *options*: on the pairs of best candidates, one side has more options on >= 50 % of
+     the pairs and the other on <= 1 %: the side with more options is the child (an
+     option expansion adds options; none removes them all);
+   * *dates*: both sides have a date (the spec's ``date``, else the descriptor's
+     ``datePublished``) and they differ: the earlier is the parent;
+   * *subset*: >= 95 % of one side's items have a candidate in the other, and < 95 % of the
+     other side's have one in it: the side inside the other is the child (a filter, a
+     sample, a re-annotation of part of it).
+
+   One vote, or several that agree, decide; no vote, or votes that disagree, leave the
+   direction *undecided* (reported, never guessed). A translation pair: the parent is the
+   side with more relatives by text in its own language (its items circulate in that
+   language: copied, filtered, expanded; a translation's items have few or none); as many
+   on both sides (two translations of the same source), undecided.
+3. **One parent per dataset** (:func:`_choose`): among the relatives whose decided direction
+   makes them its parent, the one explaining the most of its items (text: items with a
+   candidate, then exact stems; translation: pairs, then the share of the pairs with tokens
+   whose tokens agree, in whole percent: the token weights depend on the candidate, so the
+   same text paired with two copies can differ by a pair). Ties:
+   when the child and the tied candidates are dated, the latest candidate dated before the
+   child (a snapshot chain); else the candidate that is an ancestor of the others (the
+   items' origin, not a copy of it); else the first by name, flagged ``tied_with``. A
+   cycle (possible only when votes of different pairs conflict) is broken by dropping its
+   weakest link.
+4. **Edges and activity**: each chosen pair is linked with the linker's own functions and
+   its activity guessed from the edges, exactly as :func:`~croissant_lineage.discovery.propose.discover`
+   does for one unknown dataset.
+
+Related pairs with no derivation chosen are reported: *siblings* (both descend from a common
+ancestor in the proposed forest: their shared items come from it), or *undecided* (the
+evidence does not say which copied which).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from croissant_lineage._results import Result
+from croissant_lineage.croissant.descriptor import read_descriptor
+from croissant_lineage.discovery.index import StemIndex, load_or_build
+from croissant_lineage.discovery.propose import (
+    MIN_ITEMS,
+    MIN_SHARE,
+    Proposal,
+    _drop_weak,
+    _Hits,
+    _hits,
+    _link_pair,
+    _with,
+    _write,
+    guess_activity,
+)
+from croissant_lineage.discovery.translations import (
+    TranslationMatch,
+    discover_translation,
+    translation_edges,
+)
+from croissant_lineage.errors import LineageError
+from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.model import Lineage, family_info
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.linking.alignment import Checker
+from croissant_lineage.linking.normalize import normalize_stem
+
+__all__ = ["INSIDE", "FamilyDiscovery", "Relation", "direction", "discover_family"]
+
+#: A side is inside the other when this share of its items has a candidate there.
+INSIDE = 0.95
+#: Options rule: the child has more options on at least this share of the pairs...
+_OPTIONS_MOST = 0.5
+#: ...and the parent on at most this share.
+_OPTIONS_NEVER = 0.01
+
+
+@dataclass(frozen=True)
+class Relation:
+    """Two related datasets, the evidence between them, and the direction it decides.
+
+    Attributes:
+        a, b: The two datasets (``a < b`` by name).
+        kind: ``text`` (stems found in the index) or ``translation`` (paired by ids,
+            positions or tokens across languages).
+        counts: The evidence (see :func:`direction` for text pairs; pairs and token
+            agreement for translations).
+        parent: The side the evidence makes the parent, or None (undecided).
+        rule: The rules that voted, with their counts, or why the direction is undecided.
+    """
+
+    a: str
+    b: str
+    kind: str
+    counts: dict[str, Any]
+    parent: str | None
+    rule: str
+
+    @property
+    def child(self) -> str | None:
+        """The other side of a decided pair."""
+        return None if self.parent is None else self.b if self.parent == self.a else self.a
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view."""
+        return {"a": self.a, "b": self.b, "kind": self.kind, "parent": self.parent, "child": self.child,
+                "rule": self.rule, "counts": dict(self.counts)}
+
+
+@dataclass(repr=False)
+class FamilyDiscovery(Result):
+    """What :func:`discover_family` found.
+
+    Attributes:
+        proposals: The proposed derivations (one parent per dataset at most), by child name.
+        relations: Every related pair with its evidence and decided (or undecided) direction.
+        choices: Per child: the candidate parents considered, best first, and how the tie
+            (if any) was broken.
+        status: Per related pair without a proposed derivation: ``siblings of X`` or
+            ``direction undecided``.
+        no_relative: Datasets related to no other.
+        index: The stem index's size, fingerprint and whether it was reused.
+        lineage: The datasets' items and the discovered edges.
+        out: The folder written (None when nothing was written).
+    """
+
+    proposals: list[Proposal]
+    relations: list[Relation]
+    choices: dict[str, dict[str, Any]]
+    status: dict[str, str]
+    no_relative: list[str]
+    index: dict[str, Any]
+    lineage: Lineage
+    out: Path | None = None
+
+    def __repr__(self) -> str:
+        return f"FamilyDiscovery(proposals={len(self.proposals)}, relations={len(self.relations)}, no_relative={self.no_relative})"
+
+    def parent_of(self, child: str) -> str | None:
+        """The proposed parent of ``child`` (None when none was proposed)."""
+        return next((p.parent for p in self.proposals if p.child == child), None)
+
+    @property
+    def undecided(self) -> list[Relation]:
+        """Related pairs whose direction the evidence does not decide (and that are not siblings)."""
+        return [r for r in self.relations if self.status.get(f"{r.a} ~ {r.b}") == "direction undecided"]
+
+    def fragment(self) -> dict[str, Any]:
+        """The proposed derivations in the family spec's syntax, and the undecided pairs."""
+        derivations = []
+        for p in self.proposals:
+            how = p.evidence.get("paired_by")
+            link = {"by": "id"} if how == "ids" else {"by": "index"} if how == "positions" else {} if how == "tokens" else {
+                "by": "text", "child_block": None, "parent_block": None, "threshold": 85}
+            derivations.append({
+                "child": p.child, "parent": p.parent, "activity": p.activity, **({"link": link} if link else {}),
+                "note": f"discovered: {p.linked} of {p.child_items} child items linked; direction: {self.choices[p.child]['rule']}",
+            })
+        undecided = [{"a": r.a, "b": r.b, "why": r.rule} for r in self.undecided]
+        return {"derivations": derivations, "direction_undecided": undecided}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: proposals, relations with their status, choices, loners, the index."""
+        return {
+            "proposals": [p.to_dict() for p in self.proposals],
+            "relations": [r.to_dict() | {"status": self.status.get(f"{r.a} ~ {r.b}", "derivation")} for r in self.relations],
+            "choices": self.choices,
+            "no_relative": list(self.no_relative),
+            "index": dict(self.index),
+            "edges": self.lineage.edges.num_rows,
+        }
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def _date(ds: DatasetSpec) -> str | None:
+    """The dataset's date: the spec's ``date``, else its descriptor's ``datePublished``."""
+    if ds.date:
+        return str(ds.date)[:10]
+    if ds.descriptor is None:
+        return None
+    try:
+        value = read_descriptor(ds.descriptor).doc.get("datePublished")
+    except LineageError:
+        return None
+    return str(value)[:10] if isinstance(value, str) and value else None
+
+
+# ---------------------------------------------------------------- text relations
+
+
+def _option_counts(table: pa.Table) -> list[int]:
+    return [len(o) if o else 0 for o in table.column("options").to_pylist()]
+
+
+def _pair_counts(x: str, y: str, hits: dict[tuple[str, str], _Hits], tables: dict[str, pa.Table],
+                 start: dict[str, int], opts: dict[str, list[int]]) -> dict[str, Any]:
+    """The evidence between ``x`` and ``y`` (``x < y``): coverage each way, exact stems,
+    option counts on the pairs of best candidates, shared ids."""
+    counts: dict[str, Any] = {}
+    more = {x: 0, y: 0}
+    compared = same_id = 0
+    for side, other in ((x, y), (y, x)):
+        h = hits.get((side, other))
+        rows = h.rows.get(other, {}) if h else {}
+        counts[f"{side}_items"] = tables[side].num_rows
+        counts[f"{side}_covered"] = len(rows)
+        counts[f"{side}_exact"] = len(h.exact.get(other, set())) if h else 0
+        if side != x:
+            continue
+        ids_x, ids_y = tables[x].column("item").to_pylist(), tables[y].column("item").to_pylist()
+        for i, cands in rows.items():
+            j = cands[0] - start[y]
+            same_id += ids_x[i] == ids_y[j]
+            nx, ny = opts[x][i], opts[y][j]
+            if nx and ny:
+                compared += 1
+                if nx != ny:
+                    more[x if nx > ny else y] += 1
+    counts.update({"pairs_compared": compared, f"{x}_more_options": more[x], f"{y}_more_options": more[y], "same_id": same_id})
+    return counts
+
+
+def direction(a: str, b: str, counts: dict[str, Any], dates: dict[str, str | None]) -> tuple[str | None, str]:
+    """The parent of a text pair by the rules of the module docstring, and the votes.
+
+    Args:
+        a, b: The two datasets.
+        counts: Their evidence (:func:`_pair_counts`: ``{a}_items``, ``{a}_covered``,
+            ``{a}_more_options``, ``pairs_compared`` and the same for ``b``).
+        dates: Dataset -> date (ISO) or None.
+
+    Returns:
+        ``(parent, rule)``: the parent (None when undecided) and the votes in words.
+    """
+    votes: list[tuple[str, str]] = []  # (parent, why)
+    n = counts.get("pairs_compared", 0)
+    for child, parent in ((a, b), (b, a)):
+        if n and counts[f"{child}_more_options"] >= _OPTIONS_MOST * n and counts[f"{parent}_more_options"] <= _OPTIONS_NEVER * n:
+            votes.append((parent, f"options: {child} has more options on {counts[f'{child}_more_options']} of {n} pairs, "
+                                  f"{parent} on {counts[f'{parent}_more_options']}"))
+    da, db = dates.get(a), dates.get(b)
+    if da and db and da != db:
+        first, second = (a, b) if da < db else (b, a)
+        votes.append((first, f"dates: {first} {min(da, db)} before {second} {max(da, db)}"))
+    share = {s: counts[f"{s}_covered"] / counts[f"{s}_items"] if counts[f"{s}_items"] else 0.0 for s in (a, b)}
+    for child, parent in ((a, b), (b, a)):
+        if share[child] >= INSIDE > share[parent]:
+            votes.append((parent, f"subset: {100 * share[child]:.1f} % of {child} found in {parent}, "
+                                  f"{100 * share[parent]:.1f} % of {parent} in {child}"))
+    parents = {p for p, _ in votes}
+    if len(parents) == 1:
+        return parents.pop(), "; ".join(w for _, w in votes)
+    if not votes:
+        return None, (f"direction undecided: no rule applies ({100 * share[a]:.1f} % of {a} found in {b}, "
+                      f"{100 * share[b]:.1f} % of {b} in {a}; options differ on "
+                      f"{counts.get(f'{a}_more_options', 0) + counts.get(f'{b}_more_options', 0)} of {n} pairs; "
+                      f"dates {da or 'none'} / {db or 'none'})")
+    return None, "direction undecided: the rules disagree (" + "; ".join(w for _, w in votes) + ")"
+
+
+def _related(counts: dict[str, Any], x: str, y: str) -> bool:
+    return any(
+        counts[f"{s}_covered"] >= max(MIN_ITEMS, MIN_SHARE * counts[f"{s}_items"]) for s in (x, y)
+    )
+
+
+def _same_language(a: str, b: str, languages: dict[str, str | None]) -> bool:
+    la, lb = languages.get(a), languages.get(b)
+    return la is None or lb is None or la == lb
+
+
+def _text_relations(
+    tables: dict[str, pa.Table], index: StemIndex, languages: dict[str, str | None], dates: dict[str, str | None],
+    threshold: float,
+) -> tuple[list[Relation], dict[tuple[str, str], _Hits]]:
+    start: dict[str, int] = {}
+    for j, d in enumerate(index.datasets):
+        start.setdefault(d, j)
+    hits: dict[tuple[str, str], _Hits] = {}
+    for name in sorted(tables):
+        h = _hits(index, [normalize_stem(s) for s in tables[name].column("stem").to_pylist()], threshold)
+        for other in h.rows:
+            if other != name and _same_language(name, other, languages):
+                hits[(name, other)] = h
+    opts = {n: _option_counts(t) for n, t in tables.items()}
+    relations = []
+    for x, y in sorted({tuple(sorted(k)) for k in hits}):
+        counts = _pair_counts(x, y, hits, tables, start, opts)
+        if _related(counts, x, y):
+            parent, rule = direction(x, y, counts, dates)
+            relations.append(Relation(x, y, "text", counts, parent, rule))
+    return relations, hits
+
+
+# ---------------------------------------------------------------- translation relations
+
+
+def _translation_relations(
+    tables: dict[str, pa.Table], languages: dict[str, str | None], text: list[Relation],
+) -> tuple[list[Relation], dict[tuple[str, str], TranslationMatch]]:
+    """Pairs across declared languages, paired by ids or positions (tokens for a dataset with
+    no text relative that nothing pairs otherwise), with the direction of the module
+    docstring's rule. Each dataset is paired with the datasets having at least as many text
+    relatives as itself, so that the pairs and their token counts are read from the side
+    that would be the child (the same way for all of its candidate parents)."""
+    relatives: dict[str, int] = {}
+    for r in text:
+        for s in (r.a, r.b):
+            relatives[s] = relatives.get(s, 0) + 1
+    checkers: dict[str, Checker] = {}
+    found: dict[tuple[str, str], TranslationMatch] = {}
+    for name in sorted(tables):
+        if languages.get(name) is None:
+            continue
+        mine = relatives.get(name, 0)
+        corpus = {o: t for o, t in tables.items()  # a pair found from the other side is not paired again
+                  if languages.get(o) not in (None, languages[name]) and relatives.get(o, 0) >= mine and (o, name) not in found}
+        if not corpus:
+            continue
+        matches = _supported(name, tables[name], corpus, languages, checkers, ("ids", "positions"))
+        if not matches and not mine:  # tokens (costly) only for a dataset with no text relative
+            matches = _supported(name, tables[name], corpus, languages, checkers, ("tokens",))
+        for m in matches:
+            found[(name, m.parent)] = m
+    relations = []
+    for (child, parent), m in sorted(found.items()):
+        a, b = sorted((child, parent))
+        counts = {"paired_by": m.how, "pairs": len(m.pairs), f"{child}_items": tables[child].num_rows,
+                  f"{parent}_items": tables[parent].num_rows, **{k: v for k, v in m.counts.items() if k != "pairs"},
+                  "languages": f"{child} {languages[child]}, {parent} {languages[parent]}",
+                  f"{child}_text_relatives": relatives.get(child, 0), f"{parent}_text_relatives": relatives.get(parent, 0)}
+        nc, np_ = relatives.get(child, 0), relatives.get(parent, 0)
+        if np_ > nc:
+            p: str | None = parent
+            rule = (f"translation: {parent} ({languages[parent]}) has {np_} relatives by text in its language, "
+                    f"{child} ({languages[child]}) {nc}")
+        else:
+            p, rule = None, f"direction undecided: translation pair whose sides have as many relatives by text ({nc})"
+        relations.append(Relation(a, b, "translation", counts, p, rule))
+    return relations, found
+
+
+def _supported(name: str, table: pa.Table, corpus: dict[str, pa.Table], languages: dict[str, str | None],
+               checkers: dict[str, Checker], ways: tuple[str, ...]) -> list[TranslationMatch]:
+    _, tried = discover_translation(name, table, corpus, languages, checkers, ways=ways)
+    return [m for m in tried if m.supported]
+
+
+# ---------------------------------------------------------------- one parent per dataset
+
+
+def _support(r: Relation, child: str) -> tuple[int, int]:
+    c = r.counts
+    if r.kind == "translation":  # the agreeing share in whole percent: the token weights depend on
+        agree, disagree = int(c.get("evidence_agrees", 0)), int(c.get("evidence_disagrees", 0))  # the corpus side,
+        return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0  # +-1 pair is noise
+    return int(c[f"{child}_covered"]), int(c[f"{child}_exact"])
+
+
+def _ancestors(node: str, parent: dict[str, str]) -> list[str]:
+    out: list[str] = []
+    while node in parent and parent[node] not in out and parent[node] != node:
+        node = parent[node]
+        out.append(node)
+    return out
+
+
+def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provisional: dict[str, str]) -> tuple[str, str]:
+    """The tied candidate chosen, and how (see the module docstring, step 3)."""
+    dc = dates.get(child)
+    if dc:
+        earlier = sorted((dates[t], t) for t in tied if dates.get(t) and dates[t] < dc)  # type: ignore[operator]
+        if earlier and len(earlier) == len(tied):
+            return earlier[-1][1], f"tie broken by dates: {earlier[-1][1]} is the latest before {child} ({dc})"
+    for t in tied:
+        if all(t == o or t in _ancestors(o, provisional) for o in tied):
+            return t, f"tie broken by ancestry: {t} is an ancestor of {', '.join(o for o in tied if o != t)}"
+    return tied[0], "tie not broken by the evidence: first by name"
+
+
+def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, int], str, Relation]]]:
+    cands: dict[str, list[tuple[tuple[int, int], str, Relation]]] = {}
+    for r in relations:
+        if r.parent is not None and r.child is not None:
+            cands.setdefault(r.child, []).append((_support(r, r.child), r.parent, r))
+    for lst in cands.values():
+        lst.sort(key=lambda t: (-t[0][0], -t[0][1], t[1]))
+    return cands
+
+
+def _choose(relations: list[Relation], dates: dict[str, str | None]) -> tuple[dict[str, Relation], dict[str, dict[str, Any]]]:
+    """Per child, the relation to its chosen parent, and the choice's record."""
+    cands = _candidates(relations)
+    provisional = {c: lst[0][1] for c, lst in cands.items()}
+    chosen: dict[str, Relation] = {}
+    record: dict[str, dict[str, Any]] = {}
+    for child in sorted(cands):
+        lst = cands[child]
+        tied = [p for s, p, _ in lst if s == lst[0][0]]
+        parent, how = (tied[0], "most items explained") if len(tied) == 1 else _break_tie(child, tied, dates, provisional)
+        rel = next(r for _, p, r in lst if p == parent)
+        chosen[child] = rel
+        record[child] = {
+            "parent": parent, "rule": rel.rule, "choice": how,
+            "candidates": [{"parent": p, "items": s[0], "exact_stems_or_tokens_agree_pct": s[1]} for s, p, _ in lst],
+            **({"tied_with": [t for t in tied if t != parent]} if len(tied) > 1 else {}),
+        }
+    _break_cycles(chosen, record)
+    return chosen, record
+
+
+def _break_cycles(chosen: dict[str, Relation], record: dict[str, dict[str, Any]]) -> None:
+    """Drop the weakest link of every cycle of chosen parents (recorded as ``cycle``)."""
+    while True:
+        parent = {c: r.parent for c, r in chosen.items() if r.parent is not None}
+        cycle = next((c for c in sorted(parent) if c in _ancestors(c, parent)), None)
+        if cycle is None:
+            return
+        members = [cycle, *_ancestors(cycle, parent)]
+        members = members[: members.index(cycle, 1)] if cycle in members[1:] else members
+        weakest = min(members, key=lambda c: (_support(chosen[c], c), c))
+        record[weakest]["cycle"] = f"dropped: {weakest} <- {chosen[weakest].parent} closed a cycle through {', '.join(members)}"
+        del chosen[weakest]
+
+
+# ---------------------------------------------------------------- edges
+
+
+def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], _Hits],
+                   start: dict[str, int], threshold: float) -> tuple[Proposal | None, pa.Table, pa.Table]:
+    h = hits[(child, parent)]
+    kids = sorted(h.rows[parent])
+    prows = [r - start[parent] for i in kids for r in h.rows[parent][i]]
+    edges, unmatched = _link_pair(child, parent, tables[child], tables[parent], kids, prows, threshold)
+    edges, weak = _drop_weak(edges)
+    if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * tables[child].num_rows):
+        return None, edges, unmatched
+    activity, counts = guess_activity(edges, tables[child].num_rows, tables[parent].num_rows)
+    counts["dropped_edited_stem_few_options"] = weak
+    n, m = tables[child].num_rows, tables[parent].num_rows
+    prop = Proposal(child, parent, activity, n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
+                    counts["parents_reached"] / m if m else 0.0, counts)
+    return prop, _with(edges, activity), unmatched
+
+
+def _translation_proposal(child: str, parent: str, tables: dict[str, pa.Table], match: TranslationMatch) -> tuple[Proposal, pa.Table]:
+    edges, counts = translation_edges(child, tables[child], tables[parent], match)
+    counts["parents_reached"] = len({j for _, j, _ in match.pairs})
+    n, m = tables[child].num_rows, tables[parent].num_rows
+    prop = Proposal(child, parent, "translation", n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
+                    counts["parents_reached"] / m if m else 0.0, counts)
+    return prop, _with(edges, "translation")
+
+
+def _status(relations: list[Relation], chosen: dict[str, Relation]) -> dict[str, str]:
+    """Related pairs without a proposed derivation: siblings (a common ancestor) or undecided."""
+    parent = {c: r.parent for c, r in chosen.items() if r.parent is not None}
+    out: dict[str, str] = {}
+    for r in relations:
+        if any(chosen.get(s) is r for s in (r.a, r.b)):
+            continue
+        key = f"{r.a} ~ {r.b}"
+        if r.parent is not None and r.child is not None:
+            better = parent.get(r.child)
+            out[key] = f"{r.parent} -> {r.child} decided, not chosen: " + (
+                f"{r.child}'s parent {better} is better supported" if better else f"{r.child} got no parent")
+            continue
+        la = [r.a, *_ancestors(r.a, parent)]
+        lb = {r.b, *_ancestors(r.b, parent)}
+        common = next((x for x in la if x in lb), None)
+        out[key] = f"related through {common}" if common is not None else "direction undecided"
+    return out
+
+
+# ---------------------------------------------------------------- the entry point
+
+
+def discover_family(
+    spec: str | Path | FamilySpec,
+    *,
+    data_dir: str | Path | None = None,
+    out: str | Path | None = None,
+    threshold: float = 85.0,
+    index_dir: str | Path | None = None,
+) -> FamilyDiscovery:
+    """Propose the derivation forest of a family from its datasets alone (its derivations ignored).
+
+    Args:
+        spec: A family name, a spec path or a :class:`FamilySpec`; its derivations are not read.
+        data_dir: Folder the spec's relative file URLs resolve against.
+        out: Folder to write (fragment, lineage, report, index); None writes nothing but
+            the index when ``index_dir`` is given.
+        threshold: Minimum stem score (0-100) of a candidate parent item.
+        index_dir: Where the stem index is saved and reused (default ``OUT/index``).
+
+    Returns:
+        The :class:`FamilyDiscovery`.
+
+    Raises:
+        LineageError: the spec or a dataset's items cannot be read.
+    """
+    fam = spec if isinstance(spec, FamilySpec) else load_family(spec)
+    datasets = {n: ds for n, ds in fam.datasets.items() if ds.has_items}
+    tables = {n: load_items(ds, data_dir=data_dir) for n, ds in sorted(datasets.items())}
+    dates = {n: _date(ds) for n, ds in datasets.items()}
+    languages = {n: (ds.languages[0] if ds.languages else None) for n, ds in datasets.items()}
+    if index_dir is None and out is not None:
+        index_dir = Path(out) / "index"
+    index = load_or_build(index_dir, tables)
+    text, hits = _text_relations(tables, index, languages, dates, threshold)
+    trans, matches = _translation_relations(tables, languages, text)
+    relations = text + trans
+    chosen, record = _choose(relations, dates)
+    start: dict[str, int] = {}
+    for j, d in enumerate(index.datasets):
+        start.setdefault(d, j)
+    proposals: list[Proposal] = []
+    edges: list[pa.Table] = []
+    unmatched: list[pa.Table] = []
+    for child in sorted(chosen):
+        rel = chosen[child]
+        parent = str(rel.parent)
+        if rel.kind == "translation":
+            match = matches.get((child, parent))
+            if match is None:  # found from the other side: pair this way round
+                record[child]["note"] = "pairs found with the roles reversed; re-paired from the child"
+                got = _supported(child, tables[child], {parent: tables[parent]}, languages, {}, ("ids", "positions", "tokens"))
+                if not got:
+                    continue
+                match = got[0]
+            p, e = _translation_proposal(child, parent, tables, match)
+            proposals.append(p)
+            edges.append(e)
+            continue
+        tp, e, u = _text_proposal(child, parent, tables, hits, start, threshold)
+        if tp is None:
+            record[child]["dropped"] = "too few edges once linked"
+            continue
+        proposals.append(tp)
+        edges.append(e)
+        unmatched.append(u)
+    kept = {p.child: chosen[p.child] for p in proposals}
+    status = _status(relations, kept)
+    related = {s for r in relations for s in (r.a, r.b)}
+    no_relative = [n for n in sorted(tables) if n not in related]
+    lineage = _lineage(fam, datasets, tables, proposals, edges, unmatched)
+    result = FamilyDiscovery(
+        proposals, relations, {c: record[c] for c in sorted(record)}, status, no_relative,
+        {"rows": len(index), "fingerprint": index.fingerprint, "reused": index.reused,
+         "folder": str(index_dir) if index_dir else None},
+        lineage,
+    )
+    if out is not None:
+        result.out = _write(result, Path(out))
+    return result
+
+
+def _lineage(fam: FamilySpec, datasets: dict[str, DatasetSpec], tables: dict[str, pa.Table], proposals: list[Proposal],
+             edges: list[pa.Table], unmatched: list[pa.Table]) -> Lineage:
+    derivs = tuple(
+        Derivation(p.child, p.parent, p.activity, LinkRule(by="text", child_block=None, parent_block=None)) for p in proposals
+    )
+    spec = FamilySpec(f"{fam.name}-discovered", None, dict(datasets), derivs, title=f"Derivations discovered in {fam.name}")
+    items = pa.concat_tables(list(tables.values())) if tables else ITEMS_SCHEMA.empty_table()
+    e = pa.concat_tables(edges) if edges else EDGES_SCHEMA.empty_table()
+    u = pa.concat_tables(unmatched) if unmatched else UNMATCHED_SCHEMA.empty_table()
+    summary = {
+        "family": spec.name,
+        "items": {n: t.num_rows for n, t in tables.items()},
+        "edges": e.num_rows,
+        "derivations": [p.to_dict() for p in proposals],
+        "unmatched": u.num_rows,
+    }
+    return Lineage(family_info(spec), items, e, unmatched=u, summary=summary)
