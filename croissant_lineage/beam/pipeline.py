@@ -24,6 +24,7 @@ Datasets are read with :func:`~croissant_lineage.lineage.items.load_items`, not 
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import shutil
 import tempfile
@@ -33,7 +34,6 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 
-from croissant_lineage._io import atomic_write_bytes
 from croissant_lineage.beam.blocks import (
     BlockPart,
     ErrorRecord,
@@ -126,7 +126,12 @@ def _staging_name(key: str) -> str:
 
 
 def _put(folder: Path, name: str, obj: Any) -> None:
-    atomic_write_bytes(folder / name, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+    """Write a staging file: whole or not at all (a retried bundle rewrites the same name),
+    not synced to disk (scratch, removed at the end: the lineage folder is written by
+    :meth:`~croissant_lineage.lineage.model.Lineage.write`, through ``_io``)."""
+    tmp = folder / f".{name}.{os.getpid()}.tmp"
+    tmp.write_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+    os.replace(tmp, folder / name)
 
 
 def _get(path: Path) -> Any:
