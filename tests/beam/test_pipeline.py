@@ -86,8 +86,10 @@ def _broken_toy(tmp_path: Path, how: str) -> Path:
     folder = tmp_path / "toy"
     shutil.copytree(TOY.parent, folder)
     spec = json.loads((folder / "family.json").read_text())
-    if how == "rule":  # a link rule names a field the records lack: raised while linking
+    if how == "block":  # a blocking key names a field the records lack: raised while keying rows
         spec["derivations"][1]["link"]["child_block"] = {"field": "no_such_field", "regex": "(.*)"}
+    elif how == "id":  # an id rule's child field is missing: raised while linking a block
+        spec["derivations"][2]["link"]["child_field"] = "no_such_field"
     else:  # a data file of one dataset is gone: raised while loading, in a worker
         for f in (folder / "toy-redux").rglob("*"):
             if f.is_file() and f.name != "croissant.json":
@@ -96,7 +98,7 @@ def _broken_toy(tmp_path: Path, how: str) -> Path:
     return folder / "family.json"
 
 
-@pytest.mark.parametrize("how", ["rule", "data"])
+@pytest.mark.parametrize("how", ["block", "id", "data"])
 def test_bad_input_in_a_worker_is_the_local_error_and_writes_nothing(how: str, tmp_path: Path) -> None:
     spec = _broken_toy(tmp_path, how)
     with pytest.raises(LineageError) as local:
