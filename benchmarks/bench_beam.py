@@ -89,7 +89,7 @@ class _Sampler(threading.Thread):
             tree = _proc_tree(self.root)
             self.tree_peak_kb = max(self.tree_peak_kb, sum(t[1] for t in tree.values()))
             for pid, (cmd, _rss, hwm, cpu) in tree.items():
-                if "sdk_worker_main" in cmd:
+                if "sdk_worker_main" in cmd and "python" in cmd.split(" ", 1)[0]:  # not Popen's shell
                     self.worker_hwm_kb[pid] = max(self.worker_hwm_kb.get(pid, 0), hwm)
                     self.worker_cpu[pid] = cpu
                 elif pid == self.root:
