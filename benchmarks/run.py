@@ -15,7 +15,9 @@ Sections:
   3. resolve: cold start vs ``import mlcroissant``; warm queries per second;
   4. enrich vs ``json.dump`` of the same JSON;
   5. scale: time per item and peak memory at several sizes;
-  6. prov: N-Triples / Turtle / JSON-LD of the family vs link, peak RSS (fresh processes).
+  6. prov: N-Triples / Turtle / JSON-LD of the family vs link, peak RSS (fresh processes);
+  7. link --runner beam with 1 and 2 local workers vs the local linker (only when asked,
+     ``--sections 7``, from a venv with the beam extra; ``--beam-sizes``, default 100k,1m).
 
 Each figure is a median of ``--runs`` runs (wall-clock and CPU time), with the core
 count and load average printed at the top. Targets are reported as met or missed;
@@ -35,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
+import bench_beam  # noqa: E402
 import bench_enrich  # noqa: E402
 import bench_fuzzy  # noqa: E402
 import bench_link  # noqa: E402
@@ -77,7 +80,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--scale-runs", type=int,
                     help="runs per size in section 5 (default: --runs, but 1 for 1M and more)")
     ap.add_argument("--queries", type=int, help="random items per warm/resolve batch (default 20000; 2000 quick)")
-    ap.add_argument("--sections", default="1,2,3,4,5,6", help="which sections to run, e.g. 1,3")
+    ap.add_argument("--sections", default="1,2,3,4,5,6", help="which sections to run, e.g. 1,3 (7: beam, by hand)")
+    ap.add_argument("--beam-sizes", type=_sizes, help="section 7 sizes (default 100k,1m; 2k,8k quick)")
     ap.add_argument("--work", type=Path, help="work folder (default: a temporary folder, removed)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     return ap.parse_args(argv)
@@ -136,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_scale.run(report, sizes, runs_for, work, queries=min(queries, 10_000))
         if "6" in sections:
             bench_prov.run(report, spec, data_dir, runs, work)
+        if "7" in sections:
+            bench_beam.run(report, args.beam_sizes or ([2_000, 8_000] if quick else [100_000, 1_000_000]), work)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -153,7 +153,6 @@ _API: dict[str, tuple[str, ...]] = {
     "lineage.hf": ("to_hf_dataset",),
     "lineage.items": ("load_items",),
     "lineage.model": ("Lineage",),
-    "linking.linker": ("link",),
     "linking.normalize": (
         "normalize_option",
         "normalize_stem",
@@ -202,6 +201,7 @@ _API: dict[str, tuple[str, ...]] = {
     ),
     "workflows": (
         "compare_family_snapshots",
+        "link",
         "snapshot_history",
         "verify_family_translations",
         "witness_family",
@@ -302,7 +302,6 @@ if TYPE_CHECKING:
     from croissant_lineage.lineage.hf import to_hf_dataset
     from croissant_lineage.lineage.items import load_items
     from croissant_lineage.lineage.model import Lineage
-    from croissant_lineage.linking.linker import link
     from croissant_lineage.linking.normalize import normalize_option, normalize_stem
     from croissant_lineage.linking.options import OptionDiff, diff_options
     from croissant_lineage.linking.snapshotdiff import Revision, SnapshotDiff, compare_snapshots
@@ -320,6 +319,7 @@ if TYPE_CHECKING:
     from croissant_lineage.validate import Issue, ValidationReport, codes_table, validate
     from croissant_lineage.workflows import (
         compare_family_snapshots,
+        link,
         snapshot_history,
         verify_family_translations,
         witness_family,

@@ -37,16 +37,21 @@ from croissant_lineage.audits.translations import (
 )
 from croissant_lineage.audits.witnesses import WitnessReport, witness_lineage
 from croissant_lineage.audits.witnesses.archives import ArchiveLimits, list_archives
+from croissant_lineage.beam.pipeline import link_beam
+from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage, family_info
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
-from croissant_lineage.linking.linker import link, link_derivation
+from croissant_lineage.linking.linker import link as _link_here
+from croissant_lineage.linking.linker import link_derivation
 
 __all__ = [
+    "RUNNERS",
     "LinkResult",
     "compare_family_snapshots",
+    "link",
     "snapshot_history",
     "verify_family_translations",
     "witness_family",
@@ -265,6 +270,47 @@ class LinkResult(Result):
         return self.lineage.summary
 
 
+#: Where :func:`link` runs: ``local`` (this process) or ``beam`` (an Apache Beam pipeline).
+RUNNERS = ("local", "beam")
+
+
+def link(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    progress: bool = False,
+    allow_outside: bool = False,
+    runner: str = "local",
+    pipeline_options: Any = None,
+) -> Lineage:
+    """Load every dataset of a family and link their items, here or as a Beam pipeline.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        data_dir: Folder the shipped descriptors' file URLs resolve against.
+        progress: Show progress bars (local runner).
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+        runner: ``"local"`` (:func:`croissant_lineage.linking.linker.link`) or ``"beam"``
+            (:func:`croissant_lineage.beam.pipeline.link_beam`, the ``beam`` extra): the
+            same lineage either way.
+        pipeline_options: Beam options for ``runner="beam"``: ``{name: value}``, flags or
+            ``PipelineOptions`` (default: Beam's local Python runner, a process per core).
+
+    Returns:
+        The :class:`Lineage` (items of every dataset, edges, duplicates, unmatched,
+        summary).
+
+    Raises:
+        InputError: an unknown runner, or ``beam`` without apache-beam installed.
+        LineageError: any input problem (missing files, bad descriptor, bad spec).
+    """
+    if runner == "beam":
+        return link_beam(family, data_dir=data_dir, allow_outside=allow_outside, pipeline_options=pipeline_options)
+    if runner != "local":
+        raise InputError(f"unknown runner {runner!r}", hint=f"use one of: {', '.join(RUNNERS)}")
+    return _link_here(family, data_dir=data_dir, progress=progress, allow_outside=allow_outside)
+
+
 def write_lineage(
     family: FamilySpec | str | Path,
     out: str | Path,
@@ -273,6 +319,8 @@ def write_lineage(
     allow_outside: bool = False,
     force: bool = False,
     progress: bool = False,
+    runner: str = "local",
+    pipeline_options: Any = None,
 ) -> LinkResult:
     """Link every dataset of ``family`` and write the lineage folder ``out``.
 
@@ -283,6 +331,8 @@ def write_lineage(
         allow_outside: Allow descriptor file URLs that leave their base folder.
         force: Write into a non-empty folder this library did not write.
         progress: Show progress bars.
+        runner, pipeline_options: Where to link (see :func:`link`); the folder is the same
+            either way, and nothing is written to it unless linking succeeds.
 
     Returns:
         The :class:`LinkResult`: the lineage and the folder written.
@@ -291,5 +341,8 @@ def write_lineage(
         LineageError: any input problem; ``OutputExistsError`` when ``out`` holds other
             files and ``force`` is false.
     """
-    lineage = link(family, data_dir=data_dir, progress=progress, allow_outside=allow_outside)
+    lineage = link(
+        family, data_dir=data_dir, progress=progress, allow_outside=allow_outside,
+        runner=runner, pipeline_options=pipeline_options,
+    )
     return LinkResult(lineage, lineage.write(out, overwrite=force))

@@ -1,0 +1,267 @@
+"""Linking a family as an Apache Beam pipeline (the ``beam`` extra).
+
+The pipeline, and where each step's work comes from::
+
+    dataset positions --Reshuffle--> load        load_items (this library's reader), the
+                                                 dataset's duplicate groups (side_duplicates),
+                                                 its rows keyed by derivation and block
+                                                 (blocks.block_rows), one staging file per block
+                      --GroupByKey-> link block  link_derivation on the block (blocks.link_block)
+    after the run:                   merge       blocks.merge_lineage, in the launching process
+
+Workers exchange file names, not rows: each block's rows and each result go to a
+staging folder that the workers and the launching process share (a local temporary
+folder for Beam's local runner). Errors the library raises on purpose inside a worker
+are written there as data and raised in the launching process, the one the local
+linker would have met first, so that ``--runner beam`` fails with the same coded
+one-line error as the local linker. Nothing is written to the lineage folder before
+the merge, which writes it whole (:meth:`~croissant_lineage.lineage.model.Lineage.write`).
+
+Datasets are read with :func:`~croissant_lineage.lineage.items.load_items`, not with
+``mlcroissant.ReadFromCroissant``: see the README section "Past one machine: Beam".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import pyarrow as pa
+
+from croissant_lineage.beam.blocks import (
+    BlockPart,
+    ErrorRecord,
+    block_rows,
+    first_error,
+    link_block,
+    merge_lineage,
+    spec_error,
+)
+from croissant_lineage.errors import InputError, LineageError
+from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.linking.duplicates import DuplicateGroup, side_duplicates
+from croissant_lineage.linking.sides import Side
+
+if TYPE_CHECKING:
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+__all__ = ["DEFAULT_OPTIONS", "PipelineOptionsArg", "beam_options", "link_beam", "require_beam"]
+
+#: What ``pipeline_options`` may be: Beam's ``PipelineOptions``, ``{name: value}``, or
+#: command-line flags (``["--direct_num_workers=2"]``).
+PipelineOptionsArg: TypeAlias = "Mapping[str, Any] | Sequence[str] | PipelineOptions | None"
+
+#: Options used unless given: Beam's in-process Python runner, one worker process per core.
+DEFAULT_OPTIONS: dict[str, Any] = {"direct_running_mode": "multi_processing", "direct_num_workers": 0}
+
+#: Staging file names.
+_ITEMS, _DUPS, _PART, _ERROR = "items-{:05d}.pkl", "dups-{:05d}.pkl", "part-{:05d}-{}.pkl", "error-{}.pkl"
+
+
+def require_beam() -> Any:
+    """The ``apache_beam`` module.
+
+    Raises:
+        InputError: apache-beam is not installed (the error names the extra).
+    """
+    try:
+        import apache_beam
+    except ImportError:
+        raise InputError(
+            "--runner beam needs apache-beam, which is not installed",
+            hint="pip install 'croissant-lineage[beam]'",
+        ) from None
+    return apache_beam
+
+
+def beam_options(pipeline_options: PipelineOptionsArg = None) -> tuple[PipelineOptions, Any]:
+    """Beam's options and the runner to use.
+
+    Args:
+        pipeline_options: See :data:`PipelineOptionsArg`. Values given override
+            :data:`DEFAULT_OPTIONS`.
+
+    Returns:
+        ``(options, runner)``: the runner named by the ``runner`` option, or, when none is
+        named, Beam's in-process Python runner (``FnApiRunner``), never one that fetches
+        a binary or a container at start (Beam's ``DirectRunner`` may hand a pipeline to
+        Prism).
+
+    Raises:
+        InputError: apache-beam is not installed.
+    """
+    require_beam()
+    from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+    from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+    if isinstance(pipeline_options, PipelineOptions):
+        options = pipeline_options  # the caller's own object: used as it is
+    else:
+        given = _flags(pipeline_options) if isinstance(pipeline_options, Mapping) else list(pipeline_options or ())
+        options = PipelineOptions([*_flags(DEFAULT_OPTIONS), *given])  # a later flag wins
+    runner = options.view_as(StandardOptions).runner
+    return options, (runner if runner else FnApiRunner())
+
+
+def _flags(options: Mapping[str, Any]) -> list[str]:
+    """``{name: value}`` as Beam's command-line flags (``True``: the bare flag; a list: repeated)."""
+    flags: list[str] = []
+    for name, value in options.items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        flags.extend(f"--{name}" if v is True else f"--{name}={v}" for v in values if v is not None and v is not False)
+    return flags
+
+
+def _staging_name(key: str) -> str:
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]
+
+
+def _put(folder: Path, name: str, obj: Any) -> None:
+    """Write a staging file: whole or not at all (a retried bundle rewrites the same name),
+    not synced to disk (scratch, removed at the end: the lineage folder is written by
+    :meth:`~croissant_lineage.lineage.model.Lineage.write`, through ``_io``)."""
+    tmp = folder / f".{name}.{os.getpid()}.tmp"
+    tmp.write_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+    os.replace(tmp, folder / name)
+
+
+def _get(path: Path) -> Any:
+    with path.open("rb") as f:
+        return pickle.load(f)
+
+
+class _Work:
+    """What every step needs: the spec, where data resolves, and the staging folder."""
+
+    def __init__(self, spec: FamilySpec, data_dir: str | None, allow_outside: bool, staging: str):
+        self.spec = spec
+        self.data_dir = data_dir
+        self.allow_outside = allow_outside
+        self.staging = staging
+
+    def load(self, position: int) -> Iterator[tuple[tuple[int, str], tuple[str, str]]]:
+        """Load one dataset (its position among the datasets with items); write its
+        items and duplicate groups; yield ``((derivation, block), (role, file))``."""
+        folder = Path(self.staging)
+        ds = [d for d in self.spec.datasets.values() if d.has_items][position]
+        try:
+            table = load_items(ds, data_dir=self.data_dir, allow_outside=self.allow_outside)
+        except LineageError as exc:
+            _put(folder, _ERROR.format(f"0-{position:05d}"), ErrorRecord.of((0, position), exc))
+            return
+        side = Side(table)
+        _put(folder, _ITEMS.format(position), table)
+        _put(folder, _DUPS.format(position), side_duplicates(ds.name, side))
+        for k, deriv in enumerate(self.spec.item_derivations()):
+            for role, name in (("child", deriv.child), ("parent", deriv.parent)):
+                if name == ds.name:
+                    yield from self._blocks(folder, k, side, role)
+
+    def _blocks(
+        self, folder: Path, k: int, side: Side, role: str
+    ) -> Iterator[tuple[tuple[int, str], tuple[str, str]]]:
+        deriv = self.spec.item_derivations()[k]
+        try:
+            blocks = block_rows(deriv, side, role)
+        except LineageError as exc:
+            exc = spec_error(self.spec, exc)
+            _put(folder, _ERROR.format(f"1-{k:05d}-{role}"), ErrorRecord.of((1, k, "", role), exc))
+            return
+        for key, rows in blocks.items():
+            name = f"{role}-{k:05d}-{_staging_name(key)}.pkl"
+            _put(folder, name, (side.table.take(rows), rows))
+            yield (k, key), (role, name)
+
+    def link(self, element: tuple[tuple[int, str], Sequence[tuple[str, str]]]) -> None:
+        """Link one block: ``((derivation, block), [(role, file), ...])``."""
+        (k, key), files = element
+        folder = Path(self.staging)
+        got = {role: _get(folder / name) for role, name in files}
+        if "child" not in got:  # parents with no child in the block: nothing to link
+            return
+        child, rows = got["child"]
+        parent = got["parent"][0] if "parent" in got else ITEMS_SCHEMA.empty_table()
+        try:
+            part = link_block(self.spec, k, child, rows, parent)
+        except LineageError as exc:
+            _put(folder, _ERROR.format(f"1-{k:05d}-{_staging_name(key)}"), ErrorRecord.of((1, k, key, ""), exc))
+            return
+        _put(folder, _PART.format(k, _staging_name(key)), part)
+
+
+def _pipeline(work: _Work, n_datasets: int, options: PipelineOptions, runner: Any) -> Any:
+    beam = require_beam()
+    p = beam.Pipeline(runner=runner, options=options)
+    _ = (
+        p
+        | "datasets" >> beam.Create(list(range(n_datasets)))
+        | "spread datasets" >> beam.Reshuffle()
+        | "load" >> beam.FlatMap(work.load)
+        | "by block" >> beam.GroupByKey()
+        | "link block" >> beam.Map(work.link)
+    )
+    return p
+
+
+def _collect(spec: FamilySpec, folder: Path, n_datasets: int) -> Lineage:
+    """The merge: the staged results as one :class:`Lineage` (or the first error)."""
+    err = first_error(_get(p) for p in sorted(folder.glob(_ERROR.format("*"))))
+    if err is not None:
+        raise err
+    items: list[pa.Table] = [_get(folder / _ITEMS.format(i)) for i in range(n_datasets)]
+    found: list[DuplicateGroup] = []
+    for i in range(n_datasets):
+        found.extend(_get(folder / _DUPS.format(i)))
+    parts: dict[int, list[BlockPart]] = {}
+    for path in sorted(folder.glob("part-*.pkl")):
+        parts.setdefault(int(path.name.split("-")[1]), []).append(_get(path))
+    return merge_lineage(spec, items, parts, found)
+
+
+def link_beam(
+    family: FamilySpec | str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    allow_outside: bool = False,
+    pipeline_options: PipelineOptionsArg = None,
+    staging_dir: str | Path | None = None,
+) -> Lineage:
+    """Link a family with a Beam pipeline; the same :class:`Lineage` as the local linker.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        data_dir: Folder the shipped descriptors' file URLs resolve against (it, the
+            descriptors and the data files must be readable by every worker).
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+        pipeline_options: Beam options (see :func:`beam_options`); default: Beam's local
+            Python runner, one worker process per core.
+        staging_dir: Folder under which the run's staging folder is made (it must be
+            shared by the workers; default: the system's temporary folder). The staging
+            folder is removed at the end, whatever happens.
+
+    Returns:
+        The :class:`Lineage`, equal to the local linker's.
+
+    Raises:
+        InputError: apache-beam is not installed.
+        LineageError: any input problem, the one the local linker would report.
+    """
+    options, runner = beam_options(pipeline_options)
+    spec = family if isinstance(family, FamilySpec) else load_family(family)
+    n = sum(1 for d in spec.datasets.values() if d.has_items)
+    folder = Path(tempfile.mkdtemp(prefix="croissant-lineage-beam-", dir=staging_dir))
+    try:
+        work = _Work(spec, None if data_dir is None else str(data_dir), allow_outside, str(folder))
+        _pipeline(work, n, options, runner).run().wait_until_finish()
+        return _collect(spec, folder, n)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
