@@ -352,3 +352,50 @@ def test_a_derivations_language_count_and_note_are_read(folder: Path, resolver: 
     (up,) = [d for d in got["derivations"] if d["child"] == "toy-pro"]
     (before,) = [d for d in resolver.lineage.family["derivations"] if d["child"] == "toy-pro"]
     assert up == {**before, "languages": 3, "note": "three languages"}
+
+
+# Survivors of resolve.py's full configured run (2026-12-02): the three that change behaviour.
+
+
+def test_a_duplicate_group_alone_joins_a_component() -> None:
+    """Items linked only by a duplicate group (no edge) share one component, so a finding on
+    one copy is looked up for the other."""
+    dups = pa.table({"dataset": ["d", "d", "e"], "item": ["1", "2", "9"], "group": ["1", "1", "9"],
+                     "parent_dataset": [None, None, None], "parent_item": [None, None, None],
+                     "size": [2, 2, 1]}, schema=DUPLICATES_SCHEMA)
+    lin = Lineage(family={}, items=ITEMS_SCHEMA.empty_table(), edges=EDGES_SCHEMA.empty_table(), duplicates=dups)
+    comp = _components(lin)
+    assert comp.get("d:2", "d:2") == comp.get("d:1", "d:1")
+    assert comp.get("d:2", "d:2") != comp.get("e:9", "e:9")
+
+
+def test_dataset_coverage_is_read_from_the_metadata(folder: Path, tmp_path: Path) -> None:
+    """A family dataset node that says its coverage is documented is reported so, not as the
+    default ``items``."""
+    dest = shutil.copytree(folder, tmp_path / "edited")
+    path = dest / "toy-pro.json"
+    doc = json.loads(path.read_text())
+    node = next(n for n in doc["cl:familyDataset"] if n["sc:name"] == {"@value": "toy-pro"})
+    assert node["cl:coverage"] == {"@value": "items"}
+    node["cl:coverage"] = {"@value": "documented"}
+    path.write_text(json.dumps(doc))
+    got = {d["name"]: d["coverage"] for d in Resolver.load(dest).lineage.family["datasets"]}
+    assert got["toy-pro"] == "documented"
+    assert got["toy-base"] == "items"
+
+
+def test_a_null_alternatives_cell_reads_as_no_alternatives(folder: Path, tmp_path: Path) -> None:
+    """A lineage file written by another tool may hold a null list of alternatives: it
+    reads as no alternative, as the empty list this library writes does."""
+    import pyarrow.parquet as pq
+
+    dest = shutil.copytree(folder, tmp_path / "nulls")
+    path = next(p for p in sorted(dest.glob("*.lineage.parquet")) if pq.read_table(p).num_rows)
+    table = pq.read_table(path)
+    i = table.schema.get_field_index("alternatives")
+    nulls = pa.nulls(table.num_rows, table.schema.field(i).type)
+    pq.write_table(table.set_column(i, table.schema.field(i), nulls), path)
+    edges = Resolver.load(dest).lineage.edges
+    assert table.num_rows and edges.num_rows >= table.num_rows
+    assert edges.column("alternatives").null_count == 0
+    assert sum(a == [] for a in edges.column("alternatives").to_pylist()) >= table.num_rows
