@@ -17,12 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import evaluate
-from croissant_lineage.linking.normalize import (
-    normalize_option,
-    normalize_option_cased,
-    normalize_stem,
-    was_repaired,
-)
+from croissant_lineage.linking.normalize import normalize_option_cased, was_repaired
+from croissant_lineage.linking.normalize_columns import normalize_options_column, normalize_stems_column
 from croissant_lineage.linking.options import OptionTexts
 
 __all__ = ["Side"]
@@ -114,19 +110,17 @@ class Side:
 
     @property
     def norm_stems(self) -> list[str]:
-        """Stems through ``normalize_stem``, in table order."""
+        """Stems through ``normalize_stem`` (computed column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm is None:
-            self._norm = [normalize_stem(s) for s in self.table.column("stem").to_pylist()]
+            self._norm = normalize_stems_column(self.table.column("stem")).to_pylist()
         return self._norm
 
     @property
     def norm_options(self) -> list[list[str] | None]:
-        """Options through ``normalize_option`` (None where an item has none), in table order."""
+        """Options through ``normalize_option`` (None where an item has none; computed
+        column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm_opts is None:
-            self._norm_opts = [
-                None if o is None else [normalize_option(x) for x in o]
-                for o in self.table.column("options").to_pylist()
-            ]
+            self._norm_opts = normalize_options_column(self.table.column("options"))[1].to_pylist()
         return self._norm_opts
 
     @property
@@ -168,8 +162,7 @@ class Side:
         """:attr:`norm_options` of some rows, normalising only those unless all already are."""
         if self._norm_opts is not None:
             return [self._norm_opts[i] for i in rows]
-        raw = self.table.column("options").take(rows).to_pylist()
-        return [None if o is None else [normalize_option(x) for x in o] for o in raw]
+        return normalize_options_column(self.table.column("options").take(rows))[1].to_pylist()
 
     def columns(self) -> Mapping[str, list[Any]]:
         """Record fields as columns, plus the roles ``subject`` and ``item``."""
