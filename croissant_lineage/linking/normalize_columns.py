@@ -30,7 +30,11 @@ from collections.abc import Callable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from croissant_lineage.linking.normalize import normalize_option, normalize_option_cased, normalize_stem
+from croissant_lineage.linking.normalize import (
+    normalize_option,
+    normalize_option_cased,
+    normalize_stem,
+)
 
 __all__ = ["normalize_option_columns", "normalize_options_column", "normalize_stems_column"]
 
