@@ -17,7 +17,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from croissant_lineage.linking.normalize import normalize_option, normalize_option_cased, normalize_stem
+from croissant_lineage.linking.normalize import (
+    normalize_option,
+    normalize_option_cased,
+    normalize_stem,
+)
 from croissant_lineage.linking.normalize_columns import (
     normalize_option_columns,
     normalize_options_column,
