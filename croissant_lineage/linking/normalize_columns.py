@@ -17,8 +17,11 @@ are spliced back in row order (``replace_with_mask``):
 * **Non-ASCII rows** go to the reference: Arrow's NFKC (utf8proc) may follow another
   Unicode version than Python's ``unicodedata``, ``utf8_lower`` is not ``casefold``
   (``ß``), and the mojibake repair is ftfy's.
-* **Option rows with a digit** go to the reference too: the spreadsheet-damage patterns
-  need look-around, which RE2 lacks.
+* **Option rows that may be damaged** go to the reference too: the spreadsheet-damage
+  patterns need look-around, which RE2 lacks. An ASCII option is sent there when it holds
+  a substring every damage pattern needs to match (:data:`_MAY_BE_DAMAGED`: ``\\d.0``,
+  ``\\d:0\\d``, ``\\d,\\d\\d\\d``, or the whole key shaped like ``2-Jan``); any other ASCII
+  option with digits has no pattern that applies, so its key is the digit-free one.
 
 Null and empty texts give ``""``, as the reference does.
 """
@@ -37,6 +40,11 @@ from croissant_lineage.linking.normalize import (
 )
 
 __all__ = ["normalize_option_columns", "normalize_options_column", "normalize_stems_column"]
+
+#: A superset of where :mod:`~croissant_lineage.linking.normalize`'s damage patterns
+#: (``_DATE_DAMAGE``, ``_FLOAT_FRACTION``, ``_FRACTION_FLOAT``, ``_CLOCK``, ``_THOUSANDS``)
+#: can match an ASCII key: each needs one of these substrings.
+_MAY_BE_DAMAGED = r"[0-9]\.0|[0-9]:0[0-9]|[0-9],[0-9]{3}|^[0-9]{1,2}-[A-Za-z]{3}$"
 
 #: The ASCII characters Python's ``str.split()`` splits on (``str.isspace``), for RE2.
 _ASCII_SPACE_RUN = "[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ]+"
@@ -96,7 +104,7 @@ def normalize_option_columns(values: pa.Array | pa.ChunkedArray) -> tuple[pa.Arr
     values = _as_string_array(values)
     filled = pc.fill_null(values, "")
     cased = pc.ascii_rtrim(_ascii_presentation(filled), ". ")
-    slow_rows = pc.or_(pc.invert(pc.string_is_ascii(filled)), pc.match_substring_regex(cased, "[0-9]"))
+    slow_rows = pc.or_(pc.invert(pc.string_is_ascii(filled)), pc.match_substring_regex(cased, _MAY_BE_DAMAGED))
     folded = pc.ascii_lower(cased)
     return (
         _splice(cased, slow_rows, filled, normalize_option_cased),

@@ -35,7 +35,10 @@ _SPECIAL = (
     "\u2018\u2019\u201c\u201d\u2013\u2014\u2212\ufb01\u00d5\u00c3\u00a9\u00df\u0130K"
 )
 _PIECES = st.sampled_from(
-    ["1.0/2", "3/4.0", "1:04", "$1,000", "2-Jan", "12-mar", "Yes.", " . ", "â€™", "Ã©", "1,2", "10:45", "ﬁ"]
+    [
+        "1.0/2", "3/4.0", "1:04", "$1,000", "2-Jan", "12-mar", "Yes.", " . ", "â€™", "Ã©", "1,2", "10:45", "ﬁ",
+        "1,0000", "2-Janx", "x1.05", "0.0", "1:0", "12-MAR", "123-Jan", "1 / 2", ".0", ",000", "3-", "-Dec",
+    ]
 )
 _TEXT = st.lists(
     st.one_of(
@@ -88,6 +91,7 @@ def test_options_column_keeps_the_lists_shape(lists: list[list[str | None] | Non
         "the ÕcodeÕ", "Õ", "caf\u00c3\u00a9", "5â€²",  # Mac Roman, mojibake
         "1.0/2", "3/4.0", "1:04", "$1,000", "2-Jan", "12-Mar", "1,2", "10:45", "2-Jan-2020", "1.5/2",
         "Yes.", "Paris . ", ". .", "...", "`x`", "MiXeD Case",
+        "1,0000", "x1.05", "1:0", "123-Jan", "2-Jan ", " 2-Jan.", "3.0.", "1.0 /2", "12:05:07", "7", "2.50",
     ],
 )
 def test_boundary_cases(text: str | None) -> None:
