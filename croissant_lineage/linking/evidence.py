@@ -98,7 +98,13 @@ _SENTENCE_START = frozenset(".?!:;\"'“”‘’«»()[]「」『』（）【�
 
 # Roman numerals up to 39 (centuries, regnal and list numbers: "XIX век", "siglo XX",
 # "Henry VIII"), read as numbers in every language.
-_ROMAN = re.compile(r"(?<![A-Za-z0-9])(X{0,3})(IX|IV|V?I{0,3})(?![A-Za-z0-9])")
+# The look-ahead (two numeral letters) skips the empty and one-letter matches the rest
+# of the pattern allows everywhere, which :func:`_roman_numbers` drops: the same numerals,
+# without a match object per word boundary.
+_ROMAN = re.compile(r"(?=[IVX]{2})(?<![A-Za-z0-9])(X{0,3})(IX|IV|V?I{0,3})(?![A-Za-z0-9])")
+
+
+_ROMAN_HINT = re.compile("[IVX]{2}")
 
 
 _ROMAN_UNITS = {"": 0, "I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9}
@@ -357,6 +363,8 @@ def extract_evidence(
 def _roman_numbers(text: str) -> dict[str, int]:
     """Roman numerals of two letters or more, up to 39 (``XIX`` -> 19)."""
     out: dict[str, int] = {}
+    if _ROMAN_HINT.search(text) is None:
+        return out
     for m in _ROMAN.finditer(text):
         word = m.group()
         if len(word) >= 2:

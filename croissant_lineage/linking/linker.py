@@ -29,33 +29,28 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from rapidfuzz import fuzz
 from tqdm.auto import tqdm
 
 from croissant_lineage.errors import SpecError
 from croissant_lineage.family.spec import Derivation, FamilySpec, LinkRule, load_family
-from croissant_lineage.lineage.items import LETTERS, load_items
+from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage, family_info
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import check_index_matches
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
+from croissant_lineage.linking.edges import edges_table
 from croissant_lineage.linking.match import Match, Unmatched, match_id, match_text
 from croissant_lineage.linking.normalize import (
     normalize_option,
     normalize_option_cased,
     normalize_stem,
 )
-from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
 
 __all__ = ["ONE_CHILD_PER_PARENT", "link", "link_derivation", "link_pairs"]
 
 #: Activities whose parent items have at most one child item each (text links).
 ONE_CHILD_PER_PARENT = ("re_release", "copy")
-
-
-def _key_index(key: str | None) -> int | None:
-    return LETTERS.index(key) if key and key in LETTERS else None
 
 
 def link_derivation(
@@ -137,52 +132,11 @@ def _selected(child: Side, rule: LinkRule, where: str) -> list[int]:
     return selected
 
 
-def _evidence(
-    child: Side, parent: Side, m: Match, *, translated: bool
-) -> tuple[OptionDiff, bool | None, float, bool | None]:
-    """One edge's evidence: ``(option diff, key inherited, stem score, stem changed)``."""
-    ck, pk = _key_index(child.keys[m.child]), _key_index(parent.keys[m.parent])
-    if translated:  # options pair by position: only their counts matter
-        diff = positional_diff(("",) * child.n_options[m.child], ("",) * parent.n_options[m.parent])
-        return diff, (None if ck is None or pk is None else ck == pk), m.score, None
-    empty = OptionTexts((), (), ())
-    diff = diff_texts(
-        child.option_texts(m.child) or empty, parent.option_texts(m.parent) or empty, keys=(ck, pk)
-    )
-    cstem, pstem = child.norm_stems[m.child], parent.norm_stems[m.parent]
-    same = cstem == pstem
-    if m.method in ("exact", "fuzzy"):
-        score = m.score
-    else:
-        score = 100.0 if same else round(fuzz.ratio(cstem, pstem), 2)
-    return diff, diff.key_inherited(ck, pk), score, not same
-
-
 def _edges_table(
     deriv: Derivation, child: Side, parent: Side, matches: list[Match], *, translated: bool
 ) -> pa.Table:
-    """The edges (EDGES_SCHEMA) of the matches, in their order."""
-    rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
-    for m in matches:
-        diff, key_inh, score, stem_changed = _evidence(child, parent, m, translated=translated)
-        rows["child_dataset"].append(deriv.child)
-        rows["child_item"].append(child.ids[m.child])
-        rows["parent_dataset"].append(deriv.parent)
-        rows["parent_item"].append(parent.ids[m.parent])
-        rows["activity"].append(deriv.activity)
-        rows["method"].append(m.method)
-        rows["score"].append(float(score))
-        rows["options_score"].append(diff.score)
-        rows["option_map"].append(list(diff.option_map))
-        rows["options_copied"].append(diff.copied)
-        rows["options_added"].append(diff.added)
-        rows["options_dropped"].append(diff.dropped)
-        rows["key_inherited"].append(key_inh)
-        rows["stem_changed"].append(stem_changed)
-        rows["ambiguous"].append(m.ambiguous)
-        rows["alternatives"].append([parent.ids[j] for j in m.alternatives])
-        rows["text_repaired"].append(None if translated else child.repaired(m.child) or parent.repaired(m.parent))
-    return pa.table(rows, schema=EDGES_SCHEMA)
+    """The edges (EDGES_SCHEMA) of the matches, in their order (:func:`.edges.edges_table`)."""
+    return edges_table(deriv, child, parent, matches, translated=translated)
 
 
 def _unmatched_reason(rule: LinkRule, best: int | None, score: float) -> str:

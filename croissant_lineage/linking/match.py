@@ -90,9 +90,14 @@ def option_evidence(child: Side, i: int, parent: Side, j: int) -> _Evidence:
     ``(stem and options byte-identical, option score, options paired as equal bytes,
     ... as equal case-preserving forms or better, ... as equal forms of any kind,
     options paired at all)``."""
+    craw, praw = child.raw_options[i], parent.raw_options[j]
+    if craw is None or praw is None:
+        return (child.raw_stems[i] == parent.raw_stems[j] and craw is None and praw is None, 0.0, 0, 0, 0, 0)
+    if craw == praw:  # options copied as they were: the identity diff, without normalising them
+        n = len(craw)
+        return (child.raw_stems[i] == parent.raw_stems[j], 100.0, n, n, n, n)
     c, p = child.option_texts(i), parent.option_texts(j)
-    if c is None or p is None:
-        return (child.raw_stems[i] == parent.raw_stems[j] and c is None and p is None, 0.0, 0, 0, 0, 0)
+    assert c is not None and p is not None  # None only without options
     d = diff_texts(c, p, keys=(_key_index(child.keys[i]), _key_index(parent.keys[j])))
     same = tuple(c.raw) == tuple(p.raw) and child.raw_stems[i] == parent.raw_stems[j]
     n_bytes = d.paired("bytes")

@@ -13,15 +13,15 @@ import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from croissant_lineage.lineage.items import evaluate
-from croissant_lineage.linking.normalize import (
-    normalize_option,
-    normalize_option_cased,
-    normalize_stem,
-    was_repaired,
+from croissant_lineage.lineage.items import LETTERS, evaluate
+from croissant_lineage.linking.normalize import normalize_option_cased, was_repaired
+from croissant_lineage.linking.normalize_columns import (
+    normalize_options_column,
+    normalize_stems_column,
 )
 from croissant_lineage.linking.options import OptionTexts
 
@@ -100,7 +100,8 @@ class Side:
         self._norm_opts: list[list[str] | None] | None = None
         self._raw_stems: list[str | None] | None = None
         self._raw_opts: list[list[str] | None] | None = None
-        self._repaired: list[bool] | None = None
+        self._repaired: np.ndarray | None = None
+        self._key_indices: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -114,19 +115,17 @@ class Side:
 
     @property
     def norm_stems(self) -> list[str]:
-        """Stems through ``normalize_stem``, in table order."""
+        """Stems through ``normalize_stem`` (computed column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm is None:
-            self._norm = [normalize_stem(s) for s in self.table.column("stem").to_pylist()]
+            self._norm = normalize_stems_column(self.table.column("stem")).to_pylist()
         return self._norm
 
     @property
     def norm_options(self) -> list[list[str] | None]:
-        """Options through ``normalize_option`` (None where an item has none), in table order."""
+        """Options through ``normalize_option`` (None where an item has none; computed
+        column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm_opts is None:
-            self._norm_opts = [
-                None if o is None else [normalize_option(x) for x in o]
-                for o in self.table.column("options").to_pylist()
-            ]
+            self._norm_opts = normalize_options_column(self.table.column("options"))[1].to_pylist()
         return self._norm_opts
 
     @property
@@ -156,20 +155,43 @@ class Side:
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
+        return bool(self.repaired_rows[i])
+
+    @property
+    def repaired_rows(self) -> np.ndarray:
+        """Per item, whether ``ftfy`` repairs the encoding of its stem or an option (only
+        items with non-ASCII text are asked)."""
         if self._repaired is None:
-            self._repaired = [
-                (not (s is None or s.isascii()) and was_repaired(s))
-                or any(not o.isascii() and was_repaired(o) for o in opts or ())
-                for s, opts in zip(self.raw_stems, self.raw_options, strict=True)
-            ]
-        return self._repaired[i]
+            stems = self.table.column("stem")
+            options = self.table.column("options")
+            ascii_stem = pc.fill_null(pc.string_is_ascii(stems), True)
+            flat_ascii = pc.fill_null(pc.string_is_ascii(pc.list_flatten(options)), True)
+            lengths = pc.fill_null(pc.list_value_length(options), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+            non_ascii = np.concatenate(([0], np.cumsum(~flat_ascii.to_numpy(zero_copy_only=False), dtype=np.int64)))
+            ends = np.cumsum(lengths)
+            ascii_opts = non_ascii[ends] - non_ascii[ends - lengths] == 0
+            out = np.zeros(len(self), dtype=bool)
+            for i in np.flatnonzero(~(ascii_stem.to_numpy(zero_copy_only=False) & ascii_opts)).tolist():
+                s, opts = self.raw_stems[i], self.raw_options[i]
+                out[i] = (not (s is None or s.isascii()) and was_repaired(s)) or any(
+                    not o.isascii() and was_repaired(o) for o in opts or ()
+                )
+            self._repaired = out
+        return self._repaired
+
+    @property
+    def key_indices(self) -> np.ndarray:
+        """Per item, the index of its key letter in ``LETTERS`` (-1 when it has none)."""
+        if self._key_indices is None:
+            known = {k: (LETTERS.index(k) if k and k in LETTERS else -1) for k in set(self.keys)}
+            self._key_indices = np.fromiter((known[k] for k in self.keys), np.int64, len(self))
+        return self._key_indices
 
     def norm_options_of(self, rows: Sequence[int]) -> list[list[str] | None]:
         """:attr:`norm_options` of some rows, normalising only those unless all already are."""
         if self._norm_opts is not None:
             return [self._norm_opts[i] for i in rows]
-        raw = self.table.column("options").take(rows).to_pylist()
-        return [None if o is None else [normalize_option(x) for x in o] for o in raw]
+        return normalize_options_column(self.table.column("options").take(rows))[1].to_pylist()
 
     def columns(self) -> Mapping[str, list[Any]]:
         """Record fields as columns, plus the roles ``subject`` and ``item``."""

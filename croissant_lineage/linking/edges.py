@@ -1,0 +1,205 @@
+"""The edges of one derivation's matches, built column by column.
+
+Every column of :data:`~croissant_lineage.lineage.schema.EDGES_SCHEMA` is taken from the
+two sides' tables by the matches' row indices (Arrow ``take``) or computed over numpy
+arrays; no per-edge Python object is built for the common cases:
+
+* a **translation**: options pair by position, so the option diff depends only on the two
+  option counts (:func:`~croissant_lineage.linking.options.positional_diff` per distinct
+  pair of counts);
+* **options copied as they were** (equal lists of texts, found by comparing the flattened
+  option columns of the pairs at once): the diff is the identity.
+
+Only the pairs whose options differ are diffed one by one
+(:func:`~croissant_lineage.linking.options.diff_texts`), and only the pairs linked by id
+or index whose normalised stems differ get a RapidFuzz stem score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from rapidfuzz import fuzz
+
+from croissant_lineage.family.spec import Derivation
+from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.linking.match import Match
+from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
+from croissant_lineage.linking.sides import Side
+
+__all__ = ["edges_table"]
+
+_EMPTY = OptionTexts((), (), ())
+
+
+def _same_options(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """Per pair, whether the two items' option lists are equal (a missing list is empty)."""
+    copts = child.table.column("options").take(ci)
+    popts = parent.table.column("options").take(pi)
+    clen = pc.fill_null(pc.list_value_length(copts), 0).to_numpy(zero_copy_only=False)
+    plen = pc.fill_null(pc.list_value_length(popts), 0).to_numpy(zero_copy_only=False)
+    same = clen == plen
+    rows = np.flatnonzero(same)
+    if not len(rows):
+        return same
+    fc = pc.list_flatten(copts.take(rows))
+    fp = pc.list_flatten(popts.take(rows))
+    differ = pc.or_(
+        pc.fill_null(pc.not_equal(fc, fp), False), pc.xor(pc.is_null(fc), pc.is_null(fp))
+    ).to_numpy(zero_copy_only=False)
+    counts = clen[rows].astype(np.int64)
+    ends = np.cumsum(counts)
+    before = np.concatenate(([0], np.cumsum(differ.astype(np.int64))))
+    same[rows] = before[ends] - before[ends - counts] == 0
+    return same
+
+
+
+class _OptionColumns:
+    """The option columns of the edges, filled pair by pair for the pairs diffed in Python."""
+
+    def __init__(self, n: int):
+        self.maps: list[Sequence[int]] = [()] * n
+        self.copied = np.zeros(n, np.int32)
+        self.added = np.zeros(n, np.int32)
+        self.dropped = np.zeros(n, np.int32)
+        self.score = np.zeros(n, np.float64)
+        self.key_inherited: list[bool | None] = [None] * n
+
+    def put(self, row: int, diff: OptionDiff, key_inherited: bool | None) -> None:
+        self.maps[row] = diff.option_map
+        self.copied[row], self.added[row], self.dropped[row] = diff.copied, diff.added, diff.dropped
+        self.score[row] = diff.score
+        self.key_inherited[row] = key_inherited
+
+
+def _positional(
+    child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, ck: np.ndarray, pk: np.ndarray
+) -> _OptionColumns:
+    """Translations: diffs by position, one per distinct pair of option counts."""
+    out = _OptionColumns(len(ci))
+    cn, pn = np.asarray(child.n_options)[ci], np.asarray(parent.n_options)[pi]
+    diffs: dict[tuple[int, int], OptionDiff] = {}
+    for row, (a, b) in enumerate(zip(cn.tolist(), pn.tolist(), strict=True)):
+        d = diffs.get((a, b))
+        if d is None:
+            d = diffs[(a, b)] = positional_diff(("",) * a, ("",) * b)
+        out.put(row, d, None)
+    known = (ck >= 0) & (pk >= 0)
+    out.key_inherited = [bool(k) if ok else None for k, ok in zip((ck == pk).tolist(), known.tolist(), strict=True)]
+    return out
+
+
+def _compared(
+    child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, ck: np.ndarray, pk: np.ndarray
+) -> _OptionColumns:
+    """Same-language pairs: the identity where the options are equal, else :func:`diff_texts`."""
+    n = len(ci)
+    out = _OptionColumns(n)
+    same = _same_options(child, parent, ci, pi)
+    counts = np.asarray(child.n_options, dtype=np.int32)[ci]
+    rows = np.flatnonzero(same)
+    out.copied[rows] = counts[rows]
+    out.score[rows] = 100.0
+    ranges: dict[int, tuple[int, ...]] = {}
+    for row, c in zip(rows.tolist(), counts[rows].tolist(), strict=True):
+        out.maps[row] = ranges.get(c) or ranges.setdefault(c, tuple(range(c)))
+    inherited = np.where(ck == pk, 1, 0)
+    unknown = (ck < 0) | (pk < 0) | (ck >= counts)
+    flags = np.where(unknown, -1, inherited)[rows]
+    for row, f in zip(rows.tolist(), flags.tolist(), strict=True):
+        out.key_inherited[row] = None if f < 0 else bool(f)
+    for row in np.flatnonzero(~same).tolist():
+        i, j = int(ci[row]), int(pi[row])
+        keys = (None if ck[row] < 0 else int(ck[row]), None if pk[row] < 0 else int(pk[row]))
+        d = diff_texts(child.option_texts(i) or _EMPTY, parent.option_texts(j) or _EMPTY, keys=keys)
+        out.put(row, d, d.key_inherited(*keys))
+    return out
+
+
+def _stem_columns(
+    child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, methods: list[str], scores: list[float]
+) -> tuple[list[float], list[bool]]:
+    """Per pair, the stem score (the match's for text links, else 100 or RapidFuzz's ratio
+    of the normalised stems) and whether the normalised stems differ."""
+    cs, ps = child.norm_stems, parent.norm_stems
+    changed = [cs[i] != ps[j] for i, j in zip(ci.tolist(), pi.tolist(), strict=True)]
+    out = list(scores)
+    for row, (m, diff) in enumerate(zip(methods, changed, strict=True)):
+        if m not in ("exact", "fuzzy"):
+            out[row] = round(fuzz.ratio(cs[ci[row]], ps[pi[row]]), 2) if diff else 100.0
+    return out, changed
+
+
+def _alternatives(parent: Side, matches: Sequence[Match]) -> pa.Array:
+    """The alternatives' parent item ids of each match, as a ``list<string>`` column."""
+    lengths = np.fromiter((len(m.alternatives) for m in matches), np.int32, len(matches))
+    offsets = np.concatenate(([0], np.cumsum(lengths, dtype=np.int32))).astype(np.int32)
+    flat = [j for m in matches if m.alternatives for j in m.alternatives]
+    values = parent.table.column("item").take(pa.array(flat, pa.int64())) if flat else pa.array([], pa.string())
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks else pa.array([], pa.string())
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
+
+
+def _column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks() if values.num_chunks else pa.array([], values.type)
+    return values
+
+
+def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[Match], *, translated: bool) -> pa.Table:
+    """The edges (EDGES_SCHEMA) of the matches, in their order.
+
+    Args:
+        deriv: The derivation the edges belong to.
+        child, parent: The two sides.
+        matches: The chosen pairs.
+        translated: Options pair by position and stems are not compared.
+
+    Returns:
+        One edge per match: the ids, method and stem score, the option diff, whether the
+        key was inherited and the stem changed, the alternatives, whether ftfy repaired
+        either item's text (None for translations, whose texts are not compared).
+    """
+    n = len(matches)
+    ci = np.fromiter((m.child for m in matches), np.int64, n)
+    pi = np.fromiter((m.parent for m in matches), np.int64, n)
+    ck, pk = child.key_indices[ci], parent.key_indices[pi]
+    methods = [m.method for m in matches]
+    scores = [float(m.score) for m in matches]
+    if translated:
+        opts = _positional(child, parent, ci, pi, ck, pk)
+        stem_changed: list[bool] | None = None
+        repaired: pa.Array = pa.nulls(n, pa.bool_())
+    else:
+        opts = _compared(child, parent, ci, pi, ck, pk)
+        scores, stem_changed = _stem_columns(child, parent, ci, pi, methods, scores)
+        repaired = pa.array(child.repaired_rows[ci] | parent.repaired_rows[pi], pa.bool_())
+
+    def const(value: str) -> pa.Array:
+        return pa.array([value] * n, pa.string())
+
+    columns = {
+        "child_dataset": const(deriv.child),
+        "child_item": _column(child.table.column("item").take(ci)),
+        "parent_dataset": const(deriv.parent),
+        "parent_item": _column(parent.table.column("item").take(pi)),
+        "activity": const(deriv.activity),
+        "method": pa.array(methods, pa.string()),
+        "score": pa.array(scores, pa.float64()),
+        "options_score": pa.array(opts.score, pa.float64()),
+        "option_map": pa.array(opts.maps, pa.list_(pa.int32())),
+        "options_copied": pa.array(opts.copied, pa.int32()),
+        "options_added": pa.array(opts.added, pa.int32()),
+        "options_dropped": pa.array(opts.dropped, pa.int32()),
+        "key_inherited": pa.array(opts.key_inherited, pa.bool_()),
+        "stem_changed": pa.array(stem_changed if stem_changed is not None else [None] * n, pa.bool_()),
+        "ambiguous": pa.array([m.ambiguous for m in matches], pa.bool_()),
+        "alternatives": _alternatives(parent, matches),
+        "text_repaired": repaired,
+    }
+    return pa.Table.from_arrays([columns[f.name] for f in EDGES_SCHEMA], schema=EDGES_SCHEMA)

@@ -1,0 +1,134 @@
+"""The columnar normalisers equal the plain-Python reference (issue 16).
+
+:mod:`croissant_lineage.linking.normalize_columns` must give, row for row, what
+:mod:`croissant_lineage.linking.normalize` gives one text at a time: on Hypothesis texts
+drawn to hit the ASCII fast path, its boundaries (``\\x1c``-``\\x1f``, NEL, no-break
+space, backticks, trailing dots) and the reference's rows (non-ASCII, digits and the
+spreadsheet damage), on hand-picked boundary cases, and on every stem and option of the
+MMLU family.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from croissant_lineage.linking.normalize import (
+    normalize_option,
+    normalize_option_cased,
+    normalize_stem,
+)
+from croissant_lineage.linking.normalize_columns import (
+    normalize_option_columns,
+    normalize_options_column,
+    normalize_stems_column,
+)
+
+#: Characters the rules treat specially (white space Python and RE2 disagree on, the
+#: translated quotes and dashes, ligatures, Mac Roman's Õ, a mojibake lead byte, ß).
+_SPECIAL = (
+    " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u200b\u2028\u3000`'\".,:/$-"
+    "\u2018\u2019\u201c\u201d\u2013\u2014\u2212\ufb01\u00d5\u00c3\u00a9\u00df\u0130K"
+)
+_PIECES = st.sampled_from(
+    [
+        "1.0/2", "3/4.0", "1:04", "$1,000", "2-Jan", "12-mar", "Yes.", " . ", "â€™", "Ã©", "1,2", "10:45", "ﬁ",
+        "1,0000", "2-Janx", "x1.05", "0.0", "1:0", "12-MAR", "123-Jan", "1 / 2", ".0", ",000", "3-", "-Dec",
+    ]
+)
+_TEXT = st.lists(
+    st.one_of(
+        st.text(alphabet=st.sampled_from(_SPECIAL + "abcXYZ0123456789"), max_size=6),
+        st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=6),
+        st.text(max_size=4),
+        _PIECES,
+    ),
+    max_size=5,
+).map("".join)
+_TEXTS = st.lists(st.one_of(st.none(), _TEXT), max_size=30)
+
+
+def _stems(values: list[str | None]) -> list[str]:
+    return normalize_stems_column(pa.array(values, pa.string())).to_pylist()
+
+
+def _options(values: list[str | None]) -> tuple[list[str], list[str]]:
+    cased, folded = normalize_option_columns(pa.array(values, pa.string()))
+    return cased.to_pylist(), folded.to_pylist()
+
+
+@given(_TEXTS)
+def test_stems_column_is_the_reference(values: list[str | None]) -> None:
+    assert _stems(values) == [normalize_stem(v) for v in values]
+
+
+@given(_TEXTS)
+def test_option_columns_are_the_reference(values: list[str | None]) -> None:
+    cased, folded = _options(values)
+    assert cased == [normalize_option_cased(v) for v in values]
+    assert folded == [normalize_option(v) for v in values]
+
+
+@given(st.lists(st.one_of(st.none(), st.lists(st.one_of(st.none(), _TEXT), max_size=5)), max_size=12), st.integers(0, 3))
+def test_options_column_keeps_the_lists_shape(lists: list[list[str | None] | None], start: int) -> None:
+    array = pa.array(lists, pa.list_(pa.string()))[start:]  # a slice: offsets not starting at 0
+    cased, folded = normalize_options_column(array)
+    expected = lists[start:]
+    assert cased.to_pylist() == [None if o is None else [normalize_option_cased(x) for x in o] for o in expected]
+    assert folded.to_pylist() == [None if o is None else [normalize_option(x) for x in o] for o in expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        None, "", " ", "\x1c", "a\x1cb", "a\x1d\x1e\x1fb ", " \t\n\x0b\x0cX\r",  # str.split() white space
+        "a\x85b", "a\xa0b", "a\u200bb", "a\u2028b",  # non-ASCII white space: the reference's rows
+        "ﬁne", "ﬀ", "Ⅻ", "ｆｕｌｌ", "Straße", "İstanbul",  # NFKC, ligatures, casefold != lower
+        "the ÕcodeÕ", "Õ", "caf\u00c3\u00a9", "5â€²",  # Mac Roman, mojibake
+        "1.0/2", "3/4.0", "1:04", "$1,000", "2-Jan", "12-Mar", "1,2", "10:45", "2-Jan-2020", "1.5/2",
+        "Yes.", "Paris . ", ". .", "...", "`x`", "MiXeD Case",
+        "1,0000", "x1.05", "1:0", "123-Jan", "2-Jan ", " 2-Jan.", "3.0.", "1.0 /2", "12:05:07", "7", "2.50",
+    ],
+)
+def test_boundary_cases(text: str | None) -> None:
+    assert _stems([text]) == [normalize_stem(text)]
+    assert _options([text]) == ([normalize_option_cased(text)], [normalize_option(text)])
+
+
+def test_ascii_separators_are_white_space() -> None:
+    """RE2's ``\\s`` does not match ``\\x1c``-``\\x1f``; Python's ``str.split()`` does."""
+    assert _stems(["a\x1cb\x1d c\x1e\x1fd"]) == ["a b c d"]
+
+
+def test_chunked_and_non_string_input() -> None:
+    chunked = pa.chunked_array([["A  b", None], ["ﬁ"]], pa.string())
+    assert normalize_stems_column(chunked).to_pylist() == ["a b", "", "fi"]
+    assert normalize_stems_column(pa.chunked_array([], pa.string())).to_pylist() == []
+    assert normalize_stems_column(pa.array(["X"], pa.large_string())).to_pylist() == ["x"]
+
+
+@pytest.mark.realdata
+def test_every_family_stem_and_option_is_the_reference(shared_data: Path) -> None:
+    """Every stem and option of every MMLU-family dataset: columnar keys equal the reference's."""
+    from croissant_lineage.family.spec import load_family
+    from croissant_lineage.lineage.items import load_items
+
+    spec = load_family("mmlu")
+    items = options = 0
+    for ds in spec.datasets.values():
+        if not ds.has_items:
+            continue
+        table = load_items(ds, data_dir=shared_data)
+        stems = table.column("stem").to_pylist()
+        assert normalize_stems_column(table.column("stem")).to_pylist() == [normalize_stem(s) for s in stems], ds.name
+        opts = table.column("options").to_pylist()
+        cased, folded = normalize_options_column(table.column("options"))
+        assert cased.to_pylist() == [None if o is None else [normalize_option_cased(x) for x in o] for o in opts], ds.name
+        assert folded.to_pylist() == [None if o is None else [normalize_option(x) for x in o] for o in opts], ds.name
+        items += table.num_rows
+        options += sum(len(o or ()) for o in opts)
+    assert items > 90_000 and options > 350_000
