@@ -449,3 +449,21 @@ def test_queue_lookup_error_and_empty_frame() -> None:
     with pytest.raises(KeyError, match="nowhere:1"):
         route(TOY, "base:s/1").row("nowhere:1")
     assert list(Queue(query="x:1", item="x:1").to_pandas().columns) == list(QUEUE_COLUMNS)
+
+
+@pytest.mark.parametrize(("key_inherited", "certainty"), [(True, "certain"), (None, "probable")])
+def test_an_ancestor_reached_through_a_changed_key_is_judged_by_its_own_edges(
+        key_inherited: bool | None, certainty: str) -> None:
+    # a diamond: pro:10 <- p:1 keeps the key, pro:10 <- q:1 changed it, but q:1 <- p:1 keeps it
+    # too, so q:1 carries the questioned key; its other parent x:1 handed q:1 the same key, so
+    # x:1 carries it as well (it used to be listed unaffected, "not present: not carried in q:1")
+    lin = lineage([items_table(d, [dict(BASE[0], item="1")]) for d in ("p", "q", "x")] + [items_table("pro", PRO[:1])],
+                  [edge("pro:10", "p:1", "option_expansion", P10),
+                   edge("pro:10", "q:1", "option_expansion", P10, key_inherited=False),
+                   edge("q:1", "p:1", "copy", [0, 1, 2, 3]), edge("q:1", "x:1", "copy", [0, 1, 2, 3], key_inherited=key_inherited)])
+    q = route(lin, _f("k", "pro:10"))
+    assert [(r.ref, r.status) for r in q.rows] == [
+        ("pro:10", "inherited"), ("p:1", "added"), ("q:1", "inherited"), ("x:1", "added")]
+    x = q.row("x:1")
+    assert (x.certainty, x.letter, x.transformation) == (certainty, "B", "up:option_expansion, up:copy")
+    assert x.note == "the questioned key first appears here (no parent item known)"
