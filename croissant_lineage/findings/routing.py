@@ -273,50 +273,61 @@ def _carriers(
 ) -> dict[str, _Node]:
     """Every item carrying the content: up from ``start`` to the origin(s), then down.
 
-    Each node also traces where the proposed answer (an option of ``start``) sits.
+    Each node also traces where the proposed answer (an option of ``start``) sits. A
+    carrier found going down that is also an ancestor of ``start`` (a diamond: reached
+    through an edge that does not carry the content) is followed up too, so that the
+    ancestors the queue lists are judged by their own edges.
     """
     nodes: dict[str, _Node] = {start: _Node(start, index, True, proposed)}
-    queue = deque([start])
-    while queue:  # up
-        ref = queue.popleft()
-        node = nodes[ref]
-        carried_up = False
-        for e in graph.parents(ref):
-            c = _carry(graph, e, mode, node.index, up=True)
-            if not c.carried:
-                continue
-            carried_up = True
-            if e.parent not in nodes:
-                sure = node.sure and c.known and _edge_sure(e)
-                nodes[e.parent] = _Node(
-                    e.parent, c.index, sure, _follow(graph, e, node.proposed, up=True)
-                )
-                queue.append(e.parent)
-        node.origin = not carried_up
-    queue = deque(nodes)
-    while queue:  # down (from every carrier found so far, the start's line included)
-        ref = queue.popleft()
-        node = nodes[ref]
-        for e in graph.children(ref):
-            if e.child in nodes:
-                continue
-            c = _carry(graph, e, mode, node.index, up=False)
-            if c.carried:
-                sure = node.sure and c.known and _edge_sure(e)
-                nodes[e.child] = _Node(
-                    e.child, c.index, sure, _follow(graph, e, node.proposed, up=False)
-                )
-                queue.append(e.child)
-        for dup in graph.duplicates(ref):
-            if dup not in nodes:
-                nodes[dup] = _Node(
-                    dup,
-                    _same_option(graph, ref, dup, node.index),
-                    node.sure,
-                    _same_option(graph, ref, dup, node.proposed),
-                )
-                queue.append(dup)
+    climbs = {start, *(a.ref for a in graph.ancestors(start))}
+    up, down = deque([start]), deque[str]()
+    while up:
+        while up:
+            ref = up.popleft()
+            node = nodes[ref]
+            carried_up = False
+            for e in graph.parents(ref):
+                c = _carry(graph, e, mode, node.index, up=True)
+                if not c.carried:
+                    continue
+                carried_up = True
+                if e.parent not in nodes:
+                    sure = node.sure and c.known and _edge_sure(e)
+                    nodes[e.parent] = _Node(
+                        e.parent, c.index, sure, _follow(graph, e, node.proposed, up=True)
+                    )
+                    up.append(e.parent)
+            node.origin = not carried_up
+            down.append(ref)
+        while down:  # from every carrier found so far, the start's line included
+            ref = down.popleft()
+            for new in _carriers_down(graph, nodes, ref, mode):
+                (up if new in climbs else down).append(new)
     return nodes
+
+
+def _carriers_down(graph: LineageGraph, nodes: dict[str, _Node], ref: str, mode: str) -> list[str]:
+    """Add the children and duplicates of carrier ``ref`` that carry the content; their refs."""
+    node = nodes[ref]
+    added: list[str] = []
+    for e in graph.children(ref):
+        if e.child in nodes:
+            continue
+        c = _carry(graph, e, mode, node.index, up=False)
+        if c.carried:
+            sure = node.sure and c.known and _edge_sure(e)
+            nodes[e.child] = _Node(e.child, c.index, sure, _follow(graph, e, node.proposed, up=False))
+            added.append(e.child)
+    for dup in graph.duplicates(ref):
+        if dup not in nodes:
+            nodes[dup] = _Node(
+                dup,
+                _same_option(graph, ref, dup, node.index),
+                node.sure,
+                _same_option(graph, ref, dup, node.proposed),
+            )
+            added.append(dup)
+    return added
 
 
 def _same_option(graph: LineageGraph, ref: str, dup: str, index: int | None) -> int | None:

@@ -6,6 +6,7 @@ chosen so that each carry rule alone decides their status.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -155,3 +156,122 @@ def test_frame_columns_even_when_empty() -> None:
     c = CarriedFinding(_f("1", fid="x"), "v1:1", "v2:1", "still_applicable", (), None, "unchanged")
     frame = carried_to_pandas([c])
     assert list(frame.columns) == cols and frame.iloc[0].tolist()[:4] == ["x", "v1:1", "v2:1", "still_applicable"]
+
+
+# --- survivors of the full configured run (2026-12-01) -------------------------------------------
+
+
+def test_an_added_option_is_a_change_of_every_option_finding() -> None:
+    # item 3 only gained option E: a finding on option A still points at A, but the choice it
+    # was judged among changed, so it is reviewed as a change of its target, not of the item
+    (c,) = carry_forward([_f("3", "option", "Ashes", 0)], DIFF, old_items=OLD, new_items=NEW)
+    assert (c.status, c.reason, c.option_index) == ("needs_review", "target_changed", 0)
+
+
+def test_option_findings_without_the_new_table_are_reviewed() -> None:
+    # option C of item 2 was edited; without the new item table the new text is unknown, so
+    # even a finding on the first option cannot be decided (and must not fail)
+    for index in (0, 2):
+        (c,) = carry_forward([_f("2", "option", "Corx", index)], DIFF, old_items=OLD)
+        assert (c.status, c.reason, c.option_index) == ("needs_review", "target_changed", index)
+
+
+def test_a_stem_proposal_is_compared_as_a_stem() -> None:
+    # the option normaliser forgives a trailing period and a thousands separator, the stem
+    # normaliser does not: these proposals are not the new stem
+    old = _table("v1", [("1", "Quell has 1,000 moons, name the lagest.", OPTS, "A")])
+    new = _table("v2", [("1", "Quell has 1,000 moons, name the largest.", OPTS, "A")])
+    d = compare_snapshots(old, new, old_date="2024-01-01", new_date="2025-01-01")
+    assert d.change_for("1").kinds == ("stem_edited",)
+    for proposed, expected in [
+        ("Quell has 1,000 moons, name the largest", ("needs_review", "target_changed")),
+        ("Quell has 1000 moons, name the largest.", ("needs_review", "target_changed")),
+        ("QUELL has 1,000  moons, name the largest.", ("fixed_upstream", "stem_now_proposed")),
+    ]:
+        (c,) = carry_forward([_f("1", "stem", proposed)], d, old_items=old, new_items=new)
+        assert (c.status, c.reason) == expected, proposed
+
+
+def test_only_key_findings_are_fixed_by_a_new_key() -> None:
+    # item 7's key moved to Birl: a stem or option finding proposing "Birl" is not fixed by it
+    (c,) = carry_forward([_f("7", "stem", "Birl")], DIFF, old_items=OLD, new_items=NEW)
+    assert (c.status, c.reason) == ("needs_review", "key_changed")
+    (c,) = carry_forward([_f("7", "option", "Birl", 0)], DIFF, old_items=OLD, new_items=NEW)
+    assert (c.status, c.reason, c.option_index) == ("needs_review", "key_changed", 0)
+
+
+def test_all_four_presentation_changes_at_once_are_cosmetic() -> None:
+    old = _table("v1", [("1", "Pick  one", ["Ash", "Birl ", "Corr"], "A")])
+    new = _table("v2", [("1", " Pick one", ["Birl", "Ash", "Corr"], "B")])
+    d = compare_snapshots(old, new, old_date="2024-01-01", new_date="2025-01-01")
+    assert set(d.change_for("1").kinds) == {"key_repointed", "options_reordered", "option_whitespace",
+                                            "stem_whitespace"}
+    (c,) = carry_forward([_f("1", proposed="Corr")], d, old_items=old, new_items=new)
+    assert (c.status, c.reason) == ("still_applicable", "cosmetic")
+    (c,) = carry_forward([_f("1", "option", "Birch", 1)], d, old_items=old, new_items=new)
+    assert (c.status, c.reason, c.option_index) == ("still_applicable", "cosmetic", 0)
+
+
+def test_the_letter_just_past_the_old_options_is_text() -> None:
+    # two old options: "C" names none of them, so it is the text "C" (the new key)
+    old = _table("v1", [("1", S, ["Ash", "Birl"], "A")])
+    new = _table("v2", [("1", S, ["Ash", "C"], "B")])
+    d = compare_snapshots(old, new, old_date="2024-01-01", new_date="2025-01-01")
+    (c,) = carry_forward([_f("1", proposed="C")], d, old_items=old, new_items=new)
+    assert (c.status, c.reason) == ("fixed_upstream", "key_now_proposed")
+
+
+def test_a_blank_proposal_is_not_fixed_by_a_key_that_points_nowhere() -> None:
+    # the new key letter names no option (no key text): a blank proposal is not that answer
+    old = _table("v1", [("1", S, ["Ash", "Birl"], "A")])
+    new = _table("v2", [("1", S, ["Ash", "Birl"], "D")])
+    d = compare_snapshots(old, new, old_date="2024-01-01", new_date="2025-01-01")
+    assert d.change_for("1").new_key_text is None and "key_changed" in d.change_for("1").kinds
+    for proposed in ("", " "):
+        (c,) = carry_forward([_f("1", proposed=proposed)], d, old_items=old, new_items=new)
+        assert (c.status, c.reason) == ("needs_review", "key_changed"), repr(proposed)
+
+
+def test_option_index_is_carried_for_option_findings_only() -> None:
+    # finding-like records need not be Finding objects: a key record with a stray option index
+    # carries no option index, an option record without one lost its option
+    stray = SimpleNamespace(id="k", item="v1:3", target="key", option_index=1, proposed="Eve")
+    lost = SimpleNamespace(id="o", item="v1:3", target="option", option_index=None, proposed="Eve")
+    key, option = carry_forward([stray, lost], DIFF, old_items=OLD, new_items=NEW)
+    assert (key.option_index, key.status, key.reason) == (None, "needs_review", "target_changed")
+    assert (option.option_index, option.status, option.reason) == (None, "needs_review", "option_removed")
+
+
+def test_an_unchanged_item_keeps_the_option_index_as_given() -> None:
+    # item 2 has no options in either snapshot (nothing to map through): an option finding on
+    # it is still applicable at the index it names
+    old = _table("v1", [("2", S, None, None)])
+    new = _table("v2", [("2", S, None, None)])
+    d = compare_snapshots(old, new, old_date="2024-01-01", new_date="2025-01-01")
+    (c,) = carry_forward([_f("2", "option", "x", 1)], d, old_items=old, new_items=new)
+    assert (c.status, c.reason, c.option_index) == ("still_applicable", "unchanged", 1)
+
+
+def test_carry_through_passes_both_item_tables_on() -> None:
+    # a key proposed as a letter needs the old table, an option proposal the new one
+    findings = [_f("7", proposed="B", fid="letter"), _f("2", "option", "Corx", 2, fid="option"),
+                _f("5", "stem", S + "5 edited", fid="stem")]
+    out = carry_through(findings, [DIFF], items={"v1": OLD, "v2": NEW})
+    assert [(c.finding.id, c.status, c.reason) for c in out] == [
+        ("letter", "fixed_upstream", "key_now_proposed"),
+        ("option", "fixed_upstream", "option_now_proposed"),
+        ("stem", "fixed_upstream", "stem_now_proposed"),
+    ]
+
+
+def test_findings_without_an_id_are_carried_and_listed() -> None:
+    # carrying reads item, target, option index and proposal only: records without an id go
+    # through a chain of snapshots and are listed with no finding id
+    v3 = _table("v3", [("1", S + "1", OPTS, "B")])
+    d2 = compare_snapshots(NEW, v3, old_date="2025-01-01", new_date="2026-01-01")
+    record = SimpleNamespace(item="v1:1", target="key", option_index=None, proposed="Birl")
+    (c,) = carry_through([record], [DIFF, d2], items={"v1": OLD, "v2": NEW, "v3": v3})
+    assert c.finding is record
+    assert c.to_dict() == {"finding": None, "old_ref": "v2:1", "new_ref": "v3:1", "status": "fixed_upstream",
+                           "kinds": ["key_changed"], "option_index": None, "reason": "key_now_proposed"}
+    assert carried_to_pandas([c]).iloc[0]["finding"] is None

@@ -279,3 +279,191 @@ def test_an_option_of_an_item_without_an_option_map_is_probable() -> None:
     q2 = route(dropped, _f("o", "base:s/0", "option", "other", option_index=3))
     assert q2.row("pro:10").note == "not present: option dropped at option_expansion in pro:10"
     assert route(dropped, _f("o", "base:s/0", "option", "other", option_index=1)).row("pro:10").letter == "A"
+
+
+# --- survivors of the full configured run (2026-12-02) -------------------------------------------
+
+P10 = [1, -1, 0, 2, -1, 3]  # pro:10's option map onto base:s/0
+
+
+def _notes(q: Queue) -> dict[str, str]:
+    return {r.ref: r.note for r in q.rows}
+
+
+def test_a_copy_reached_only_as_a_duplicate_traces_the_proposal() -> None:
+    # pro:13 has no edge: it is reached as the identical copy of pro:10; the French proposal
+    # "Cedre" is option C of trans:s/0, Cedar, which is option D of pro:10 and of its copy
+    lin = lineage([items_table("base", BASE[:1]), items_table("trans", TRANS),
+                   items_table("pro", [PRO[0], dict(PRO[1], item="13")])],
+                  [edge("trans:s/0", "base:s/0", "translation", [0, 1, 2, 3]),
+                   edge("pro:10", "base:s/0", "option_expansion", P10)],
+                  duplicates=[("pro", "10", "g"), ("pro", "13", "g")])
+    q = route(lin, _f("k", "trans:s/0", proposed="Cedre"))
+    r = q.row("pro:13")
+    assert (r.relation, r.status, r.letter) == ("duplicate", "inherited", "A")
+    assert r.note == "carries the questioned key; proposed answer is option D here; identical copy of pro:10"
+
+
+def test_a_parent_that_does_not_carry_does_not_hide_the_next_one() -> None:
+    lin = lineage([items_table("base", BASE[:1]), items_table("q", [dict(BASE[0], item="1")]),
+                   items_table("pro", PRO[:1])],
+                  [edge("pro:10", "q:1", "option_expansion", P10, key_inherited=False),
+                   edge("pro:10", "base:s/0", "option_expansion", P10)])
+    assert pin(route(lin, _f("k", "pro:10")))[1:] == [
+        ("k", 1, "base:s/0", "ancestor", "added", "certain", "B", "up:option_expansion", 1,
+         "the questioned key first appears here (no parent item known)"),
+        ("k", 4, "q:1", "ancestor", "unaffected", "none", None, "up:option_expansion", 1,
+         "not present: key changed at option_expansion in pro:10"),
+    ]
+
+
+def test_a_duplicate_finding_travels_to_items_that_have_a_copy() -> None:
+    # going down, the child must have an identical copy beside it (x:1 has none)
+    lin = lineage([items_table("base", BASE[:1]), items_table("pro", PRO[:2]), items_table("x", [dict(PRO[0], item="1")])],
+                  [edge("pro:10", "base:s/0", "option_expansion", P10), edge("pro:11", "base:s/0", "option_expansion", P10),
+                   edge("x:1", "pro:10", "snapshot", [0, 1, 2, 3, 4, 5])],
+                  duplicates=[("pro", "10", "g"), ("pro", "11", "g")])
+    q = route(lin, _f("d", "pro:10", "item", "duplicate", related=["pro:11"]))
+    assert [(r.ref, r.status) for r in q.rows] == [
+        ("pro:10", "added"), ("pro:11", "inherited"), ("base:s/0", "unaffected"), ("x:1", "unaffected")]
+    assert q.row("x:1").note == "not present: no identical copy beside it in x:1"
+
+
+def test_documented_coverage_without_a_language_count() -> None:
+    lin = lineage([items_table("base", BASE[:1])], [],
+                  documented=[{"child": "base-x", "parent": "base", "activity": "translation"}])
+    assert _notes(route(lin, "base:s/0"))["base-x"] == "documented coverage only; no item data here"
+
+
+def test_an_unverified_link_is_probable() -> None:
+    lin = lineage([items_table("base", BASE[:1]), items_table("pro", PRO[:1])],
+                  [edge("pro:10", "base:s/0", "option_expansion", P10, method="unverified", score=0.0)])
+    r = route(lin, _f("k", "base:s/0")).row("pro:10")
+    assert (r.rank, r.certainty, r.transformation) == (2, "probable", "down:option_expansion (unverified 0)")
+
+
+def test_options_past_z_have_no_letter() -> None:
+    options = [f"option {n}" for n in range(27)]
+    lin = lineage([items_table("big", [dict(BASE[0], item="1", options=options, key="A")])], [])
+    assert route(lin, "big:1", option_index=25).row("big:1").letter == "Z"
+    assert route(lin, "big:1", option_index=26).row("big:1").letter is None
+
+
+def test_related_findings_of_every_routed_finding_are_kept_and_noted() -> None:
+    a, b = _f("a", "base:s/0", proposed="Cedar"), _f("b", "base:s/0", proposed="Dogwood")
+    c = _f("c", "pro:10", proposed="Ash")
+    q = route(TOY, "base:s/0", [a, b, c])
+    assert [(r.finding, r.id, r.ref) for r in q.related] == [
+        ("b", "a", "base:s/0"), ("c", "a", "base:s/0"), ("c", "b", "base:s/0")]
+    b_row = q.row("base:s/0", "b")
+    assert b_row.rank == 0 and b_row.note == (
+        "existing finding a (Invented reviewer, wrong_key, proposed) contradicts: amend: proposes C (Cedar), "
+        "the new finding proposes D (Dogwood); wrong_key on the key (proposed); the questioned key first appears "
+        "here (no parent item known); proposed answer is option D here")
+    assert q.row("base:s/0", "c").note.startswith(
+        "existing finding a (Invented reviewer, wrong_key, proposed) contradicts: amend: proposes C (Cedar), "
+        "the new finding proposes A (Ash); existing finding b (")
+
+
+def test_the_proposed_answer_is_noted_for_key_findings_that_propose_one() -> None:
+    for finding in (_f("k", "base:s/0"), _f("o", "base:s/0", "option", "other", option_index=1, proposed="Birk")):
+        assert not any("proposed answer" in note for note in _notes(route(TOY, finding)).values()), finding.id
+
+
+def test_a_proposal_is_found_by_its_text_where_it_was_not_traced() -> None:
+    # Xylo is not an option of base:s/0 (nothing to trace): pro:10 and its copy have it as B
+    notes = _notes(route(TOY, _f("x", "base:s/0", proposed="Xylo")))
+    assert notes["base:s/0"].endswith("; proposed answer is not among its options")
+    assert "; proposed answer is option B here" in notes["pro:10"]
+    assert "; proposed answer is option B here" in notes["pro:11"]
+    assert notes["trans:s/0"].endswith("; proposed answer is not among its options")
+
+
+def test_source_annotation_and_copies_in_notes() -> None:
+    lin = lineage([items_table("base", BASE[:1]), items_table("pro", [PRO[0], PRO[1], dict(PRO[1], item="13")]),
+                   items_table("ann", [dict(BASE[0], item="s/7")])],
+                  [edge("pro:10", "base:s/0", "option_expansion", P10), edge("ann:s/7", "base:s/0", "re_annotation", [0, 1, 2, 3])],
+                  duplicates=[("pro", "10", "g"), ("pro", "11", "g"), ("pro", "13", "g")])
+    notes = _notes(route(lin, _f("s", "base:s/0", proposed="Xylo", source=Source("Redux", item="ann:s/7"))))
+    assert notes["ann:s/7"] == ("source annotation (Redux, proposed); carries the questioned key; "
+                                "proposed answer is not among its options")
+    assert notes["pro:10"] == "carries the questioned key; proposed answer is option B here; identical copy of pro:11, pro:13"
+
+
+def test_a_category_change_names_both_subjects_normalised() -> None:
+    lin = lineage([items_table("base", [dict(BASE[0], subject="College  Biology")]),
+                   items_table("pro", [dict(PRO[0], subject="high_school biology")])],
+                  [edge("pro:10", "base:s/0", "option_expansion", P10)])
+    assert route(lin, _f("c", "base:s/0", "category", "other")).row("pro:10").note == (
+        "not present: subject/category changed at option_expansion (college biology -> high school biology) in pro:10")
+
+
+def test_unaffected_notes_name_the_step_where_the_line_leaves_the_carriers() -> None:
+    # pro:10 -> base:s/0 carry the key; ann:s/7 and snap:10 changed it: the note names that step,
+    # however many carrying steps come before it
+    lin = lineage([items_table("base", BASE[:1]), items_table("pro", PRO[:1]), items_table("snap", [dict(PRO[0], item="10")]),
+                   items_table("ann", [dict(BASE[0], item="s/7")])],
+                  [edge("pro:10", "base:s/0", "option_expansion", P10),
+                   edge("snap:10", "pro:10", "snapshot", [0, 1, 2, 3, 4, 5], key_inherited=False),
+                   edge("ann:s/7", "base:s/0", "re_annotation", [0, 1, 2, 3], key_inherited=False)])
+    up = route(lin, _f("k", "pro:10")).row("ann:s/7")
+    assert (up.relation, up.transformation) == ("collateral", "up:option_expansion, down:re_annotation")
+    assert up.note == "not present: key changed at re_annotation in ann:s/7"
+    down = route(lin, _f("k", "base:s/0")).row("snap:10")
+    assert (down.relation, down.transformation) == ("descendant", "down:option_expansion, down:snapshot")
+    assert down.note == "not present: key changed at snapshot in snap:10"
+
+
+def test_the_queue_does_not_climb_from_children_or_copies() -> None:
+    # q:1 is another parent of base:s/0's child, q:2 the parent of pro:10's copy: neither is
+    # an ancestor of base:s/0 nor descends from one, so neither is queued
+    lin = lineage([items_table("base", BASE[:1]), items_table("q", [dict(BASE[0], item="1"), dict(PRO[0], item="2")]),
+                   items_table("pro", [PRO[0], dict(PRO[1], item="13")])],
+                  [edge("pro:10", "base:s/0", "option_expansion", P10), edge("pro:10", "q:1", "option_expansion", P10),
+                   edge("pro:13", "q:2", "snapshot", [0, 1, 2, 3, 4, 5])],
+                  duplicates=[("pro", "10", "g"), ("pro", "13", "g")])
+    assert [r.ref for r in route(lin, _f("k", "base:s/0")).rows] == ["base:s/0", "pro:10", "pro:13"]
+
+
+def test_a_stem_finding_crosses_a_translation_for_sure() -> None:
+    # a translation always changes the stem's words: that is no edit of the questioned stem
+    lin = lineage([items_table("base", BASE[:1]), items_table("trans", TRANS), items_table("pro", PRO[:1])],
+                  [edge("trans:s/0", "base:s/0", "translation", [0, 1, 2, 3], stem_changed=True),
+                   edge("pro:10", "base:s/0", "option_expansion", P10, stem_changed=True)])
+    q = route(lin, _f("s", "base:s/0", "stem", "bad_question_clarity"))
+    assert (q.row("trans:s/0").rank, q.row("trans:s/0").certainty) == (1, "certain")
+    assert (q.row("pro:10").rank, q.row("pro:10").certainty) == (2, "probable")
+
+
+def test_a_copy_missing_from_the_items_is_still_queued() -> None:
+    # the duplicates table names pro:13, which the item table lacks (e.g. a filtered lineage)
+    lin = lineage([items_table("base", BASE[:1]), items_table("pro", PRO[:1])],
+                  [edge("pro:10", "base:s/0", "option_expansion", P10)],
+                  duplicates=[("pro", "10", "g"), ("pro", "13", "g")])
+    r = route(lin, _f("k", "base:s/0", proposed="Cedar")).row("pro:13")
+    assert (r.status, r.letter) == ("inherited", None)
+    assert r.note == "carries the questioned key; proposed answer is not among its options; identical copy of pro:10"
+
+
+def test_queue_lookup_error_and_empty_frame() -> None:
+    with pytest.raises(KeyError, match="nowhere:1"):
+        route(TOY, "base:s/1").row("nowhere:1")
+    assert list(Queue(query="x:1", item="x:1").to_pandas().columns) == list(QUEUE_COLUMNS)
+
+
+@pytest.mark.parametrize(("key_inherited", "certainty"), [(True, "certain"), (None, "probable")])
+def test_an_ancestor_reached_through_a_changed_key_is_judged_by_its_own_edges(
+        key_inherited: bool | None, certainty: str) -> None:
+    # a diamond: pro:10 <- p:1 keeps the key, pro:10 <- q:1 changed it, but q:1 <- p:1 keeps it
+    # too, so q:1 carries the questioned key; its other parent x:1 handed q:1 the same key, so
+    # x:1 carries it as well (it used to be listed unaffected, "not present: not carried in q:1")
+    lin = lineage([items_table(d, [dict(BASE[0], item="1")]) for d in ("p", "q", "x")] + [items_table("pro", PRO[:1])],
+                  [edge("pro:10", "p:1", "option_expansion", P10),
+                   edge("pro:10", "q:1", "option_expansion", P10, key_inherited=False),
+                   edge("q:1", "p:1", "copy", [0, 1, 2, 3]), edge("q:1", "x:1", "copy", [0, 1, 2, 3], key_inherited=key_inherited)])
+    q = route(lin, _f("k", "pro:10"))
+    assert [(r.ref, r.status) for r in q.rows] == [
+        ("pro:10", "inherited"), ("p:1", "added"), ("q:1", "inherited"), ("x:1", "added")]
+    x = q.row("x:1")
+    assert (x.certainty, x.letter, x.transformation) == (certainty, "B", "up:option_expansion, up:copy")
+    assert x.note == "the questioned key first appears here (no parent item known)"
