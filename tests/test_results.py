@@ -20,7 +20,7 @@ TOY = PACKAGE.parent / "examples" / "toy"
 
 #: What the public functions return: each one is a Result.
 RESULT_TYPES = {
-    "Corrections", "Discovery", "EnrichResult", "FamilyEnrichResult", "FamilyPicture", "FamilyReport", "Relatives",
+    "Corrections", "Discovery", "EnrichResult", "FamilyDiscovery", "FamilyEnrichResult", "FamilyPicture", "FamilyReport", "Relatives",
     "Finding", "HistoryReport", "ImportResult", "Lineage", "ProvResult", "PublishPlan", "Queue",
     "ValidationReport", "SnapshotDiff", "SyntheticFamily", "TranslationReport", "WitnessReport",
 }
