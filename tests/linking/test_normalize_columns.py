@@ -112,6 +112,7 @@ def test_chunked_and_non_string_input() -> None:
 
 
 @pytest.mark.realdata
+@pytest.mark.slow  # 18 s: every MMLU-family stem and option (the suite marks tests over 10 s slow)
 def test_every_family_stem_and_option_is_the_reference(shared_data: Path) -> None:
     """Every stem and option of every MMLU-family dataset: columnar keys equal the reference's."""
     from croissant_lineage.family.spec import load_family
