@@ -33,10 +33,10 @@ import pyarrow.compute as pc
 
 from croissant_lineage.errors import LineageError, SpecError
 from croissant_lineage.family.spec import Derivation, FamilySpec
-from croissant_lineage.lineage.model import Lineage, family_info
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
-from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table
-from croissant_lineage.linking.linker import link_derivation
+from croissant_lineage.linking.duplicates import DuplicateGroup
+from croissant_lineage.linking.linker import assemble_lineage, link_derivation
 from croissant_lineage.linking.sides import Side
 
 __all__ = [
@@ -261,7 +261,6 @@ def merge_lineage(
         The lineage: items, edges in derivation then child order, duplicates, unmatched
         and the summary.
     """
-    with_items = [d for d in spec.datasets.values() if d.has_items]
     derivations = spec.item_derivations()
     edge_parts, unmatched_parts, stats = [], [], []
     for k, deriv in enumerate(derivations):
@@ -269,19 +268,4 @@ def merge_lineage(
         edge_parts.append(_ordered([p.edges for p in mine], EDGES_SCHEMA))
         unmatched_parts.append(_ordered([p.unmatched for p in mine], UNMATCHED_SCHEMA))
         stats.append(merge_stats(deriv, [p.stats for p in mine]))
-    table = pa.concat_tables(items)
-    edges = pa.concat_tables(edge_parts) if edge_parts else EDGES_SCHEMA.empty_table()
-    unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
-    duplicates = duplicates_table(list(found), edges)
-    dup_groups = Counter(
-        ds for ds, _g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
-    )
-    summary = {
-        "family": spec.name,
-        "items": {d.name: t.num_rows for d, t in zip(with_items, items, strict=True)},
-        "edges": edges.num_rows,
-        "derivations": stats,
-        "duplicate_groups": dict(sorted(dup_groups.items())),
-        "unmatched": unmatched.num_rows,
-    }
-    return Lineage(family_info(spec), table, edges, duplicates, unmatched, summary)
+    return assemble_lineage(spec, list(items), edge_parts, unmatched_parts, stats, list(found))

@@ -47,7 +47,7 @@ from croissant_lineage.linking.normalize import (
 )
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["ONE_CHILD_PER_PARENT", "link", "link_derivation", "link_pairs"]
+__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link", "link_derivation", "link_pairs"]
 
 #: Activities whose parent items have at most one child item each (text links).
 ONE_CHILD_PER_PARENT = ("re_release", "copy")
@@ -242,22 +242,42 @@ def _link_family(
     for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
         tables[ds.name] = load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
     edge_parts, unmatched_parts, stats, found = _link_derivations(spec, tables, progress=progress)
-    items = pa.concat_tables([tables[d.name] for d in with_items])
+    return assemble_lineage(spec, [tables[d.name] for d in with_items], edge_parts, unmatched_parts, stats, found)
+
+
+def assemble_lineage(
+    spec: FamilySpec,
+    items: list[pa.Table],
+    edge_parts: list[pa.Table],
+    unmatched_parts: list[pa.Table],
+    stats: list[dict[str, Any]],
+    found: list[DuplicateGroup],
+) -> Lineage:
+    """The :class:`Lineage` of linked parts: items, edges, unmatched, duplicates and summary.
+
+    Args:
+        spec: The family spec.
+        items: Each dataset's items table, in spec order (the datasets with items).
+        edge_parts, unmatched_parts, stats: Per derivation, in spec order.
+        found: Every dataset's duplicate groups.
+    """
+    with_items = [d for d in spec.datasets.values() if d.has_items]
+    table = pa.concat_tables(items)
     edges = pa.concat_tables(edge_parts) if edge_parts else EDGES_SCHEMA.empty_table()
     unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
     duplicates = duplicates_table(found, edges)
     dup_groups = Counter(
-        ds for ds, g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
+        ds for ds, _g in set(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
     )
     summary = {
         "family": spec.name,
-        "items": {d.name: tables[d.name].num_rows for d in with_items},
+        "items": {d.name: t.num_rows for d, t in zip(with_items, items, strict=True)},
         "edges": edges.num_rows,
         "derivations": stats,
         "duplicate_groups": dict(sorted(dup_groups.items())),
         "unmatched": unmatched.num_rows,
     }
-    return Lineage(family_info(spec), items, edges, duplicates, unmatched, summary)
+    return Lineage(family_info(spec), table, edges, duplicates, unmatched, summary)
 
 
 def _link_derivations(
