@@ -361,7 +361,13 @@ class _Step:
 
 def _tree(graph: LineageGraph, start: str, extra: Iterable[str] = ()) -> dict[str, list[_Step]]:
     """Every relative of ``start`` with the steps to it: ancestors, their descendants,
-    the start's descendants, duplicates of any of them, and ``extra`` refs."""
+    the start's descendants, duplicates of any of them, and ``extra`` refs.
+
+    An ancestor of ``start`` is only ever reached by climbing (its path is all ``up``
+    steps), even where a descendant of another ancestor reaches it first (a diamond):
+    otherwise the climb would stop there and the ancestor's other parents be missed.
+    """
+    ancestors = {a.ref for a in graph.ancestors(start)}
     paths: dict[str, list[_Step]] = {start: []}
     queue: deque[tuple[str, bool]] = deque([(start, True)])
     while queue:
@@ -373,7 +379,7 @@ def _tree(graph: LineageGraph, start: str, extra: Iterable[str] = ()) -> dict[st
         moves += [(e.child, _Step("down", e, e.child), False) for e in graph.children(ref)]
         moves += [(d, _Step("duplicate", None, d), False) for d in graph.duplicates(ref)]
         for nxt, step, up_ok in sorted(moves, key=lambda m: (m[1].kind, m[0])):
-            if nxt not in paths:
+            if nxt not in paths and (step.kind == "up" or nxt not in ancestors):
                 paths[nxt] = [*path, step]
                 queue.append((nxt, up_ok))
     for ref in extra:

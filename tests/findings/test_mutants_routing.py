@@ -467,3 +467,19 @@ def test_an_ancestor_reached_through_a_changed_key_is_judged_by_its_own_edges(
     x = q.row("x:1")
     assert (x.certainty, x.letter, x.transformation) == (certainty, "B", "up:option_expansion, up:copy")
     assert x.note == "the questioned key first appears here (no parent item known)"
+
+
+def test_an_ancestor_first_reached_from_another_ancestor_is_still_climbed() -> None:
+    # pro:10 <- a:1 and pro:10 <- q:1 <- r:1 <- x:1, and r:1 <- a:1 too: going breadth first,
+    # r:1 is a child of a:1 one step before it is q:1's parent. It is an ancestor of pro:10,
+    # so it is reached by climbing, and its other parent x:1 (which handed it the key) is queued
+    lin = lineage([items_table(d, [dict(BASE[0], item="1")]) for d in ("a", "q", "r", "x")] + [items_table("pro", PRO[:1])],
+                  [edge("pro:10", "a:1", "option_expansion", P10), edge("pro:10", "q:1", "option_expansion", P10),
+                   edge("q:1", "r:1", "copy", [0, 1, 2, 3]), edge("r:1", "a:1", "copy", [0, 1, 2, 3]),
+                   edge("r:1", "x:1", "copy", [0, 1, 2, 3])])
+    q = route(lin, _f("k", "pro:10"))
+    assert "x:1" in [r.ref for r in q.rows]
+    r1, x1 = q.row("r:1"), q.row("x:1")
+    assert (r1.relation, r1.transformation) == ("ancestor", "up:option_expansion, up:copy")
+    assert (x1.relation, x1.transformation) == ("ancestor", "up:option_expansion, up:copy, up:copy")
+    assert x1.status == "added"
