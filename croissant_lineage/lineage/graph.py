@@ -214,6 +214,7 @@ class LineageGraph:
         self._item_chunks: dict[str, tuple[list[pa.Array], list[int]]] | None = None
         self._edges: dict[int, Edge] = {}
         self._items: dict[str, int] = {}
+        self._with_items = with_items
         if with_items:
             refs = _refs(lineage.items.column("dataset"), lineage.items.column("item"))
             self._items = dict(zip(refs, range(len(refs)), strict=True))
@@ -237,10 +238,22 @@ class LineageGraph:
         """The item's record.
 
         Raises:
-            InputError: no such item in the lineage.
+            InputError: no such item in the lineage, or no record of it: the graph was
+                built with ``with_items=False``, or the item is named by an edge or a
+                duplicate group but missing from the item table (e.g. a filtered lineage).
         """
         self._check(ref)
-        n = self._items[ref]
+        if not self._with_items:
+            raise InputError(
+                f"item {ref!r}: this graph was built without the item texts",
+                hint="build it with LineageGraph(lineage, with_items=True)",
+            )
+        n = self._items.get(ref)
+        if n is None:
+            raise InputError(
+                f"item {ref!r} is linked in the lineage but not in its item table",
+                hint="the lineage's items were filtered or lost: re-run link",
+            )
         if self._item_chunks is None:
             # Indexing a chunked column searches its chunks on every call: keep each
             # column's chunks and their starts, and find the row once per column.

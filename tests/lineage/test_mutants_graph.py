@@ -268,3 +268,14 @@ def test_findings_attached_to_relatives_are_in_the_json() -> None:
 
     r = replace(relatives_of(TOY, "pro:12"), findings=({"id": "f1", "item": "pro:12", "target": "key"},))
     assert r.to_dict()["findings"] == [{"id": "f1", "item": "pro:12", "target": "key"}]
+
+
+def test_an_item_without_a_record_is_a_coded_error() -> None:
+    g = LineageGraph(TOY, with_items=False)
+    with pytest.raises(InputError, match=r"CL-E001 item 'pro:10': this graph was built without the item texts"):
+        g.item("pro:10")
+    # an edge names pro:10, but the item table lost it
+    lin = lineage([items_table("base", BASE[:1])], [edge("pro:10", "base:s/0", "copy", [0, 1, 2, 3])])
+    with pytest.raises(InputError, match=r"item 'pro:10' is linked in the lineage but not in its item table"):
+        LineageGraph(lin).item("pro:10")
+    assert LineageGraph(lin).item("base:s/0").stem == BASE[0]["stem"]
