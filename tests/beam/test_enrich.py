@@ -140,6 +140,7 @@ def test_synthetic_50k_is_byte_identical(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.realdata
 def test_mmlu_is_byte_identical(mmlu_lineage, mmlu_enriched, tmp_path: Path) -> None:
     out = tmp_path / "beam"
     enrich_family(mmlu_lineage, "mmlu", out, time="2025-01-01T00:00:00Z", runner="beam",
