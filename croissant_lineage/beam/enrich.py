@@ -13,7 +13,7 @@ The pipeline, and where each step's work comes from::
                                       descriptor read and enriched, its items, lineage and
                                       findings tables built and written, into the staging
                                       folder
-    launcher:  merge                  the first error, if any; else every staged file copied
+    launcher:  merge                  the first error, if any; else every staged file moved
                                       into the output folder, swapped in whole (atomic_folder)
 
 What stays in the launching process, because it is family-wide: reading the lineage and
@@ -32,6 +32,7 @@ is raised in the launching process, with the same code and message.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from datetime import datetime
@@ -139,8 +140,18 @@ def _merge(run: FamilyRun, folder: Path, n: int) -> FamilyEnrichResult:
         for i, done in enumerate(written):
             names = [*(Path(f).name for f in done.files.values()), Path(done.path).name]
             for name in names:
-                atomic_write_bytes(tmp / name, (folder / _OUT.format(i) / name).read_bytes())
+                _move(folder / _OUT.format(i) / name, tmp / name)
     return FamilyEnrichResult(str(run.out), written)
+
+
+def _move(src: Path, dest: Path) -> None:
+    """A staged file into the output's temporary folder: renamed where both are on one file
+    system (no copy of the bytes), else copied (:func:`atomic_write_bytes`). Either way
+    :func:`atomic_folder` checks it against the command's inputs and syncs it before the swap."""
+    try:
+        os.replace(src, dest)
+    except OSError:  # another file system (EXDEV), or anything else: the copy reports it, coded
+        atomic_write_bytes(dest, src.read_bytes())
 
 
 def enrich_family_beam(
