@@ -81,10 +81,7 @@ _API: dict[str, tuple[str, ...]] = {
         "enrich_descriptor",
         "enrich_file",
     ),
-    "enrich.family": (
-        "FamilyEnrichResult",
-        "enrich_family",
-    ),
+    "enrich.family": ("FamilyEnrichResult",),
     "enrich.marks": ("strip_enrichment",),
     "errors": (
         "DataError",
@@ -201,6 +198,7 @@ _API: dict[str, tuple[str, ...]] = {
     ),
     "workflows": (
         "compare_family_snapshots",
+        "enrich_family",
         "link",
         "snapshot_history",
         "verify_family_translations",
@@ -259,7 +257,7 @@ if TYPE_CHECKING:
     from croissant_lineage.discovery.propose import Discovery, Proposal, discover
     from croissant_lineage.discovery.roles import RoleGuess, infer_roles
     from croissant_lineage.enrich.descriptor import EnrichResult, enrich_descriptor, enrich_file
-    from croissant_lineage.enrich.family import FamilyEnrichResult, enrich_family
+    from croissant_lineage.enrich.family import FamilyEnrichResult
     from croissant_lineage.enrich.marks import strip_enrichment
     from croissant_lineage.errors import (
         DataError,
@@ -319,6 +317,7 @@ if TYPE_CHECKING:
     from croissant_lineage.validate import Issue, ValidationReport, codes_table, validate
     from croissant_lineage.workflows import (
         compare_family_snapshots,
+        enrich_family,
         link,
         snapshot_history,
         verify_family_translations,

@@ -37,7 +37,10 @@ from croissant_lineage.audits.translations import (
 )
 from croissant_lineage.audits.witnesses import WitnessReport, witness_lineage
 from croissant_lineage.audits.witnesses.archives import ArchiveLimits, list_archives
+from croissant_lineage.beam.enrich import enrich_family_beam
 from croissant_lineage.beam.pipeline import link_beam
+from croissant_lineage.enrich.family import FamilyEnrichResult
+from croissant_lineage.enrich.family import enrich_family as _enrich_here
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
@@ -51,6 +54,7 @@ __all__ = [
     "RUNNERS",
     "LinkResult",
     "compare_family_snapshots",
+    "enrich_family",
     "link",
     "snapshot_history",
     "verify_family_translations",
@@ -346,3 +350,40 @@ def write_lineage(
         runner=runner, pipeline_options=pipeline_options,
     )
     return LinkResult(lineage, lineage.write(out, overwrite=force))
+
+
+def enrich_family(
+    lineage: Lineage | str | Path,
+    family_spec: FamilySpec | str | Path,
+    out_dir: str | Path,
+    findings: Any = None,
+    *,
+    time: Any = None,
+    force: bool = False,
+    progress: bool = False,
+    runner: str = "local",
+    pipeline_options: Any = None,
+) -> FamilyEnrichResult:
+    """Write a family's enriched descriptors and their lineage files, here or as a Beam pipeline.
+
+    Args:
+        lineage, family_spec, out_dir, findings, time, force, progress: As for
+            :func:`croissant_lineage.enrich.family.enrich_family` (``progress``: local runner).
+        runner: ``"local"`` (:func:`croissant_lineage.enrich.family.enrich_family`) or
+            ``"beam"`` (:func:`croissant_lineage.beam.enrich.enrich_family_beam`, the ``beam``
+            extra: one step per descriptor file): the same files either way.
+        pipeline_options: Beam options for ``runner="beam"`` (see :func:`link`).
+
+    Returns:
+        A :class:`~croissant_lineage.enrich.family.FamilyEnrichResult`.
+
+    Raises:
+        InputError: an unknown runner, or ``beam`` without apache-beam installed.
+        LineageError: any input problem; nothing is written to ``out_dir`` then.
+    """
+    if runner == "beam":
+        return enrich_family_beam(lineage, family_spec, out_dir, findings, time=time, force=force,
+                                  pipeline_options=pipeline_options)
+    if runner != "local":
+        raise InputError(f"unknown runner {runner!r}", hint=f"use one of: {', '.join(RUNNERS)}")
+    return _enrich_here(lineage, family_spec, out_dir, findings, time=time, force=force, progress=progress)

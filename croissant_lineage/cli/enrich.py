@@ -6,14 +6,10 @@ import argparse
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result, show_progress
-from croissant_lineage.enrich import (
-    EnrichResult,
-    FamilyEnrichResult,
-    enrich_family,
-    enrich_file,
-)
+from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult, enrich_file
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.schema import ACTIVITIES
+from croissant_lineage.workflows import enrich_family
 
 __all__ = ["register"]
 
@@ -30,6 +26,9 @@ lineage: dataset, RecordSet and Field derivations, a value-level annotation
 (equivalentProperty prov:wasDerivedFrom), and the RecordSets lineage_items, item_texts,
 lineage and findings over Parquet files written beside each descriptor in --out
 (mlcroissant's records("lineage") yields every edge whose child is in that descriptor).
+With --runner beam, each descriptor file is enriched by a step of an Apache Beam
+pipeline (the same files, byte for byte; the descriptors must be readable by every
+worker) and --out is written at the end, whole.
 
 Nothing in the input is changed or reordered: enrichment only adds, and every node it
 adds is marked ("@index": "croissant-lineage"), so enriching an enriched descriptor
@@ -58,8 +57,12 @@ def _run(args: argparse.Namespace) -> int:
             time=args.time,
             force=args.force,
             progress=show_progress(args),
+            runner=args.runner,
+            pipeline_options=options.beam_options(args),
         )
     else:
+        if args.runner != "local" or args.beam_option:
+            raise InputError("--runner and --beam-option apply to --family only")
         if not args.descriptor or not args.derived_from:
             raise InputError(
                 "give DESCRIPTOR and at least one --derived-from PARENT (or --family NAME)"
@@ -88,6 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--activity filter --out my-bench.enriched.json",
             "croissant-lineage enrich child.json --derived-from parent/croissant.json --out child.enriched.json",
             "croissant-lineage enrich --family mmlu --lineage lineage/ --findings findings.json --out enriched/",
+            "croissant-lineage enrich --family mmlu --lineage lineage/ --out enriched/ --runner beam "
+            "--beam-option direct_num_workers=2",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -110,6 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="check with mlcroissant that the output has no more issues than the input",
     )
+    options.runner(p, "enrich a --family")
     options.force(p)
     options.json_output(p)
     options.quiet(p)

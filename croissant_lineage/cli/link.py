@@ -7,7 +7,7 @@ import sys
 
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result, show_progress
-from croissant_lineage.workflows import RUNNERS, write_lineage
+from croissant_lineage.workflows import write_lineage
 
 __all__ = ["register"]
 
@@ -21,18 +21,12 @@ def _run(args: argparse.Namespace) -> int:
         force=args.force,
         progress=show_progress(args),
         runner=args.runner,
-        pipeline_options=[f"--{option}" for option in args.beam_option],
+        pipeline_options=options.beam_options(args),
     )
     print_result(args, result)
     if not args.json and not args.quiet:
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
-
-
-def _beam_option(text: str) -> str:
-    if "=" not in text or text.startswith("="):
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    return text.removeprefix("--")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,16 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.data_dir(p)
     options.out(p, "lineage folder to write")
     options.allow_outside(p)
-    p.add_argument(
-        "--runner", choices=RUNNERS, default="local",
-        help="where to link: here (local, the default) or as an Apache Beam pipeline (beam: needs "
-        "pip install 'croissant-lineage[beam]'; Beam's local Python runner unless --beam-option names another)",
-    )
-    p.add_argument(
-        "--beam-option", action="append", default=[], type=_beam_option, metavar="KEY=VALUE",
-        help="a Beam pipeline option for --runner beam, repeatable (runner=DataflowRunner, "
-        "direct_num_workers=2, direct_running_mode=in_memory ...)",
-    )
+    options.runner(p, "link")
     options.force(p)
     options.json_output(p)
     options.quiet(p)

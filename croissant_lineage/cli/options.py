@@ -23,6 +23,7 @@ from croissant_lineage._results import inert, inert_json
 
 __all__ = [
     "allow_outside",
+    "beam_options",
     "data_dir",
     "declared_inputs",
     "example_epilog",
@@ -36,6 +37,7 @@ __all__ = [
     "print_json",
     "print_result",
     "quiet",
+    "runner",
     "show_progress",
 ]
 
@@ -119,6 +121,34 @@ def allow_outside(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-outside", action="store_true", help="allow file URLs outside the base folder"
     )
+
+
+def runner(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--runner {local,beam}`` and ``--beam-option KEY=VALUE``: where the command's work runs
+    (``what``: what runs, e.g. ``link``); read them back with :func:`beam_options`."""
+    from croissant_lineage.workflows import RUNNERS  # here: the other options load no stage
+
+    parser.add_argument(
+        "--runner", choices=RUNNERS, default="local",
+        help=f"where to {what}: here (local, the default) or as an Apache Beam pipeline (beam: needs "
+        "pip install 'croissant-lineage[beam]'; Beam's local Python runner unless --beam-option names another)",
+    )
+    parser.add_argument(
+        "--beam-option", action="append", default=[], type=_beam_option, metavar="KEY=VALUE",
+        help="a Beam pipeline option for --runner beam, repeatable (runner=DataflowRunner, "
+        "direct_num_workers=2, direct_running_mode=in_memory ...)",
+    )
+
+
+def _beam_option(text: str) -> str:
+    if "=" not in text or text.startswith("="):
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return text.removeprefix("--")
+
+
+def beam_options(args: argparse.Namespace) -> list[str]:
+    """The ``--beam-option`` values as Beam's command-line flags (``--KEY=VALUE``)."""
+    return [f"--{option}" for option in args.beam_option]
 
 
 #: The arguments (``args`` attribute names) that name files or folders a command reads.

@@ -67,7 +67,10 @@ from croissant_lineage.prov.vocab import (
     schema_node_iri,
 )
 
-__all__ = ["DERIVED_ROLES", "FAMILY_TERMS", "EnrichedDescriptor", "FamilyEnrichResult", "enrich_family"]
+__all__ = [
+    "DERIVED_ROLES", "FAMILY_TERMS", "EnrichedDescriptor", "FamilyEnrichResult", "FamilyRun",
+    "enrich_descriptor_file", "enrich_family",
+]
 
 
 #: Everything the family enrichment's nodes need from @context.
@@ -293,31 +296,37 @@ def enrich_family(
             (a descriptor without its marks, a Parquet file without its columns), and
             not ``force``; checked before anything is written.
     """
-    spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
-    lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage, records=False)  # enrich never reads records
-    out = Path(out_dir)
-    run = _FamilyRun(spec, lin, _load_findings_arg(findings), out, resolve_time(time))
-    groups = _descriptor_groups(spec)
-    stems = _output_stems(groups)
-    _check_outputs(out, stems.values(), force)
-    with atomic_folder(out) as run.write_to:  # a killed run leaves the old folder or the new one
+    run = FamilyRun.start(lineage, family_spec, out_dir, findings, time=time, force=force)
+    with atomic_folder(run.out) as run.write_to:  # a killed run leaves the old folder or the new one
         written = [
-            _enrich_descriptor_file(run, desc_path, members, stems[desc_path])
-            for desc_path, members in tqdm(groups.items(), desc="enrich", unit="descriptor", disable=not progress)
+            enrich_descriptor_file(run, desc_path, members, run.stems[desc_path])
+            for desc_path, members in tqdm(run.groups.items(), desc="enrich", unit="descriptor", disable=not progress)
         ]
-    return FamilyEnrichResult(str(out), written)
+    return FamilyEnrichResult(str(run.out), written)
 
 
 @dataclass
-class _FamilyRun:
-    """The inputs every descriptor of one :func:`enrich_family` call shares."""
+class FamilyRun:
+    """The inputs every descriptor of one :func:`enrich_family` call shares.
+
+    Attributes:
+        spec, lin, found: The family spec, its lineage and the findings.
+        out: The output folder.
+        stamp: The time recorded (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
+        groups: The family's datasets by the descriptor that holds them, in family order.
+        stems: Output file stem per descriptor.
+        write_to: Where :func:`enrich_descriptor_file` writes (set by the caller: the
+            temporary folder swapped in as ``out`` at the end).
+    """
 
     spec: FamilySpec
     lin: Lineage
     found: list[Any]
     out: Path
     stamp: str | None
-    write_to: Path = field(init=False)  # the temporary folder swapped in as ``out`` at the end
+    groups: dict[Path, list[Any]] = field(default_factory=dict)
+    stems: dict[Path, str] = field(default_factory=dict)
+    write_to: Path = field(init=False)
     info: dict[str, Any] = field(init=False)
     iris: dict[str, str] = field(init=False)
     derivations: list[Any] = field(init=False)
@@ -326,6 +335,22 @@ class _FamilyRun:
         self.info = {d["name"]: d for d in self.lin.family.get("datasets", [])}
         self.iris = {name: d["iri"] for name, d in self.info.items()}
         self.derivations = list(self.lin.family.get("derivations", []))
+
+    @classmethod
+    def start(
+        cls, lineage: Any, family_spec: Any, out_dir: str | Path, findings: Any = None, *,
+        time: str | datetime | int | None = None, force: bool = False,
+    ) -> FamilyRun:
+        """Read the inputs of :func:`enrich_family` (same arguments), name the outputs and
+        check, before anything is written, that they may be replaced."""
+        spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
+        lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage, records=False)  # enrich never reads records
+        out = Path(out_dir)
+        run = cls(spec, lin, _load_findings_arg(findings), out, resolve_time(time))
+        run.groups = _descriptor_groups(spec)
+        run.stems = _output_stems(run.groups)
+        _check_outputs(out, run.stems.values(), force)
+        return run
 
 
 def _descriptor_groups(spec: FamilySpec) -> dict[Path, list[Any]]:
@@ -375,7 +400,7 @@ def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list
     return file_nodes, files
 
 
-def _add_schema_level(run: _FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
+def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
     """The value-level annotation and the RecordSet/Field derivations of each member dataset."""
     for d in members:
         if d.record_set is None:
@@ -389,7 +414,7 @@ def _add_schema_level(run: _FamilyRun, doc_out: dict[str, Any], members: Sequenc
 
 
 def _add_dataset_level(
-    run: _FamilyRun, doc_out: dict[str, Any], names: Sequence[str], used: list[dict[str, Any]],
+    run: FamilyRun, doc_out: dict[str, Any], names: Sequence[str], used: list[dict[str, Any]],
     added_terms: list[str], desc_path: Path,
 ) -> None:
     """Dataset-level PROV: parents, their activities, the enrichment, the family datasets."""
@@ -406,8 +431,18 @@ def _add_dataset_level(
     add_values(doc_out, "cl:familyDataset", family_nodes, iri=CL_NS + "familyDataset", path=desc_path)
 
 
-def _enrich_descriptor_file(run: _FamilyRun, desc_path: Path, members: Sequence[Any], stem: str) -> EnrichedDescriptor:
-    """Enrich one descriptor of the family and write it with its lineage files."""
+def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[Any], stem: str) -> EnrichedDescriptor:
+    """Enrich one descriptor of the family and write it with its lineage files into ``run.write_to``.
+
+    Args:
+        run: The shared inputs (:meth:`FamilyRun.start`), ``write_to`` set.
+        desc_path: The descriptor (a key of ``run.groups``).
+        members: Its family datasets.
+        stem: Its output file stem.
+
+    Returns:
+        What was written, with paths as they will be in ``run.out``.
+    """
     names = [d.name for d in members]
     doc = read_json(desc_path)
     check_croissant(doc, desc_path)
