@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zlib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,7 +226,7 @@ class StemIndex:
 
     def _exact(self, stem: str) -> list[int]:
         h = hash(stem)
-        lo, hi = np.searchsorted(self._exact_hash, [h, h], side="left")[0], np.searchsorted(self._exact_hash, h, side="right")
+        lo, hi = int(np.searchsorted(self._exact_hash, h, "left")), int(np.searchsorted(self._exact_hash, h, "right"))
         return [j for j in self._exact_rows[lo:hi].tolist() if self.stems[j] == stem]
 
     def _shared(self, stem: str, top_k: int) -> list[int]:
@@ -235,12 +236,10 @@ class StemIndex:
             return []
         lo = np.searchsorted(self.keys, hashes, "left")
         hi = np.searchsorted(self.keys, hashes, "right")
-        hit = [self.rows[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True) if b > a]
-        if not hit:
-            return []
-        rows, counts = np.unique(np.concatenate(hit), return_counts=True)
-        best = np.lexsort((rows, -counts))[:top_k]
-        return [int(j) for j in rows[best]]
+        counts: Counter[int] = Counter()
+        for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
+            counts.update(self.rows[a:b].tolist())
+        return [j for j, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]]
 
     def candidates(self, stem: str, *, threshold: float, top_k: int = TOP_K) -> list[Candidate]:
         """The corpus rows whose stem scores at least ``threshold`` against ``stem``.
@@ -323,16 +322,23 @@ def _postings(stems: StringColumn) -> tuple[np.ndarray, np.ndarray]:
         pair = np.asarray(keys, dtype=np.uint64) << np.uint64(32)
         pair |= np.repeat(np.arange(lo, lo + len(counts), dtype=np.uint64), counts)
         parts.append(pair)
-    pairs = np.concatenate(parts) if parts else np.zeros(0, np.uint64)
-    del parts
+    pairs = np.empty(sum(p.size for p in parts), dtype=np.uint64)
+    at = 0
+    while parts:  # each part freed once copied: the peak is the pairs and one part, not twice the pairs
+        part = parts.pop(0)
+        pairs[at : at + part.size] = part
+        at += part.size
+        del part
     pairs.sort()
     halves = pairs.view(np.uint32).reshape(-1, 2)
     key_half, row_half = (1, 0) if np.little_endian else (0, 1)
     k = halves[:, key_half]
-    starts = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1]))) if k.size else np.zeros(0, np.int64)
-    count = np.diff(np.append(starts, k.size))
-    keep = np.repeat(count <= MAX_POSTING, count)
-    del starts, count
+    # sorted: a shingle is in more than MAX_POSTING rows iff it equals the key MAX_POSTING places on
+    # (no per-shingle array: most shingles of a large corpus occur once)
+    frequent = np.unique(k[MAX_POSTING:][k[MAX_POSTING:] == k[:-MAX_POSTING]]) if k.size > MAX_POSTING else k[:0]
+    keep = np.ones(k.size, dtype=bool)
+    for key in frequent.tolist():
+        keep[np.searchsorted(k, key, "left") : np.searchsorted(k, key, "right")] = False
     keys_out = k[keep]
     rows_out = halves[:, row_half][keep].view(np.int32)
     return keys_out, rows_out

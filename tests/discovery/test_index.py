@@ -191,3 +191,13 @@ def test_mmlu_candidates_are_those_of_the_list_index(shared_data: Path) -> None:
     """~20 s, ~0.6 GB: the whole MMLU family indexed, every 7th stem looked up."""
     datasets, items, stems, queries = _mmlu_corpus(shared_data)
     assert _digest(build_index(datasets, items, stems), queries, 85.0) == PINNED_MMLU
+
+
+def test_postings_keep_shingles_in_at_most_max_posting_rows() -> None:
+    from croissant_lineage.discovery.index import MAX_POSTING, shingles
+
+    stems = ["alpha beta gamma"] * MAX_POSTING + ["delta epsilon zeta"] * (MAX_POSTING + 1) + ["eta theta iota kappa"]
+    idx = build_index(["a"] * len(stems), [str(j) for j in range(len(stems))], stems)
+    kept = set(idx.keys.tolist())
+    assert shingles("alpha beta gamma")[0] in kept and shingles("delta epsilon zeta")[0] not in kept
+    assert idx.keys.size == MAX_POSTING + 2 and int(idx.rows.max()) == len(stems) - 1  # the 500 rows and the last one's 2 shingles
