@@ -360,14 +360,21 @@ def _normalized(stems: pa.Array | pa.ChunkedArray) -> pa.LargeStringArray:
     return pa.concat_arrays(parts) if parts else pa.array([], pa.large_string())
 
 
+def _corpus(tables: dict[str, pa.Table]) -> tuple[pa.DictionaryArray, pa.LargeStringArray, pa.LargeStringArray]:
+    """Per row of the tables (by dataset name): dataset (dictionary-encoded), item id, normalised stem."""
+    names = sorted(tables)
+    if not names:
+        return _codes([]), _strings([]), _strings([])
+    codes = np.concatenate([np.full(tables[n].num_rows, k, np.int32) for k, n in enumerate(names)])
+    datasets = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(names, pa.string()))
+    items = pa.concat_arrays([_strings(tables[n].column("item")) for n in names])
+    return datasets, items, pa.concat_arrays([_normalized(tables[n].column("stem")) for n in names])
+
+
 def load_or_build(folder: str | Path | None, tables: dict[str, pa.Table]) -> StemIndex:
     """The index of the corpus ``tables`` (dataset -> item table): read from ``folder`` when
     one of this format with the same fingerprint is saved there, else built (and saved there)."""
-    names = sorted(tables)
-    codes = np.concatenate([np.full(tables[n].num_rows, k, np.int32) for k, n in enumerate(names)]) if names else np.zeros(0, np.int32)
-    datasets = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(names, pa.string()))
-    items = pa.concat_arrays([_strings(tables[n].column("item")) for n in names]) if names else pa.array([], pa.large_string())
-    stems = pa.concat_arrays([_normalized(tables[n].column("stem")) for n in names]) if names else pa.array([], pa.large_string())
+    datasets, items, stems = _corpus(tables)
     fp = fingerprint(datasets, items, stems)
     if folder is not None and (Path(folder) / "index.json").is_file():
         try:
