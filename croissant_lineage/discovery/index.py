@@ -35,6 +35,7 @@ refused with a coded error by :meth:`StemIndex.load`.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import io
 import zlib
 from collections import Counter
@@ -226,20 +227,27 @@ class StemIndex:
 
     def _exact(self, stem: str) -> list[int]:
         h = hash(stem)
-        lo, hi = int(np.searchsorted(self._exact_hash, h, "left")), int(np.searchsorted(self._exact_hash, h, "right"))
-        return [j for j in self._exact_rows[lo:hi].tolist() if self.stems[j] == stem]
+        at, end = int(self._exact_hash.searchsorted(h)), self._exact_hash.size
+        rows: list[int] = []
+        while at < end and self._exact_hash[at] == h:
+            j = int(self._exact_rows[at])
+            if self.stems[j] == stem:  # a hash collision is not an exact match
+                rows.append(j)
+            at += 1
+        return rows  # ascending: the hashes were sorted stably
 
     def _shared(self, stem: str, top_k: int) -> list[int]:
         """The ``top_k`` rows sharing the most shingles with ``stem`` (ties by row)."""
         hashes = np.asarray(shingles(stem), dtype=np.uint32)
         if not hashes.size:
             return []
-        lo = np.searchsorted(self.keys, hashes, "left")
-        hi = np.searchsorted(self.keys, hashes, "right")
+        lo = self.keys.searchsorted(hashes, "left")
+        hi = self.keys.searchsorted(hashes, "right")
         counts: Counter[int] = Counter()
         for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
             counts.update(self.rows[a:b].tolist())
-        return [j for j, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top_k]]
+        # the first top_k of sorted(..., key=(-count, row)); keys are distinct, so nsmallest is the same
+        return [j for j, _ in heapq.nsmallest(top_k, counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
     def candidates(self, stem: str, *, threshold: float, top_k: int = TOP_K) -> list[Candidate]:
         """The corpus rows whose stem scores at least ``threshold`` against ``stem``.
