@@ -213,15 +213,38 @@ def _key_text(value: Any, options: list[str] | None) -> str | None:
     return normalize_stem(options[LETTERS.index(letter)])
 
 
+def _row_pairs(edges: pa.Table, child: pa.Table, parent: pa.Table) -> list[tuple[int, int]]:
+    """The edges as ``(child row, parent row)``."""
+    crow = {it: i for i, it in enumerate(child.column("item").to_pylist())}
+    prow = {it: j for j, it in enumerate(parent.column("item").to_pylist())}
+    cols = (edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist())
+    return [(crow[c], prow[p]) for c, p in zip(*cols, strict=True) if c in crow and p in prow]
+
+
+def _column_keys(records: list[dict[str, Any]], col: str, options: list[list[str] | None]) -> list[tuple[int, str]] | None:
+    """``(pair, option text)`` of each set value of ``col`` that reads as a key, or None when
+    the column is not a key column (fewer than :data:`MIN_ITEMS` such values, or under half
+    of its set values)."""
+    values = [(n, r[col]) for n, r in enumerate(records) if r.get(col) not in (None, "", "None", "nan")]
+    read = [(n, k) for n, v in values if (k := _key_text(v, options[n])) is not None]
+    return read if len(read) >= MIN_ITEMS and len(read) >= _MOST * len(values) else None
+
+
+def _parent_key_text(options: list[str] | None, key: str | None) -> str | None:
+    if not options or key is None or key not in LETTERS or LETTERS.index(key) >= len(options):
+        return None
+    return normalize_stem(options[LETTERS.index(key)])
+
+
 def added_key_changes(edges: pa.Table, child: pa.Table, parent: pa.Table) -> tuple[int, list[str]]:
     """Linked child items re-keyed in a column the parent does not have.
 
     A re-annotation often keeps the source's key and adds its verdict beside it (MMLU-Redux:
     ``correct_answer``). A child record field absent from the parent's records is a *key
-    column* when, on the linked items, it is set on at least :data:`MIN_ITEMS` of them and at
-    least half of its set values read as a key (a letter or a 0-based index naming one
-    of the item's options). An item counts when a key column names an option whose text
-    differs from the text of the parent item's key.
+    column* when, on the linked items, at least :data:`MIN_ITEMS` of its set values, and at
+    least half of them, read as a key (a letter or a 0-based index naming one of the item's
+    options). An item counts when a key column names an option whose text differs from the
+    text of the parent item's key.
 
     Args:
         edges: The pair's edges (EDGES_SCHEMA).
@@ -230,32 +253,25 @@ def added_key_changes(edges: pa.Table, child: pa.Table, parent: pa.Table) -> tup
     Returns:
         ``(items re-keyed, the key columns found)``.
     """
-    if edges.num_rows == 0:
+    pairs = _row_pairs(edges, child, parent)
+    if not pairs:
         return 0, []
-    crow = {it: i for i, it in enumerate(child.column("item").to_pylist())}
-    prow = {it: j for j, it in enumerate(parent.column("item").to_pylist())}
-    pairs = [(crow[c], prow[p]) for c, p in zip(edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist(), strict=True)
-             if c in crow and p in prow]
     precs, crecs = parent.column("record"), child.column("record")
     parent_fields: set[str] = set()
     for _, j in pairs[:200]:
         parent_fields.update(json.loads(precs[j].as_py() or "{}"))
     records = [json.loads(crecs[i].as_py() or "{}") for i, _ in pairs]
     copts, popts, pkeys = child.column("options").to_pylist(), parent.column("options").to_pylist(), parent.column("key").to_pylist()
+    options = [copts[i] for i, _ in pairs]
+    parent_keys = [_parent_key_text(popts[j], pkeys[j]) for _, j in pairs]
     changed: set[int] = set()
     columns = []
     for col in sorted({k for r in records for k in r} - parent_fields):
-        set_rows = [(n, r[col]) for n, r in enumerate(records) if r.get(col) not in (None, "", "None", "nan")]
-        keys = [(n, _key_text(v, copts[pairs[n][0]])) for n, v in set_rows]
-        read = [(n, k) for n, k in keys if k is not None]
-        if len(read) < MIN_ITEMS or len(read) < _MOST * len(set_rows):
+        read = _column_keys(records, col, options)
+        if read is None:
             continue
         columns.append(col)
-        for n, k in read:
-            _, j = pairs[n]
-            pk = pkeys[j]
-            if pk is not None and popts[j] and LETTERS.index(pk) < len(popts[j]) and k != normalize_stem(popts[j][LETTERS.index(pk)]):
-                changed.add(n)
+        changed.update(n for n, k in read if parent_keys[n] is not None and k != parent_keys[n])
     return len(changed), columns
 
 
