@@ -18,7 +18,9 @@ lineage folder), and for each unknown dataset:
 4. drops edges whose stem was edited and which copy under half of the parent's options (a near
    stem alone is no evidence without a declared derivation: templated questions differ
    only by their numbers);
-5. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts.
+5. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts
+   (a key column the child adds beside the parent's key counts as re-annotation evidence:
+   :func:`added_key_changes`).
 
 It writes ``OUT/family-fragment.json`` (datasets and proposed derivations in the family
 spec's syntax, for a person to review), ``OUT/lineage/`` (a lineage folder whose edges say

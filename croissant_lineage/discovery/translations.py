@@ -22,7 +22,9 @@ tokens support it), *disagrees*, or has *no evidence* (no number, formula or nam
 either side). A derivation is proposed only when at least :data:`AGREE_SHARE` of the pairs
 with evidence agree and the option counts agree; with no evidence on any pair, only a join
 on ids that are not row numbers is proposed. Ids that join but name different questions are
-not a translation.
+not a translation. The edges of id and position pairs whose parent ids end in a row number
+go through the linker's row-shift check (:func:`translation_edges`), as ``link`` checks a
+declared ``by: index`` rule: a subject whose rows are shifted is re-linked by the shift.
 
 Out of reach without a multilingual model: an item with none of these tokens (most
 humanities and law questions) paired by tokens alone, and telling a translation from a

@@ -155,3 +155,7 @@ def test_mmmlu_zh_cn_found_by_positions(shared_data: Path, tmp_path: Path) -> No
     assert (p.parent, p.activity, p.evidence["paired_by"]) == ("mmlu", "translation", "positions")
     assert p.linked == 600
     assert p.evidence["evidence_agrees"] > 10 * p.evidence["evidence_disagrees"]
+    # high_school_world_history's IDs are shifted by 2-3 rows: re-linked as link re-links them
+    assert p.evidence["relinked_by_shift"] == 10
+    fragment = result.fragment()
+    assert fragment["derivations"][0]["link"] == {"by": "index"}
