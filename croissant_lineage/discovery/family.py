@@ -67,11 +67,13 @@ from croissant_lineage.discovery.propose import (
     MIN_SHARE,
     Proposal,
     _drop_weak,
+    _fragment_rule,
     _Hits,
     _hits,
     _link_pair,
     _with,
     _write,
+    added_key_changes,
     guess_activity,
 )
 from croissant_lineage.discovery.translations import (
@@ -171,9 +173,7 @@ class FamilyDiscovery(Result):
         """The proposed derivations in the family spec's syntax, and the undecided pairs."""
         derivations = []
         for p in self.proposals:
-            how = p.evidence.get("paired_by")
-            link = {"by": "id"} if how == "ids" else {"by": "index"} if how == "positions" else {} if how == "tokens" else {
-                "by": "text", "child_block": None, "parent_block": None, "threshold": 85}
+            link = _fragment_rule(p).get("link", {})
             derivations.append({
                 "child": p.child, "parent": p.parent, "activity": p.activity, **({"link": link} if link else {}),
                 "note": f"discovered: {p.linked} of {p.child_items} child items linked; direction: {self.choices[p.child]['rule']}",
@@ -459,7 +459,8 @@ def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: d
     edges, weak = _drop_weak(edges)
     if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * tables[child].num_rows):
         return None, edges, unmatched
-    activity, counts = guess_activity(edges, tables[child].num_rows, tables[parent].num_rows)
+    rekeyed, _ = added_key_changes(edges, tables[child], tables[parent])
+    activity, counts = guess_activity(edges, tables[child].num_rows, tables[parent].num_rows, rekeyed=rekeyed)
     counts["dropped_edited_stem_few_options"] = weak
     n, m = tables[child].num_rows, tables[parent].num_rows
     prop = Proposal(child, parent, activity, n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
@@ -467,8 +468,9 @@ def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: d
     return prop, _with(edges, activity), unmatched
 
 
-def _translation_proposal(child: str, parent: str, tables: dict[str, pa.Table], match: TranslationMatch) -> tuple[Proposal, pa.Table]:
-    edges, counts = translation_edges(child, tables[child], tables[parent], match)
+def _translation_proposal(child: str, parent: str, tables: dict[str, pa.Table], match: TranslationMatch,
+                          languages: dict[str, str | None]) -> tuple[Proposal, pa.Table]:
+    edges, counts = translation_edges(child, tables[child], tables[parent], match, languages)
     counts["parents_reached"] = len({j for _, j, _ in match.pairs})
     n, m = tables[child].num_rows, tables[parent].num_rows
     prop = Proposal(child, parent, "translation", n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
@@ -552,7 +554,7 @@ def discover_family(
                 if not got:
                     continue
                 match = got[0]
-            p, e = _translation_proposal(child, parent, tables, match)
+            p, e = _translation_proposal(child, parent, tables, match, languages)
             proposals.append(p)
             edges.append(e)
             continue

@@ -18,7 +18,9 @@ lineage folder), and for each unknown dataset:
 4. drops edges whose stem was edited and which copy under half of the parent's options (a near
    stem alone is no evidence without a declared derivation: templated questions differ
    only by their numbers);
-5. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts.
+5. guesses the activity from the edges' evidence (:func:`guess_activity`), with the counts
+   (a key column the child adds beside the parent's key counts as re-annotation evidence:
+   :func:`added_key_changes`).
 
 It writes ``OUT/family-fragment.json`` (datasets and proposed derivations in the family
 spec's syntax, for a person to review), ``OUT/lineage/`` (a lineage folder whose edges say
@@ -29,6 +31,7 @@ and the report says so.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,14 +47,14 @@ from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
 from croissant_lineage.discovery.translations import discover_translation, translation_edges
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
-from croissant_lineage.lineage.items import load_items
+from croissant_lineage.lineage.items import LETTERS, key_letter, load_items
 from croissant_lineage.lineage.model import Lineage, family_info, is_lineage_folder
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import Checker
 from croissant_lineage.linking.linker import link_derivation
 from croissant_lineage.linking.normalize import normalize_stem
 
-__all__ = ["MIN_ITEMS", "MIN_SHARE", "Discovery", "Proposal", "discover", "guess_activity"]
+__all__ = ["MIN_ITEMS", "MIN_SHARE", "Discovery", "Proposal", "added_key_changes", "discover", "guess_activity"]
 
 #: A parent explains at least this many of the child's items...
 MIN_ITEMS = 3
@@ -153,18 +156,21 @@ class Discovery(Result):
         }
 
 
-def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tuple[str, dict[str, int]]:
+def guess_activity(edges: pa.Table, child_items: int, parent_items: int, *, rekeyed: int = 0) -> tuple[str, dict[str, int]]:
     """The activity a pair's edges point to, and the counts that support it.
 
     In order: ``snapshot`` (>= 95 % of edges join items of the same id and >= 95 % of the
     parent's items are reached: a subset with the same ids is a filter), ``option_expansion``
-    (options added on most edges), ``re_annotation`` (keys changed on >= 1 % of edges),
-    ``re_release`` (stems edited on >= 1 %), ``filter`` (< 95 % of the parent's items
-    reached), else ``copy``.
+    (options added on most edges), ``re_annotation`` (keys changed, or re-keyed in an added
+    column (``rekeyed``, :func:`added_key_changes`), on >= 1 % of edges), ``re_release``
+    (stems edited on >= 1 %), ``filter`` (< 95 % of the parent's items reached), else ``copy``.
 
     Args:
         edges: The pair's edges (EDGES_SCHEMA).
         child_items, parent_items: Item counts of the two datasets.
+        rekeyed: Linked child items whose key, in a column the parent does not have,
+            names another answer than the parent's key (:func:`added_key_changes`);
+            counted as ``key_changed_added_column``.
 
     Returns:
         ``(activity, counts)``.
@@ -182,6 +188,7 @@ def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tupl
         "same_id": sum(1 for c, p in zip(cols["child_item"], cols["parent_item"], strict=True) if c == p),
         "ambiguous": sum(1 for v in cols["ambiguous"] if v),
         "parents_reached": len(set(cols["parent_item"])),
+        "key_changed_added_column": rekeyed,
     }
     if n == 0:
         return "copy", counts
@@ -189,13 +196,85 @@ def guess_activity(edges: pa.Table, child_items: int, parent_items: int) -> tupl
         return "snapshot", counts
     if counts["options_added"] >= _MOST * n:
         return "option_expansion", counts
-    if counts["key_changed"] >= _SOME * n:
+    if counts["key_changed"] + rekeyed >= _SOME * n:
         return "re_annotation", counts
     if counts["stem_edited"] >= _SOME * n:
         return "re_release", counts
     if counts["parents_reached"] < _ALL * parent_items:
         return "filter", counts
     return "copy", counts
+
+
+def _key_text(value: Any, options: list[str] | None) -> str | None:
+    """The option a key value names (a letter or a 0-based index), or None."""
+    if value is None or isinstance(value, bool) or not options:
+        return None
+    letter = key_letter(value, "index", None) if str(value).strip().isdigit() else key_letter(value, "letter", None)
+    if letter is None or LETTERS.index(letter) >= len(options):
+        return None
+    return normalize_stem(options[LETTERS.index(letter)])
+
+
+def _row_pairs(edges: pa.Table, child: pa.Table, parent: pa.Table) -> list[tuple[int, int]]:
+    """The edges as ``(child row, parent row)``."""
+    crow = {it: i for i, it in enumerate(child.column("item").to_pylist())}
+    prow = {it: j for j, it in enumerate(parent.column("item").to_pylist())}
+    cols = (edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist())
+    return [(crow[c], prow[p]) for c, p in zip(*cols, strict=True) if c in crow and p in prow]
+
+
+def _column_keys(records: list[dict[str, Any]], col: str, options: list[list[str] | None]) -> list[tuple[int, str]] | None:
+    """``(pair, option text)`` of each set value of ``col`` that reads as a key, or None when
+    the column is not a key column (fewer than :data:`MIN_ITEMS` such values, or under half
+    of its set values)."""
+    values = [(n, r[col]) for n, r in enumerate(records) if r.get(col) not in (None, "", "None", "nan")]
+    read = [(n, k) for n, v in values if (k := _key_text(v, options[n])) is not None]
+    return read if len(read) >= MIN_ITEMS and len(read) >= _MOST * len(values) else None
+
+
+def _parent_key_text(options: list[str] | None, key: str | None) -> str | None:
+    if not options or key is None or key not in LETTERS or LETTERS.index(key) >= len(options):
+        return None
+    return normalize_stem(options[LETTERS.index(key)])
+
+
+def added_key_changes(edges: pa.Table, child: pa.Table, parent: pa.Table) -> tuple[int, list[str]]:
+    """Linked child items re-keyed in a column the parent does not have.
+
+    A re-annotation often keeps the source's key and adds its verdict beside it (MMLU-Redux:
+    ``correct_answer``). A child record field absent from the parent's records is a *key
+    column* when, on the linked items, at least :data:`MIN_ITEMS` of its set values, and at
+    least half of them, read as a key (a letter or a 0-based index naming one of the item's
+    options). An item counts when a key column names an option whose text differs from the
+    text of the parent item's key.
+
+    Args:
+        edges: The pair's edges (EDGES_SCHEMA).
+        child, parent: Item tables of the two datasets (with their ``record`` JSON).
+
+    Returns:
+        ``(items re-keyed, the key columns found)``.
+    """
+    pairs = _row_pairs(edges, child, parent)
+    if not pairs:
+        return 0, []
+    precs, crecs = parent.column("record"), child.column("record")
+    parent_fields: set[str] = set()
+    for _, j in pairs[:200]:
+        parent_fields.update(json.loads(precs[j].as_py() or "{}"))
+    records = [json.loads(crecs[i].as_py() or "{}") for i, _ in pairs]
+    copts, popts, pkeys = child.column("options").to_pylist(), parent.column("options").to_pylist(), parent.column("key").to_pylist()
+    options = [copts[i] for i, _ in pairs]
+    parent_keys = [_parent_key_text(popts[j], pkeys[j]) for _, j in pairs]
+    changed: set[int] = set()
+    columns = []
+    for col in sorted({k for r in records for k in r} - parent_fields):
+        read = _column_keys(records, col, options)
+        if read is None:
+            continue
+        columns.append(col)
+        changed.update(n for n, k in read if parent_keys[n] is not None and k != parent_keys[n])
+    return len(changed), columns
 
 
 # ---------------------------------------------------------------- inputs
@@ -370,7 +449,8 @@ def _discover_one(
         edges, weak = _drop_weak(edges)
         if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * table.num_rows):
             continue
-        activity, counts = guess_activity(edges, table.num_rows, corpus[parent].num_rows)
+        rekeyed, _ = added_key_changes(edges, table, corpus[parent])
+        activity, counts = guess_activity(edges, table.num_rows, corpus[parent].num_rows, rekeyed=rekeyed)
         counts["dropped_edited_stem_few_options"] = weak
         edge_parts.append(_with(edges, activity))
         unmatched_parts.append(unmatched)
@@ -394,7 +474,7 @@ def _discover_translated(
     best, tried = discover_translation(name, table, corpus, languages, parent_checkers)
     if best is None:
         return [], []
-    edges, counts = translation_edges(name, table, corpus[best.parent], best)
+    edges, counts = translation_edges(name, table, corpus[best.parent], best, languages)
     counts["parents_reached"] = len({j for _, j, _ in best.pairs})
     parent_items = corpus[best.parent].num_rows
     others = {m.parent: len(m.pairs) for m in tried if m is not best}
@@ -522,8 +602,8 @@ _RULE_NOTES = {
 def _fragment_rule(p: Proposal) -> dict[str, Any]:
     """The derivation's link rule in the fragment (none for token pairs: no rule reproduces them)."""
     how = p.evidence.get("paired_by")
-    if how == "ids":
-        return {"link": {"by": "id"}}
+    if how == "ids":  # ids re-linked by a row shift: only ``by: index`` runs the shift check that re-links them
+        return {"link": {"by": "index" if p.evidence.get("relinked_by_shift") else "id"}}
     if how == "positions":
         return {"link": {"by": "index"}}
     if how == "tokens":

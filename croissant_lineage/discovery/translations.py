@@ -22,7 +22,9 @@ tokens support it), *disagrees*, or has *no evidence* (no number, formula or nam
 either side). A derivation is proposed only when at least :data:`AGREE_SHARE` of the pairs
 with evidence agree and the option counts agree; with no evidence on any pair, only a join
 on ids that are not row numbers is proposed. Ids that join but name different questions are
-not a translation.
+not a translation. The edges of id and position pairs whose parent ids end in a row number
+go through the linker's row-shift check (:func:`translation_edges`), as ``link`` checks a
+declared ``by: index`` rule: a subject whose rows are shifted is re-linked by the shift.
 
 Out of reach without a multilingual model: an item with none of these tokens (most
 humanities and law questions) paired by tokens alone, and telling a translation from a
@@ -39,7 +41,7 @@ from typing import Any
 import pyarrow as pa
 
 from croissant_lineage.family.spec import Derivation, LinkRule
-from croissant_lineage.linking.alignment import Checker, probe_mode
+from croissant_lineage.linking.alignment import SHIFTED_METHOD, Checker, probe_mode, shifted_item
 from croissant_lineage.linking.evidence import NumberReader, evidence_score, number_reader
 from croissant_lineage.linking.linker import link_derivation, link_pairs
 
@@ -226,14 +228,43 @@ def discover_translation(
     return (supported[0] if supported else None), tried
 
 
-def translation_edges(name: str, child: pa.Table, parent: pa.Table, match: TranslationMatch) -> tuple[pa.Table, dict[str, Any]]:
+def _row_index_joins(parent: pa.Table, match: TranslationMatch) -> bool:
+    """True when every parent item paired has an id ending in a row number (a row-index join,
+    whose rows may be shifted)."""
+    pids = parent.column("item").to_pylist()
+    return match.how in ("ids", "positions") and bool(match.pairs) and all(
+        shifted_item(str(pids[j]), 1) is not None for _, j, _ in match.pairs
+    )
+
+
+def translation_edges(
+    name: str, child: pa.Table, parent: pa.Table, match: TranslationMatch, languages: Mapping[str, str | None] | None = None,
+) -> tuple[pa.Table, dict[str, Any]]:
     """The edges (EDGES_SCHEMA) of a match, options paired by position (the linker's own
-    rule for translations), and the counts for the proposal."""
-    deriv = Derivation(name, match.parent, "translation", LinkRule(by="id"))
+    rule for translations), and the counts for the proposal.
+
+    Pairs by ids or positions whose parent ids end in a row number are row-index joins:
+    they are linked under a ``by: index`` rule, so the linker's row-shift check
+    (:func:`~croissant_lineage.linking.alignment.check_index_matches`) tests each subject
+    for a shift and re-links the joins a shift explains (MMMLU's ``ID`` is shifted by 2-3
+    rows against cais/mmlu in high_school_world_history), as ``link`` does with a declared
+    ``by: index`` rule. Those re-linked are counted as ``relinked_by_shift``.
+
+    Args:
+        name: The child dataset.
+        child, parent: Their item tables.
+        match: The pairs.
+        languages: Dataset -> declared language (numbers are read in it).
+    """
+    languages = languages or {}
+    langs = {d: (lang,) if lang else () for d, lang in ((name, languages.get(name)), (match.parent, languages.get(match.parent)))}
+    by = "index" if _row_index_joins(parent, match) else "id"
+    deriv = Derivation(name, match.parent, "translation", LinkRule(by=by), child_languages=langs[name], parent_languages=langs[match.parent])
     if match.how == "ids":
         rows = [i for i, _, _ in match.pairs]
         edges, _, _ = link_derivation(deriv, child.take(rows), parent, translated=True)
     else:
         edges = link_pairs(deriv, child, parent, match.pairs, method=match.how, translated=True)
-    counts: dict[str, Any] = {"edges": edges.num_rows, "paired_by": match.how, **match.counts}
+    relinked = sum(1 for m in edges.column("method").to_pylist() if m == SHIFTED_METHOD)
+    counts: dict[str, Any] = {"edges": edges.num_rows, "paired_by": match.how, **match.counts, "relinked_by_shift": relinked}
     return edges, counts

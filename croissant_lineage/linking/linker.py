@@ -81,14 +81,18 @@ def link_pairs(
         deriv: The derivation the edges belong to.
         child_table, parent_table: Item tables of the two datasets.
         pairs: ``(child row, parent row, score)``; one pair per child row.
-        method: The edges' ``method``.
+        method: The edges' ``method``.  When ``deriv``'s rule is ``by: index`` the pairs are
+            row-index joins and are checked as the linker checks its own
+            (:func:`~croissant_lineage.linking.alignment.check_index_matches`).
         translated: Options pair by position and stems are not compared.
 
     Returns:
         The edges, in child row order.
     """
+    child, parent = Side(child_table), Side(parent_table)
     matches = sorted((Match(i, j, method, float(score)) for i, j, score in pairs), key=lambda m: m.child)
-    return _edges_table(deriv, Side(child_table), Side(parent_table), matches, translated=translated)
+    matches = check_index_matches(deriv, child, parent, matches)  # a ``by: index`` rule: re-link by a shift, or demote
+    return _edges_table(deriv, child, parent, matches, translated=translated)
 
 
 def _link_sides(

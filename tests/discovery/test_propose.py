@@ -7,12 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from croissant_lineage.croissant.describe import describe
-from croissant_lineage.discovery.propose import discover
+from croissant_lineage.discovery.propose import added_key_changes, discover, guess_activity
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
@@ -127,3 +129,44 @@ def test_lineage_folder_as_corpus(toy_lineage_path: Path) -> None:
     assert "toy-redux" in result.roles and result.roles["toy-redux"].ok
     assert result.proposals, "a lineage folder's items are a corpus"
     assert all(p.parent != "toy-redux" for p in result.proposals)  # the unknown dataset is left out
+
+
+def _keyed(dataset: str, records: list[dict], keys: list[str]) -> pa.Table:
+    n = len(records)
+    return pa.table({
+        "dataset": [dataset] * n, "item": [f"q{k}" for k in range(n)], "subject": ["s"] * n,
+        "stem": [f"Question number {k}?" for k in range(n)], "options": [["w", "x", "y", "z"]] * n, "key": keys,
+        "source_file": ["f"] * n, "source_row": list(range(n)), "record": [json.dumps(r) for r in records],
+    }, schema=ITEMS_SCHEMA)
+
+
+def test_added_key_column_is_re_annotation() -> None:
+    # the child keeps the parent's key (``answer``) and adds its verdict in ``correct_answer``
+    # (an index, as MMLU-Redux does; free text on some items), different on 3 of 20 items
+    n = 20
+    parent = _keyed("p", [{"question": "q", "answer": "A"}] * n, ["A"] * n)
+    verdicts = ["", "", "2", "0", "3", "see the source", "1"] + [""] * (n - 7)  # A, A, C, A, D, text, B
+    child = _keyed("c", [{"question": "q", "answer": "0", "correct_answer": v} for v in verdicts], ["A"] * n)
+    edges = pa.table({"child_item": [f"q{k}" for k in range(n)], "parent_item": [f"q{k}" for k in range(n)]})
+    assert added_key_changes(edges, child, parent) == (3, ["correct_answer"])
+    # a column the parent has too is not added; a column of free text is no key column
+    free = _keyed("c", [{"question": "q", "answer": "0", "note": f"text {k}"} for k in range(n)], ["A"] * n)
+    assert added_key_changes(edges, free, parent) == (0, [])
+    sub = pa.table({"child_item": ["q2", "q3"], "parent_item": ["q2", "q3"]})  # under MIN_ITEMS read values
+    assert added_key_changes(sub, child, parent) == (0, [])
+
+
+def test_rekeyed_items_make_a_re_annotation() -> None:
+    edges = _toy_edges(100)
+    assert guess_activity(edges, 100, 1000)[0] == "filter"
+    activity, counts = guess_activity(edges, 100, 1000, rekeyed=1)
+    assert activity == "re_annotation" and counts["key_changed_added_column"] == 1
+
+
+def _toy_edges(n: int) -> pa.Table:
+    cols: dict[str, list] = {f.name: [None] * n for f in EDGES_SCHEMA}
+    cols.update(child_dataset=["c"] * n, child_item=[f"c{k}" for k in range(n)], parent_dataset=["p"] * n,
+                parent_item=[f"p{k}" for k in range(n)], activity=["filter"] * n, method=["text"] * n, score=[100.0] * n,
+                stem_changed=[False] * n, options_added=[0] * n, options_dropped=[0] * n, key_inherited=[True] * n,
+                ambiguous=[False] * n)
+    return pa.table(cols, schema=EDGES_SCHEMA)

@@ -74,6 +74,27 @@ def test_positions_pair_ids_that_end_in_the_row_within_the_subject() -> None:
     assert sorted((i, j) for i, j, _ in best.pairs) == [(k, k) for k in range(5)]
 
 
+def _numbered(lang: str, subject: str, n: int, first: int) -> list[tuple]:
+    """``n`` items of ``subject`` whose numbers survive translation; item k's key is
+    ``"ABCD"[k % 4]`` and its id ends in ``first + k``."""
+    text = {"en": "What is {a} plus {b} in the year {c}?", "es": "¿Cuánto es {a} más {b} en el año {c}?"}[lang]
+    return [(f"{subject}/test/{first + k}", subject, text.format(a=100 + 7 * k, b=13 * k + 3, c=1700 + k),
+             [str(1000 + 10 * k + o) for o in range(4)], "ABCD"[k % 4]) for k in range(n)]
+
+
+def test_row_shifted_ids_are_relinked_by_the_shift() -> None:
+    # subject "h": the child's id k translates the parent's row k - 2 (MMMLU's high_school_world_history)
+    parent = _numbered("en", "a", 40, 0) + _numbered("en", "h", 10, 0)
+    child = _numbered("es", "a", 40, 0) + [(f"h/test/{k + 2}", *r[1:]) for k, r in enumerate(_numbered("es", "h", 8, 0))]
+    best, _ = discover_translation("es", _table("es", child), {"en": _table("en", parent)}, {"es": "es", "en": "en"})
+    assert best is not None and best.how == "ids" and best.counts["evidence_disagrees"] == 8
+    edges, counts = translation_edges("es", _table("es", child), _table("en", parent), best, {"es": "es", "en": "en"})
+    got = dict(zip(edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist(), strict=True))
+    assert all(got[f"h/test/{k + 2}"] == f"h/test/{k}" for k in range(8))
+    assert all(got[f"a/test/{k}"] == f"a/test/{k}" for k in range(40))
+    assert counts["relinked_by_shift"] == 8
+
+
 def test_tokens_pair_when_nothing_else_joins() -> None:
     child = _renamed(CHILD[::-1], [f"row-{k}" for k in range(5)])  # reversed order, opaque ids
     best, _ = discover_translation("es", _table("es", child), {"en": _table("en", PARENT)})
@@ -134,3 +155,7 @@ def test_mmmlu_zh_cn_found_by_positions(shared_data: Path, tmp_path: Path) -> No
     assert (p.parent, p.activity, p.evidence["paired_by"]) == ("mmlu", "translation", "positions")
     assert p.linked == 600
     assert p.evidence["evidence_agrees"] > 10 * p.evidence["evidence_disagrees"]
+    # high_school_world_history's IDs are shifted by 2-3 rows: re-linked as link re-links them
+    assert p.evidence["relinked_by_shift"] == 10
+    fragment = result.fragment()
+    assert fragment["derivations"][0]["link"] == {"by": "index"}
