@@ -96,6 +96,10 @@ class Shard:
     header: int = 0
 
 
+#: A CSV piece that does not parse is joined to the next ones up to this length (or four
+#: shards): a quoted field may hold newlines, a broken file is not re-parsed for ever.
+_MAX_JOINED = 1 << 20
+
 #: A piece of one file: (kind, start, stop, first_row, header).
 _Piece = tuple[str, int, int, int, int]
 
@@ -198,28 +202,52 @@ class _Uncuttable(Exception):
 
 def _cut_text(path: Path, shard_bytes: int, delimiter: str | None) -> list[_Piece] | None:
     """Pieces of a JSON Lines (``delimiter`` None) or CSV file (``""``: sniffed from the
-    header line), with the rows of each counted as the reader counts them."""
+    header line), with the rows of each counted as the reader counts them. A CSV piece
+    that ends inside a quoted field (or does not parse) is joined to the next one; one
+    that still does not parse at four shards' length (or 1 MiB) makes the file one piece."""
     pieces: list[_Piece] = []
     row = header = 0
+    start, pending = 0, b""
     try:
         for offset, raw in _chunks(path, shard_bytes):
-            if offset == 0:
-                if delimiter is not None:
-                    header, delimiter = _csv_header(raw, delimiter)
-                text = raw.decode("utf-8-sig")
-            elif raw.startswith(b"\xef\xbb\xbf"):  # a reader drops a BOM at the start of a file only
-                raise _Uncuttable
-            else:
-                text = raw.decode("utf-8")
-            if "\x00" in text:
-                raise _Uncuttable
-            n = _count_jsonl(text) if delimiter is None else _count_csv(text, delimiter) - (offset == 0)
+            if not pending:
+                start = offset
+            pending += raw
+            if start == 0 and delimiter is not None and not header:
+                header, delimiter = _csv_header(pending, delimiter)
+            n = _count_piece(pending, start == 0, delimiter)
+            if n is None:
+                if len(pending) > max(4 * shard_bytes, _MAX_JOINED):
+                    raise _Uncuttable
+                continue
             if n > 0:  # a piece of blank lines only is no shard
-                pieces.append(("bytes", offset, offset + len(raw), row, 0 if offset == 0 else header))
+                pieces.append(("bytes", start, start + len(pending), row, 0 if start == 0 else header))
             row += n
-    except (_Uncuttable, UnicodeDecodeError, csv.Error):
+            pending = b""
+    except (_Uncuttable, UnicodeDecodeError):
+        return None
+    if pending:  # the end of the file inside a quoted field: the reader reports it
         return None
     return pieces if len(pieces) > 1 else None
+
+
+def _count_piece(raw: bytes, first: bool, delimiter: str | None) -> int | None:
+    """Records of a piece as the reader reads them (None: a CSV piece that ends inside a
+    quoted field, or does not parse strictly)."""
+    if first:
+        text = raw.decode("utf-8-sig")
+    elif raw.startswith(b"\xef\xbb\xbf"):  # a reader drops a BOM at the start of a file only
+        raise _Uncuttable
+    else:
+        text = raw.decode("utf-8")
+    if "\x00" in text:
+        raise _Uncuttable
+    if delimiter is None:
+        return _count_jsonl(text)
+    try:
+        return _count_csv(text, delimiter) - first
+    except csv.Error:
+        return None
 
 
 def _csv_header(raw: bytes, delimiter: str) -> tuple[int, str]:
