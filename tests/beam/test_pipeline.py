@@ -19,8 +19,8 @@ pytest.importorskip("apache_beam")
 from croissant_lineage.beam import pipeline
 from croissant_lineage.beam.pipeline import beam_options, link_beam
 from croissant_lineage.errors import LineageError
-from croissant_lineage.linking.linker import link
 from croissant_lineage.lineage.model import LINEAGE_FILES
+from croissant_lineage.linking.linker import link
 from croissant_lineage.testing.synthetic import generate_family
 from croissant_lineage.workflows import write_lineage
 
