@@ -2,23 +2,32 @@
 
 The pipeline, and where each step's work comes from::
 
-    dataset positions --Reshuffle--> load        load_items (this library's reader), the
-                                                 dataset's duplicate groups (side_duplicates),
-                                                 its rows keyed by derivation and block
-                                                 (blocks.block_rows), one staging file per block
-                      --GroupByKey-> link block  link_derivation on the block (blocks.link_block)
+    dataset positions --Reshuffle--> plan        the dataset's shards (shards.plan_shards)
+                      --Reshuffle--> load        one shard read (shards.read_shard: this library's
+                                                 reader), its rows keyed by derivation and block
+                                                 (blocks.block_rows) and by stem bucket
+                                                 (blocks.stem_buckets), one staging file per key
+                      --GroupByKey-> link block  link_derivation on the block (blocks.link_block),
+                                                 or the duplicate groups of one stem bucket
+                                                 (side_duplicates)
     after the run:                   merge       blocks.merge_lineage, in the launching process
 
-Workers exchange file names, not rows: each block's rows and each result go to a
-staging folder that the workers and the launching process share (a local temporary
-folder for Beam's local runner). Errors the library raises on purpose inside a worker
-are written there as data and raised in the launching process, the one the local
-linker would have met first, so that ``--runner beam`` fails with the same coded
-one-line error as the local linker. Nothing is written to the lineage folder before
-the merge, which writes it whole (:meth:`~croissant_lineage.lineage.model.Lineage.write`).
+No worker holds a whole dataset (unless it is one shard): a block's and a stem bucket's
+rows come from every shard, in shard order, each row's place in its dataset carried as
+``(shard, row in shard)``. Workers exchange file names, not rows: each shard's items,
+each block's rows and each result go to a staging folder that the workers and the
+launching process share (a local temporary folder for Beam's local runner). Errors the
+library raises on purpose inside a worker are written there as data and raised in the
+launching process, the one the local linker would have met first (an error met reading a
+shard is re-derived by reading that dataset whole there, since a shard's row numbers are
+its own), so that ``--runner beam`` fails with the same coded one-line error as the local
+linker. When the record types the reader inferred differ between a dataset's shards
+(JSON Lines values), the whole reading would have typed them otherwise: the run is made
+again with that dataset read whole. Nothing is written to the lineage folder before the
+merge, which writes it whole (:meth:`~croissant_lineage.lineage.model.Lineage.write`).
 
-Datasets are read with :func:`~croissant_lineage.lineage.items.load_items`, not with
-``mlcroissant.ReadFromCroissant``: see the README section "Past one machine: Beam".
+Datasets are read with the library's own reader (through
+:func:`~croissant_lineage.lineage.items.load_items`), not with ``mlcroissant.ReadFromCroissant``: see the README section "Past one machine: Beam".
 """
 
 from __future__ import annotations
