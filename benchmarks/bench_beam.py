@@ -7,7 +7,9 @@ process: the local linker, then Beam's local runner in multi-process mode with 1
 time of the whole process tree (``RUSAGE_CHILDREN`` of this process around the run), and
 memory sampled from ``/proc`` every 0.1 s: the peak of the tree's summed RSS, and the
 largest ``VmHWM`` (own high-water mark) of any one Beam worker process. The lineage
-folders of the three runs are compared byte for byte.
+folders of the three runs are compared byte for byte. Beside the worker peak, the family's
+largest dataset and largest block (rows, and the Arrow size of their items), which bound it
+before and after the read step was sharded.
 
 Needs the ``beam`` extra (``pip install '.[beam]'``: pyarrow < 26, so run it from a venv of
 its own); without it the section says so and is skipped.
