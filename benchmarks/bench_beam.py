@@ -7,7 +7,9 @@ process: the local linker, then Beam's local runner in multi-process mode with 1
 time of the whole process tree (``RUSAGE_CHILDREN`` of this process around the run), and
 memory sampled from ``/proc`` every 0.1 s: the peak of the tree's summed RSS, and the
 largest ``VmHWM`` (own high-water mark) of any one Beam worker process. The lineage
-folders of the three runs are compared byte for byte.
+folders of the three runs are compared byte for byte. Beside the worker peak, the family's
+largest dataset and largest block (rows, and the Arrow size of their items), which bound it
+before and after the read step was sharded.
 
 Needs the ``beam`` extra (``pip install '.[beam]'``: pyarrow < 26, so run it from a venv of
 its own); without it the section says so and is skipped.
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_scale import generate
-from common import CLOCK, REPO, REPORT, Report, Target, fmt_s
+from common import CLOCK, REPO, REPORT, Report, Target, fmt_s, python_subprocess
 
 #: The runs of each size: name -> ``write_lineage`` keyword arguments.
 RUNS: dict[str, dict[str, Any]] = {
@@ -95,6 +97,40 @@ class _Sampler(threading.Thread):
                 elif pid == self.root:
                     self.main_cpu = cpu
             time.sleep(0.1)
+
+
+#: What bounds a worker: the family's largest dataset, shard and block (child and parent
+#: rows of one derivation's block), as rows and as the Arrow size of their items (the
+#: ``record`` column included), from the local run's items.parquet.
+_SIZES = """
+import json
+import pyarrow as pa, pyarrow.compute as pc, pyarrow.parquet as pq
+from croissant_lineage.beam.blocks import block_rows
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.linking.sides import Side
+spec = load_family(SPEC)
+items = pq.read_table(OUT + '/items.parquet')
+names = [d.name for d in spec.datasets.values() if d.has_items]
+tables = {n: items.filter(pc.equal(items.column('dataset'), n)) for n in names}
+mb = lambda t: t.nbytes / 2**20
+big = max(names, key=lambda n: tables[n].num_rows)
+best = (0, 0.0, '')
+for deriv in spec.item_derivations():
+    sides = {r: Side(tables[n]) for r, n in (('child', deriv.child), ('parent', deriv.parent))}
+    rows = {r: block_rows(deriv, sides[r], r) for r in sides}
+    for key, crows in rows['child'].items():
+        prows = rows['parent'].get(key, [])
+        size = mb(sides['child'].table.take(pa.array(crows, pa.int64()))) + mb(sides['parent'].table.take(pa.array(prows, pa.int64())))
+        if len(crows) + len(prows) > best[0]:
+            best = (len(crows) + len(prows), size, f'{deriv.child} <- {deriv.parent}, block {key!r}')
+print(json.dumps({'dataset': [big, tables[big].num_rows, mb(tables[big])],
+                  'block': list(best)}))
+"""
+
+
+def bounds(spec: Path, out: Path) -> dict[str, Any]:
+    """The largest dataset and block of a family (see :data:`_SIZES`)."""
+    return python_subprocess(f"SPEC, OUT = {str(spec)!r}, {str(out)!r}\n" + _SIZES, timeout=3600)
 
 
 def _digest(folder: Path) -> str:
@@ -167,8 +203,13 @@ def run(report: Report, sizes: list[int], work: Path) -> None:
                 f"{r['worker_peak_rss_mb']:>10.0f}MB {'yes' if same else 'NO':>10}  "
                 f"{r['main_cpu']:.1f} s | {', '.join(f'{c:.1f}' for c in r['worker_cpu']) or '-'}"
             )
+        bound = bounds(folder / "family.json", work / f"beam-out-{size}-local")
+        (dname, drows, dmb), (brows, bmb, bname) = bound["dataset"], bound["block"]
+        report.line(f"  largest dataset: {dname}, {drows:,} items, {dmb:.0f} MB as Arrow items; largest block: "
+                    f"{bname}, {brows:,} rows (child + parent), {bmb:.0f} MB; worker peak "
+                    f"{max(results[n]['worker_peak_rss_mb'] for n in ('beam-1', 'beam-2')):.0f} MB")
         ratio = results["beam-2"]["wall"] / results["beam-1"]["wall"]
-        rows.append({"size": size, "items": results["local"]["items"], "runs": results,
+        rows.append({"size": size, "items": results["local"]["items"], "runs": results, "bounds": bound,
                      "two_over_one": ratio, "load_average": [round(x, 2) for x in os.getloadavg()],
                      "identical": all(r["digest"] == results["local"]["digest"] for r in results.values())})
         target = Target(f"7 beam 2 workers / 1 worker, wall, at {results['local']['items']:,}", ratio, "<=", 0.65) \

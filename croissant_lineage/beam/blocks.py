@@ -49,10 +49,14 @@ __all__ = [
     "merge_lineage",
     "merge_stats",
     "spec_error",
+    "stem_buckets",
 ]
 
 #: Buckets of item ids for ``by: id`` rules (a child and its parent share a bucket).
 ID_BUCKETS = 64
+
+#: Buckets of normalised stems for finding a dataset's duplicate groups (equal stems share one).
+STEM_BUCKETS = 32
 
 #: Column added to a block's child table: each row's position in the whole dataset.
 ROW = "__row"
@@ -104,6 +108,18 @@ def block_rows(deriv: Derivation, side: Side, role: str) -> dict[str, list[int]]
     out: dict[str, list[int]] = {}
     for row, key in enumerate(keys):
         out.setdefault(key, []).append(row)
+    return out
+
+
+def stem_buckets(norm_stems: Sequence[str]) -> dict[int, list[int]]:
+    """Rows with a normalised stem, by stem bucket, in table order: a duplicate group
+    (:func:`~croissant_lineage.linking.duplicates.side_duplicates`: items whose normalised
+    stems, and options, are equal) never crosses a bucket, so each bucket's groups can be
+    found apart."""
+    out: dict[int, list[int]] = {}
+    for row, stem in enumerate(norm_stems):
+        if stem:
+            out.setdefault(zlib.crc32(stem.encode("utf-8")) % STEM_BUCKETS, []).append(row)
     return out
 
 

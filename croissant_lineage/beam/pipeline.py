@@ -2,23 +2,32 @@
 
 The pipeline, and where each step's work comes from::
 
-    dataset positions --Reshuffle--> load        load_items (this library's reader), the
-                                                 dataset's duplicate groups (side_duplicates),
-                                                 its rows keyed by derivation and block
-                                                 (blocks.block_rows), one staging file per block
-                      --GroupByKey-> link block  link_derivation on the block (blocks.link_block)
+    dataset positions --Reshuffle--> plan        the dataset's shards (shards.plan_shards)
+                      --Reshuffle--> load        one shard read (shards.read_shard: this library's
+                                                 reader), its rows keyed by derivation and block
+                                                 (blocks.block_rows) and by stem bucket
+                                                 (blocks.stem_buckets), one staging file per key
+                      --GroupByKey-> link block  link_derivation on the block (blocks.link_block),
+                                                 or the duplicate groups of one stem bucket
+                                                 (side_duplicates)
     after the run:                   merge       blocks.merge_lineage, in the launching process
 
-Workers exchange file names, not rows: each block's rows and each result go to a
-staging folder that the workers and the launching process share (a local temporary
-folder for Beam's local runner). Errors the library raises on purpose inside a worker
-are written there as data and raised in the launching process, the one the local
-linker would have met first, so that ``--runner beam`` fails with the same coded
-one-line error as the local linker. Nothing is written to the lineage folder before
-the merge, which writes it whole (:meth:`~croissant_lineage.lineage.model.Lineage.write`).
+No worker holds a whole dataset (unless it is one shard): a block's and a stem bucket's
+rows come from every shard, in shard order, each row's place in its dataset carried as
+``(shard, row in shard)``. Workers exchange file names, not rows: each shard's items,
+each block's rows and each result go to a staging folder that the workers and the
+launching process share (a local temporary folder for Beam's local runner). Errors the
+library raises on purpose inside a worker are written there as data and raised in the
+launching process, the one the local linker would have met first (an error met reading a
+shard is re-derived by reading that dataset whole there, since a shard's row numbers are
+its own), so that ``--runner beam`` fails with the same coded one-line error as the local
+linker. When the record types the reader inferred differ between a dataset's shards
+(JSON Lines values), the whole reading would have typed them otherwise: the run is made
+again with that dataset read whole. Nothing is written to the lineage folder before the
+merge, which writes it whole (:meth:`~croissant_lineage.lineage.model.Lineage.write`).
 
-Datasets are read with :func:`~croissant_lineage.lineage.items.load_items`, not with
-``mlcroissant.ReadFromCroissant``: see the README section "Past one machine: Beam".
+Datasets are read with the library's own reader (through
+:func:`~croissant_lineage.lineage.items.load_items`), not with ``mlcroissant.ReadFromCroissant``: see the README section "Past one machine: Beam".
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from croissant_lineage.beam.blocks import (
     BlockPart,
@@ -42,9 +52,11 @@ from croissant_lineage.beam.blocks import (
     link_block,
     merge_lineage,
     spec_error,
+    stem_buckets,
 )
-from croissant_lineage.errors import InputError, LineageError
-from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.beam.shards import SHARD_BYTES, SHARD_ROWS, Shard, plan_shards, read_shard
+from croissant_lineage.errors import DataError, InputError, LineageError
+from croissant_lineage.family.spec import DatasetSpec, FamilySpec, load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
@@ -64,7 +76,11 @@ PipelineOptionsArg: TypeAlias = "Mapping[str, Any] | Sequence[str] | PipelineOpt
 DEFAULT_OPTIONS: dict[str, Any] = {"direct_running_mode": "multi_processing", "direct_num_workers": 0}
 
 #: Staging file names.
-_ITEMS, _DUPS, _PART, _ERROR = "items-{:05d}.pkl", "dups-{:05d}.pkl", "part-{:05d}-{}.pkl", "error-{}.pkl"
+_ITEMS, _DUP_PIECE = "items-{:05d}-{:05d}.pkl", "duppiece-{:05d}-{:03d}-{:05d}.pkl"
+_DUPS, _PART, _ERROR = "dups-{:05d}-{:03d}.pkl", "part-{:05d}-{}.pkl", "error-{}.pkl"
+
+#: A row's place in its dataset, as a sort key: ``shard << _SHARD_SHIFT | row in shard``.
+_SHARD_SHIFT = 32
 
 
 def require_beam() -> Any:
@@ -140,35 +156,74 @@ def _get(path: Path) -> Any:
 
 
 class _Work:
-    """What every step needs: the spec, where data resolves, and the staging folder."""
+    """What every step needs: the spec, where data resolves, the staging folder, and how
+    datasets are cut into shards."""
 
-    def __init__(self, spec: FamilySpec, data_dir: str | None, allow_outside: bool, staging: str):
+    def __init__(
+        self,
+        spec: FamilySpec,
+        data_dir: str | None,
+        allow_outside: bool,
+        staging: str,
+        *,
+        whole: frozenset[int] = frozenset(),
+        shard_bytes: int = SHARD_BYTES,
+        shard_rows: int = SHARD_ROWS,
+    ):
         self.spec = spec
         self.data_dir = data_dir
         self.allow_outside = allow_outside
         self.staging = staging
+        self.whole = whole
+        self.shard_bytes = shard_bytes
+        self.shard_rows = shard_rows
 
-    def load(self, position: int) -> Iterator[tuple[tuple[int, str], tuple[str, str]]]:
-        """Load one dataset (its position among the datasets with items); write its
-        items and duplicate groups; yield ``((derivation, block), (role, file))``."""
+    def dataset(self, position: int) -> DatasetSpec:
+        """The dataset at ``position`` among those with items."""
+        return [d for d in self.spec.datasets.values() if d.has_items][position]
+
+    def plan(self, position: int) -> list[Shard]:
+        """The shards of one dataset (one ``"whole"`` shard for those in :attr:`whole`)."""
+        if position in self.whole:
+            return [Shard(position, 0, "whole")]
+        return plan_shards(self.dataset(position), position, data_dir=self.data_dir, allow_outside=self.allow_outside,
+                           shard_bytes=self.shard_bytes, shard_rows=self.shard_rows)
+
+    def load(self, shard: Shard) -> Iterator[tuple[tuple[str, int, Any], tuple[str, int, str]]]:
+        """Read one shard; write its items; yield its rows' staging files keyed by
+        ``("link", derivation, block)`` and ``("dups", dataset, stem bucket)``."""
         folder = Path(self.staging)
-        ds = [d for d in self.spec.datasets.values() if d.has_items][position]
+        ds = self.dataset(shard.dataset)
         try:
-            table = load_items(ds, data_dir=self.data_dir, allow_outside=self.allow_outside)
+            table, schema = read_shard(ds, shard, data_dir=self.data_dir, allow_outside=self.allow_outside)
         except LineageError as exc:
-            _put(folder, _ERROR.format(f"0-{position:05d}"), ErrorRecord.of((0, position), exc))
+            name = _ERROR.format(f"0-{shard.dataset:05d}-{shard.index:05d}")
+            _put(folder, name, ErrorRecord.of((0, shard.dataset, shard.index), exc))
             return
         side = Side(table)
-        _put(folder, _ITEMS.format(position), table)
-        _put(folder, _DUPS.format(position), side_duplicates(ds.name, side))
+        _put(folder, _ITEMS.format(shard.dataset, shard.index), (table, schema))
+        yield from self._dup_pieces(folder, shard, side)
         for k, deriv in enumerate(self.spec.item_derivations()):
             for role, name in (("child", deriv.child), ("parent", deriv.parent)):
                 if name == ds.name:
-                    yield from self._blocks(folder, k, side, role)
+                    yield from self._blocks(folder, k, shard, side, role)
+
+    def _dup_pieces(
+        self, folder: Path, shard: Shard, side: Side
+    ) -> Iterator[tuple[tuple[str, int, Any], tuple[str, int, str]]]:
+        """The shard's rows with a normalised stem, by stem bucket (duplicate groups never
+        cross one), without their records (finding duplicates does not read them)."""
+        table = side.table.set_column(
+            side.table.schema.get_field_index("record"), "record", pa.nulls(len(side), pa.string())
+        )
+        for bucket, rows in stem_buckets(side.norm_stems).items():
+            name = _DUP_PIECE.format(shard.dataset, bucket, shard.index)
+            _put(folder, name, table.take(rows))
+            yield ("dups", shard.dataset, bucket), ("dup", shard.index, name)
 
     def _blocks(
-        self, folder: Path, k: int, side: Side, role: str
-    ) -> Iterator[tuple[tuple[int, str], tuple[str, str]]]:
+        self, folder: Path, k: int, shard: Shard, side: Side, role: str
+    ) -> Iterator[tuple[tuple[str, int, Any], tuple[str, int, str]]]:
         deriv = self.spec.item_derivations()[k]
         try:
             blocks = block_rows(deriv, side, role)
@@ -176,26 +231,48 @@ class _Work:
             exc = spec_error(self.spec, exc)
             _put(folder, _ERROR.format(f"1-{k:05d}-{role}"), ErrorRecord.of((1, k, "", role), exc))
             return
+        base = shard.index << _SHARD_SHIFT  # a row's place in the dataset: (shard, row in shard)
         for key, rows in blocks.items():
-            name = f"{role}-{k:05d}-{_staging_name(key)}.pkl"
-            _put(folder, name, (side.table.take(rows), rows))
-            yield (k, key), (role, name)
+            name = f"{role}-{k:05d}-{_staging_name(key)}-{shard.index:05d}.pkl"
+            _put(folder, name, (side.table.take(rows), [base + r for r in rows]))
+            yield ("link", k, key), (role, shard.index, name)
 
-    def link(self, element: tuple[tuple[int, str], Sequence[tuple[str, str]]]) -> None:
-        """Link one block: ``((derivation, block), [(role, file), ...])``."""
-        (k, key), files = element
+    def link(self, element: tuple[tuple[str, int, Any], Sequence[tuple[str, int, str]]]) -> None:
+        """Link one block, ``(("link", derivation, block), [(role, shard, file), ...])``, or
+        find the duplicate groups of one stem bucket, ``(("dups", dataset, bucket), ...)``."""
+        (tag, k, key), files = element
         folder = Path(self.staging)
-        got = {role: _get(folder / name) for role, name in files}
+        got: dict[str, list[tuple[int, str]]] = {}
+        for role, index, name in files:
+            got.setdefault(role, []).append((index, name))
+        if tag == "dups":
+            ds = self.dataset(k)
+            side = Side(pa.concat_tables([_get(folder / n) for _, n in sorted(got["dup"])]).combine_chunks())
+            _put(folder, _DUPS.format(k, key), side_duplicates(ds.name, side))
+            return
         if "child" not in got:  # parents with no child in the block: nothing to link
             return
-        child, rows = got["child"]
-        parent = got["parent"][0] if "parent" in got else ITEMS_SCHEMA.empty_table()
+        pieces = [_get(folder / n) for _, n in sorted(got["child"])]
+        child = pa.concat_tables([t for t, _ in pieces]).combine_chunks()
+        rows = [r for _, rs in pieces for r in rs]
+        parents = [_get(folder / n)[0] for _, n in sorted(got.get("parent", []))]
+        parent = pa.concat_tables(parents).combine_chunks() if parents else ITEMS_SCHEMA.empty_table()
         try:
             part = link_block(self.spec, k, child, rows, parent)
         except LineageError as exc:
             _put(folder, _ERROR.format(f"1-{k:05d}-{_staging_name(key)}"), ErrorRecord.of((1, k, key, ""), exc))
             return
         _put(folder, _PART.format(k, _staging_name(key)), part)
+
+    def reread_error(self, position: int, recorded: LineageError | None) -> LineageError:
+        """The error the local linker meets loading dataset ``position``: a shard's error
+        may name the shard's rows, and some (repeated ids across shards) show only in the
+        whole dataset, so the dataset is read whole here, in the launching process."""
+        try:
+            load_items(self.dataset(position), data_dir=self.data_dir, allow_outside=self.allow_outside)
+        except LineageError as exc:
+            return exc
+        return recorded or DataError(f"dataset {self.dataset(position).name!r}: its shards disagree")
 
 
 def _pipeline(work: _Work, n_datasets: int, options: PipelineOptions, runner: Any) -> Any:
@@ -205,6 +282,8 @@ def _pipeline(work: _Work, n_datasets: int, options: PipelineOptions, runner: An
         p
         | "datasets" >> beam.Create(list(range(n_datasets)))
         | "spread datasets" >> beam.Reshuffle()
+        | "plan shards" >> beam.FlatMap(work.plan)
+        | "spread shards" >> beam.Reshuffle()
         | "load" >> beam.FlatMap(work.load)
         | "by block" >> beam.GroupByKey()
         | "link block" >> beam.Map(work.link)
@@ -212,19 +291,47 @@ def _pipeline(work: _Work, n_datasets: int, options: PipelineOptions, runner: An
     return p
 
 
-def _collect(spec: FamilySpec, folder: Path, n_datasets: int) -> Lineage:
-    """The merge: the staged results as one :class:`Lineage` (or the first error)."""
-    err = first_error(_get(p) for p in sorted(folder.glob(_ERROR.format("*"))))
+def _dataset_items(work: _Work, folder: Path, position: int, errors: Sequence[ErrorRecord]) -> tuple[pa.Table, bool]:
+    """One dataset's items from its shards, and whether its shards' record schemas agree.
+
+    Raises:
+        LineageError: the error the local linker meets loading it.
+    """
+    mine = [e for e in errors if e.order[:2] == (0, position)]
+    if mine:
+        raise work.reread_error(position, first_error(mine))
+    pieces = [_get(p) for p in sorted(folder.glob(f"items-{position:05d}-*.pkl"))]
+    schemas = [s for _, s in pieces if s is not None]
+    agree = all(s.equals(schemas[0]) for s in schemas[1:])
+    table = pa.concat_tables([t for t, _ in pieces]).combine_chunks()
+    if len(pieces) > 1 and pc.count_distinct(table.column("item")).as_py() != table.num_rows:
+        raise work.reread_error(position, None)  # an id repeated across shards
+    return table, agree
+
+
+def _collect(work: _Work, folder: Path, n_datasets: int) -> Lineage | set[int]:
+    """The merge: the staged results as one :class:`Lineage` (or the first error), or the
+    datasets to read whole (their shards' record schemas disagree) in a second run."""
+    errors = [_get(p) for p in sorted(folder.glob(_ERROR.format("*")))]
+    items: list[pa.Table] = []
+    disagree: set[int] = set()
+    for i in range(n_datasets):
+        table, agree = _dataset_items(work, folder, i, errors)
+        items.append(table)
+        if not agree:
+            disagree.add(i)
+    if disagree:
+        return disagree
+    err = first_error(e for e in errors if e.order[0] == 1)
     if err is not None:
         raise err
-    items: list[pa.Table] = [_get(folder / _ITEMS.format(i)) for i in range(n_datasets)]
     found: list[DuplicateGroup] = []
-    for i in range(n_datasets):
-        found.extend(_get(folder / _DUPS.format(i)))
+    for path in sorted(folder.glob("dups-*.pkl")):
+        found.extend(_get(path))
     parts: dict[int, list[BlockPart]] = {}
     for path in sorted(folder.glob("part-*.pkl")):
         parts.setdefault(int(path.name.split("-")[1]), []).append(_get(path))
-    return merge_lineage(spec, items, parts, found)
+    return merge_lineage(work.spec, items, parts, found)
 
 
 def link_beam(
@@ -234,6 +341,8 @@ def link_beam(
     allow_outside: bool = False,
     pipeline_options: PipelineOptionsArg = None,
     staging_dir: str | Path | None = None,
+    shard_bytes: int = SHARD_BYTES,
+    shard_rows: int = SHARD_ROWS,
 ) -> Lineage:
     """Link a family with a Beam pipeline; the same :class:`Lineage` as the local linker.
 
@@ -247,6 +356,9 @@ def link_beam(
         staging_dir: Folder under which the run's staging folder is made (it must be
             shared by the workers; default: the system's temporary folder). The staging
             folder is removed at the end, whatever happens.
+        shard_bytes: Largest shard of a text data file, in bytes (see
+            :mod:`croissant_lineage.beam.shards`).
+        shard_rows: Most rows of a Parquet shard.
 
     Returns:
         The :class:`Lineage`, equal to the local linker's.
@@ -258,10 +370,16 @@ def link_beam(
     options, runner = beam_options(pipeline_options)
     spec = family if isinstance(family, FamilySpec) else load_family(family)
     n = sum(1 for d in spec.datasets.values() if d.has_items)
-    folder = Path(tempfile.mkdtemp(prefix="croissant-lineage-beam-", dir=staging_dir))
-    try:
-        work = _Work(spec, None if data_dir is None else str(data_dir), allow_outside, str(folder))
-        _pipeline(work, n, options, runner).run().wait_until_finish()
-        return _collect(spec, folder, n)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    whole: set[int] = set()
+    while True:  # at most twice: a second run reads whole the datasets whose shards disagree
+        folder = Path(tempfile.mkdtemp(prefix="croissant-lineage-beam-", dir=staging_dir))
+        try:
+            work = _Work(spec, None if data_dir is None else str(data_dir), allow_outside, str(folder),
+                         whole=frozenset(whole), shard_bytes=shard_bytes, shard_rows=shard_rows)
+            _pipeline(work, n, options, runner).run().wait_until_finish()
+            got = _collect(work, folder, n)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(got, Lineage):
+            return got
+        whole |= got

@@ -149,7 +149,11 @@ def key_letter(value: Any, key_format: str, options: list[str] | None) -> str | 
 
 
 def load_items(
-    spec: DatasetSpec, *, data_dir: str | Path | None = None, allow_outside: bool = False
+    spec: DatasetSpec,
+    *,
+    data_dir: str | Path | None = None,
+    allow_outside: bool = False,
+    records: pa.Table | None = None,
 ) -> pa.Table:
     """Load one dataset's items into a table with :data:`ITEMS_SCHEMA`.
 
@@ -162,6 +166,9 @@ def load_items(
         data_dir: Folder the descriptor's relative file URLs resolve against when the
             spec says ``files_relative_to_data_dir`` (the shipped MMLU family does).
         allow_outside: Allow file URLs that leave that folder.
+        records: The dataset's records already read (a table as
+            :func:`~croissant_lineage.croissant.records.read_record_set` returns it, e.g.
+            one shard of its files, as the Beam pipeline reads them); None reads them.
 
     Returns:
         The item table, in file order.
@@ -171,7 +178,9 @@ def load_items(
         DataError: duplicate item ids, or data that does not match the descriptor.
         InputError, DescriptorError: unreadable descriptor or data files.
     """
-    if spec.hub_id is not None and spec.loader == "datasets":
+    if records is not None:
+        table = records
+    elif spec.hub_id is not None and spec.loader == "datasets":
         table = read_hub_dataset(spec.hub_id, spec.record_set)
     else:
         table = read_record_set(_descriptor(spec, data_dir), spec.record_set, allow_outside=allow_outside)

@@ -16,9 +16,11 @@ import pytest
 
 pytest.importorskip("apache_beam")
 
-from croissant_lineage.beam.pipeline import beam_options
+from croissant_lineage.beam import pipeline
+from croissant_lineage.beam.pipeline import beam_options, link_beam
 from croissant_lineage.errors import LineageError
 from croissant_lineage.lineage.model import LINEAGE_FILES
+from croissant_lineage.linking.linker import link
 from croissant_lineage.testing.synthetic import generate_family
 from croissant_lineage.workflows import write_lineage
 
@@ -80,6 +82,82 @@ def test_synthetic_50k_is_byte_identical(tmp_path: Path) -> None:
     _same_files(beam, local)
     summary = json.loads((beam / "summary.json").read_text())
     assert summary["edges"] > 30_000 and sum(summary["items"].values()) > 49_000
+    sharded = link_beam(fam.spec, pipeline_options=TWO_PROCESSES, shard_bytes=256 * 1024, shard_rows=2_000)
+    sharded.write(tmp_path / "sharded")
+    for name in LINEAGE_FILES:  # every dataset read in several shards: the same files
+        assert (tmp_path / "sharded" / name).read_bytes() == (local / name).read_bytes(), name
+
+
+#: Shards small enough that every dataset of the toy family is read in several.
+TINY = {"shard_bytes": 300, "shard_rows": 2}
+
+
+def _same_lineage(beam: pipeline.Lineage, local: pipeline.Lineage, tmp_path: Path) -> None:
+    beam.write(tmp_path / "beam-lineage")
+    local.write(tmp_path / "local-lineage")
+    names = sorted(p.name for p in (tmp_path / "local-lineage").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "beam-lineage").iterdir())
+    for name in names:
+        assert (tmp_path / "beam-lineage" / name).read_bytes() == (tmp_path / "local-lineage" / name).read_bytes(), name
+
+
+@pytest.fixture()
+def reruns(monkeypatch: pytest.MonkeyPatch) -> list:
+    """What each merge returned: a Lineage, or the datasets to read whole in a second run."""
+    seen: list = []
+    collect = pipeline._collect
+
+    def spy(*args: object) -> object:
+        got = collect(*args)
+        seen.append(got)
+        return got
+
+    monkeypatch.setattr(pipeline, "_collect", spy)
+    return seen
+
+
+@pytest.mark.parametrize("options", [IN_MEMORY, TWO_PROCESSES], ids=["in_memory", "multi_processing-2"])
+def test_toy_in_small_shards_is_byte_identical(options: dict, tmp_path: Path, reruns: list) -> None:
+    got = link_beam(TOY, pipeline_options=options, **TINY)
+    _same_lineage(got, link(TOY), tmp_path)
+    assert len(reruns) == 1  # the shards' record types agreed: no dataset was read whole again
+
+
+def test_synthetic_in_small_shards_is_byte_identical(tmp_path: Path, reruns: list) -> None:
+    fam = generate_family(tmp_path / "family", 3_000)
+    got = link_beam(fam.spec, pipeline_options=TWO_PROCESSES, shard_bytes=8_000, shard_rows=300)
+    _same_lineage(got, link(fam.spec), tmp_path)
+    assert len(reruns) == 1
+
+
+def _edit_toy_pro(tmp_path: Path, edit: str) -> Path:
+    folder = tmp_path / "toy"
+    shutil.copytree(TOY.parent, folder)
+    path = folder / "toy-pro" / "test.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    if edit == "types":  # a number that is an int in the first shards and a float in the last
+        records[-1]["question_id"] = records[-1]["question_id"] + 0.5
+    else:  # an id repeated in two shards
+        records[-1]["question_id"] = records[0]["question_id"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return folder / "family.json"
+
+
+def test_shards_whose_record_types_disagree_are_read_whole_again(tmp_path: Path, reruns: list) -> None:
+    spec = _edit_toy_pro(tmp_path, "types")
+    got = link_beam(spec, pipeline_options=IN_MEMORY, **TINY)
+    _same_lineage(got, link(spec), tmp_path)
+    assert reruns[0] == {1} and len(reruns) == 2  # toy-pro (position 1), then the whole lineage
+
+
+def test_an_id_repeated_across_shards_is_the_local_error(tmp_path: Path) -> None:
+    spec = _edit_toy_pro(tmp_path, "ids")
+    with pytest.raises(LineageError) as local:
+        link(spec)
+    with pytest.raises(LineageError) as beam:
+        link_beam(spec, pipeline_options=IN_MEMORY, **TINY)
+    assert type(beam.value) is type(local.value) and str(beam.value) == str(local.value)
+    assert "duplicate item ids" in str(beam.value)
 
 
 def _broken_toy(tmp_path: Path, how: str) -> Path:
@@ -90,6 +168,13 @@ def _broken_toy(tmp_path: Path, how: str) -> Path:
         spec["derivations"][1]["link"]["child_block"] = {"field": "no_such_field", "regex": "(.*)"}
     elif how == "id":  # an id rule's child field is missing: raised while linking a block
         spec["derivations"][2]["link"]["child_field"] = "no_such_field"
+    elif how == "record":  # a bad key in the last records of a dataset: raised in a late shard, with its row
+        path = folder / "toy-pro" / "test.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines()
+        bad = json.loads(lines[-2])
+        bad["answer"] = "Q"
+        lines[-2] = json.dumps(bad)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     else:  # a data file of one dataset is gone: raised while loading, in a worker
         for f in (folder / "toy-redux").rglob("*"):
             if f.is_file() and f.name != "croissant.json":
@@ -98,7 +183,7 @@ def _broken_toy(tmp_path: Path, how: str) -> Path:
     return folder / "family.json"
 
 
-@pytest.mark.parametrize("how", ["block", "id", "data"])
+@pytest.mark.parametrize("how", ["block", "id", "data", "record"])
 def test_bad_input_in_a_worker_is_the_local_error_and_writes_nothing(how: str, tmp_path: Path) -> None:
     spec = _broken_toy(tmp_path, how)
     with pytest.raises(LineageError) as local:
@@ -110,6 +195,9 @@ def test_bad_input_in_a_worker_is_the_local_error_and_writes_nothing(how: str, t
     assert str(beam.value) == str(local.value)
     assert "\n" not in str(beam.value)
     assert not out.exists() and not (tmp_path / "local").exists()
+    with pytest.raises(LineageError) as sharded:  # the same error when read in small shards
+        link_beam(spec, pipeline_options=IN_MEMORY, **TINY)
+    assert str(sharded.value) == str(local.value)
 
 
 @pytest.mark.slow
