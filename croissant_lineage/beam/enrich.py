@@ -46,11 +46,10 @@ from croissant_lineage._io import atomic_folder, atomic_write_bytes, note_input
 from croissant_lineage.beam.blocks import ErrorRecord, first_error
 from croissant_lineage.beam.pipeline import (
     PipelineOptionsArg,
-    _get,
-    _put,
     beam_options,
     require_beam,
 )
+from croissant_lineage.beam.staging import get, put
 from croissant_lineage.enrich.family import (
     EnrichedDescriptor,
     FamilyEnrichResult,
@@ -94,7 +93,7 @@ def _stage(run: FamilyRun, folder: Path) -> int:
         part = FamilyRun(run.spec, _cut(run.lin, [d.name for d in members]), run.found, run.out, run.stamp)
         part.groups = {desc_path: members}
         part.stems = {desc_path: run.stems[desc_path]}
-        _put(folder, _INPUT.format(position), part)
+        put(folder, _INPUT.format(position), part)
     return len(run.groups)
 
 
@@ -106,16 +105,16 @@ class _Work:
 
     def enrich(self, position: int) -> None:
         folder = Path(self.staging)
-        run: FamilyRun = _get(folder / _INPUT.format(position))
+        run: FamilyRun = get(folder / _INPUT.format(position))
         ((desc_path, members),) = run.groups.items()
         run.write_to = folder / _OUT.format(position)
         run.write_to.mkdir(exist_ok=True)
         try:
             done = enrich_descriptor_file(run, desc_path, members, run.stems[desc_path])
         except LineageError as exc:
-            _put(folder, _ERROR.format(position), ErrorRecord.of((position,), exc))
+            put(folder, _ERROR.format(position), ErrorRecord.of((position,), exc))
             return
-        _put(folder, _DONE.format(position), done)
+        put(folder, _DONE.format(position), done)
 
 
 def _pipeline(work: _Work, n: int, options: Any, runner: Any) -> Any:
@@ -132,10 +131,10 @@ def _pipeline(work: _Work, n: int, options: Any, runner: Any) -> Any:
 
 def _merge(run: FamilyRun, folder: Path, n: int) -> FamilyEnrichResult:
     """Raise the first error, else write the staged files into ``run.out`` in one swap."""
-    err = first_error(_get(p) for p in sorted(folder.glob(_ERRORS)))
+    err = first_error(get(p) for p in sorted(folder.glob(_ERRORS)))
     if err is not None:
         raise err
-    written: list[EnrichedDescriptor] = [_get(folder / _DONE.format(i)) for i in range(n)]
+    written: list[EnrichedDescriptor] = [get(folder / _DONE.format(i)) for i in range(n)]
     with atomic_folder(run.out) as tmp:
         for i, done in enumerate(written):
             names = [*(Path(f).name for f in done.files.values()), Path(done.path).name]

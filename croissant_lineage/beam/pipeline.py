@@ -33,8 +33,6 @@ Datasets are read with the library's own reader (through
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -55,6 +53,7 @@ from croissant_lineage.beam.blocks import (
     stem_buckets,
 )
 from croissant_lineage.beam.shards import SHARD_BYTES, SHARD_ROWS, Shard, plan_shards, read_shard
+from croissant_lineage.beam.staging import get, put
 from croissant_lineage.errors import DataError, InputError, LineageError
 from croissant_lineage.family.spec import DatasetSpec, FamilySpec, load_family
 from croissant_lineage.lineage.items import load_items
@@ -141,20 +140,6 @@ def _staging_name(key: str) -> str:
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]
 
 
-def _put(folder: Path, name: str, obj: Any) -> None:
-    """Write a staging file: whole or not at all (a retried bundle rewrites the same name),
-    not synced to disk (scratch, removed at the end: the lineage folder is written by
-    :meth:`~croissant_lineage.lineage.model.Lineage.write`, through ``_io``)."""
-    tmp = folder / f".{name}.{os.getpid()}.tmp"
-    tmp.write_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(tmp, folder / name)
-
-
-def _get(path: Path) -> Any:
-    with path.open("rb") as f:
-        return pickle.load(f)
-
-
 class _Work:
     """What every step needs: the spec, where data resolves, the staging folder, and how
     datasets are cut into shards."""
@@ -198,10 +183,10 @@ class _Work:
             table, schema = read_shard(ds, shard, data_dir=self.data_dir, allow_outside=self.allow_outside)
         except LineageError as exc:
             name = _ERROR.format(f"0-{shard.dataset:05d}-{shard.index:05d}")
-            _put(folder, name, ErrorRecord.of((0, shard.dataset, shard.index), exc))
+            put(folder, name, ErrorRecord.of((0, shard.dataset, shard.index), exc))
             return
         side = Side(table)
-        _put(folder, _ITEMS.format(shard.dataset, shard.index), (table, schema))
+        put(folder, _ITEMS.format(shard.dataset, shard.index), (table, schema))
         yield from self._dup_pieces(folder, shard, side)
         for k, deriv in enumerate(self.spec.item_derivations()):
             for role, name in (("child", deriv.child), ("parent", deriv.parent)):
@@ -218,7 +203,7 @@ class _Work:
         )
         for bucket, rows in stem_buckets(side.norm_stems).items():
             name = _DUP_PIECE.format(shard.dataset, bucket, shard.index)
-            _put(folder, name, table.take(rows))
+            put(folder, name, table.take(rows))
             yield ("dups", shard.dataset, bucket), ("dup", shard.index, name)
 
     def _blocks(
@@ -229,12 +214,12 @@ class _Work:
             blocks = block_rows(deriv, side, role)
         except LineageError as exc:
             exc = spec_error(self.spec, exc)
-            _put(folder, _ERROR.format(f"1-{k:05d}-{role}"), ErrorRecord.of((1, k, "", role), exc))
+            put(folder, _ERROR.format(f"1-{k:05d}-{role}"), ErrorRecord.of((1, k, "", role), exc))
             return
         base = shard.index << _SHARD_SHIFT  # a row's place in the dataset: (shard, row in shard)
         for key, rows in blocks.items():
             name = f"{role}-{k:05d}-{_staging_name(key)}-{shard.index:05d}.pkl"
-            _put(folder, name, (side.table.take(rows), [base + r for r in rows]))
+            put(folder, name, (side.table.take(rows), [base + r for r in rows]))
             yield ("link", k, key), (role, shard.index, name)
 
     def link(self, element: tuple[tuple[str, int, Any], Sequence[tuple[str, int, str]]]) -> None:
@@ -247,22 +232,22 @@ class _Work:
             got.setdefault(role, []).append((index, name))
         if tag == "dups":
             ds = self.dataset(k)
-            side = Side(pa.concat_tables([_get(folder / n) for _, n in sorted(got["dup"])]).combine_chunks())
-            _put(folder, _DUPS.format(k, key), side_duplicates(ds.name, side))
+            side = Side(pa.concat_tables([get(folder / n) for _, n in sorted(got["dup"])]).combine_chunks())
+            put(folder, _DUPS.format(k, key), side_duplicates(ds.name, side))
             return
         if "child" not in got:  # parents with no child in the block: nothing to link
             return
-        pieces = [_get(folder / n) for _, n in sorted(got["child"])]
+        pieces = [get(folder / n) for _, n in sorted(got["child"])]
         child = pa.concat_tables([t for t, _ in pieces]).combine_chunks()
         rows = [r for _, rs in pieces for r in rs]
-        parents = [_get(folder / n)[0] for _, n in sorted(got.get("parent", []))]
+        parents = [get(folder / n)[0] for _, n in sorted(got.get("parent", []))]
         parent = pa.concat_tables(parents).combine_chunks() if parents else ITEMS_SCHEMA.empty_table()
         try:
             part = link_block(self.spec, k, child, rows, parent)
         except LineageError as exc:
-            _put(folder, _ERROR.format(f"1-{k:05d}-{_staging_name(key)}"), ErrorRecord.of((1, k, key, ""), exc))
+            put(folder, _ERROR.format(f"1-{k:05d}-{_staging_name(key)}"), ErrorRecord.of((1, k, key, ""), exc))
             return
-        _put(folder, _PART.format(k, _staging_name(key)), part)
+        put(folder, _PART.format(k, _staging_name(key)), part)
 
     def reread_error(self, position: int, recorded: LineageError | None) -> LineageError:
         """The error the local linker meets loading dataset ``position``: a shard's error
@@ -300,7 +285,7 @@ def _dataset_items(work: _Work, folder: Path, position: int, errors: Sequence[Er
     mine = [e for e in errors if e.order[:2] == (0, position)]
     if mine:
         raise work.reread_error(position, first_error(mine))
-    pieces = [_get(p) for p in sorted(folder.glob(f"items-{position:05d}-*.pkl"))]
+    pieces = [get(p) for p in sorted(folder.glob(f"items-{position:05d}-*.pkl"))]
     schemas = [s for _, s in pieces if s is not None]
     agree = all(s.equals(schemas[0]) for s in schemas[1:])
     table = pa.concat_tables([t for t, _ in pieces]).combine_chunks()
@@ -312,7 +297,7 @@ def _dataset_items(work: _Work, folder: Path, position: int, errors: Sequence[Er
 def _collect(work: _Work, folder: Path, n_datasets: int) -> Lineage | set[int]:
     """The merge: the staged results as one :class:`Lineage` (or the first error), or the
     datasets to read whole (their shards' record schemas disagree) in a second run."""
-    errors = [_get(p) for p in sorted(folder.glob(_ERROR.format("*")))]
+    errors = [get(p) for p in sorted(folder.glob(_ERROR.format("*")))]
     items: list[pa.Table] = []
     disagree: set[int] = set()
     for i in range(n_datasets):
@@ -327,10 +312,10 @@ def _collect(work: _Work, folder: Path, n_datasets: int) -> Lineage | set[int]:
         raise err
     found: list[DuplicateGroup] = []
     for path in sorted(folder.glob("dups-*.pkl")):
-        found.extend(_get(path))
+        found.extend(get(path))
     parts: dict[int, list[BlockPart]] = {}
     for path in sorted(folder.glob("part-*.pkl")):
-        parts.setdefault(int(path.name.split("-")[1]), []).append(_get(path))
+        parts.setdefault(int(path.name.split("-")[1]), []).append(get(path))
     return merge_lineage(work.spec, items, parts, found)
 
 
