@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from croissant_lineage.croissant import tables
 from croissant_lineage.errors import LineageError
 
-_TEXT = st.text(alphabet=st.sampled_from(list('ab "\\\n\t\r\x85\u2028é\u00a0') + ["\U0001f600", "\ud800"]), max_size=5)
+_TEXT = st.text(alphabet=st.sampled_from([*'ab "\\\n\t\r\x85\u2028é\u00a0', "\U0001f600", "\ud800"]), max_size=5)
 _SCALAR = st.one_of(
     st.none(),
     st.booleans(),
