@@ -141,3 +141,25 @@ def test_every_mmlu_family_dataset_loads_alike(shared_data: Path, name: str, mon
     slow = items.load_items(spec, data_dir=shared_data)
     assert fast.num_rows == slow.num_rows > 0
     assert fast.equals(slow)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.none(), st.sampled_from(["a_test.csv", "b_test", "test", "x/test/y", "", "é_test.csv"])), max_size=6),
+    patterns=st.lists(st.sampled_from([r"^(.+)_test\.csv$", r"(a)|(b)", r"x/(test)/", r"(z)?", r"^$"]), min_size=1, max_size=2),
+    as_file_property=st.booleans(),
+)
+def test_transform_regexes_once_per_distinct_value_equal_per_row(values: list[Any], patterns: list[str], as_file_property: bool) -> None:
+    """``records._regexes_column`` (a file property, a string column) gives ``_apply_regexes``' values."""
+    from croissant_lineage.croissant import records
+
+    if as_file_property:
+        col: Any = [values[0]] * len(values) if values else []
+        expected = records._apply_regexes(list(col), patterns)
+    else:
+        col = pa.chunked_array([pa.array(values, pa.string())])
+        expected = records._apply_regexes(col.to_pylist(), patterns)
+    got = records._regexes_column(col, patterns)
+    got_values = got if isinstance(got, list) else got.to_pylist()
+    assert got_values == expected
+    assert (pa.array(got) if isinstance(got, list) else got).type == pa.array(expected).type
