@@ -274,7 +274,12 @@ def _columnar_options_and_keys(
     if COLUMNAR and spec.key_format != "text":
         fmt = spec.key_format
         fast = roles_columnar.options_and_keys(
-            spec.roles.get("options"), spec.roles.get("key"), table, _as_text, lambda v: key_letter(v, fmt, None)
+            spec.roles.get("options"),
+            spec.roles.get("key"),
+            table,
+            _as_text,
+            lambda v: key_letter(v, fmt, None),
+            lambda v: _parse_list(v, "python_list"),
         )
         if fast is not None:
             return fast

@@ -84,8 +84,44 @@ def _interleave(columns: list[pa.Array]) -> pa.Array:
     return pa.ListArray.from_arrays(offsets, flat.take(pa.array(order)))
 
 
-def _options(expr: Any, table: pa.Table, as_text: Callable[[Any], str | None]) -> pa.Array | None:
+#: A Python list literal of single-quoted strings with no quote, backslash or control
+#: character inside, as ``repr`` writes a list of such strings: its items are the text
+#: between the quotes.
+_PLAIN_PY_LIST = r"^\[(?:'[^'\\\x00-\x1f]*'(?:, '[^'\\\x00-\x1f]*')*)?\]$"
+
+
+def _python_lists(col: pa.Array, parse: Callable[[Any], list[Any] | None]) -> pa.Array | None:
+    """A string column of Python list literals (``"['a', 'b']"``) as lists: plain
+    literals (:data:`_PLAIN_PY_LIST`) split by Arrow kernels, the others by ``parse``
+    (the reference's :func:`ast.literal_eval`); None when one holds a non-string item."""
+    plain = pc.fill_null(pc.match_substring_regex(col, _PLAIN_PY_LIST), False)
+    empty = pc.fill_null(pc.equal(col, "[]"), False)
+    split = pc.split_pattern(pc.utf8_slice_codeunits(col.filter(plain), 2, -2), "', '")
+    split = pc.if_else(empty.filter(plain), pa.scalar([], split.type), split)
+    others = [parse(v) for v in col.filter(pc.invert(plain)).to_pylist()]
+    if any(o is not None and not all(type(x) is str for x in o) for o in others):
+        return None
+    lists = pa.concat_arrays([split, pa.array(others, split.type)])
+    order = np.empty(len(col), np.int64)
+    mask = plain.to_numpy(zero_copy_only=False)
+    order[np.flatnonzero(mask)] = np.arange(int(mask.sum()))
+    order[np.flatnonzero(~mask)] = np.arange(int(mask.sum()), len(col))
+    return lists.take(pa.array(order))
+
+
+def _options(
+    expr: Any, table: pa.Table, as_text: Callable[[Any], str | None], parse: Callable[[Any], list[Any] | None]
+) -> pa.Array | None:
     """Options as lists of text with no null option (so no padding to trim), or None."""
+    if (
+        isinstance(expr, dict)
+        and set(expr) == {"field", "parse"}
+        and expr["parse"] == "python_list"
+        and expr["field"] in table.column_names
+        and _is_text(table.column(expr["field"]).type)
+    ):
+        col = _python_lists(table.column(expr["field"]).combine_chunks().cast(pa.string()), parse)
+        return None if col is None or pc.list_flatten(col).null_count else col
     if isinstance(expr, list) and expr and all(isinstance(e, str) for e in expr):
         if any(e not in table.column_names for e in expr):
             return None
@@ -128,6 +164,7 @@ def options_and_keys(
     table: pa.Table,
     as_text: Callable[[Any], str | None],
     letter_of: Callable[[Any], str | None],
+    parse: Callable[[Any], list[Any] | None],
 ) -> tuple[pa.Array, pa.Array] | None:
     """Options (lists of text) and key letters over the whole table, or None when the
     reference must evaluate them: an expression of another kind, an option that is null
@@ -141,6 +178,7 @@ def options_and_keys(
         as_text: The reference's value-to-text function.
         letter_of: The reference's key-to-letter function for the spec's key format
             (not ``"text"``, whose letter depends on the options).
+        parse: The reference's parser of one Python list literal (``parse: python_list``).
     """
     n = table.num_rows
     keys = _keys(expr_key, table, n, letter_of)
@@ -148,7 +186,7 @@ def options_and_keys(
         return None
     if expr_options is None:
         return pa.nulls(n, pa.list_(pa.string())), keys
-    options = _options(expr_options, table, as_text)
+    options = _options(expr_options, table, as_text, parse)
     if options is None:
         return None
     index = pc.index_in(keys, value_set=pa.array(list(LETTERS)))

@@ -21,6 +21,11 @@ from croissant_lineage.family.spec import DatasetSpec, load_family
 from croissant_lineage.lineage import items
 
 _TEXT = st.one_of(st.none(), st.sampled_from(["", "a", "B", " c ", "ı", "ſ", "K", "3", "1", " 2", "x y", "é"]))
+_PY_LISTS = st.one_of(
+    st.none(),
+    st.lists(st.text(alphabet=st.sampled_from(list("a '\"\\\n\x00é,[]")), max_size=4), max_size=4).map(repr),
+    st.sampled_from(["[]", "['a', 1]", "['a',\n 'b']", "('a', 'b')", "['a', None]", "['a'", "x", "[ 'a']", "['a','b']"]),
+)
 _INT = st.one_of(st.none(), st.integers(min_value=-2, max_value=30))
 
 
@@ -38,6 +43,7 @@ def _tables(draw: Any) -> pa.Table:
             "b": pa.array(col(st.one_of(st.none(), st.booleans())), pa.bool_()),
             "lst": pa.array(col(st.one_of(st.none(), st.lists(_TEXT, max_size=4))), pa.list_(pa.string())),
             "lsti": pa.array(col(st.one_of(st.none(), st.lists(_INT, max_size=3))), pa.large_list(pa.int64())),
+            "pl": pa.array(col(_PY_LISTS), pa.string()),
             "_file": pa.array(["f.csv"] * n, pa.string()),
             "_row": pa.array(range(n), pa.int64()),
         }
@@ -56,6 +62,8 @@ _OPTION_EXPRS = [
     "s1",
     ["s1", "missing"],
     {"field": "s1", "parse": "json_list"},
+    {"field": "pl", "parse": "python_list"},
+    {"field": "pl", "parse": "python_list"},
 ]
 _KEY_EXPRS = ["s1", "s2", "i1", "{s1}", "f", "u", {"field": "s2"}, "missing"]
 
