@@ -109,19 +109,21 @@ def _python_lists(col: pa.Array, parse: Callable[[Any], list[Any] | None]) -> pa
     return lists.take(pa.array(order))
 
 
+def _parsed_options(expr: dict[str, Any], table: pa.Table, parse: Callable[[Any], list[Any] | None]) -> pa.Array | None:
+    """Options given as Python list literals in a string column, or None."""
+    name = expr["field"]
+    if expr["parse"] != "python_list" or name not in table.column_names or not _is_text(table.column(name).type):
+        return None
+    col = _python_lists(table.column(name).combine_chunks().cast(pa.string()), parse)
+    return None if col is None or pc.list_flatten(col).null_count else col
+
+
 def _options(
     expr: Any, table: pa.Table, as_text: Callable[[Any], str | None], parse: Callable[[Any], list[Any] | None]
 ) -> pa.Array | None:
     """Options as lists of text with no null option (so no padding to trim), or None."""
-    if (
-        isinstance(expr, dict)
-        and set(expr) == {"field", "parse"}
-        and expr["parse"] == "python_list"
-        and expr["field"] in table.column_names
-        and _is_text(table.column(expr["field"]).type)
-    ):
-        col = _python_lists(table.column(expr["field"]).combine_chunks().cast(pa.string()), parse)
-        return None if col is None or pc.list_flatten(col).null_count else col
+    if isinstance(expr, dict) and set(expr) == {"field", "parse"}:
+        return _parsed_options(expr, table, parse)
     if isinstance(expr, list) and expr and all(isinstance(e, str) for e in expr):
         if any(e not in table.column_names for e in expr):
             return None

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from croissant_lineage.croissant import tables
 from croissant_lineage.errors import LineageError
+from tests.croissant.test_fast_csv import _same
 
 _TEXT = st.text(alphabet=st.sampled_from([*'ab "\\\n\t\r\x85\u2028é\u00a0', "\U0001f600", "\ud800"]), max_size=5)
 _SCALAR = st.one_of(
@@ -38,13 +39,6 @@ def _tolerant(tmp_path: Path, raw: bytes) -> pa.Table | None:
         return tables._read_jsonl_tolerant(path)
     except LineageError:
         return None
-
-
-def _same(fast: pa.Table | None, slow: pa.Table | None) -> None:
-    if fast is not None:
-        assert slow is not None, "the fast path read a file the tolerant reader refuses"
-        assert fast.schema == slow.schema
-        assert fast.to_pylist() == slow.to_pylist()
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
