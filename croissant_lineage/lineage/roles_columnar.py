@@ -29,6 +29,9 @@ __all__ = ["ids_problem", "options_and_keys", "text_column", "text_role"]
 
 _TEMPLATE_SPLIT = re.compile(r"\{([^{}]+)\}")
 
+#: Text one string array can hold (32-bit offsets): larger option columns go to the reference.
+_MAX_STRING_BYTES = 2**31 - 1
+
 
 def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
@@ -128,7 +131,7 @@ def _options(
         if any(e not in table.column_names for e in expr):
             return None
         cols = [text_column(table.column(e), as_text) for e in expr]
-        if any(c.null_count for c in cols):
+        if any(c.null_count for c in cols) or sum(c.nbytes for c in cols) >= _MAX_STRING_BYTES:
             return None
         return _interleave(cols)
     name = _field(expr)
