@@ -117,6 +117,19 @@ def _apply_regexes(values: list[Any], patterns: list[str]) -> list[Any]:
     return values
 
 
+def _regexes_column(col: list[Any] | pa.ChunkedArray, patterns: list[str]) -> list[Any] | pa.Array:
+    """A field's values after its transform regexes: a file property (one value for the
+    whole file) and a string column are transformed once per distinct value, other
+    columns value by value (the same values as :func:`_apply_regexes`)."""
+    if isinstance(col, list):
+        return [_apply_regexes(col[:1], patterns)[0]] * len(col) if col else col
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        return _apply_regexes(col.to_pylist(), patterns)
+    encoded = col.combine_chunks().dictionary_encode()
+    distinct = pa.array(_apply_regexes(encoded.dictionary.to_pylist(), patterns))
+    return distinct.take(encoded.indices)
+
+
 def read_record_set(
     desc: Descriptor,
     record_set: str | None = None,
@@ -195,7 +208,7 @@ def read_record_set(
                 # As mlcroissant (pandas concat): a column some files lack reads as null.
                 col = pa.nulls(n)
             if f.regexes:
-                col = _apply_regexes(col if isinstance(col, list) else col.to_pylist(), f.regexes)
+                col = _regexes_column(col, f.regexes)
             cols[f.name] = col
         cols[FILE_COLUMN] = [rel] * n
         cols[ROW_COLUMN] = pa.array(range(n), pa.int64())

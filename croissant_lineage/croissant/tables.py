@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 import pyarrow.ipc as ipc
+import pyarrow.json as pjson
 import pyarrow.parquet as pq
 
 from croissant_lineage._io import loads_json, note_input, read_text
@@ -320,7 +321,69 @@ def _read_csv_tolerant(path: Path, columns: list[str] | None, delimiter: str | N
     return pa.table(arrays)
 
 
+#: Column types the pyarrow JSON reader infers exactly as :meth:`pyarrow.Table.from_pylist`
+#: infers them from the standard library's parse: no doubles (a huge integer literal
+#: becomes a double to pyarrow, an error to ``from_pylist``), timestamps (pyarrow reads
+#: ``"2020-01-01"`` as one) or structs (field order).
+_PLAIN_JSON_TYPES = (pa.string(), pa.int64(), pa.bool_(), pa.null())
+
+
+def _plain_json_type(t: pa.DataType) -> bool:
+    if pa.types.is_list(t):
+        return t.value_type in _PLAIN_JSON_TYPES
+    return t in _PLAIN_JSON_TYPES
+
+
+def _read_clean_jsonl(raw: bytes) -> pa.Table | None:
+    """A clean JSON Lines file read by pyarrow's JSON reader, or None when the file is not
+    clean and the standard library must read it (which then gives the same table, or the
+    error that :func:`_read_jsonl` names).
+
+    Clean: valid UTF-8 (a BOM is dropped), no control byte but ``\\n`` and ``\\r\\n``
+    line ends, one JSON object on each non-blank line, no record with a key the first
+    lacks (the first's key order is the table's), and columns of strings, integers, booleans, nulls
+    or lists of those only (:data:`_PLAIN_JSON_TYPES`). On such a file pyarrow's table
+    equals ``pa.Table.from_pylist`` of the standard library's records.
+    """
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    data = np.frombuffer(raw, np.uint8)
+    control = data[data < 0x20]
+    if not len(data) or not ((control == 0x0A) | (control == 0x0D)).all():
+        return None
+    if (control == 0x0D).any() and raw.count(b"\r") != raw.count(b"\r\n"):
+        return None
+    lines = [line for line in raw.split(b"\n") if line.strip()]
+    try:
+        first = json.loads(lines[0]) if lines else None
+        table = pjson.read_json(
+            pa.BufferReader(raw),
+            read_options=pjson.ReadOptions(block_size=len(raw) + 1),
+            parse_options=pjson.ParseOptions(newlines_in_values=False),
+        )
+        table = pa.table({name: table.column(name).combine_chunks() for name in table.column_names})
+        table.validate(full=True)  # pyarrow's JSON reader does not check UTF-8
+    except (UnicodeDecodeError, json.JSONDecodeError, pa.ArrowException):
+        return None
+    if (
+        not isinstance(first, dict)
+        or table.num_rows != len(lines)
+        or table.column_names != list(first)
+        or not all(_plain_json_type(t) for t in table.schema.types)
+    ):
+        return None
+    return table
+
+
 def _read_jsonl(path: Path) -> pa.Table:
+    fast = _read_clean_jsonl(path.read_bytes())
+    if fast is not None:
+        return fast
+    return _read_jsonl_tolerant(path)
+
+
+def _read_jsonl_tolerant(path: Path) -> pa.Table:
+    """The standard library's parser: every file, with the errors :func:`_read_jsonl` gives."""
     text, _enc = read_text(path)
     records: list[dict[str, Any]] = []
     for lineno, line in enumerate(text.split("\n"), start=1):
@@ -340,9 +403,18 @@ def _read_jsonl(path: Path) -> pa.Table:
 
 def _records_to_table(records: list[dict[str, Any]], path: Path) -> pa.Table:
     try:
+        return _records_table(records)
+    except UnicodeEncodeError:
+        raise DataError(
+            "a string is not valid Unicode (an escaped lone surrogate such as \\ud800)", path=path
+        ) from None
+
+
+def _records_table(records: list[dict[str, Any]]) -> pa.Table:
+    try:
         return pa.Table.from_pylist(records)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        # Mixed types across records: keep every value as JSON text.
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        # Mixed types across records, or an integer past 64 bits: keep every value as JSON text.
         keys: dict[str, None] = {}
         for r in records:
             keys.update(dict.fromkeys(r))

@@ -26,6 +26,7 @@ from croissant_lineage.croissant.hub_files import local_copy
 from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_record_set
 from croissant_lineage.errors import DataError, SpecError
 from croissant_lineage.family.spec import DatasetSpec
+from croissant_lineage.lineage import roles_columnar
 from croissant_lineage.lineage.records_json import filter_where, records_json
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
 from croissant_lineage.lineage.shape import LETTERS, key_problem, options_problem
@@ -33,6 +34,10 @@ from croissant_lineage.lineage.shape import LETTERS, key_problem, options_proble
 __all__ = ["LETTERS", "evaluate", "key_letter", "load_items"]
 
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
+
+#: Evaluate roles over whole columns (:mod:`.roles_columnar`) where it can. False runs the
+#: plain-Python reference alone (the tests compare the two).
+COLUMNAR = True
 
 
 def _as_text(value: Any) -> str | None:
@@ -184,15 +189,21 @@ def load_items(
         table = read_hub_dataset(spec.hub_id, spec.record_set)
     else:
         table = read_record_set(_descriptor(spec, data_dir), spec.record_set, allow_outside=allow_outside)
+    return _items_table(spec, table)
+
+
+def _items_table(spec: DatasetSpec, table: pa.Table) -> pa.Table:
+    """The item table of a RecordSet's table (with its ``_file`` and ``_row`` columns)."""
     if spec.where:
         table = filter_where(table, spec.where, _as_text)
     columns = _Columns(table)
     n = table.num_rows
-    ids = [_as_text(v) for v in _role(spec, "id", columns, n)]
-    stems = [_as_text(v) for v in _role(spec, "stem", columns, n)]
-    subjects = _optional_texts(spec, "subject", columns, n)
-    options, keys = _options_and_keys(spec, columns, n)
-    _check_ids(spec, ids)
+    ids = _text_role(spec, "id", table, columns)
+    stems = _text_role(spec, "stem", table, columns)
+    subjects = _text_role(spec, "subject", table, columns) if "subject" in spec.roles else pa.nulls(n, pa.string())
+    options, keys = _columnar_options_and_keys(spec, table, columns)
+    if roles_columnar.ids_problem(ids):
+        _check_ids(spec, ids.to_pylist())
     return pa.table(
         {
             "dataset": [spec.name] * n,
@@ -255,11 +266,33 @@ def _role(spec: DatasetSpec, name: str, columns: Mapping[str, list[Any]], n: int
         raise SpecError(exc.message, path=spec.descriptor, hint=exc.hint) from None
 
 
-def _optional_texts(spec: DatasetSpec, name: str, columns: Mapping[str, list[Any]], n: int) -> list[str | None]:
-    """A role's values as text, or all None when the spec does not give the role."""
-    if name not in spec.roles:
-        return [None] * n
-    return [_as_text(v) for v in _role(spec, name, columns, n)]
+def _text_role(spec: DatasetSpec, name: str, table: pa.Table, columns: Mapping[str, list[Any]]) -> pa.Array:
+    """A text role's values: over whole columns where :mod:`.roles_columnar` can, else by
+    :func:`evaluate` (which raises the errors)."""
+    values = roles_columnar.text_role(spec.roles[name], table, _as_text) if COLUMNAR else None
+    if values is not None:
+        return values
+    return pa.array([_as_text(v) for v in _role(spec, name, columns, table.num_rows)], pa.string())
+
+
+def _columnar_options_and_keys(
+    spec: DatasetSpec, table: pa.Table, columns: Mapping[str, list[Any]]
+) -> tuple[pa.Array | list[list[str] | None], pa.Array | list[str | None]]:
+    """Options and key letters over whole columns where :mod:`.roles_columnar` can, else
+    by :func:`_options_and_keys` (which raises the errors)."""
+    if COLUMNAR and spec.key_format != "text":
+        fmt = spec.key_format
+        fast = roles_columnar.options_and_keys(
+            spec.roles.get("options"),
+            spec.roles.get("key"),
+            table,
+            _as_text,
+            lambda v: key_letter(v, fmt, None),
+            lambda v: _parse_list(v, "python_list"),
+        )
+        if fast is not None:
+            return fast
+    return _options_and_keys(spec, columns, table.num_rows)
 
 
 def _options_and_keys(
