@@ -152,14 +152,17 @@ def _unmatched_reason(rule: LinkRule, best: int | None, score: float) -> str:
 def _unmatched_table(deriv: Derivation, child: Side, parent: Side, unmatched: Unmatched) -> pa.Table:
     """The unmatched children (UNMATCHED_SCHEMA), in child order, with their best candidate."""
     assert deriv.link is not None
-    urows: dict[str, list[Any]] = {f.name: [] for f in UNMATCHED_SCHEMA}
-    for i, (j, s) in sorted(unmatched.items()):
-        urows["child_dataset"].append(deriv.child)
-        urows["child_item"].append(child.ids[i])
-        urows["parent_dataset"].append(deriv.parent)
-        urows["best_parent_item"].append(None if j is None else parent.ids[j])
-        urows["best_score"].append(s)
-        urows["reason"].append(_unmatched_reason(deriv.link, j, s))
+    rows = sorted(unmatched.items())
+    best = [j for _, (j, _s) in rows]
+    names = iter(parent.ids.take([j for j in best if j is not None]))
+    urows: dict[str, list[Any]] = {
+        "child_dataset": [deriv.child] * len(rows),
+        "child_item": child.ids.take([i for i, _ in rows]),
+        "parent_dataset": [deriv.parent] * len(rows),
+        "best_parent_item": [None if j is None else next(names) for j in best],
+        "best_score": [s for _, (_j, s) in rows],
+        "reason": [_unmatched_reason(deriv.link, j, s) for _, (j, s) in rows],
+    }
     return pa.table(urows, schema=UNMATCHED_SCHEMA)
 
 
