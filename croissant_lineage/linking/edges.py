@@ -28,11 +28,14 @@ from croissant_lineage.family.spec import Derivation
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
 from croissant_lineage.linking.match import Match
 from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
-from croissant_lineage.linking.sides import CHUNK, Side
+from croissant_lineage.linking.sides import Side
 
 __all__ = ["edges_table"]
 
 _EMPTY = OptionTexts((), (), ())
+
+#: Pairs whose texts are built as Python objects at a time, for the option diffs.
+_HELD_PAIRS = 2048
 
 
 def _same_options(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray) -> np.ndarray:
@@ -113,8 +116,8 @@ def _compared(
     for row, f in zip(rows.tolist(), flags.tolist(), strict=True):
         out.key_inherited[row] = None if f < 0 else bool(f)
     differ = np.flatnonzero(~same)
-    for start in range(0, len(differ), CHUNK):  # the texts of one chunk of pairs held at a time
-        chunk = differ[start : start + CHUNK]
+    for start in range(0, len(differ), _HELD_PAIRS):  # the texts of one chunk of pairs held at a time
+        chunk = differ[start : start + _HELD_PAIRS]
         with child.hold(ci[chunk]), parent.hold(pi[chunk]):
             for row in chunk.tolist():
                 i, j = int(ci[row]), int(pi[row])

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
@@ -68,19 +70,40 @@ def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], whe
     Returns:
         ``(matches, unmatched)``; an unmatched child has no candidate (score 0).
     """
-    targets = child.eval(rule.child_field, where + "child_field ") if rule.child_field else child.ids
-    index = {pid: j for j, pid in enumerate(parent.ids)}
+    if rule.child_field:
+        targets = child.eval(rule.child_field, where + "child_field ")
+        keys: Any = pa.array([_id_text(targets[i]) for i in selected], pa.string())
+        del targets
+    else:
+        keys = child.ids.array.take(pa.array(selected, pa.int64()))
+    rows = _rows_of_ids(parent, keys)
     matches: list[Match] = []
     unmatched: Unmatched = {}
-    for i in selected:
-        t = targets[i]
-        key = None if t is None else (str(int(t)) if isinstance(t, float) and t.is_integer() else str(t))
-        j = index.get(key) if key is not None else None
-        if j is None:
+    for i, j in zip(selected, rows.tolist(), strict=True):
+        if j < 0:
             unmatched[i] = (None, 0.0)
         else:
             matches.append(Match(i, j, rule.by, 100.0))
     return matches, unmatched
+
+
+def _id_text(t: Any) -> str | None:
+    """A child field's value as the parent id it names (``3.0`` names ``"3"``)."""
+    return None if t is None else (str(int(t)) if isinstance(t, float) and t.is_integer() else str(t))
+
+
+def _rows_of_ids(parent: Side, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Per key, the row of the parent item with that id (-1: none; a null key names none;
+    of repeated ids, the last row)."""
+    ids = parent.ids.array
+    if pc.count_distinct(ids).as_py() < len(ids):  # repeated ids (not from load_items): the last wins
+        last = np.arange(len(ids), dtype=np.int64)[::-1].copy()
+        ids = ids.take(pa.array(last))
+        found = pc.index_in(keys, value_set=ids, skip_nulls=True)
+        rows = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        return np.where(rows < 0, -1, len(parent) - 1 - rows)
+    found = pc.index_in(keys, value_set=ids, skip_nulls=True)
+    return np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def _key_index(key: str | None) -> int | None:
