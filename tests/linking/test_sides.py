@@ -89,8 +89,8 @@ def test_columns_read_as_plain_lists_held_or_not(rows: list[dict[str, Any]], spl
 
 
 def test_rows_index_errors_and_negative_rows() -> None:
-    column = Rows(pa.chunked_array([["a", "b"], ["c"]]))
-    assert column[-1] == "c" and column[np.int64(1)] == "b"
+    column: Rows[str] = Rows(pa.chunked_array([["a", "b"], ["c"]]))
+    assert column[-1] == "c" and column[int(np.int64(1))] == "b"
     with pytest.raises(IndexError):
         column[3]
     with pytest.raises(IndexError):
@@ -111,7 +111,7 @@ def test_hold_nests_and_releases_on_error() -> None:
 
 
 def test_record_fields_and_roles_as_columns() -> None:
-    rows = [{"item": "a", "stem": "x", "subject": "s", "record": {"src": "ori-1", "n": 1}},
+    rows: list[dict[str, Any]] = [{"item": "a", "stem": "x", "subject": "s", "record": {"src": "ori-1", "n": 1}},
             {"item": "b", "stem": "y", "subject": None, "record": {"src": None}}]
     side = Side(items_table("d", rows))
     assert side.eval("src", "") == ["ori-1", None]
@@ -136,7 +136,7 @@ def test_ids_repeated_in_the_parent_resolve_to_the_last_row() -> None:
 
 
 def test_duplicates_of_a_side_in_two_chunks() -> None:
-    rows = [{"stem": "Same?", "options": ["a", "b"]}, {"stem": "other"}, {"stem": "same? ", "options": ["b", "a"]},
+    rows: list[dict[str, Any]] = [{"stem": "Same?", "options": ["a", "b"]}, {"stem": "other"}, {"stem": "same? ", "options": ["b", "a"]},
             {"stem": "", "options": ["a"]}, {"stem": None, "options": ["a"]}]
     assert side_duplicates("d", Side(_table(rows, split=2))) == [("d", ["0", "2"])]
 
