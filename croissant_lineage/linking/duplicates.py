@@ -74,7 +74,10 @@ def _parents_of(members: set[tuple[str, str]], edges: pa.Table) -> dict[tuple[st
     """The parents ``(dataset, item)`` of each of ``members`` that has any."""
     parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     if members:
-        cols = (edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item"))
+        # Only the edges of members' items become Python objects (filtered column-wise).
+        near = pc.is_in(edges.column("child_item"), value_set=pa.array(sorted({m for _, m in members}), pa.string()))
+        picked = edges.filter(pc.fill_null(near, False))
+        cols = (picked.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item"))
         for cd, ci, pd_, pi in zip(*cols, strict=True):
             if (cd, ci) in members:
                 parents[(cd, ci)].add((pd_, pi))

@@ -244,6 +244,7 @@ def _link_family(
     tables: dict[str, pa.Table] = {}
     for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
         tables[ds.name] = load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
+    _release_unused()
     edge_parts, unmatched_parts, stats, found = _link_derivations(spec, tables, progress=progress)
     return assemble_lineage(spec, [tables[d.name] for d in with_items], edge_parts, unmatched_parts, stats, found)
 
@@ -283,6 +284,13 @@ def assemble_lineage(
     return Lineage(family_info(spec), table, edges, duplicates, unmatched, summary)
 
 
+def _release_unused() -> None:
+    """Return to the system the pages Arrow's memory pool keeps after its buffers are
+    freed (the temporaries of reading, normalising and taking columns), so that the
+    process's resident memory follows what is alive rather than its past peaks."""
+    pa.default_memory_pool().release_unused()
+
+
 def _link_derivations(
     spec: FamilySpec, tables: dict[str, pa.Table], *, progress: bool
 ) -> tuple[list[pa.Table], list[pa.Table], list[dict[str, Any]], list[DuplicateGroup]]:
@@ -319,4 +327,5 @@ def _link_derivations(
         for name in dict.fromkeys((deriv.child, deriv.parent)):
             if last_use[name] == k:
                 found.extend(side_duplicates(name, sides.pop(name)))
+        _release_unused()
     return edge_parts, unmatched_parts, stats, found
