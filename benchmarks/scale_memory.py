@@ -1,6 +1,7 @@
 """Where a scale run's memory goes: peak resident memory per phase of link + enrich + resolve.
 
-Usage: ``python benchmarks/scale_memory.py FAMILY_FOLDER WORK_FOLDER [--queries N] [--link-only]``
+Usage: ``python benchmarks/scale_memory.py FAMILY_FOLDER WORK_FOLDER [--queries N] [--link-only]
+[--records rules]``
 
 Runs what ``scale_worker.py`` runs (link + lineage written, enrich from the lineage folder
 or from the in-memory lineage, a resolve batch) while a thread samples this process's
@@ -120,9 +121,11 @@ class Sampler:
 
 def _instrument(sampler: Sampler) -> None:
     """Name the linker's steps (wrappers around the functions it calls; nothing else changes)."""
+    from croissant_lineage.lineage import items
     from croissant_lineage.linking import linker, sides
 
     sampler.wrap(linker, "load_items", "link/read (load_items)")
+    sampler.wrap(items, "records_json", "link/read/records (records_json)")
     sampler.wrap(linker, "match_text", "link/match (match_text)")
     sampler.wrap(linker, "match_id", "link/match (match_id)")
     sampler.wrap(linker, "check_index_matches", "link/match (index checks)")
@@ -141,6 +144,45 @@ def _instrument(sampler: Sampler) -> None:
         setattr(sides.Side, prop, property(timed))
 
 
+def _rule_fields(spec_path: Path) -> list[str]:
+    """The record fields the family's link rules name (select, blocks, child field)."""
+    import re
+
+    from croissant_lineage.family.spec import load_family
+
+    names: dict[str, None] = {}
+
+    def add(expr: Any) -> None:
+        if isinstance(expr, list):
+            names.update(dict.fromkeys(expr))
+        elif isinstance(expr, dict):
+            names[expr["field"]] = None
+        elif isinstance(expr, str):
+            names.update(dict.fromkeys(re.findall(r"\{([^{}]+)\}", expr) or [expr]))
+
+    for d in load_family(spec_path).item_derivations():
+        rule = d.link
+        if rule is not None:
+            for expr in (rule.select, rule.child_block, rule.parent_block, rule.child_field):
+                if expr is not None:
+                    add(expr)
+    return list(names)
+
+
+def _slim_records(fields: list[str]) -> None:
+    """Measure a read that keeps, of each record, only the fields the link rules name:
+    what deferring the rest of the raw record (reading it when written) would save.
+    Outputs then differ (the items' ``record`` column is cut): for measuring only."""
+    from croissant_lineage.lineage import items
+
+    full = items.records_json
+
+    def slim(table: Any) -> Any:
+        return full(table.select([c for c in table.column_names if c in fields or c.startswith("_")]))
+
+    items.records_json = slim  # type: ignore[attr-defined]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("family", type=Path)
@@ -149,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--link-only", action="store_true", help="stop after link + write")
     ap.add_argument("--enrich-from-folder", action="store_true",
                     help="free the in-memory lineage and enrich from the folder written")
+    ap.add_argument("--records", choices=("keep", "rules"), default="keep",
+                    help="rules: keep only the record fields the link rules name (measures deferring the rest)")
     args = ap.parse_args(argv)
     import pyarrow.parquet  # noqa: F401
 
@@ -156,14 +200,18 @@ def main(argv: list[str] | None = None) -> int:
     from croissant_lineage.linking.linker import link
     from croissant_lineage.resolve import Resolver
 
+    spec = args.family / "family.json"
+    if args.records == "rules":
+        _slim_records(_rule_fields(spec))
     sampler = Sampler()
     _instrument(sampler)
     sampler.start()
-    spec = args.family / "family.json"
     lineage_dir, enriched = args.work / "lineage", args.work / "enriched"
     lineage = sampler.phase("link", lambda: link(spec))
     sampler.phase("write", lambda: lineage.write(lineage_dir, overwrite=True))
-    out: dict[str, Any] = {"items": lineage.items.num_rows, "edges": lineage.edges.num_rows}
+    out: dict[str, Any] = {"items": lineage.items.num_rows, "edges": lineage.edges.num_rows, "records": args.records,
+                           "record_mb": round(lineage.items.column("record").nbytes / (1024 * 1024)),
+                           "items_mb": round(lineage.items.nbytes / (1024 * 1024))}
     if not args.link_only:
         refs_all = [f"{d}:{i}" for d, i in zip(
             lineage.items.column("dataset").to_pylist(), lineage.items.column("item").to_pylist(), strict=True)]

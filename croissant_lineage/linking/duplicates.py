@@ -8,10 +8,12 @@ from one parent).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
@@ -44,18 +46,27 @@ def find_duplicates(items: pa.Table, edges: pa.Table) -> pa.Table:
 def side_duplicates(name: str, side: Side) -> list[DuplicateGroup]:
     """Groups of identical items (see :func:`find_duplicates`) of one dataset.
 
-    Only items whose normalised stem occurs more than once can be in a group, so only
-    their options are normalised (when linking has not done so already).
+    Only items whose normalised stem occurs more than once can be in a group: they are
+    found over the Arrow column (``dictionary_encode`` and counts), and only their stems,
+    options (normalised only for them, when linking has not done so already) and ids are
+    built as Python objects.
     """
-    stems = side.norm_stems
-    counts = Counter(stems)
-    rows = [i for i, s in enumerate(stems) if s and counts[s] > 1]
-    if not rows:
+    stems = side.norm_stems.array
+    if not len(stems):
         return []
-    opts = side.norm_options_of(rows)
+    encoded = pc.dictionary_encode(stems)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    repeated = (np.bincount(codes, minlength=len(encoded.dictionary)) > 1) & (
+        pc.not_equal(encoded.dictionary, "").to_numpy(zero_copy_only=False)
+    )
+    rows = np.flatnonzero(repeated[codes])
+    if not len(rows):
+        return []
     groups: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)
-    for i, o in zip(rows, opts, strict=True):
-        groups[(stems[i], tuple(sorted(o or ())))].append(side.ids[i])
+    for s, o, item in zip(side.norm_stems.take(rows), side.norm_options_of(rows), side.ids.take(rows), strict=True):
+        groups[(s, tuple(sorted(o or ())))].append(item)
     return [(name, m) for m in groups.values() if len(m) > 1]
 
 
@@ -63,7 +74,10 @@ def _parents_of(members: set[tuple[str, str]], edges: pa.Table) -> dict[tuple[st
     """The parents ``(dataset, item)`` of each of ``members`` that has any."""
     parents: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     if members:
-        cols = (edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item"))
+        # Only the edges of members' items become Python objects (filtered column-wise).
+        near = pc.is_in(edges.column("child_item"), value_set=pa.array(sorted({m for _, m in members}), pa.string()))
+        picked = edges.filter(pc.fill_null(near, False))
+        cols = (picked.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item"))
         for cd, ci, pd_, pi in zip(*cols, strict=True):
             if (cd, ci) in members:
                 parents[(cd, ci)].add((pd_, pi))

@@ -34,6 +34,9 @@ __all__ = ["edges_table"]
 
 _EMPTY = OptionTexts((), (), ())
 
+#: Pairs whose texts are built as Python objects at a time, for the option diffs.
+_HELD_PAIRS = 2048
+
 
 def _same_options(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray) -> np.ndarray:
     """Per pair, whether the two items' option lists are equal (a missing list is empty)."""
@@ -112,11 +115,15 @@ def _compared(
     flags = np.where(unknown, -1, inherited)[rows]
     for row, f in zip(rows.tolist(), flags.tolist(), strict=True):
         out.key_inherited[row] = None if f < 0 else bool(f)
-    for row in np.flatnonzero(~same).tolist():
-        i, j = int(ci[row]), int(pi[row])
-        keys = (None if ck[row] < 0 else int(ck[row]), None if pk[row] < 0 else int(pk[row]))
-        d = diff_texts(child.option_texts(i) or _EMPTY, parent.option_texts(j) or _EMPTY, keys=keys)
-        out.put(row, d, d.key_inherited(*keys))
+    differ = np.flatnonzero(~same)
+    for start in range(0, len(differ), _HELD_PAIRS):  # the texts of one chunk of pairs held at a time
+        chunk = differ[start : start + _HELD_PAIRS]
+        with child.hold(ci[chunk]), parent.hold(pi[chunk]):
+            for row in chunk.tolist():
+                i, j = int(ci[row]), int(pi[row])
+                keys = (None if ck[row] < 0 else int(ck[row]), None if pk[row] < 0 else int(pk[row]))
+                d = diff_texts(child.option_texts(i) or _EMPTY, parent.option_texts(j) or _EMPTY, keys=keys)
+                out.put(row, d, d.key_inherited(*keys))
     return out
 
 
@@ -126,12 +133,13 @@ def _stem_columns(
     """Per pair, the stem score (the match's for text links, else 100 or RapidFuzz's ratio
     of the normalised stems) and whether the normalised stems differ."""
     cs, ps = child.norm_stems, parent.norm_stems
-    changed = [cs[i] != ps[j] for i, j in zip(ci.tolist(), pi.tolist(), strict=True)]
-    out = list(scores)
-    for row, (m, diff) in enumerate(zip(methods, changed, strict=True)):
-        if m not in ("exact", "fuzzy"):
-            out[row] = round(fuzz.ratio(cs[ci[row]], ps[pi[row]]), 2) if diff else 100.0
-    return out, changed
+    changed = pc.not_equal(cs.array.take(pa.array(ci)), ps.array.take(pa.array(pi))).to_numpy(zero_copy_only=False)
+    by_text = np.fromiter((m in ("exact", "fuzzy") for m in methods), bool, len(methods))
+    out = np.where(by_text, np.asarray(scores, dtype=np.float64), 100.0)
+    ratio = np.flatnonzero(~by_text & changed)  # only these stems are built as Python strings
+    for row, c, p in zip(ratio.tolist(), cs.take(ci[ratio]), ps.take(pi[ratio]), strict=True):
+        out[row] = round(fuzz.ratio(c, p), 2)
+    return out.tolist(), changed.tolist()
 
 
 def _alternatives(parent: Side, matches: Sequence[Match]) -> pa.Array:

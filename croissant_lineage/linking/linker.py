@@ -156,14 +156,17 @@ def _unmatched_reason(rule: LinkRule, best: int | None, score: float) -> str:
 def _unmatched_table(deriv: Derivation, child: Side, parent: Side, unmatched: Unmatched) -> pa.Table:
     """The unmatched children (UNMATCHED_SCHEMA), in child order, with their best candidate."""
     assert deriv.link is not None
-    urows: dict[str, list[Any]] = {f.name: [] for f in UNMATCHED_SCHEMA}
-    for i, (j, s) in sorted(unmatched.items()):
-        urows["child_dataset"].append(deriv.child)
-        urows["child_item"].append(child.ids[i])
-        urows["parent_dataset"].append(deriv.parent)
-        urows["best_parent_item"].append(None if j is None else parent.ids[j])
-        urows["best_score"].append(s)
-        urows["reason"].append(_unmatched_reason(deriv.link, j, s))
+    rows = sorted(unmatched.items())
+    best = [j for _, (j, _s) in rows]
+    names = iter(parent.ids.take([j for j in best if j is not None]))
+    urows: dict[str, list[Any]] = {
+        "child_dataset": [deriv.child] * len(rows),
+        "child_item": child.ids.take([i for i, _ in rows]),
+        "parent_dataset": [deriv.parent] * len(rows),
+        "best_parent_item": [None if j is None else next(names) for j in best],
+        "best_score": [s for _, (_j, s) in rows],
+        "reason": [_unmatched_reason(deriv.link, j, s) for _, (j, s) in rows],
+    }
     return pa.table(urows, schema=UNMATCHED_SCHEMA)
 
 
@@ -245,6 +248,7 @@ def _link_family(
     tables: dict[str, pa.Table] = {}
     for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
         tables[ds.name] = load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
+    _release_unused()
     edge_parts, unmatched_parts, stats, found = _link_derivations(spec, tables, progress=progress)
     return assemble_lineage(spec, [tables[d.name] for d in with_items], edge_parts, unmatched_parts, stats, found)
 
@@ -284,6 +288,13 @@ def assemble_lineage(
     return Lineage(family_info(spec), table, edges, duplicates, unmatched, summary)
 
 
+def _release_unused() -> None:
+    """Return to the system the pages Arrow's memory pool keeps after its buffers are
+    freed (the temporaries of reading, normalising and taking columns), so that the
+    process's resident memory follows what is alive rather than its past peaks."""
+    pa.default_memory_pool().release_unused()
+
+
 def _link_derivations(
     spec: FamilySpec, tables: dict[str, pa.Table], *, progress: bool
 ) -> tuple[list[pa.Table], list[pa.Table], list[dict[str, Any]], list[DuplicateGroup]]:
@@ -320,4 +331,5 @@ def _link_derivations(
         for name in dict.fromkeys((deriv.child, deriv.parent)):
             if last_use[name] == k:
                 found.extend(side_duplicates(name, sides.pop(name)))
+        _release_unused()
     return edge_parts, unmatched_parts, stats, found

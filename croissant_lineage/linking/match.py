@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
@@ -43,6 +45,8 @@ NEAR = 3.0
 
 #: Child index -> (best parent candidate or None, its stem score 0-100).
 Unmatched = dict[int, tuple[int | None, float]]
+
+_NO_ROWS = np.zeros(0, np.int64)
 
 #: Option evidence of a candidate (see :func:`option_evidence`); larger is better.
 _Evidence = tuple[bool, float, int, int, int, int]
@@ -66,19 +70,40 @@ def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], whe
     Returns:
         ``(matches, unmatched)``; an unmatched child has no candidate (score 0).
     """
-    targets = child.eval(rule.child_field, where + "child_field ") if rule.child_field else child.ids
-    index = {pid: j for j, pid in enumerate(parent.ids)}
+    if rule.child_field:
+        targets = child.eval(rule.child_field, where + "child_field ")
+        keys: Any = pa.array([_id_text(targets[i]) for i in selected], pa.string())
+        del targets
+    else:
+        keys = child.ids.array.take(pa.array(selected, pa.int64()))
+    rows = _rows_of_ids(parent, keys)
     matches: list[Match] = []
     unmatched: Unmatched = {}
-    for i in selected:
-        t = targets[i]
-        key = None if t is None else (str(int(t)) if isinstance(t, float) and t.is_integer() else str(t))
-        j = index.get(key) if key is not None else None
-        if j is None:
+    for i, j in zip(selected, rows.tolist(), strict=True):
+        if j < 0:
             unmatched[i] = (None, 0.0)
         else:
             matches.append(Match(i, j, rule.by, 100.0))
     return matches, unmatched
+
+
+def _id_text(t: Any) -> str | None:
+    """A child field's value as the parent id it names (``3.0`` names ``"3"``)."""
+    return None if t is None else (str(int(t)) if isinstance(t, float) and t.is_integer() else str(t))
+
+
+def _rows_of_ids(parent: Side, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Per key, the row of the parent item with that id (-1: none; a null key names none;
+    of repeated ids, the last row)."""
+    ids = parent.ids.array
+    if pc.count_distinct(ids).as_py() < len(ids):  # repeated ids (not from load_items): the last wins
+        last = np.arange(len(ids), dtype=np.int64)[::-1].copy()
+        ids = ids.take(pa.array(last))
+        found = pc.index_in(keys, value_set=ids, skip_nulls=True)
+        rows = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        return np.where(rows < 0, -1, len(parent) - 1 - rows)
+    found = pc.index_in(keys, value_set=ids, skip_nulls=True)
+    return np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def _key_index(key: str | None) -> int | None:
@@ -112,10 +137,19 @@ def _best_by_options(child: Side, i: int, parent: Side, cands: Iterable[int]) ->
     return scored
 
 
-def _block_keys(side: Side, expr: Any, where: str) -> list[Any]:
+def _block_groups(side: Side, expr: Any, where: str, rows: Iterable[int] | None = None) -> dict[Any, np.ndarray]:
+    """The rows (all, or ``rows``) grouped by their block key, each group in row order."""
     if expr is None:
-        return [None] * len(side)
-    return [None if v is None else str(v) for v in side.eval(expr, where)]
+        keys: list[Any] = [None] * len(side)
+    else:
+        keys = [None if v is None else str(v) for v in side.eval(expr, where)]
+    index: dict[Any, int] = {}
+    picked = np.arange(len(side), dtype=np.int64) if rows is None else np.fromiter(rows, np.int64)
+    codes = np.fromiter((index.setdefault(keys[i], len(index)) for i in picked.tolist()), np.int64, len(picked))
+    del keys
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    return dict(zip(index, np.split(picked[order], bounds) if len(picked) else [], strict=False))
 
 
 @dataclass
@@ -232,6 +266,23 @@ class _TextMatching:
         self.matches = kept
 
 
+def _exact_block(run: _TextMatching, block: Any, kids: list[int], pool: list[int]) -> list[Match]:
+    """Exact matches of one block's children (the rest pend for fuzzy): the matches found."""
+    exact: dict[str, list[int]] = defaultdict(list)
+    for j in pool:
+        exact[run.parent.norm_stems[j]].append(j)
+    start = len(run.matches)
+    for i in kids:
+        cands = exact.get(run.child.norm_stems[i])
+        if cands:
+            run.exact(i, cands, block)
+        else:
+            run.pending[block].append(i)
+    found = run.matches[start:]
+    del run.matches[start:]
+    return found
+
+
 def match_text(
     child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str = "", *, one_to_one: bool = False
 ) -> tuple[list[Match], Unmatched]:
@@ -246,23 +297,28 @@ def match_text(
         ``(matches, unmatched)`` where ``unmatched`` maps a child index to its best
         parent candidate (or None: no parent in its block) and that candidate's score.
     """
-    cblock = _block_keys(child, rule.child_block, where + "child_block ")
-    pblock = _block_keys(parent, rule.parent_block, where + "parent_block ")
-    by_block: dict[Any, list[int]] = defaultdict(list)
-    exact: dict[tuple[Any, str], list[int]] = defaultdict(list)
-    for j, (b, s) in enumerate(zip(pblock, parent.norm_stems, strict=True)):
-        by_block[b].append(j)
-        exact[(b, s)].append(j)
+    kids_of = _block_groups(child, rule.child_block, where + "child_block ", selected)
+    pool_of = _block_groups(parent, rule.parent_block, where + "parent_block ")
     run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {}, one_to_one)
-    for i in selected:
-        b = cblock[i]
-        cands = exact.get((b, child.norm_stems[i]))
-        if cands:
-            run.exact(i, cands, b)
-        else:
-            run.pending[b].append(i)
-    for b, kids in sorted(run.pending.items(), key=lambda kv: str(kv[0])):
-        run.fuzzy(kids, by_block.get(b, []))
+    exact_found: list[Match] = []
+    fuzzy_found: dict[Any, list[Match]] = {}
+    # One block at a time, its rows' texts held as Python objects only while it is matched.
+    for b, kid_rows in kids_of.items():
+        pool_rows = pool_of.get(b, _NO_ROWS)
+        with child.hold(kid_rows), parent.hold(pool_rows):
+            exact_found.extend(_exact_block(run, b, kid_rows.tolist(), pool_rows.tolist()))
+            if b in run.pending:
+                start = len(run.matches)
+                run.fuzzy(run.pending[b], pool_rows.tolist())
+                fuzzy_found[b] = run.matches[start:]
+                del run.matches[start:]
+    # Matches in the order of a whole-side pass: exact ones in ``selected`` order, then
+    # fuzzy ones block by block, blocks ordered by their text (ties: first pending child).
+    position = np.empty(len(child), np.int64)
+    position[np.asarray(selected, dtype=np.int64)] = np.arange(len(selected))
+    exact_found.sort(key=lambda m: position[m.child])
+    blocks = sorted(fuzzy_found, key=lambda b: (str(b), position[run.pending[b][0]]))
+    run.matches = exact_found + [m for b in blocks for m in fuzzy_found[b]]
     if one_to_one:
         run.settle()
     return run.matches, run.unmatched

@@ -1,37 +1,100 @@
 """One side of a derivation: a dataset's items as the linker reads them.
 
-A :class:`Side` holds what matching reads as Python lists (ids, keys, option counts,
-normalised stems and options), built on first use, and the items' raw records as
-lazily parsed columns for the link rule's expressions. A parent of several children is
-read once and shared by their derivations.
+A :class:`Side` keeps its columns as Arrow arrays: the item table's, and the normalised
+stems and options (computed column-wise on first use, :mod:`.normalize_columns`). Each is
+read through a :class:`Rows` sequence. Python objects are built only for the rows a step
+*holds* (:meth:`Side.hold`: one block while it is matched, one chunk of edges while they
+are diffed) and released after it, so that a side costs its Arrow bytes, not a Python
+string per text of the dataset. A row read outside a held window still gets its value
+(from Arrow, one at a time): holding is a speed-up, never a condition of being right.
+
+The items' raw records are lazily parsed columns for the link rule's expressions. A
+parent of several children is read once and shared by their derivations.
 """
 
 from __future__ import annotations
 
 import json
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import LETTERS, evaluate
-from croissant_lineage.linking.normalize import normalize_option_cased, was_repaired
+from croissant_lineage.linking.normalize import was_repaired
 from croissant_lineage.linking.normalize_columns import (
     normalize_options_column,
     normalize_stems_column,
 )
 from croissant_lineage.linking.options import OptionTexts
 
-__all__ = ["Side"]
+__all__ = ["CHUNK", "Rows", "Side"]
+
+#: Rows turned into Python objects at a time where a whole column is walked.
+CHUNK = 1 << 14
+
+T = TypeVar("T")
+
+
+class Rows(Sequence[T], Generic[T]):
+    """One column of a side, read-only, by row: a held row's Python value, else Arrow's.
+
+    Attributes:
+        array: The column (an Arrow array or chunked array).
+        held: Row -> value of the rows a :meth:`Side.hold` window built (empty outside one).
+    """
+
+    __slots__ = ("array", "held")
+
+    def __init__(self, array: pa.Array | pa.ChunkedArray):
+        self.array = array
+        self.held: dict[int, T] = {}
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return list(self.array[i].to_pylist())
+        try:
+            return self.held[i]
+        except KeyError:
+            i = int(i)
+            if not -len(self.array) <= i < len(self.array):
+                raise IndexError(i) from None
+            value: T = self.array[i].as_py()
+            return value
+
+    def __iter__(self) -> Iterator[T]:
+        for start in range(0, len(self.array), CHUNK):
+            yield from self.array.slice(start, CHUNK).to_pylist()
+
+    def take(self, rows: Sequence[int] | np.ndarray) -> list[T]:
+        """The values of ``rows``, in their order, as Python objects."""
+        if not len(rows):
+            return []
+        return list(self.array.take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist())
+
+    def to_list(self) -> list[T]:
+        """Every value as a Python object (a new list)."""
+        return list(self.array.to_pylist())
 
 
 class _RecordColumns(Mapping[str, list[Any]]):
     """Record fields as columns, plus the roles ``subject`` and ``item`` (for fields the
-    records lack). The records' JSON is parsed on first use and only the columns asked
-    for are kept: keeping every field of every record doubled the memory of a link."""
+    records lack). The records' JSON is parsed on first use, a chunk at a time, and only
+    the columns asked for are kept: keeping every field of every record doubled the
+    memory of a link."""
 
     def __init__(self, side: Side):
         self._side = weakref.proxy(side)  # no reference cycle: a side is freed on release
@@ -43,7 +106,7 @@ class _RecordColumns(Mapping[str, list[Any]]):
             return
         names: dict[str, None] = {}
         values: list[Any] = []
-        for r in self._side.table.column("record").to_pylist():
+        for r in Rows[str | None](self._side.table.column("record")):
             rec = json.loads(r) if r else {}
             names.update(dict.fromkeys(rec))
             values.append(rec.get(key))
@@ -61,10 +124,10 @@ class _RecordColumns(Mapping[str, list[Any]]):
         self._load(key)
         if key in self._cols:
             return self._cols[key]
-        if key == "subject":
-            return self._side.subjects
+        if key == "subject":  # a list built per call: expressions index it row by row
+            return self._side.subjects.to_list()
         if key == "item":
-            return self._side.ids
+            return self._side.ids.to_list()
         raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:
@@ -77,10 +140,7 @@ class _RecordColumns(Mapping[str, list[Any]]):
 
 
 class Side:
-    """One dataset's items as Python lists, with lazily parsed records.
-
-    Only what linking reads is kept as Python objects: ids, keys, option counts and
-    the normalised stems and options (raw texts are read from the table when needed).
+    """One dataset's items as Arrow columns read by row (see the module docstring).
 
     Attributes:
         table: The dataset's item table (``ITEMS_SCHEMA``).
@@ -91,56 +151,95 @@ class Side:
 
     def __init__(self, table: pa.Table):
         self.table = table
-        self.ids: list[str] = table.column("item").to_pylist()
-        self.keys: list[str | None] = table.column("key").to_pylist()
-        self.n_options: list[int] = pc.fill_null(pc.list_value_length(table.column("options")), 0).to_pylist()
-        self._subjects: list[str | None] | None = None
+        self.ids: Rows[str] = Rows(table.column("item"))
+        self.keys: Rows[str | None] = Rows(table.column("key"))
+        self.n_options: np.ndarray = (
+            pc.fill_null(pc.list_value_length(table.column("options")), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        )
+        self._subjects: Rows[str | None] | None = None
         self._columns = _RecordColumns(self)
-        self._norm: list[str] | None = None
-        self._norm_opts: list[list[str] | None] | None = None
-        self._raw_stems: list[str | None] | None = None
-        self._raw_opts: list[list[str] | None] | None = None
+        self._norm: Rows[str] | None = None
+        self._norm_opts: Rows[list[str] | None] | None = None
+        self._cased_opts: Rows[list[str] | None] | None = None
+        self._raw_stems: Rows[str | None] | None = None
+        self._raw_opts: Rows[list[str] | None] | None = None
         self._repaired: np.ndarray | None = None
         self._key_indices: np.ndarray | None = None
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.table.num_rows
 
     @property
-    def subjects(self) -> list[str | None]:
+    def subjects(self) -> Rows[str | None]:
         """Subjects, in table order."""
         if self._subjects is None:
-            self._subjects = self.table.column("subject").to_pylist()
+            self._subjects = Rows(self.table.column("subject"))
         return self._subjects
 
     @property
-    def norm_stems(self) -> list[str]:
+    def norm_stems(self) -> Rows[str]:
         """Stems through ``normalize_stem`` (computed column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm is None:
-            self._norm = normalize_stems_column(self.table.column("stem")).to_pylist()
+            self._norm = Rows(normalize_stems_column(self.table.column("stem")))
         return self._norm
 
+    def _normalise_options(self) -> None:
+        cased, folded = normalize_options_column(self.table.column("options"))
+        self._cased_opts, self._norm_opts = Rows(cased), Rows(folded)
+
     @property
-    def norm_options(self) -> list[list[str] | None]:
+    def norm_options(self) -> Rows[list[str] | None]:
         """Options through ``normalize_option`` (None where an item has none; computed
         column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm_opts is None:
-            self._norm_opts = normalize_options_column(self.table.column("options"))[1].to_pylist()
+            self._normalise_options()
+        assert self._norm_opts is not None
         return self._norm_opts
 
     @property
-    def raw_stems(self) -> list[str | None]:
+    def cased_options(self) -> Rows[list[str] | None]:
+        """Options through ``normalize_option_cased`` (None where an item has none), in table order."""
+        if self._cased_opts is None:
+            self._normalise_options()
+        assert self._cased_opts is not None
+        return self._cased_opts
+
+    @property
+    def raw_stems(self) -> Rows[str | None]:
         """Stems as stored, in table order."""
         if self._raw_stems is None:
-            self._raw_stems = self.table.column("stem").to_pylist()
+            self._raw_stems = Rows(self.table.column("stem"))
         return self._raw_stems
 
     @property
-    def raw_options(self) -> list[list[str] | None]:
+    def raw_options(self) -> Rows[list[str] | None]:
         """Options as stored (None where an item has none), in table order."""
         if self._raw_opts is None:
-            self._raw_opts = self.table.column("options").to_pylist()
+            self._raw_opts = Rows(self.table.column("options"))
         return self._raw_opts
+
+    def _text_columns(self) -> tuple[Rows[Any], ...]:
+        """The columns matching and option diffs read row by row."""
+        return (self.keys, self.raw_stems, self.raw_options, self.norm_stems, self.norm_options, self.cased_options)
+
+    @contextmanager
+    def hold(self, rows: Iterable[int] | np.ndarray) -> Iterator[None]:
+        """Build the Python values of ``rows`` in every column matching reads, for the
+        duration of the ``with`` block (rows held by an enclosing window stay held)."""
+        picked = np.asarray(rows if isinstance(rows, np.ndarray) else list(rows), dtype=np.int64)
+        columns = self._text_columns()
+        saved = [c.held for c in columns]
+        if len(picked):
+            index = pa.array(picked)
+            keys = picked.tolist()
+            for c in columns:
+                held = dict(zip(keys, c.array.take(index).to_pylist(), strict=True))
+                c.held = {**c.held, **held} if c.held else held
+        try:
+            yield
+        finally:
+            for c, before in zip(columns, saved, strict=True):
+                c.held = before
 
     def option_texts(self, i: int) -> OptionTexts | None:
         """Item ``i``'s options as stored, case-preserving normalised and case-folded
@@ -149,9 +248,9 @@ class Side:
         folded = self.norm_options[i]
         if raw is None or folded is None:
             return None
-        # Not kept: built per call (normalize_option_cased caches texts), so that a side
-        # holds one normalised copy of its options, not two.
-        return OptionTexts(raw, [normalize_option_cased(x) for x in raw], folded)
+        cased = self.cased_options[i]
+        assert cased is not None
+        return OptionTexts(raw, cased, folded)
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
@@ -171,11 +270,13 @@ class Side:
             ends = np.cumsum(lengths)
             ascii_opts = non_ascii[ends] - non_ascii[ends - lengths] == 0
             out = np.zeros(len(self), dtype=bool)
-            for i in np.flatnonzero(~(ascii_stem.to_numpy(zero_copy_only=False) & ascii_opts)).tolist():
-                s, opts = self.raw_stems[i], self.raw_options[i]
-                out[i] = (not (s is None or s.isascii()) and was_repaired(s)) or any(
-                    not o.isascii() and was_repaired(o) for o in opts or ()
-                )
+            asked = np.flatnonzero(~(ascii_stem.to_numpy(zero_copy_only=False) & ascii_opts))
+            for start in range(0, len(asked), CHUNK):
+                rows = asked[start : start + CHUNK]
+                for i, s, opts in zip(rows.tolist(), self.raw_stems.take(rows), self.raw_options.take(rows), strict=True):
+                    out[i] = (not (s is None or s.isascii()) and was_repaired(s)) or any(
+                        not o.isascii() and was_repaired(o) for o in opts or ()
+                    )
             self._repaired = out
         return self._repaired
 
@@ -183,15 +284,22 @@ class Side:
     def key_indices(self) -> np.ndarray:
         """Per item, the index of its key letter in ``LETTERS`` (-1 when it has none)."""
         if self._key_indices is None:
-            known = {k: (LETTERS.index(k) if k and k in LETTERS else -1) for k in set(self.keys)}
-            self._key_indices = np.fromiter((known[k] for k in self.keys), np.int64, len(self))
+            distinct = pc.unique(self.keys.array)
+            known = np.array(
+                [LETTERS.index(k) if k and k in LETTERS else -1 for k in distinct.to_pylist()] + [-1], np.int64
+            )
+            codes = pc.fill_null(pc.index_in(self.keys.array, value_set=distinct, skip_nulls=True), len(distinct))
+            self._key_indices = known[codes.to_numpy(zero_copy_only=False)]
         return self._key_indices
 
-    def norm_options_of(self, rows: Sequence[int]) -> list[list[str] | None]:
+    def norm_options_of(self, rows: Sequence[int] | np.ndarray) -> list[list[str] | None]:
         """:attr:`norm_options` of some rows, normalising only those unless all already are."""
         if self._norm_opts is not None:
-            return [self._norm_opts[i] for i in rows]
-        return normalize_options_column(self.table.column("options").take(rows))[1].to_pylist()
+            return self._norm_opts.take(rows)
+        if not len(rows):
+            return []
+        picked = self.table.column("options").take(pa.array(np.asarray(rows, dtype=np.int64)))
+        return list(normalize_options_column(picked)[1].to_pylist())
 
     def columns(self) -> Mapping[str, list[Any]]:
         """Record fields as columns, plus the roles ``subject`` and ``item``."""
