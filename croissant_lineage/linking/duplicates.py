@@ -54,9 +54,7 @@ def side_duplicates(name: str, side: Side) -> list[DuplicateGroup]:
     stems = side.norm_stems.array
     if not len(stems):
         return []
-    encoded = pc.dictionary_encode(stems)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
+    encoded = pc.dictionary_encode(stems)  # one array: normalize_stems_column returns an Array
     codes = encoded.indices.to_numpy(zero_copy_only=False)
     repeated = (np.bincount(codes, minlength=len(encoded.dictionary)) > 1) & (
         pc.not_equal(encoded.dictionary, "").to_numpy(zero_copy_only=False)
