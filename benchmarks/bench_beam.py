@@ -140,13 +140,11 @@ def _digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def measure(spec: Path, out: Path, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """One run in a fresh process; returns its times, memory and the folder's digest."""
-    code = (
-        "from croissant_lineage.workflows import write_lineage\n"
-        f"r = write_lineage({str(spec)!r}, {str(out)!r}, force=True, **{kwargs!r})\n"
-        "extra = {'items': sum(r.lineage.summary['items'].values()), 'edges': r.lineage.summary['edges']}\n"
-    )
+def run_python(code: str) -> dict[str, Any]:
+    """Run ``code`` in a fresh interpreter, sampling its process tree: the dict its last
+    stdout line reports (see ``REPORT``), the CPU of the whole tree, the peak RSS of the tree
+    and of its largest worker, and the CPU seconds of the launching process and of each worker
+    (last sample before exit): how the work was shared, whatever else the machine was doing."""
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen([sys.executable, "-c", CLOCK + code + REPORT], stdout=subprocess.PIPE,
@@ -159,20 +157,25 @@ def measure(spec: Path, out: Path, kwargs: dict[str, Any]) -> dict[str, Any]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(f"run failed ({proc.returncode}):\n{stderr[-3000:]}")
-    got = dict(json.loads(stdout.strip().splitlines()[-1]))
-    tree_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {
-        **got,
-        "tree_cpu": tree_cpu,
+        **json.loads(stdout.strip().splitlines()[-1]),
+        "tree_cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
         "tree_peak_rss_mb": sampler.tree_peak_kb / 1024,
         "worker_peak_rss_mb": max(sampler.worker_hwm_kb.values(), default=0) / 1024,
         "workers_seen": len(sampler.worker_hwm_kb),
-        # CPU seconds of the launching process and of each worker (last sample before exit):
-        # how the work was shared, whatever else the machine was doing.
         "main_cpu": sampler.main_cpu,
         "worker_cpu": sorted(sampler.worker_cpu.values(), reverse=True),
-        "digest": _digest(out),
     }
+
+
+def measure(spec: Path, out: Path, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """One run in a fresh process; returns its times, memory and the folder's digest."""
+    code = (
+        "from croissant_lineage.workflows import write_lineage\n"
+        f"r = write_lineage({str(spec)!r}, {str(out)!r}, force=True, **{kwargs!r})\n"
+        "extra = {'items': sum(r.lineage.summary['items'].values()), 'edges': r.lineage.summary['edges']}\n"
+    )
+    return {**run_python(code), "digest": _digest(out)}
 
 
 def run(report: Report, sizes: list[int], work: Path) -> None:

@@ -17,17 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_beam import _digest, _Sampler
+from bench_beam import _digest, run_python
 from bench_scale import generate
-from common import CLOCK, REPO, REPORT
 
 TIME = "2025-01-01T00:00:00Z"
 
@@ -39,30 +36,6 @@ RUNS: dict[str, dict[str, Any]] = {
 }
 
 
-def _python(code: str) -> dict[str, Any]:
-    """Run ``code`` in a fresh interpreter, sampling its process tree."""
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.Popen([sys.executable, "-c", CLOCK + code + REPORT], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
-    sampler = _Sampler(proc.pid)
-    sampler.start()
-    stdout, stderr = proc.communicate(timeout=6 * 3600)
-    sampler.stop.set()
-    sampler.join()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise RuntimeError(f"run failed ({proc.returncode}):\n{stderr[-3000:]}")
-    return {
-        **json.loads(stdout.strip().splitlines()[-1]),
-        "tree_cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-        "tree_peak_rss_mb": sampler.tree_peak_kb / 1024,
-        "worker_peak_rss_mb": max(sampler.worker_hwm_kb.values(), default=0) / 1024,
-        "main_cpu": sampler.main_cpu,
-        "worker_cpu": sorted(sampler.worker_cpu.values(), reverse=True),
-    }
-
-
 def measure(spec: Path, lineage: Path, out: Path, kwargs: dict[str, Any]) -> dict[str, Any]:
     """One enrichment in a fresh process; its times, memory and the folder's digest."""
     code = (
@@ -70,7 +43,7 @@ def measure(spec: Path, lineage: Path, out: Path, kwargs: dict[str, Any]) -> dic
         f"r = enrich_family({str(lineage)!r}, {str(spec)!r}, {str(out)!r}, time={TIME!r}, force=True, **{kwargs!r})\n"
         "extra = {'items': sum(d.items for d in r.descriptors), 'edges': r.edges, 'descriptors': len(r.descriptors)}\n"
     )
-    return {**_python(code), "digest": _digest(out)}
+    return {**run_python(code), "digest": _digest(out)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         generate(folder, size)
         lineage = work / f"lineage-{size}"
         if not (lineage / "summary.json").is_file():
-            _python(f"from croissant_lineage.workflows import write_lineage\n"
+            run_python(f"from croissant_lineage.workflows import write_lineage\n"
                     f"write_lineage({str(folder / 'family.json')!r}, {str(lineage)!r}, force=True)\n")
         results: dict[str, dict[str, Any]] = {}
         for name, kwargs in RUNS.items():
