@@ -278,6 +278,17 @@ class LinkResult(Result):
 RUNNERS = ("local", "beam")
 
 
+def _on_beam(runner: str) -> bool:
+    """Whether ``runner`` is ``beam`` (else ``local``).
+
+    Raises:
+        InputError: neither.
+    """
+    if runner not in RUNNERS:
+        raise InputError(f"unknown runner {runner!r}", hint=f"use one of: {', '.join(RUNNERS)}")
+    return runner == "beam"
+
+
 def link(
     family: FamilySpec | str | Path,
     *,
@@ -308,10 +319,8 @@ def link(
         InputError: an unknown runner, or ``beam`` without apache-beam installed.
         LineageError: any input problem (missing files, bad descriptor, bad spec).
     """
-    if runner == "beam":
+    if _on_beam(runner):
         return link_beam(family, data_dir=data_dir, allow_outside=allow_outside, pipeline_options=pipeline_options)
-    if runner != "local":
-        raise InputError(f"unknown runner {runner!r}", hint=f"use one of: {', '.join(RUNNERS)}")
     return _link_here(family, data_dir=data_dir, progress=progress, allow_outside=allow_outside)
 
 
@@ -381,9 +390,7 @@ def enrich_family(
         InputError: an unknown runner, or ``beam`` without apache-beam installed.
         LineageError: any input problem; nothing is written to ``out_dir`` then.
     """
-    if runner == "beam":
+    if _on_beam(runner):
         return enrich_family_beam(lineage, family_spec, out_dir, findings, time=time, force=force,
                                   pipeline_options=pipeline_options)
-    if runner != "local":
-        raise InputError(f"unknown runner {runner!r}", hint=f"use one of: {', '.join(RUNNERS)}")
     return _enrich_here(lineage, family_spec, out_dir, findings, time=time, force=force, progress=progress)

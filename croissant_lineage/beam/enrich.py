@@ -33,8 +33,6 @@ is raised in the launching process, with the same code and message.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage._io import atomic_folder, atomic_write_bytes, note_input
+from croissant_lineage.beam import staging
 from croissant_lineage.beam.blocks import ErrorRecord, first_error
 from croissant_lineage.beam.pipeline import (
     PipelineOptionsArg,
@@ -185,10 +184,7 @@ def enrich_family_beam(
     """
     options, runner = beam_options(pipeline_options)
     run = FamilyRun.start(lineage, family_spec, out_dir, findings, time=time, force=force)
-    folder = Path(tempfile.mkdtemp(prefix="croissant-lineage-beam-enrich-", dir=staging_dir))
-    try:
+    with staging.folder("croissant-lineage-beam-enrich-", staging_dir) as folder:
         n = _stage(run, folder)
         _pipeline(_Work(str(folder)), n, options, runner).run().wait_until_finish()
         return _merge(run, folder, n)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)

@@ -33,8 +33,6 @@ Datasets are read with the library's own reader (through
 from __future__ import annotations
 
 import hashlib
-import shutil
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -42,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from croissant_lineage.beam import staging
 from croissant_lineage.beam.blocks import (
     BlockPart,
     ErrorRecord,
@@ -357,14 +356,11 @@ def link_beam(
     n = sum(1 for d in spec.datasets.values() if d.has_items)
     whole: set[int] = set()
     while True:  # at most twice: a second run reads whole the datasets whose shards disagree
-        folder = Path(tempfile.mkdtemp(prefix="croissant-lineage-beam-", dir=staging_dir))
-        try:
+        with staging.folder("croissant-lineage-beam-", staging_dir) as folder:
             work = _Work(spec, None if data_dir is None else str(data_dir), allow_outside, str(folder),
                          whole=frozenset(whole), shard_bytes=shard_bytes, shard_rows=shard_rows)
             _pipeline(work, n, options, runner).run().wait_until_finish()
             got = _collect(work, folder, n)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
         if isinstance(got, Lineage):
             return got
         whole |= got

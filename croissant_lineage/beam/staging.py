@@ -5,10 +5,25 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["get", "put"]
+__all__ = ["folder", "get", "put"]
+
+
+@contextmanager
+def folder(prefix: str, staging_dir: str | Path | None = None) -> Iterator[Path]:
+    """A new staging folder under ``staging_dir`` (default: the system's temporary folder;
+    on a cluster, a file system the workers share), removed at the end, whatever happens."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=staging_dir))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def put(folder: Path, name: str, obj: Any) -> None:
