@@ -96,14 +96,12 @@ def _rows_of_ids(parent: Side, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Per key, the row of the parent item with that id (-1: none; a null key names none;
     of repeated ids, the last row)."""
     ids = parent.ids.array
-    if pc.count_distinct(ids).as_py() < len(ids):  # repeated ids (not from load_items): the last wins
-        last = np.arange(len(ids), dtype=np.int64)[::-1].copy()
-        ids = ids.take(pa.array(last))
-        found = pc.index_in(keys, value_set=ids, skip_nulls=True)
-        rows = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-        return np.where(rows < 0, -1, len(parent) - 1 - rows)
+    reverse = pc.count_distinct(ids).as_py() < len(ids)  # repeated ids (not from load_items): the last wins
+    if reverse:
+        ids = ids.take(pa.array(np.arange(len(ids) - 1, -1, -1, dtype=np.int64)))
     found = pc.index_in(keys, value_set=ids, skip_nulls=True)
-    return np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    rows = np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.where(rows < 0, -1, len(ids) - 1 - rows) if reverse else rows
 
 
 def _key_index(key: str | None) -> int | None:
