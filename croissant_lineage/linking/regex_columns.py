@@ -24,16 +24,20 @@ Hypothesis and on every stem and option of the MMLU family
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
-from re import _constants as _c  # type: ignore[attr-defined]
-from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+# Python's own pattern parser: ``re._parser`` since 3.11, ``sre_parse`` before
+_p = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+_c = importlib.import_module("re._constants" if sys.version_info >= (3, 11) else "sre_constants")
 
 __all__ = ["char_class_ranges", "class_pattern", "re2_pattern", "search_column"]
 
