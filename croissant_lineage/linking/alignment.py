@@ -41,6 +41,7 @@ from croissant_lineage.linking.evidence import (
     NumberReader,
     evidence_score,
     extract_evidence,
+    extract_evidence_many,
     number_reader,
 )
 from croissant_lineage.linking.normalize import normalize_stem
@@ -108,6 +109,7 @@ class TokenWeights:
         if fn is not None:
             return fn
         members = self._members.get((dataset, subject), ())
+        JoinItem.read_evidence(members)
         n = len(members)
         df: Counter[str] = Counter()
         for item in members:
@@ -145,6 +147,20 @@ class JoinItem:
     @cached_property
     def evidence(self) -> Evidence:
         return extract_evidence(self.stem, self.option_texts, reader=self.reader)
+
+    @staticmethod
+    def read_evidence(items: Sequence[JoinItem]) -> None:
+        """Compute the :attr:`evidence` of those of ``items`` that have none yet, per number
+        reader in one :func:`extract_evidence_many` call (equal to one ``extract_evidence``
+        per item)."""
+        pending: dict[NumberReader | None, list[JoinItem]] = defaultdict(list)
+        for item in items:
+            if "evidence" not in item.__dict__:
+                pending[item.reader].append(item)
+        for reader, group in pending.items():
+            found = extract_evidence_many([(i.stem, i.option_texts) for i in group], reader=reader)
+            for item, evidence in zip(group, found, strict=True):
+                item.__dict__["evidence"] = evidence  # the cached_property's slot
 
     @cached_property
     def norm_stem(self) -> str:

@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+import pyarrow as pa
 from babel import Locale, UnknownLocaleError
 from babel.numbers import get_decimal_symbol, get_group_symbol
 from text_to_num import alpha2digit
+
+from croissant_lineage.linking.regex_columns import search_column
 
 __all__ = [
     "MIN_EVIDENCE_WEIGHT",
@@ -39,6 +42,7 @@ __all__ = [
     "NumberReader",
     "evidence_score",
     "extract_evidence",
+    "extract_evidence_many",
     "number_reader",
     "token_readings",
 ]
@@ -175,9 +179,7 @@ class NumberReader:
     def readings(self, text: str) -> list[str]:
         """The values of one number as written: the locale's reading first (if it can read
         it), then the language-independent one."""
-        plain = _plain_number(text)
-        local = self._locale_reading(text)
-        return [local, plain] if local is not None and local != plain else [plain]
+        return list(_readings(self, text))
 
     def _locale_reading(self, text: str) -> str | None:
         if self.decimal is None or self.group is None:
@@ -187,12 +189,30 @@ class NumberReader:
         for g in group:
             s = s.replace(g, "")
         s = s.replace(self.decimal, ".")
-        if not re.fullmatch(r"\d+(?:\.\d+)?", s):
+        if not _DECIMAL.fullmatch(s):
             return None
         try:
             return _canonical(Decimal(s))
         except InvalidOperation:
             return None
+
+
+_DECIMAL = re.compile(r"\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=1 << 16)
+def _readings(reader: NumberReader, text: str) -> tuple[str, ...]:
+    """:meth:`NumberReader.readings`, once per reader and number as written (numbers repeat
+    across items)."""
+    plain = _plain_number(text)
+    local = reader._locale_reading(text)
+    return (local, plain) if local is not None and local != plain else (plain,)
+
+
+@lru_cache(maxsize=1 << 12)
+def _written(number: str) -> re.Pattern[str]:
+    """``number`` as written in digits, not inside a longer number."""
+    return re.compile(r"(?<!\d)" + re.escape(number) + r"(?!\d)")
 
 
 @lru_cache(maxsize=64)
@@ -279,7 +299,7 @@ def _number_tokens(text: str, reader: NumberReader, original: str | None = None)
     for m in _NUMBER.finditer(text):
         if m.start() < skip_to:
             continue
-        values = reader.readings(m.group())
+        values = list(_readings(reader, m.group()))
         power = _POWER_AFTER.match(text, m.end()) if reader.spelled else None
         scale = scale_rx.match(text, m.end()) if scale_rx is not None else None
         if power is not None:
@@ -299,7 +319,7 @@ def _number_tokens(text: str, reader: NumberReader, original: str | None = None)
         elif (reader.bare and _WORD_AFTER.match(text, m.end())) or values[0].endswith("000"):
             # a scale word this language has no rule for ("8万"), or a round number ("80,000")
             values = [*values, "*" + _mantissa(values[0])]
-        spelled = original is not None and not re.search(r"(?<!\d)" + re.escape(m.group()) + r"(?!\d)", original)
+        spelled = original is not None and not _written(m.group()).search(original)
         tokens.add(("s:" if spelled else "n:") + "~".join(dict.fromkeys(values)))
     return tokens
 
@@ -343,12 +363,62 @@ def extract_evidence(
         An :class:`Evidence` (texts in NFKC, so full-width digits count as digits).
     """
     reader = reader or number_reader(None)
-    text = unicodedata.normalize("NFKC", "\n".join([stem or "", *(options or ())]))
-    prepared = reader.prepare(text)
-    tokens = _number_tokens(prepared, reader, text if prepared != text else None)
-    tokens.update("f:" + w for w in _LATEX.findall(text))
-    tokens.update("f:" + w for w in _FORMULA.findall(text))
-    roman = _roman_numbers(text)
+    text = _joined(stem, options)
+    return _evidence(text, reader.prepare(text), reader, (True, True, True, True))
+
+
+def extract_evidence_many(
+    items: Sequence[tuple[str | None, Iterable[str] | None]], *, reader: NumberReader | None = None
+) -> list[Evidence]:
+    """:func:`extract_evidence` of many items read in one language, equal item for item.
+
+    The patterns that most texts cannot match are first asked over the whole column (Arrow's
+    RE2 kernels, :mod:`~croissant_lineage.linking.regex_columns`) with a test each match
+    needs: a digit (Python's ``\\d``, after spelled-out numbers are read) for numbers,
+    ``\\[A-Za-z]`` for LaTeX commands, a letter right before an ASCII digit for formulas,
+    two of ``IVX`` for Roman numerals; each text runs only the patterns it can match.
+
+    Args:
+        items: ``(stem, options)`` per item.
+        reader: As for :func:`extract_evidence`.
+
+    Returns:
+        One :class:`Evidence` per item, in order.
+    """
+    reader = reader or number_reader(None)
+    texts = [_joined(stem, options) for stem, options in items]
+    prepared = [reader.prepare(t) for t in texts]
+    column = pa.array(texts, pa.string())
+    gates = [
+        search_column(column if prepared == texts else pa.array(prepared, pa.string()), _NEEDS_DIGIT),
+        search_column(column, _LATEX),
+        search_column(column, _NEEDS_FORMULA),
+        search_column(column, _ROMAN_HINT),
+    ]
+    flags = zip(*(g.to_pylist() for g in gates), strict=True)
+    return [_evidence(t, p, reader, f) for t, p, f in zip(texts, prepared, flags, strict=True)]
+
+
+#: Tests every match of a pattern needs (see :func:`extract_evidence_many`): ``_NUMBER``
+#: starts with ``\\d``; ``_FORMULA`` holds a letter right before a digit.
+_NEEDS_DIGIT = re.compile(r"\d")
+_NEEDS_FORMULA = re.compile(r"[A-Za-z][0-9]")
+
+
+def _joined(stem: str | None, options: Iterable[str] | None) -> str:
+    return unicodedata.normalize("NFKC", "\n".join([stem or "", *(options or ())]))
+
+
+def _evidence(text: str, prepared: str, reader: NumberReader, may: tuple[bool | None, ...]) -> Evidence:
+    """The evidence of an item's joined text (``prepared``: its spelled-out numbers read);
+    ``may``: whether the numbers, LaTeX, formula and Roman-numeral patterns can match."""
+    digits, latex, formula, roman_hint = may
+    tokens = _number_tokens(prepared, reader, text if prepared != text else None) if digits else set()
+    if latex:
+        tokens.update("f:" + w for w in _LATEX.findall(text))
+    if formula:
+        tokens.update("f:" + w for w in _FORMULA.findall(text))
+    roman = _roman_numbers(text) if roman_hint else {}
     tokens.update("n:" + str(v) for v in roman.values())
     tokens.update(t for t in _names(text) if t[2:] not in roman)
     sample = text[:_SCRIPT_SAMPLE]

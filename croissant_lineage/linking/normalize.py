@@ -129,7 +129,12 @@ def _normalize_option_cased(text: str | None) -> str:
     if not text:
         return ""
     key = " ".join(text.replace("`", "'").split()) if text.isascii() else _presentation(text)
-    key = key.rstrip(". ")  # before the patterns, so that a second pass adds nothing
+    return _undamaged(key.rstrip(". "))  # rstrip before the patterns, so that a second pass adds nothing
+
+
+def _undamaged(key: str) -> str:
+    """An option key (presented, trailing dots and spaces stripped) with the spreadsheet
+    damage undone (the key itself when it has no digit)."""
     if not _has_digit(key):
         return key
     m = _DATE_DAMAGE.match(key)

@@ -14,9 +14,21 @@ are spliced back in row order (``replace_with_mask``):
   ``str.split()`` splits on, which for ASCII is space, ``\\t\\n\\v\\f\\r`` *and* the
   separators ``\\x1c``-``\\x1f`` (RE2's ``\\s`` misses those four, so the class is
   spelled out).
-* **Non-ASCII rows** go to the reference: Arrow's NFKC (utf8proc) may follow another
-  Unicode version than Python's ``unicodedata``, ``utf8_lower`` is not ``casefold``
-  (``ß``), and the mojibake repair is ftfy's.
+* **Non-ASCII rows**, once per distinct text, take the reference's steps with the costly
+  ones proved away. ftfy's ``fix_encoding`` returns a text unchanged unless
+  ``ftfy.badness.is_bad`` finds mojibake in it (its first step returns ASCII and
+  not-bad text as it is, and a step that changes nothing ends its loop), and the reference
+  asks ftfy only about texts holding a UTF-8 lead byte read as Latin-1: both tests run as
+  one RE2 kernel each over the column (ftfy's own ``BADNESS_RE`` and the reference's
+  ``_MOJIBAKE_LEAD``, translated by :mod:`~croissant_lineage.linking.regex_columns` with
+  Python's classes spelled out as code points). Rows where ftfy could act go to the
+  reference; on the others the repair is the identity, NFKC and ``casefold`` run in Python
+  (``unicodedata``: Arrow's utf8proc may follow another Unicode version, and
+  ``utf8_lower`` is not ``casefold``), the quote and dash table and the white space in
+  Arrow (classes spelled out as code points), the damage patterns only on keys with a
+  digit (``str.isdigit``, enumerated). The settling loop runs column-wise too: a key
+  whose next step gives it back is settled; a row whose key moves again goes to the
+  reference.
 * **Option rows that may be damaged** go to the reference too: the spreadsheet-damage
   patterns need look-around, which RE2 lacks. An ASCII option is sent there when it holds
   a substring every damage pattern needs to match (:data:`_MAY_BE_DAMAGED`: ``\\d.0``,
@@ -28,18 +40,25 @@ Null and empty texts give ``""``, as the reference does.
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections import defaultdict
 from collections.abc import Callable
+from functools import cache
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from ftfy.badness import BADNESS_RE
 
+from croissant_lineage.linking import normalize as _ref
 from croissant_lineage.linking.normalize import (
     normalize_option,
     normalize_option_cased,
     normalize_stem,
 )
+from croissant_lineage.linking.regex_columns import _category_ranges, class_pattern, re2_pattern
 
-__all__ = ["normalize_option_columns", "normalize_options_column", "normalize_stems_column"]
+__all__ = ["normalize_option_columns", "normalize_options_column", "normalize_stems_column", "repair_may_change"]
 
 #: A superset of where :mod:`~croissant_lineage.linking.normalize`'s damage patterns
 #: (``_DATE_DAMAGE``, ``_FLOAT_FRACTION``, ``_FRACTION_FLOAT``, ``_CLOCK``, ``_THOUSANDS``)
@@ -47,7 +66,13 @@ __all__ = ["normalize_option_columns", "normalize_options_column", "normalize_st
 _MAY_BE_DAMAGED = r"[0-9]\.0|[0-9]:0[0-9]|[0-9],[0-9]{3}|^[0-9]{1,2}-[A-Za-z]{3}$"
 
 #: The ASCII characters Python's ``str.split()`` splits on (``str.isspace``), for RE2.
-_ASCII_SPACE_RUN = "[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ]+"
+#: Runs of them that collapsing changes (two or more, or one that is not a space): a
+#: single space is no match, so the replacement costs nothing in ordinary text.
+_ASCII_SPACE_RUN = "[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f ]{2,}|[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f]"
+
+#: Where collapsing and trimming that white space changes an ASCII text: a white space
+#: character other than the space, two spaces in a row, or a space at either end.
+_ASCII_SPACE_CHANGE = "[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f]|  |\\A | \\z"
 
 
 def _as_string_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -60,19 +85,208 @@ def _as_string_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 
 def _ascii_presentation(values: pa.Array) -> pa.Array:
-    """The reference's ASCII steps before case: backtick to quote, white space collapsed, trimmed."""
+    """The reference's ASCII steps before case: backtick to quote, white space collapsed,
+    trimmed (the white space replaced only in the rows where it changes something: Arrow's
+    regex replacement costs per match, and every single space is one)."""
     out = pc.replace_substring(values, "`", "'")
-    out = pc.replace_substring_regex(out, _ASCII_SPACE_RUN, " ")
-    return pc.ascii_trim(out, " ")
+    rows = pc.match_substring_regex(out, _ASCII_SPACE_CHANGE)
+    return _where(out, rows, lambda: pc.ascii_trim(pc.replace_substring_regex(pc.filter(out, rows), _ASCII_SPACE_RUN, " "), " "))
 
 
-def _splice(fast: pa.Array, slow_rows: pa.Array, values: pa.Array, reference: Callable[[str], str]) -> pa.Array:
-    """``fast`` with the rows of the boolean mask ``slow_rows`` replaced, in order, by the
-    reference applied to those rows of ``values``."""
-    if not pc.any(slow_rows).as_py():
-        return fast
-    slow = [reference(t) for t in pc.filter(values, slow_rows).to_pylist()]
-    return pc.replace_with_mask(fast, slow_rows, pa.array(slow, pa.string()))
+class _Rules:
+    """The reference's per-character tests as RE2 patterns (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.bad = re2_pattern(BADNESS_RE)  # ftfy.badness.is_bad
+        self.lead = re2_pattern(_ref._MOJIBAKE_LEAD)  # the reference asks ftfy at all
+        # ``_WS`` (``\\s+``): Python's white space, enumerated; a single " " is left alone
+        spaces = _category_ranges(r"\s", _ref._WS.flags)
+        others = class_pattern(r for lo, hi in spaces for r in _split(lo, hi, ord(" ")))
+        #: Runs that collapsing changes (see :data:`_ASCII_SPACE_RUN`).
+        self.space_run = f"{class_pattern(spaces)}{{2,}}|{others}"
+        #: Rows the white space step changes: such a run, or a space at an end.
+        self.space_change = f"{others}|  |\\A | \\z"
+        #: Rows a damage pattern may change (each needs one of these; see :func:`_undamaged_keys`).
+        self.damage = re2_pattern(re.compile(r"\d\.0|\d:0\d|\d,\d{3}|^\d{1,2}-"))
+        groups: defaultdict[str, list[int]] = defaultdict(list)
+        for point, out in _ref._TRANSLATE.items():
+            groups[str(out)].append(point)
+        if any(ord(c) in _ref._TRANSLATE for out in groups for c in out):
+            raise ValueError("the table maps to a character it also maps: not one pass per output")
+        #: Rows the table changes, and one (class of characters, replacement) per output of the table.
+        self.translated = class_pattern((p, p) for p in _ref._TRANSLATE)
+        self.translate = tuple((class_pattern((p, p) for p in points), out) for out, points in sorted(groups.items()))
+
+
+def _split(lo: int, hi: int, point: int) -> list[tuple[int, int]]:
+    """The range ``lo``-``hi`` without ``point``."""
+    return [r for r in ((lo, min(hi, point - 1)), (max(lo, point + 1), hi)) if r[0] <= r[1]]
+
+
+@cache
+def _rules() -> _Rules | None:
+    """The RE2 forms of the reference's tests, built once; None when one has no RE2 form
+    (then every non-ASCII row goes to the reference)."""
+    try:
+        return _Rules()
+    except ValueError:
+        return None
+
+
+def repair_may_change(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Per row, whether :func:`~croissant_lineage.linking.normalize.repair_text` may change
+    the text: it holds a UTF-8 lead byte read as Latin-1 and ftfy's ``is_bad`` finds
+    mojibake in it (null rows: false). Where this is false the repair is the identity.
+
+    Args:
+        values: Texts (``string``; nulls allowed).
+
+    Returns:
+        A ``bool`` array without nulls (every non-ASCII row when the tests have no RE2 form).
+    """
+    values = pc.fill_null(_as_string_array(values), "")
+    rules = _rules()
+    if rules is None:
+        return pc.invert(pc.string_is_ascii(values))
+    lead = pc.match_substring_regex(values, rules.lead)
+    return _where(lead, lead, lambda: pc.match_substring_regex(pc.filter(values, lead), rules.bad))
+
+
+def _where(values: pa.Array, rows: pa.Array, replacement: Callable[[], pa.Array]) -> pa.Array:
+    """``values`` with the rows of the mask ``rows`` replaced, in order, by ``replacement()``
+    (called only when some row is set)."""
+    if not pc.any(rows).as_py():
+        return values
+    return pc.replace_with_mask(values, rows, replacement())
+
+
+def _presented(texts: pa.Array, rules: _Rules) -> pa.Array:
+    """The reference's ``_presentation`` of every row whose repair is the identity (other
+    rows get the same steps without the repair): NFKC (``unicodedata``), the quote and dash
+    table, white space runs to one space, trimmed. Arrow replaces only in the rows that a
+    match says the step changes."""
+    out = pa.array([_nfkc(t) for t in texts.to_pylist()], pa.string())
+
+    def translate(values: pa.Array) -> pa.Array:
+        for chars, replacement in rules.translate:
+            values = pc.replace_substring_regex(values, chars, replacement)
+        return values
+
+    rows = pc.match_substring_regex(out, rules.translated)
+    out = _where(out, rows, lambda: translate(pc.filter(out, rows)))
+    rows = pc.match_substring_regex(out, rules.space_change)
+    return _where(out, rows, lambda: pc.utf8_trim(pc.replace_substring_regex(pc.filter(out, rows), rules.space_run, " "), " "))
+
+
+def _nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``; ``is_normalized`` answers the common case
+    (already in NFKC) several times faster than ``normalize``'s own check."""
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+def _casefolded(values: pa.Array) -> pa.Array:
+    return pa.array([t.casefold() for t in values.to_pylist()], pa.string())
+
+
+def _stem_step(texts: pa.Array, rules: _Rules) -> pa.Array:
+    """One step of the reference's stem settling loop, ``_presentation(t).casefold()``,
+    exact where the repair is the identity."""
+    return _casefolded(_presented(texts, rules))
+
+
+def _undamaged_keys(keys: pa.Array, rules: _Rules) -> pa.Array:
+    """The reference's ``_undamaged`` of presented keys without trailing dots and spaces.
+
+    Every damage pattern needs one of ``\\d.0`` (``_FLOAT_FRACTION``, ``_FRACTION_FLOAT``),
+    ``\\d:0\\d`` (``_CLOCK``), ``\\d,\\d{3}`` (``_THOUSANDS``) or ``^\\d{1,2}-``
+    (``_DATE_DAMAGE``), with Python's ``\\d``; on a key with none of them ``_undamaged`` returns
+    ``key.rstrip(". ").strip()``, which is the key (it was trimmed of white space, which
+    the presentation collapsed to single inner spaces, and of trailing dots and spaces).
+    """
+    rows = pc.match_substring_regex(keys, rules.damage)
+    return _where(keys, rows, lambda: pa.array([_ref._undamaged(k) for k in pc.filter(keys, rows).to_pylist()], pa.string()))
+
+
+def _cased_step(texts: pa.Array, rules: _Rules) -> pa.Array:
+    """:func:`~croissant_lineage.linking.normalize.normalize_option_cased` of every row,
+    exact where the repair is the identity (on ASCII text the reference's ASCII branch
+    gives the same key as its presentation)."""
+    return _undamaged_keys(pc.utf8_rtrim(_presented(texts, rules), ". "), rules)
+
+
+def _folded_step(texts: pa.Array, rules: _Rules) -> pa.Array:
+    """One step of the reference's option settling loop, ``normalize_option_cased(t).casefold()``."""
+    return _casefolded(_cased_step(texts, rules))
+
+
+def _exact(*arrays: pa.Array) -> list[pa.Array]:
+    """Per array, per row, whether the steps above are exact there (the repair is the
+    identity): one pass of the RE2 kernels over all the arrays (compiling ftfy's pattern
+    costs a few milliseconds a call)."""
+    exact = pc.invert(repair_may_change(pa.concat_arrays(list(arrays))))
+    out, start = [], 0
+    for a in arrays:
+        out.append(exact.slice(start, len(a)))
+        start += len(a)
+    return out
+
+
+def _with_reference(keys: pa.Array, done: pa.Array, texts: pa.Array, reference: Callable[[str], str]) -> pa.Array:
+    """``keys`` where ``done``, else the reference's key of the text."""
+    todo = pc.invert(done)
+    return _where(keys, todo, lambda: pa.array([reference(t) for t in pc.filter(texts, todo).to_pylist()], pa.string()))
+
+
+def _stem_keys(texts: pa.Array) -> pa.Array:
+    """:func:`~croissant_lineage.linking.normalize.normalize_stem` of non-ASCII texts
+    (distinct, non-empty): its settling loop stops at the first key where one step more
+    gives the key back, every step exact; other rows go to the reference."""
+    rules = _rules()
+    if rules is None:
+        return pa.array([normalize_stem(t) for t in texts.to_pylist()], pa.string())
+    first = _stem_step(texts, rules)
+    again = _stem_step(first, rules)
+    exact_text, exact_first = _exact(texts, first)
+    done = pc.and_(pc.and_(exact_text, exact_first), pc.equal(again, first))
+    return _with_reference(first, done, texts, normalize_stem)
+
+
+def _option_keys(texts: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """:func:`~croissant_lineage.linking.normalize.normalize_option_cased` and
+    :func:`~croissant_lineage.linking.normalize.normalize_option` of texts (distinct,
+    non-empty). The folded key is the cased one case-folded when that is ASCII, else the
+    reference's settling loop from it, which stops (as for stems) where one step more
+    gives the key back."""
+    rules = _rules()
+    if rules is None:
+        listed = texts.to_pylist()
+        return (
+            pa.array([normalize_option_cased(t) for t in listed], pa.string()),
+            pa.array([normalize_option(t) for t in listed], pa.string()),
+        )
+    cased = _cased_step(texts, rules)
+    (exact_text,) = _exact(texts)
+    cased = _with_reference(cased, exact_text, texts, normalize_option_cased)
+    folded = _casefolded(cased)
+    rows = pc.invert(pc.string_is_ascii(folded))
+    if not pc.any(rows).as_py():
+        return cased, folded
+    start = pc.filter(folded, rows)
+    first = _folded_step(start, rules)
+    again = _folded_step(first, rules)
+    exact_start, exact_first = _exact(start, first)
+    done = pc.and_(pc.and_(exact_start, exact_first), pc.equal(again, first))
+    keys = pc.replace_with_mask(folded, rows, pc.if_else(done, first, pa.scalar(None, pa.string())))
+    return cased, _with_reference(pc.fill_null(keys, ""), pc.is_valid(keys), texts, normalize_option)
+
+
+def _distinct(values: pa.Array, rows: pa.Array) -> tuple[pa.Array, pa.Array] | None:
+    """The distinct texts of the rows of the mask ``rows`` and each row's index among them
+    (None when no row is set)."""
+    if not pc.any(rows).as_py():
+        return None
+    encoded = pc.dictionary_encode(pc.filter(values, rows))
+    return encoded.dictionary, encoded.indices
 
 
 def normalize_stems_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -86,9 +300,13 @@ def normalize_stems_column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """
     values = _as_string_array(values)
     filled = pc.fill_null(values, "")
-    ascii_rows = pc.string_is_ascii(filled)
+    slow_rows = pc.invert(pc.string_is_ascii(filled))
     fast = pc.ascii_lower(_ascii_presentation(filled))
-    return _splice(fast, pc.invert(ascii_rows), filled, normalize_stem)
+    distinct = _distinct(filled, slow_rows)
+    if distinct is None:
+        return fast
+    texts, index = distinct
+    return pc.replace_with_mask(fast, slow_rows, pc.take(_stem_keys(texts), index))
 
 
 def normalize_option_columns(values: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
@@ -106,9 +324,14 @@ def normalize_option_columns(values: pa.Array | pa.ChunkedArray) -> tuple[pa.Arr
     cased = pc.ascii_rtrim(_ascii_presentation(filled), ". ")
     slow_rows = pc.or_(pc.invert(pc.string_is_ascii(filled)), pc.match_substring_regex(cased, _MAY_BE_DAMAGED))
     folded = pc.ascii_lower(cased)
+    distinct = _distinct(filled, slow_rows)
+    if distinct is None:
+        return cased, folded
+    texts, index = distinct
+    slow_cased, slow_folded = _option_keys(texts)
     return (
-        _splice(cased, slow_rows, filled, normalize_option_cased),
-        _splice(folded, slow_rows, filled, normalize_option),
+        pc.replace_with_mask(cased, slow_rows, pc.take(slow_cased, index)),
+        pc.replace_with_mask(folded, slow_rows, pc.take(slow_folded, index)),
     )
 
 

@@ -29,6 +29,7 @@ from croissant_lineage.linking.normalize import was_repaired
 from croissant_lineage.linking.normalize_columns import (
     normalize_options_column,
     normalize_stems_column,
+    repair_may_change,
 )
 from croissant_lineage.linking.options import OptionTexts
 
@@ -259,12 +260,12 @@ class Side:
     @property
     def repaired_rows(self) -> np.ndarray:
         """Per item, whether ``ftfy`` repairs the encoding of its stem or an option (only
-        items with non-ASCII text are asked)."""
+        items with text it may change are asked: :func:`.normalize_columns.repair_may_change`)."""
         if self._repaired is None:
             stems = self.table.column("stem")
             options = self.table.column("options")
-            ascii_stem = pc.fill_null(pc.string_is_ascii(stems), True)
-            flat_ascii = pc.fill_null(pc.string_is_ascii(pc.list_flatten(options)), True)
+            ascii_stem = pc.invert(repair_may_change(stems))
+            flat_ascii = pc.invert(repair_may_change(pc.list_flatten(options)))
             lengths = pc.fill_null(pc.list_value_length(options), 0).to_numpy(zero_copy_only=False).astype(np.int64)
             non_ascii = np.concatenate(([0], np.cumsum(~flat_ascii.to_numpy(zero_copy_only=False), dtype=np.int64)))
             ends = np.cumsum(lengths)

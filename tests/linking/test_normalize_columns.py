@@ -11,28 +11,38 @@ MMLU family.
 from __future__ import annotations
 
 from pathlib import Path
+from unittest.mock import patch
 
 import pyarrow as pa
 import pytest
+from ftfy.badness import BADNESS_RE, is_bad
 from hypothesis import given
 from hypothesis import strategies as st
 
+from croissant_lineage.linking import normalize_columns
 from croissant_lineage.linking.normalize import (
+    _MOJIBAKE_LEAD,
     normalize_option,
     normalize_option_cased,
     normalize_stem,
+    repair_text,
 )
 from croissant_lineage.linking.normalize_columns import (
     normalize_option_columns,
     normalize_options_column,
     normalize_stems_column,
+    repair_may_change,
 )
+from croissant_lineage.linking.regex_columns import search_column
 
 #: Characters the rules treat specially (white space Python and RE2 disagree on, the
 #: translated quotes and dashes, ligatures, Mac Roman's Õ, a mojibake lead byte, ß).
 _SPECIAL = (
     " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u200b\u2028\u3000`'\".,:/$-"
     "\u2018\u2019\u201c\u201d\u2013\u2014\u2212\ufb01\u00d5\u00c3\u00a9\u00df\u0130K"
+    # mojibake material (C1 controls, ftfy's "bad" signs, Â), case folding that leaves NFKC
+    # (ǰ), combining marks, Kelvin and long s, digits that are not ASCII (Arabic-Indic, ²)
+    "\x80\x93\u00c2\u00c0\u00a4\u00ac\u20ac\u01f0\u0301\u212a\u017f\u0663\u00b2"
 )
 _PIECES = st.sampled_from(
     [
@@ -92,6 +102,10 @@ def test_options_column_keeps_the_lists_shape(lists: list[list[str | None] | Non
         "1.0/2", "3/4.0", "1:04", "$1,000", "2-Jan", "12-Mar", "1,2", "10:45", "2-Jan-2020", "1.5/2",
         "Yes.", "Paris . ", ". .", "...", "`x`", "MiXeD Case",
         "1,0000", "x1.05", "1:0", "123-Jan", "2-Jan ", " 2-Jan.", "3.0.", "1.0 /2", "12:05:07", "7", "2.50",
+        # the columnar non-ASCII path: a key that moves again (ftfy on the folded key), NFKC
+        # after casefold, a removed zero-width space joining a combining mark, Unicode digits
+        "\x80\u00c0", "\u01f0 x", "e\u200b\u0301", "Caf\u00e9 \u2019s 1.0/2", "\u0661\u0662-Jan", "\u0663.0/2",
+        "\u00b2,000", "\u00e9 1,000.", "d\u00e9j\u00e0\u00a0\u00a0vu . ", "\u212a\u017f \u00e9", "caf\u00c3\u00a9 \u2013 5\u00e2\u20ac\u00b2",
     ],
 )
 def test_boundary_cases(text: str | None) -> None:
@@ -111,8 +125,29 @@ def test_chunked_and_non_string_input() -> None:
     assert normalize_stems_column(pa.array(["X"], pa.large_string())).to_pylist() == ["x"]
 
 
+@given(_TEXTS)
+def test_repair_may_change_covers_every_repair(values: list[str | None]) -> None:
+    """Where the mask is false the reference's repair is the identity; the mask is exactly
+    "a lead byte read as Latin-1, and ftfy's heuristic finds mojibake"."""
+    mask = repair_may_change(pa.array(values, pa.string())).to_pylist()
+    for text, may in zip(values, mask, strict=True):
+        assert may == (text is not None and _MOJIBAKE_LEAD.search(text) is not None and is_bad(text))
+        if not may:
+            assert text is None or repair_text(text) == text
+
+
+@given(_TEXTS)
+def test_without_re2_forms_every_non_ascii_row_is_the_reference(values: list[str | None]) -> None:
+    """The fallback when ftfy's pattern has no RE2 form: the reference on every such row."""
+    with patch.object(normalize_columns, "_rules", lambda: None):
+        assert _stems(values) == [normalize_stem(v) for v in values]
+        cased, folded = _options(values)
+    assert cased == [normalize_option_cased(v) for v in values]
+    assert folded == [normalize_option(v) for v in values]
+
+
 @pytest.mark.realdata
-@pytest.mark.slow  # 18 s: every MMLU-family stem and option (the suite marks tests over 10 s slow)
+@pytest.mark.slow  # ~40 s: every MMLU-family stem and option (the suite marks tests over 10 s slow)
 def test_every_family_stem_and_option_is_the_reference(shared_data: Path) -> None:
     """Every stem and option of every MMLU-family dataset: columnar keys equal the reference's."""
     from croissant_lineage.family.spec import load_family
@@ -125,6 +160,15 @@ def test_every_family_stem_and_option_is_the_reference(shared_data: Path) -> Non
             continue
         table = load_items(ds, data_dir=shared_data)
         stems = table.column("stem").to_pylist()
+        flat = [o for opts in table.column("options").to_pylist() for o in opts or ()]
+        for texts in (stems, flat):  # ftfy's heuristic as an RE2 kernel, and the mask built on it
+            column = pa.array(texts, pa.string())
+            assert search_column(column, BADNESS_RE).to_pylist() == [
+                None if t is None else is_bad(t) for t in texts
+            ], ds.name
+            assert repair_may_change(column).to_pylist() == [
+                t is not None and _MOJIBAKE_LEAD.search(t) is not None and is_bad(t) for t in texts
+            ], ds.name
         assert normalize_stems_column(table.column("stem")).to_pylist() == [normalize_stem(s) for s in stems], ds.name
         opts = table.column("options").to_pylist()
         cased, folded = normalize_options_column(table.column("options"))
