@@ -36,7 +36,7 @@ from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.parquet import findings_from_table
 from croissant_lineage.lineage.graph import LineageGraph, Relatives, relatives_of
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
     EDGES_SCHEMA,
@@ -334,12 +334,12 @@ class Resolver:
         # A fresh pool for what follows: hand back the pages of what the process freed
         # before (a link and enrich in the same process leave ~1.5 GB of them at a million
         # items), so that loading does not add its peak on top of theirs.
-        pa.default_memory_pool().release_unused()
+        release_memory()
         tables = [read_tables(s.files, skip=_UNREAD) for s in self.sources]
         self.lineage = _lineage(_family(self.sources), tables)
         self.findings = findings_from_table(pa.concat_tables([t.findings for t in tables])) if tables else []
         del tables  # the files' own columns: the lineage keeps what it needs
-        pa.default_memory_pool().release_unused()
+        release_memory()
         self.graph = LineageGraph(self.lineage)
         # Every relative routing can reach is in the item's connected component: the refs
         # in a component with a finding (few, next to a family's items).
