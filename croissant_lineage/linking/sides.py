@@ -143,10 +143,13 @@ class _RecordColumns(Mapping[str, list[Any]]):
 class Side:
     """One dataset's items as Arrow columns read by row (see the module docstring).
 
-    Attributes:
-        table: The dataset's item table (``ITEMS_SCHEMA``).
+    Args:
+        table: The dataset's item table.
         records: Its raw records held apart (:func:`~croissant_lineage.lineage.items.load_items_packed`),
             or None when the table's ``record`` column holds them.
+
+    Attributes:
+        table: The dataset's item table (``ITEMS_SCHEMA``).
         ids: Item ids, in table order.
         keys: Key letters (None where an item has none).
         n_options: Options per item (0 when None or empty).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def _split(values: list[str | None], cuts: list[int]) -> list[pa.Array]:
     """``values`` as string arrays cut at ``cuts`` (some of them slices of one array)."""
     whole = pa.array(values, pa.string())
     bounds = sorted({0, len(values), *(c % (len(values) + 1) for c in cuts)})
-    return [whole.slice(a, b - a) for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)]
 
 
 @settings(max_examples=150, deadline=None)
