@@ -124,7 +124,7 @@ def _instrument(sampler: Sampler) -> None:
     from croissant_lineage.lineage import items
     from croissant_lineage.linking import linker, sides
 
-    sampler.wrap(linker, "load_items", "link/read (load_items)")
+    sampler.wrap(linker, "load_items_packed", "link/read (load_items_packed)")
     sampler.wrap(items, "records_json", "link/read/records (records_json)")
     sampler.wrap(linker, "match_text", "link/match (match_text)")
     sampler.wrap(linker, "match_id", "link/match (match_id)")
@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     import pyarrow.parquet  # noqa: F401
 
     from croissant_lineage.enrich import enrich_family
+    from croissant_lineage.lineage.model import items_without_records
     from croissant_lineage.linking.linker import link
     from croissant_lineage.resolve import Resolver
 
@@ -209,15 +210,18 @@ def main(argv: list[str] | None = None) -> int:
     lineage_dir, enriched = args.work / "lineage", args.work / "enriched"
     lineage = sampler.phase("link", lambda: link(spec))
     sampler.phase("write", lambda: lineage.write(lineage_dir, overwrite=True))
-    out: dict[str, Any] = {"items": lineage.items.num_rows, "edges": lineage.edges.num_rows, "records": args.records,
-                           "record_mb": round(lineage.items.column("record").nbytes / (1024 * 1024)),
-                           "items_mb": round(lineage.items.nbytes / (1024 * 1024))}
+    items = items_without_records(lineage)  # without building the raw records held packed
+    packed = lineage.__dict__.get("_packed") or ()
+    out: dict[str, Any] = {"items": items.num_rows, "edges": lineage.edges.num_rows, "records": args.records,
+                           "record_mb": round(items.column("record").nbytes / (1024 * 1024)),
+                           "record_packed_mb": round(sum(p.nbytes for p in packed) / (1024 * 1024)),
+                           "items_mb": round(items.nbytes / (1024 * 1024))}
     if not args.link_only:
         refs_all = [f"{d}:{i}" for d, i in zip(
-            lineage.items.column("dataset").to_pylist(), lineage.items.column("item").to_pylist(), strict=True)]
+            items.column("dataset").to_pylist(), items.column("item").to_pylist(), strict=True)]
         rng = random.Random(0)
         refs = [refs_all[rng.randrange(len(refs_all))] for _ in range(args.queries)]
-        del refs_all
+        del refs_all, items
         source: Any = lineage
         if args.enrich_from_folder:
             del lineage

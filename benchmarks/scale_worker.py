@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     import pyarrow.parquet  # noqa: F401  (what the first parquet read would import)
 
     from croissant_lineage.lineage.graph import LineageGraph, relatives_of
+    from croissant_lineage.lineage.model import items_without_records
     from croissant_lineage.linking.linker import link
 
     try:
@@ -81,15 +82,17 @@ def main(argv: list[str] | None = None) -> int:
         return lin
 
     lineage = phase("link", do_link)
-    out["items"] = lineage.items.num_rows
+    out["items"] = items_without_records(lineage).num_rows
     out["edges"] = lineage.edges.num_rows
     if args.link_only:
         out["queries"], out["resolve_from"] = 0, "not run (link only)"
         out["peak_rss_mb"] = _rss_mb()
         print(json.dumps(out))
         return 0
+    items = items_without_records(lineage)  # the refs to ask for: without building the raw records
     refs_all = [f"{d}:{i}" for d, i in zip(
-        lineage.items.column("dataset").to_pylist(), lineage.items.column("item").to_pylist(), strict=True)]
+        items.column("dataset").to_pylist(), items.column("item").to_pylist(), strict=True)]
+    del items
     rng = random.Random(0)
     refs = [refs_all[rng.randrange(len(refs_all))] for _ in range(args.queries)]
     del refs_all

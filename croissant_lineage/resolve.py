@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -35,7 +36,7 @@ from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.parquet import findings_from_table
 from croissant_lineage.lineage.graph import LineageGraph, Relatives, relatives_of
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
     EDGES_SCHEMA,
@@ -47,6 +48,10 @@ from croissant_lineage.prov.vocab import MARK, unwrap
 __all__ = ["EnrichedSource", "Resolver", "find_enriched", "resolve"]
 
 _FILE_IDS = {f"cl-{kind}-file": kind for kind in FILE_KINDS}
+
+#: Columns of the enriched files that :func:`_lineage` does not use (IRIs and joined refs:
+#: a fifth of the files' bytes), left unread.
+_UNREAD = ("ref", "iri", "child_iri", "parent_iri")
 
 
 def _get(node: Mapping[str, Any], key: str) -> Any:
@@ -261,32 +266,56 @@ def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
     return Lineage(family=family, items=items_t, edges=edges, duplicates=duplicates)
 
 
+def _joined_refs(table: pa.Table, dataset: str, item: str) -> pa.Array:
+    """``dataset:item`` of each row (as :func:`~croissant_lineage.lineage.schema.join_ref` writes it)."""
+    return pc.binary_join_element_wise(
+        table.column(dataset).combine_chunks().cast(pa.string()),
+        table.column(item).combine_chunks().cast(pa.string()),
+        ":",
+    )
+
+
+def _component_labels(lineage: Lineage) -> tuple[pa.Array, np.ndarray]:
+    """The refs joined by an edge or a duplicate group (direction ignored), sorted, and the
+    connected component of each as an integer label: over Arrow and SciPy arrays, not a
+    Python dictionary of every ref (that cost 0.3 GB for a million items)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    e, d = lineage.edges, lineage.duplicates
+    ends = [
+        pa.concat_arrays([_joined_refs(e, "child_dataset", "child_item"), _joined_refs(d, "dataset", "item")]),
+        pa.concat_arrays([_joined_refs(e, "parent_dataset", "parent_item"), _joined_refs(d, "dataset", "group")]),
+    ]
+    refs = pc.unique(pa.concat_arrays(ends))
+    refs = refs.take(pc.sort_indices(refs))
+    if not len(refs):
+        return refs, np.zeros(0, np.int64)
+    a, b = (pc.index_in(x, value_set=refs).to_numpy(zero_copy_only=False) for x in ends)
+    graph = coo_matrix((np.ones(len(a), np.int8), (a, b)), shape=(len(refs), len(refs)))
+    return refs, connected_components(graph, directed=False)[1]
+
+
 def _components(lineage: Lineage) -> dict[str, str]:
     """Item ref -> a representative of its connected component (edges and duplicates,
-    direction ignored); refs in no edge and no duplicate group are left out."""
-    parent: dict[str, str] = {}
+    direction ignored): its smallest ref, which is left out (a ref not listed is its own),
+    as are refs in no edge and no duplicate group."""
+    refs, labels = _component_labels(lineage)
+    _, first = np.unique(labels, return_index=True)  # refs are sorted: a label's first is its smallest
+    names = refs.to_pylist()
+    return {names[i]: names[first[lab]] for i, lab in enumerate(labels.tolist()) if first[lab] != i}
 
-    def find(x: str) -> str:
-        root = x
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while x != root:
-            parent[x], x = root, parent[x]
-        return root
 
-    def union(a: str, b: str) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
-    e = lineage.edges
-    cols = [e.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_dataset", "parent_item")]
-    for cd, ci, pd_, pi in zip(*cols, strict=True):
-        union(f"{cd}:{ci}", f"{pd_}:{pi}")
-    d = lineage.duplicates
-    for ds, item, group in zip(*(d.column(c).to_pylist() for c in ("dataset", "item", "group")), strict=True):
-        union(f"{ds}:{item}", f"{ds}:{group}")
-    return {x: find(x) for x in list(parent)}
+def _touched(lineage: Lineage, seeds: Iterable[str]) -> frozenset[str]:
+    """The refs that share a connected component (:func:`_components`) with one of ``seeds``,
+    and the seeds themselves (a ref in no edge is its own component)."""
+    seeds = frozenset(seeds)
+    if not seeds:
+        return seeds
+    refs, labels = _component_labels(lineage)
+    at = pc.index_in(pa.array(sorted(seeds), pa.string()), value_set=refs).drop_null()
+    hit = labels[at.to_numpy(zero_copy_only=False)]
+    return seeds | frozenset(refs.filter(pa.array(np.isin(labels, hit))).to_pylist())
 
 
 class Resolver:
@@ -302,17 +331,21 @@ class Resolver:
 
     def __init__(self, sources: Sequence[EnrichedSource]):
         self.sources = list(sources)
-        tables = [read_tables(s.files) for s in self.sources]
+        # A fresh pool for what follows: hand back the pages of what the process freed
+        # before (a link and enrich in the same process leave ~1.5 GB of them at a million
+        # items), so that loading does not add its peak on top of theirs.
+        release_memory()
+        tables = [read_tables(s.files, skip=_UNREAD) for s in self.sources]
         self.lineage = _lineage(_family(self.sources), tables)
-        self.graph = LineageGraph(self.lineage)
         self.findings = findings_from_table(pa.concat_tables([t.findings for t in tables])) if tables else []
-        self._component = _components(self.lineage)
-        self._with_findings = {
-            self._component.get(r, r)
-            for f in self.findings
-            for r in (f.item, f.source.item, *f.related)
-            if r is not None
-        }
+        del tables  # the files' own columns: the lineage keeps what it needs
+        release_memory()
+        self.graph = LineageGraph(self.lineage)
+        # Every relative routing can reach is in the item's connected component: the refs
+        # in a component with a finding (few, next to a family's items).
+        self._with_findings = _touched(
+            self.lineage, (r for f in self.findings for r in (f.item, f.source.item, *f.related) if r is not None)
+        )
 
     @classmethod
     def load(cls, descriptors: str | Path | Sequence[str | Path]) -> Resolver:
@@ -336,7 +369,7 @@ class Resolver:
         fam = relatives_of(self.graph, ref)
         # Every relative routing can reach is in the item's connected component: skip the
         # walk for the (many) components no finding touches.
-        if self._component.get(ref, ref) not in self._with_findings:
+        if ref not in self._with_findings:
             return fam
         found = relevant_findings(self.graph, ref, self.findings)
         return replace(fam, findings=tuple(f.to_dict() for f in found))

@@ -51,7 +51,7 @@ from croissant_lineage.errors import DescriptorError, InputError, OutputExistsEr
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.model import Lineage, items_without_records
 from croissant_lineage.prov.graph import (
     enrichment_node,
     family_dataset_node,
@@ -450,7 +450,7 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     doc_out = copy.deepcopy(base)
     added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
     tables = {
-        "items": items_table(run.lin.items, run.lin.duplicates, run.iris, names),
+        "items": items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
         "lineage": lineage_table(run.lin.edges, run.iris, names),
         "findings": findings_table(run.found, run.iris, names),
     }

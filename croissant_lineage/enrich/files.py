@@ -324,18 +324,22 @@ def _read(path: Path, schema: pa.Schema) -> pa.Table:
         raise InputError(f"not a croissant-lineage file: {exc}", path=path) from None
 
 
-def read_tables(files: Mapping[str, Path]) -> FileTables:
+def read_tables(files: Mapping[str, Path], *, skip: Iterable[str] = ()) -> FileTables:
     """Read an enriched descriptor's files with pyarrow.
 
     Args:
         files: File kind (``items``, ``lineage``, ``findings``: see :data:`FILE_KINDS`)
             -> path. A missing kind gives an empty table.
+        skip: Columns left unread (the tables then lack them), e.g. the IRIs a
+            reader does not need.
 
     Raises:
         InputError: a named file is missing or does not have the expected columns.
     """
     tables = {}
-    for kind, schema in FILE_KINDS.items():
+    unread = set(skip)
+    for kind, full in FILE_KINDS.items():
+        schema = pa.schema([f for f in full if f.name not in unread]) if unread else full
         path = files.get(kind)
         tables[kind] = schema.empty_table() if path is None else _read(path, schema)
     return FileTables(tables["items"], tables["lineage"], tables["findings"])

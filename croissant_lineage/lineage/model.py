@@ -15,6 +15,8 @@ Files are written atomically and deterministically (same inputs, same bytes).
 
 from __future__ import annotations
 
+import ctypes
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.hf import to_hf_dataset
+from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
     EDGES_SCHEMA,
@@ -42,7 +45,9 @@ from croissant_lineage.lineage.schema import (
     UNMATCHED_SCHEMA,
 )
 
-__all__ = ["GENERATOR", "LINEAGE_FILES", "Lineage", "family_info", "is_lineage_folder"]
+__all__ = [
+    "GENERATOR", "LINEAGE_FILES", "Lineage", "family_info", "is_lineage_folder", "items_without_records", "release_memory",
+]
 
 #: Marker written into ``summary.json``: files carrying it may be replaced by the library.
 GENERATOR = "croissant_lineage"
@@ -130,6 +135,44 @@ class Lineage(Result):
             f"duplicate_groups={groups}, unmatched={self.unmatched.num_rows})"
         )
 
+    def hold_packed_records(self, packed: Sequence[PackedRecords]) -> None:
+        """Keep the items' raw records compressed, one part per chunk of :attr:`items`
+        (each dataset's, in order), in place of the ``record`` column the items table
+        holds now. :attr:`items` gives the same table as before (built on first access,
+        then kept); :meth:`write` builds it without keeping it; readers that never look
+        at records take :func:`items_without_records`.
+
+        Raises:
+            ValueError: the parts do not have the rows of the table's chunks.
+        """
+        base = self.__dict__["_items"] if self.__dict__.get("_packed") is None else None
+        if base is None:
+            raise ValueError("the records are already held packed")
+        lengths = [len(c) for c in base.column("record").chunks]
+        if lengths != [len(p) for p in packed]:
+            raise ValueError(f"packed records of {[len(p) for p in packed]} rows for chunks of {lengths}")
+        self.__dict__.update(
+            _items=base.set_column(base.schema.get_field_index("record"), base.schema.field("record"),
+                                   pa.chunked_array([pa.nulls(n, pa.string()) for n in lengths], pa.string())),
+            _packed=tuple(packed),
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its items table whole (the records built)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_items", "_packed")}
+        state["_items"] = self._items_table()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_packed"] = None
+
+    def _items_table(self) -> pa.Table:
+        """The items table with its records, built without keeping it when they are held
+        packed (what writing and pickling need once)."""
+        packed = self.__dict__.get("_packed")
+        return self.items if packed is None else _with_records(self.__dict__["_items"], packed)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: :attr:`summary`, the counts written to ``summary.json`` (what
         ``croissant-lineage link --json`` prints); the tables stay out."""
@@ -174,9 +217,12 @@ class Lineage(Result):
                 path=out,
                 hint="choose an empty folder or pass --force",
             )
+        release_memory()  # before building the records the items file needs
         with atomic_folder(out) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
-                atomic_write_parquet(tmp / name, getattr(self, name.split(".")[0]).cast(schema))
+                table = self._items_table() if name == "items.parquet" else getattr(self, name.split(".")[0])
+                atomic_write_parquet(tmp / name, table.cast(schema))
+                del table  # the items' records, when built for writing only
             atomic_write_json(tmp / "family.json", self.family)
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary})
         return out
@@ -217,6 +263,57 @@ class Lineage(Result):
             **tables,
             records=records,
         )
+
+
+def _items(self: Lineage) -> pa.Table:
+    """The items table. With the records held packed (:meth:`Lineage.hold_packed_records`),
+    the first access builds the ``record`` column and keeps it (the packed copy is
+    dropped): the table is then the very same object on every access, as before."""
+    state = self.__dict__
+    if state.get("_packed") is not None:
+        state.update(_items=_with_records(state["_items"], state["_packed"]), _packed=None)
+    table: pa.Table = state["_items"]
+    return table
+
+
+def _with_records(base: pa.Table, packed: Sequence[PackedRecords]) -> pa.Table:
+    """``base`` with its ``record`` column built from ``packed`` (one chunk per part)."""
+    column = pa.chunked_array([p.array() for p in packed], pa.string())
+    return base.set_column(base.schema.get_field_index("record"), base.schema.field("record"), column)
+
+
+def _set_items(self: Lineage, table: pa.Table) -> None:
+    self.__dict__.update(_items=table, _packed=None)
+
+
+# The dataclass field ``items`` read and set through a property (set by ``__init__``).
+setattr(Lineage, "items", property(_items, _set_items, doc="The items table (ITEMS_SCHEMA)."))  # noqa: B010
+
+
+def release_memory() -> None:
+    """Hand back to the system the pages freed memory still holds: Arrow's pool's, and
+    (with glibc) the C heap's (``malloc_trim``), so that the next large step does not
+    add its peak on top of what earlier steps left (a link leaves ~0.3 GB of such pages
+    at a million items)."""
+    pa.default_memory_pool().release_unused()
+    global _TRIM
+    if _TRIM is None:
+        try:
+            _TRIM = ctypes.CDLL(None).malloc_trim
+        except (OSError, AttributeError):  # not glibc
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM: Any = None
+
+
+def items_without_records(lineage: Lineage) -> pa.Table:
+    """``lineage.items`` for a reader that never looks at the raw records: without building
+    them when they are held packed (the ``record`` column is then all null)."""
+    base = lineage.__dict__.get("_items")
+    return base if base is not None and lineage.__dict__.get("_packed") is not None else lineage.items
 
 
 def _read_table(path: Path, schema: pa.Schema, *, records: bool) -> pa.Table:

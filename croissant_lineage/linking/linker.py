@@ -33,8 +33,9 @@ from tqdm.auto import tqdm
 
 from croissant_lineage.errors import SpecError
 from croissant_lineage.family.spec import Derivation, FamilySpec, LinkRule, load_family
-from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.model import Lineage, family_info
+from croissant_lineage.lineage.items import load_items_packed
+from croissant_lineage.lineage.model import Lineage, family_info, release_memory
+from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import check_index_matches
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
@@ -246,11 +247,15 @@ def _link_family(
     spec = family if isinstance(family, FamilySpec) else load_family(family)
     with_items = [d for d in spec.datasets.values() if d.has_items]
     tables: dict[str, pa.Table] = {}
+    records: dict[str, PackedRecords] = {}  # the raw records, compressed until written
     for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
-        tables[ds.name] = load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
+        tables[ds.name], records[ds.name] = load_items_packed(ds, data_dir=data_dir, allow_outside=allow_outside)
     _release_unused()
-    edge_parts, unmatched_parts, stats, found = _link_derivations(spec, tables, progress=progress)
-    return assemble_lineage(spec, [tables[d.name] for d in with_items], edge_parts, unmatched_parts, stats, found)
+    edge_parts, unmatched_parts, stats, found = _link_derivations(spec, tables, progress=progress, records=records)
+    lineage = assemble_lineage(spec, [tables[d.name] for d in with_items], edge_parts, unmatched_parts, stats, found)
+    lineage.hold_packed_records([records[d.name] for d in with_items])
+    release_memory()
+    return lineage
 
 
 def assemble_lineage(
@@ -296,12 +301,14 @@ def _release_unused() -> None:
 
 
 def _link_derivations(
-    spec: FamilySpec, tables: dict[str, pa.Table], *, progress: bool
+    spec: FamilySpec, tables: dict[str, pa.Table], *, progress: bool, records: dict[str, PackedRecords] | None = None
 ) -> tuple[list[pa.Table], list[pa.Table], list[dict[str, Any]], list[DuplicateGroup]]:
     """Link every item derivation of ``spec``, and find each dataset's duplicate groups.
 
     One side per dataset, shared by its derivations (lists and normalised texts built
     once), released with its duplicate groups after the last derivation that uses it.
+    ``records``: each dataset's raw records when its table holds them apart (what a link
+    rule's fields are read from).
 
     Returns:
         ``(edge tables, unmatched tables, stats)`` per derivation, in spec order, and the
@@ -318,7 +325,7 @@ def _link_derivations(
     for k, deriv in enumerate(tqdm(derivations, desc="link", unit="derivation", disable=not progress)):
         for name in (deriv.child, deriv.parent):
             if name not in sides:
-                sides[name] = Side(tables[name])
+                sides[name] = Side(tables[name], (records or {}).get(name))
         try:
             e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent])
         except SpecError as exc:  # a link rule names a field the records lack: point at the spec

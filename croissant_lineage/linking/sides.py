@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import LETTERS, evaluate
+from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.linking.normalize import was_repaired
 from croissant_lineage.linking.normalize_columns import (
     normalize_options_column,
@@ -107,7 +108,7 @@ class _RecordColumns(Mapping[str, list[Any]]):
             return
         names: dict[str, None] = {}
         values: list[Any] = []
-        for r in Rows[str | None](self._side.table.column("record")):
+        for r in self._side.record_texts():
             rec = json.loads(r) if r else {}
             names.update(dict.fromkeys(rec))
             values.append(rec.get(key))
@@ -143,6 +144,11 @@ class _RecordColumns(Mapping[str, list[Any]]):
 class Side:
     """One dataset's items as Arrow columns read by row (see the module docstring).
 
+    Args:
+        table: The dataset's item table.
+        records: Its raw records held apart (:func:`~croissant_lineage.lineage.items.load_items_packed`),
+            or None when the table's ``record`` column holds them.
+
     Attributes:
         table: The dataset's item table (``ITEMS_SCHEMA``).
         ids: Item ids, in table order.
@@ -150,8 +156,9 @@ class Side:
         n_options: Options per item (0 when None or empty).
     """
 
-    def __init__(self, table: pa.Table):
+    def __init__(self, table: pa.Table, records: PackedRecords | None = None):
         self.table = table
+        self._records = records
         self.ids: Rows[str] = Rows(table.column("item"))
         self.keys: Rows[str | None] = Rows(table.column("key"))
         self.n_options: np.ndarray = (
@@ -169,6 +176,15 @@ class Side:
 
     def __len__(self) -> int:
         return self.table.num_rows
+
+    def record_texts(self) -> Iterator[str | None]:
+        """The raw records' JSON, in table order: from the packed records when the side was
+        given them (its table's ``record`` column is then all null), a part at a time."""
+        if self._records is None:
+            yield from Rows[str | None](self.table.column("record"))
+            return
+        for chunk in self._records.chunks():
+            yield from chunk.to_pylist()
 
     @property
     def subjects(self) -> Rows[str | None]:

@@ -1,0 +1,122 @@
+"""The raw records held packed: the same strings back, the same items table, the same files."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from croissant_lineage.lineage import packed_records
+from croissant_lineage.lineage.model import Lineage, items_without_records
+from croissant_lineage.lineage.packed_records import PackedRecords
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
+
+TEXTS = st.lists(st.one_of(st.none(), st.text(max_size=40)), max_size=60)
+
+
+def _split(values: list[str | None], cuts: list[int]) -> list[pa.Array]:
+    """``values`` as string arrays cut at ``cuts`` (some of them slices of one array)."""
+    whole = pa.array(values, pa.string())
+    bounds = sorted({0, len(values), *(c % (len(values) + 1) for c in cuts)})
+    return [whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=TEXTS, cuts=st.lists(st.integers(0, 100), max_size=4), rows=st.sampled_from([1, 2, 3, 7, 1 << 16]))
+def test_packed_values_come_back_the_same_however_split(values: list[str | None], cuts: list[int], rows: int) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed_records, "CHUNK_ROWS", rows)
+        packed = PackedRecords(_split(values, cuts))
+    assert len(packed) == len(values)
+    whole = packed.array()
+    assert whole.type == pa.string() and whole.to_pylist() == values
+    assert [v for chunk in packed.chunks() for v in chunk.to_pylist()] == values
+    assert all(len(chunk) <= rows for chunk in packed.chunks())
+    assert packed.array().equals(whole)  # built again, equal again
+
+
+def test_json_records_shrink() -> None:
+    values = [f'{{"question": "What is {i} plus {i}?", "answer": "B", "id": {i}}}' for i in range(20_000)]
+    packed = PackedRecords([pa.array(values)])
+    assert packed.nbytes * 3 < pa.array(values).nbytes
+    assert packed.array().to_pylist() == values
+
+
+def _items(parts: list[list[str | None]]) -> pa.Table:
+    """An items table of one chunk per part (as the linker concatenates datasets)."""
+    tables = []
+    for k, recs in enumerate(parts):
+        n = len(recs)
+        tables.append(pa.table({
+            "dataset": [f"d{k}"] * n, "item": [str(i) for i in range(n)], "subject": [None] * n,
+            "stem": [f"stem {i}" for i in range(n)], "options": [["a", "b"]] * n, "key": ["A"] * n,
+            "source_file": ["f.jsonl"] * n, "source_row": list(range(n)), "record": recs,
+        }, schema=ITEMS_SCHEMA))
+    return pa.concat_tables(tables)
+
+
+@settings(max_examples=60, deadline=None)
+@given(parts=st.lists(TEXTS, min_size=1, max_size=4))
+def test_a_lineage_holding_packed_records_gives_the_same_items(parts: list[list[str | None]]) -> None:
+    table = _items(parts)
+    plain = Lineage({}, table, EDGES_SCHEMA.empty_table())
+    held = Lineage({}, table, EDGES_SCHEMA.empty_table())
+    held.hold_packed_records([PackedRecords([c]) for c in table.column("record").chunks])
+    without = items_without_records(held)
+    assert without.column("record").null_count == table.num_rows
+    assert without.drop_columns(["record"]).equals(table.drop_columns(["record"]))
+    assert pickle.loads(pickle.dumps(held)).items.equals(table)  # pickled whole; still held
+    assert held.__dict__["_packed"] is not None
+    got = held.items
+    assert got.equals(table) and got.schema == table.schema
+    assert [len(c) for c in got.column("record").chunks] == [len(c) for c in table.column("record").chunks]
+    assert held.items is got  # built once, then kept
+    assert held == plain and items_without_records(held) is got
+
+
+def test_held_records_must_match_the_chunks() -> None:
+    table = _items([["{}", "{}"], ["{}"]])
+    lin = Lineage({}, table, EDGES_SCHEMA.empty_table())
+    with pytest.raises(ValueError, match="rows"):
+        lin.hold_packed_records([PackedRecords([table.column("record").combine_chunks()])])
+    lin.hold_packed_records([PackedRecords([c]) for c in table.column("record").chunks])
+    with pytest.raises(ValueError, match="already"):
+        lin.hold_packed_records([])
+
+
+def test_written_items_are_byte_identical_held_or_not(tmp_path: Path) -> None:
+    recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], ['{"a": "é\\n"}'] * 700]
+    table = _items(recs)
+    plain = Lineage({}, table, EDGES_SCHEMA.empty_table())
+    held = Lineage({}, table, EDGES_SCHEMA.empty_table())
+    held.hold_packed_records([PackedRecords([c]) for c in table.column("record").chunks])
+    plain.write(tmp_path / "plain")
+    held.write(tmp_path / "held")
+    assert held.__dict__["_packed"] is not None  # writing builds the records without keeping them
+    for name in ("items.parquet", "edges.parquet", "summary.json"):
+        assert (tmp_path / "held" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name
+    assert pq.read_table(tmp_path / "held" / "items.parquet").equals(table)
+
+
+def test_link_holds_the_records_packed_and_gives_the_loaded_items() -> None:
+    """The linker loads records packed; its items table is the one load_items gives."""
+    from croissant_lineage.family.spec import load_family
+    from croissant_lineage.lineage.items import load_items, load_items_packed
+    from croissant_lineage.linking.linker import link
+
+    spec = load_family(Path(__file__).resolve().parents[2] / "examples" / "toy" / "family.json")
+    lin = link(spec)
+    assert lin.__dict__["_packed"] is not None
+    loaded = [load_items(d) for d in spec.datasets.values() if d.has_items]
+    for d in spec.datasets.values():
+        if d.has_items:
+            table, packed = load_items_packed(d)
+            assert table.column("record").null_count == table.num_rows
+            assert packed.array().equals(load_items(d).column("record").combine_chunks())
+    assert lin.items.equals(pa.concat_tables(loaded))
