@@ -130,8 +130,8 @@ class Lineage(Result):
 
     def __repr__(self) -> str:
         groups = self.duplicates.group_by(["dataset", "group"]).aggregate([]).num_rows
-        return (
-            f"Lineage(items={self.items.num_rows}, edges={self.edges.num_rows}, "
+        return (  # the item count without building records held packed
+            f"Lineage(items={items_without_records(self).num_rows}, edges={self.edges.num_rows}, "
             f"duplicate_groups={groups}, unmatched={self.unmatched.num_rows})"
         )
 

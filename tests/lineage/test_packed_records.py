@@ -73,6 +73,7 @@ def test_a_lineage_holding_packed_records_gives_the_same_items(parts: list[list[
     assert without.drop_columns(["record"]).equals(table.drop_columns(["record"]))
     assert pickle.loads(pickle.dumps(held)).items.equals(table)  # pickled whole; still held
     assert held.__dict__["_packed"] is not None
+    assert repr(held) == repr(plain) and held.__dict__["_packed"] is not None  # repr builds no records
     got = held.items
     assert got.equals(table) and got.schema == table.schema
     assert [len(c) for c in got.column("record").chunks] == [len(c) for c in table.column("record").chunks]
