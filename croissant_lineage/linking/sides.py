@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import LETTERS, evaluate
+from croissant_lineage.linking.diff_columns import OptionColumns
 from croissant_lineage.linking.normalize import was_repaired
 from croissant_lineage.linking.normalize_columns import (
     normalize_options_column,
@@ -251,6 +252,11 @@ class Side:
         cased = self.cased_options[i]
         assert cased is not None
         return OptionTexts(raw, cased, folded)
+
+    def option_columns(self) -> OptionColumns:
+        """Every item's options as stored, case-preserving normalised and case-folded
+        (Arrow columns, for :func:`~croissant_lineage.linking.diff_columns.diff_pairs`)."""
+        return OptionColumns(self.table.column("options"), self.cased_options.array, self.norm_options.array)
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
