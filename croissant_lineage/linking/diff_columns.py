@@ -75,6 +75,7 @@ class PairDiffs:
             of the pass that paired it, or -1 (``int8``).
         copied, added, dropped: Per pair (``int32``), as in :class:`~croissant_lineage.linking.options.OptionDiff`.
         score: Per pair, share of the parent's options found in the child, 0-100 (``float64``).
+        identical: Per pair, whether the two stored option lists are equal (the identity diff).
     """
 
     offsets: np.ndarray
@@ -84,6 +85,7 @@ class PairDiffs:
     added: np.ndarray
     dropped: np.ndarray
     score: np.ndarray
+    identical: np.ndarray
 
     def __len__(self) -> int:
         return len(self.copied)
@@ -287,7 +289,8 @@ def _diff_chunk(
     c, p = _Flat(child, ci), _Flat(parent, pi)
     mapping = c.pos.copy()  # pairs with equal lists: the identity, every option by its bytes
     by = np.zeros(len(c.pair), np.int8)
-    rest = np.flatnonzero(~_equal_lists(c, p))
+    identical = _equal_lists(c, p)
+    rest = np.flatnonzero(~identical)
     if len(rest):
         state = _State(_Flat(child, ci[rest]), _Flat(parent, pi[rest]), ck[rest], pk[rest])
         state.equal_passes()
@@ -298,6 +301,7 @@ def _diff_chunk(
     return PairDiffs(
         c.offsets, mapping.astype(np.int32), by, copied.astype(np.int32),
         (c.lengths - copied).astype(np.int32), (p.lengths - copied).astype(np.int32), _scores(copied, p.lengths),
+        identical,
     )
 
 
@@ -345,10 +349,10 @@ def diff_pairs(
         return parts[0]
     if not parts:
         empty = np.zeros(0, np.int32)
-        return PairDiffs(np.zeros(1, np.int64), empty, np.zeros(0, np.int8), empty, empty, empty, np.zeros(0))
+        return PairDiffs(np.zeros(1, np.int64), empty, np.zeros(0, np.int8), empty, empty, empty, np.zeros(0), np.zeros(0, bool))
     ends = np.cumsum([part.offsets[-1] for part in parts])
     offsets = np.concatenate([[0]] + [part.offsets[1:] + base for part, base in zip(parts, np.concatenate(([0], ends[:-1])), strict=True)])
     return PairDiffs(
         offsets.astype(np.int64),
-        *(np.concatenate([getattr(part, f) for part in parts]) for f in ("option_map", "paired_by", "copied", "added", "dropped", "score")),
+        *(np.concatenate([getattr(part, f) for part in parts]) for f in ("option_map", "paired_by", "copied", "added", "dropped", "score", "identical")),
     )

@@ -61,6 +61,7 @@ def _check(children: list[Any], parents: list[Any], pairs: list[tuple[int, int, 
         assert got.diff(k) == want, (children[i], parents[j], keys)
         assert flags[k] == want.key_inherited(*keys)
         assert got.paired("bytes", "cased")[k] == want.paired("bytes", "cased")
+        assert got.identical[k] == (tuple(_texts(child, i).raw) == tuple(_texts(parent, j).raw))
 
 
 @st.composite
