@@ -17,10 +17,18 @@ from typing import Any
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rapidfuzz import fuzz
+from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.linking.assign import candidate_weight
-from croissant_lineage.linking.match import _weights, evidence_columns, match_text, option_evidence
+from croissant_lineage.linking.match import (
+    _weights,
+    evidence_columns,
+    match_text,
+    option_evidence,
+    stem_ratios,
+)
 from croissant_lineage.linking.sides import Side
 from tests.helpers import items_table
 from tests.linking.reference_match import reference_match_text
@@ -102,3 +110,27 @@ def test_one_to_one_gives_a_collided_child_a_candidate_further_than_near() -> No
     want = reference_match_text(Side(items_table("c", children)), Side(items_table("p", parents)), rule, [0, 1], one_to_one=True)
     assert got == want
     assert sorted((m.child, m.parent) for m in got[0]) == [(0, 0), (1, 1)]
+
+
+_TEXT = st.text(alphabet=st.sampled_from("ab c\u00e9\u4e2d\U0001f600"), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abc", max_size=5), st.text(alphabet="abc", max_size=3),
+       st.lists(_TEXT, max_size=6), st.lists(_TEXT, max_size=6))
+def test_stem_ratios_are_cdist_ratios_to_the_bit(prefix: str, suffix: str, queries: list[str], choices: list[str]) -> None:
+    # A shared prefix and suffix (cut before the LCS), texts shorter than both, empty texts.
+    queries = [prefix + q + suffix for q in queries] + [prefix[:2]]
+    choices = [prefix + c + suffix for c in choices]
+    got = stem_ratios(queries, choices)
+    want = cdist(queries, choices, scorer=fuzz.ratio, dtype=np.float32, workers=1)
+    assert got.dtype == np.float32 and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def test_stem_ratios_of_long_texts_either_way_round() -> None:
+    long = "for which of these two scenarios does the main character do something clearly wrong? " * 2
+    queries = [long + "scenario one: i took the bus", long + "scenario two"]
+    choices = [long + f"scenario {k}: " + "x" * (40 * k) for k in range(5)]
+    for q, c in ((queries, choices), (choices, queries), ([""], ["", "a"])):
+        assert stem_ratios(q, c).tobytes() == cdist(q, c, scorer=fuzz.ratio, dtype=np.float32, workers=1).tobytes()
