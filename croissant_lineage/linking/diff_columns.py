@@ -219,8 +219,12 @@ class _State:
         self.used[pf] = True
 
     def free(self) -> tuple[np.ndarray, np.ndarray]:
-        """Flat rows of the unpaired child options and of the unused parent options."""
-        return np.flatnonzero(self.mapping < 0), np.flatnonzero(~self.used)
+        """Flat rows of the unpaired child options and of the unused parent options, of
+        the pairs that have both (only they can pair more)."""
+        fc, fp = np.flatnonzero(self.mapping < 0), np.flatnonzero(~self.used)
+        n = len(self.c.lengths)
+        both = (np.bincount(self.c.pair[fc], minlength=n) > 0) & (np.bincount(self.p.pair[fp], minlength=n) > 0)
+        return fc[both[self.c.pair[fc]]], fp[both[self.p.pair[fp]]]
 
     def equal_passes(self) -> None:
         """The four equal passes, each on the options the earlier ones left (only those are encoded)."""
@@ -261,10 +265,9 @@ class _State:
         forms at or above ``threshold``, best pair first (ties: child, then parent option)."""
         c, p = self.c, self.p
         fc, fp = self.free()
-        free_p = np.bincount(p.pair[fp], minlength=len(c.lengths))
-        fc = fc[free_p[c.pair[fc]] > 0]
         if not len(fc):
             return
+        free_p = np.bincount(p.pair[fp], minlength=len(c.lengths))
         start_p = np.concatenate(([0], np.cumsum(free_p)))[:-1]
         reps = free_p[c.pair[fc]]
         cand_c = np.repeat(fc, reps)
