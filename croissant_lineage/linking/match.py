@@ -34,7 +34,11 @@ from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.linking.assign import assign_one_to_one, candidate_weight
+from croissant_lineage.linking.assign import (
+    assign_one_to_one,
+    candidate_weight,
+    children_in_collision,
+)
 from croissant_lineage.linking.diff_columns import diff_pairs
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
@@ -402,9 +406,10 @@ class _TextMatching:
         (:func:`~croissant_lineage.linking.assign.assign_one_to_one`); a child left
         without a parent is unmatched with its best candidate."""
         choices = {m.child: m.parent for m in self.matches}
-        for cs in self.cands.values():
-            cs.sort(key=lambda c: (-c[0], c[1]))
-        new = assign_one_to_one(choices, {i: [(w, j) for w, j, _, _ in cs] for i, cs in self.cands.items()})
+        involved = children_in_collision(choices, self.cands)
+        for i in involved:
+            self.cands[i].sort(key=lambda c: (-c[0], c[1]))
+        new = assign_one_to_one(choices, {i: [(w, j) for w, j, _, _ in self.cands[i]] for i in involved})
         if not new:
             return
         by_child = {m.child: m for m in self.matches}
