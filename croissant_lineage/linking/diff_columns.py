@@ -26,7 +26,7 @@ that memory follows a chunk, not the derivation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +37,7 @@ from rapidfuzz.process import cpdist
 
 from croissant_lineage.linking.options import DIFF_PASSES, NA_STRINGS, OptionDiff
 
-__all__ = ["CHUNK_PAIRS", "OptionColumns", "PairDiffs", "diff_pairs"]
+__all__ = ["CHUNK_PAIRS", "FormsOf", "OptionColumns", "PairDiffs", "diff_pairs"]
 
 #: Pairs diffed at a time.
 CHUNK_PAIRS = 1 << 16
@@ -48,19 +48,31 @@ _NA_PARENT = pa.array(sorted(NA_STRINGS), pa.string())
 _FUZZY = DIFF_PASSES.index("fuzzy")
 
 
+#: Rows (an ``int64`` array) -> their options case-preserving normalised and case-folded
+#: (two ``list<string>`` arrays, one list per row).
+FormsOf = Callable[[pa.Array], tuple[pa.Array, pa.Array]]
+
+
 @dataclass(frozen=True)
 class OptionColumns:
-    """One side's options in the three forms ``diff_texts`` compares, one list per item.
+    """One side's options: as stored, and the normalised forms ``diff_texts`` also
+    compares, asked for only the rows whose lists differ from their pair's.
 
     Attributes:
-        raw: The options as stored (``list<string>``; null lists allowed).
-        cased: Through ``normalize_option_cased``, the same shape.
-        folded: Through ``normalize_option``, the same shape.
+        raw: The options as stored (``list<string>``, one list per item; null lists allowed).
+        forms_of: Rows -> their options through ``normalize_option_cased`` and
+            ``normalize_option`` (see :data:`FormsOf`).
     """
 
     raw: pa.Array | pa.ChunkedArray
-    cased: pa.Array | pa.ChunkedArray
-    folded: pa.Array | pa.ChunkedArray
+    forms_of: FormsOf
+
+    @classmethod
+    def of_forms(
+        cls, raw: pa.Array | pa.ChunkedArray, cased: pa.Array | pa.ChunkedArray, folded: pa.Array | pa.ChunkedArray
+    ) -> OptionColumns:
+        """Columns whose normalised forms are computed already (``cased`` and ``folded``, the shape of ``raw``)."""
+        return cls(raw, lambda rows: (_contiguous(cased.take(rows)), _contiguous(folded.take(rows))))
 
 
 @dataclass(frozen=True)
@@ -151,8 +163,9 @@ class _Flat:
 
     def form(self, name: str) -> pa.Array:
         """The flat options through ``cased`` or ``folded`` normalisation."""
-        if name not in self._forms:
-            self._forms[name] = _contiguous(pc.list_flatten(_contiguous(getattr(self.columns, name).take(self.index))))
+        if not self._forms:
+            cased, folded = self.columns.forms_of(self.index)
+            self._forms = {"cased": _contiguous(pc.list_flatten(cased)), "folded": _contiguous(pc.list_flatten(folded))}
         return self._forms[name]
 
 

@@ -254,9 +254,17 @@ class Side:
         return OptionTexts(raw, cased, folded)
 
     def option_columns(self) -> OptionColumns:
-        """Every item's options as stored, case-preserving normalised and case-folded
-        (Arrow columns, for :func:`~croissant_lineage.linking.diff_columns.diff_pairs`)."""
-        return OptionColumns(self.table.column("options"), self.cased_options.array, self.norm_options.array)
+        """Every item's options as stored, and their normalised forms on demand (for
+        :func:`~croissant_lineage.linking.diff_columns.diff_pairs`, which asks only for
+        the rows whose options differ from their pair's)."""
+        return OptionColumns(self.table.column("options"), self._option_forms_of)
+
+    def _option_forms_of(self, rows: pa.Array) -> tuple[pa.Array, pa.Array]:
+        """The case-preserving and case-folded options of ``rows``, normalising only those
+        unless the whole side is already."""
+        if self._norm_opts is not None and self._cased_opts is not None:
+            return self._cased_opts.array.take(rows), self._norm_opts.array.take(rows)
+        return normalize_options_column(self.table.column("options").take(rows))
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
-from croissant_lineage.linking.diff_columns import diff_pairs
+from croissant_lineage.linking.diff_columns import OptionColumns, diff_pairs
 from croissant_lineage.linking.options import OptionTexts, diff_texts
 from croissant_lineage.linking.sides import Side
 
@@ -53,7 +53,12 @@ def _texts(side: Side, i: int) -> OptionTexts:
 def _check(children: list[Any], parents: list[Any], pairs: list[tuple[int, int, int, int]], threshold: float = 90.0) -> None:
     child, parent = Side(_table("c", children)), Side(_table("p", parents))
     ci, pi, ck, pk = (np.array([p[k] for p in pairs], np.int64) for k in range(4))
+    # Fresh sides normalise only the rows diffed; then the same from whole normalised columns.
     got = diff_pairs(child.option_columns(), parent.option_columns(), ci, pi, ck, pk, fuzzy_threshold=threshold)
+    whole = [OptionColumns.of_forms(s.table.column("options"), s.cased_options.array, s.norm_options.array)
+             for s in (child, parent)]
+    again = diff_pairs(*whole, ci, pi, ck, pk, fuzzy_threshold=threshold)
+    assert [again.diff(k) for k in range(len(pairs))] == [got.diff(k) for k in range(len(pairs))]
     flags = got.key_inherited(ck, pk)
     for k, (i, j, a, b) in enumerate(pairs):
         keys = (None if a < 0 else a, None if b < 0 else b)
