@@ -260,11 +260,12 @@ class Side:
         return OptionColumns(self.table.column("options"), self._option_forms_of)
 
     def _option_forms_of(self, rows: pa.Array) -> tuple[pa.Array, pa.Array]:
-        """The case-preserving and case-folded options of ``rows``, normalising only those
-        unless the whole side is already."""
-        if self._norm_opts is not None and self._cased_opts is not None:
-            return self._cased_opts.array.take(rows), self._norm_opts.array.take(rows)
-        return normalize_options_column(self.table.column("options").take(rows))
+        """The case-preserving and case-folded options of ``rows``: normalising only those
+        when they are few (under a quarter of the side), else the whole side, once (the
+        same rows are asked again by the edges, and a parent is shared by derivations)."""
+        if self._norm_opts is None and 4 * len(rows) < len(self):
+            return normalize_options_column(self.table.column("options").take(rows))
+        return self.cased_options.array.take(rows), self.norm_options.array.take(rows)
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""
