@@ -8,7 +8,8 @@
   then option score, then options equal as bytes, then as case-preserving normalised
   text) and the others are recorded as alternatives (``ambiguous`` when the evidence
   cannot separate them). The rest are
-  scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block) and
+  scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block:
+  :func:`stem_ratios`) and
   matched only at or above the rule's ``threshold``; among near-equal stems (within
   :data:`NEAR` points of the best) option evidence decides. Below the threshold the
   child is left unmatched with its best candidate. With ``one_to_one`` (``re_release``,
@@ -17,6 +18,10 @@
 
 Both return ``(matches, unmatched)``: the :class:`Match` of each matched child, and for
 each other child its best parent candidate (or None) with that candidate's score.
+
+The exact matches of all blocks are one join of the two sides' (block, stem) codes, and
+candidates are ranked by :func:`evidence_columns` (:func:`option_evidence` of all pairs at
+once); :func:`option_evidence` stays the statement of the evidence, one pair at a time.
 """
 
 from __future__ import annotations
