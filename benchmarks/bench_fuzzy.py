@@ -1,11 +1,13 @@
 """2. Fuzzy stem matching against difflib, pair by pair, on the same candidate pairs.
 
 The candidate pairs are exactly those the linker scores: a link of the family runs with
-``linking.match.cdist`` wrapped, which records every block (the children left after exact
-matching against all parents of their block). Then:
+``linking.match.stem_ratios`` wrapped, which records every block (the children left after
+exact matching against all parents of their block). Then:
 
-* **rapidfuzz**: the recorded ``cdist`` calls are replayed (``fuzz.ratio``, one thread,
-  as the linker calls it), timed over several runs;
+* **rapidfuzz**: the recorded ``stem_ratios`` calls are replayed as the linker makes them
+  (RapidFuzz ``cdist`` of ``LCSseq.similarity``, one thread, on the texts cut of the
+  block's common prefix and suffix: the same scores as ``cdist`` with ``fuzz.ratio``),
+  timed over several runs;
 * **difflib**: ``difflib.SequenceMatcher(None, a, b).ratio()`` for every pair, as ad-hoc
   audit scripts do (timed once: it is slow); and the same with ``autojunk=False``.
   By default difflib treats characters that make up more than 1 % of a text of 200
@@ -35,13 +37,13 @@ from croissant_lineage.linking import match as matching
 
 def _record(spec: FamilySpec, data_dir: Path | None) -> tuple[list[tuple[list[str], list[str], dict[str, Any]]], Lineage]:
     calls: list[tuple[list[str], list[str], dict[str, Any]]] = []
-    real = matching.cdist
+    real = matching.stem_ratios
 
     def spy(queries: Any, choices: Any, **kw: Any) -> Any:
         calls.append((list(queries), list(choices), dict(kw)))
         return real(queries, choices, **kw)
 
-    with mock.patch.object(matching, "cdist", spy):
+    with mock.patch.object(matching, "stem_ratios", spy):
         lineage = linking.link(spec, data_dir=data_dir)
     return calls, lineage
 
@@ -67,7 +69,7 @@ def _links(lineage: Lineage) -> dict[tuple[str, str], tuple[str, str]]:
 
 def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int) -> None:
     key = "fuzzy"
-    report.section(key, "2. Fuzzy matching: rapidfuzz cdist vs difflib pair by pair (same pairs)")
+    report.section(key, "2. Fuzzy matching: rapidfuzz (linker's stem_ratios) vs difflib pair by pair (same pairs)")
     calls, lineage = _record(spec, data_dir)
     pairs = sum(len(q) * len(c) for q, c, _ in calls)
     queries = sum(len(q) for q, _, _ in calls)
@@ -80,7 +82,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int) -> N
 
     def rapidfuzz_all() -> None:
         for q, c, kw in calls:
-            matching.cdist(q, c, **kw)
+            matching.stem_ratios(q, c, **kw)
 
     stats = interleaved({"rapidfuzz": rapidfuzz_all}, runs)
     matrices: dict[str, list[np.ndarray]] = {}
@@ -89,7 +91,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int) -> N
         matrices[name] = mats
         stats[name] = Stat(name, [w], [c])
     labels = {
-        "rapidfuzz": "rapidfuzz cdist (fuzz.ratio, 1 thread)",
+        "rapidfuzz": "rapidfuzz (the linker's stem_ratios, 1 thread)",
         "difflib": "difflib SequenceMatcher.ratio, pair by pair (1 run)",
         "difflib_nojunk": "difflib, autojunk=False, pair by pair (1 run)",
     }
@@ -111,7 +113,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int) -> N
             assert list(queries) == q and list(choices) == ch, "the link scored other pairs the second time"
             return next(replay)
 
-        with mock.patch.object(matching, "cdist", difflib_cdist):
+        with mock.patch.object(matching, "stem_ratios", difflib_cdist):
             theirs = _links(linking.link(spec, data_dir=data_dir))
         differ = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
         differing[name] = [list(k) for k in differ]

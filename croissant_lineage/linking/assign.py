@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-__all__ = ["assign_one_to_one", "candidate_weight"]
+__all__ = ["assign_one_to_one", "candidate_weight", "children_in_collision"]
 
 
 def candidate_weight(exact: bool, evidence: Sequence[float], stem_score: float) -> float:
@@ -50,6 +51,38 @@ def _components(cands: Mapping[int, Sequence[tuple[float, int]]]) -> dict[tuple[
     for i in sorted(cands):
         groups[_find(root, ("c", i))].append(i)
     return groups
+
+
+def children_in_collision(choices: Mapping[int, int], cands: Mapping[int, Sequence[tuple[Any, ...]]]) -> list[int]:
+    """The children of the components of the child-candidate graph where two children
+    chose the same parent (those :func:`assign_one_to_one` re-assigns), sorted.
+
+    ``cands``: child -> its candidates, tuples whose second field is the parent (as
+    :func:`assign_one_to_one`'s ``(weight, parent)``); a child's choice must be among them.
+
+    Found from the parents chosen twice, through the graph's edges, so that a run
+    without collisions costs one count of the choices.
+    """
+    claimed: dict[int, int] = defaultdict(int)
+    for j in choices.values():
+        claimed[j] += 1
+    todo = [j for j, n in claimed.items() if n > 1]
+    if not todo:
+        return []
+    kids_of: dict[int, list[int]] = defaultdict(list)
+    for i, cs in cands.items():
+        for c in cs:
+            kids_of[c[1]].append(i)
+    seen_parents, seen_kids = set(todo), set()
+    while todo:
+        j = todo.pop()
+        for i in kids_of[j]:
+            if i not in seen_kids:
+                seen_kids.add(i)
+                fresh = {c[1] for c in cands[i]} - seen_parents
+                seen_parents |= fresh
+                todo.extend(fresh)
+    return sorted(seen_kids)
 
 
 def assign_one_to_one(

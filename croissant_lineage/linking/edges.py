@@ -7,12 +7,12 @@ arrays; no per-edge Python object is built for the common cases:
 * a **translation**: options pair by position, so the option diff depends only on the two
   option counts (:func:`~croissant_lineage.linking.options.positional_diff` per distinct
   pair of counts);
-* **options copied as they were** (equal lists of texts, found by comparing the flattened
-  option columns of the pairs at once): the diff is the identity.
+* **same-language pairs**: the option diffs of all pairs at once
+  (:func:`~croissant_lineage.linking.diff_columns.diff_pairs`: the identity where the
+  option lists are equal, integer joins and one RapidFuzz ``cpdist`` for the rest).
 
-Only the pairs whose options differ are diffed one by one
-(:func:`~croissant_lineage.linking.options.diff_texts`), and only the pairs linked by id
-or index whose normalised stems differ get a RapidFuzz stem score.
+Only the pairs linked by id or index whose normalised stems differ get a RapidFuzz stem
+score one by one.
 """
 
 from __future__ import annotations
@@ -26,46 +26,19 @@ from rapidfuzz import fuzz
 
 from croissant_lineage.family.spec import Derivation
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.linking.diff_columns import diff_pairs
 from croissant_lineage.linking.match import Match
-from croissant_lineage.linking.options import OptionDiff, OptionTexts, diff_texts, positional_diff
+from croissant_lineage.linking.options import OptionDiff, positional_diff
 from croissant_lineage.linking.sides import Side
 
 __all__ = ["edges_table"]
 
-_EMPTY = OptionTexts((), (), ())
-
-#: Pairs whose texts are built as Python objects at a time, for the option diffs.
-_HELD_PAIRS = 2048
-
-
-def _same_options(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray) -> np.ndarray:
-    """Per pair, whether the two items' option lists are equal (a missing list is empty)."""
-    copts = child.table.column("options").take(ci)
-    popts = parent.table.column("options").take(pi)
-    clen = pc.fill_null(pc.list_value_length(copts), 0).to_numpy(zero_copy_only=False)
-    plen = pc.fill_null(pc.list_value_length(popts), 0).to_numpy(zero_copy_only=False)
-    same = clen == plen
-    rows = np.flatnonzero(same)
-    if not len(rows):
-        return same
-    fc = pc.list_flatten(copts.take(rows))
-    fp = pc.list_flatten(popts.take(rows))
-    differ = pc.or_(
-        pc.fill_null(pc.not_equal(fc, fp), False), pc.xor(pc.is_null(fc), pc.is_null(fp))
-    ).to_numpy(zero_copy_only=False)
-    counts = clen[rows].astype(np.int64)
-    ends = np.cumsum(counts)
-    before = np.concatenate(([0], np.cumsum(differ.astype(np.int64))))
-    same[rows] = before[ends] - before[ends - counts] == 0
-    return same
-
-
 
 class _OptionColumns:
-    """The option columns of the edges, filled pair by pair for the pairs diffed in Python."""
+    """The option columns of the edges (translations: filled pair by pair from one diff per pair of counts)."""
 
     def __init__(self, n: int):
-        self.maps: list[Sequence[int]] = [()] * n
+        self.maps: list[Sequence[int]] | pa.Array = [()] * n
         self.copied = np.zeros(n, np.int32)
         self.added = np.zeros(n, np.int32)
         self.dropped = np.zeros(n, np.int32)
@@ -99,31 +72,13 @@ def _positional(
 def _compared(
     child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, ck: np.ndarray, pk: np.ndarray
 ) -> _OptionColumns:
-    """Same-language pairs: the identity where the options are equal, else :func:`diff_texts`."""
-    n = len(ci)
-    out = _OptionColumns(n)
-    same = _same_options(child, parent, ci, pi)
-    counts = np.asarray(child.n_options, dtype=np.int32)[ci]
-    rows = np.flatnonzero(same)
-    out.copied[rows] = counts[rows]
-    out.score[rows] = 100.0
-    ranges: dict[int, tuple[int, ...]] = {}
-    for row, c in zip(rows.tolist(), counts[rows].tolist(), strict=True):
-        out.maps[row] = ranges.get(c) or ranges.setdefault(c, tuple(range(c)))
-    inherited = np.where(ck == pk, 1, 0)
-    unknown = (ck < 0) | (pk < 0) | (ck >= counts)
-    flags = np.where(unknown, -1, inherited)[rows]
-    for row, f in zip(rows.tolist(), flags.tolist(), strict=True):
-        out.key_inherited[row] = None if f < 0 else bool(f)
-    differ = np.flatnonzero(~same)
-    for start in range(0, len(differ), _HELD_PAIRS):  # the texts of one chunk of pairs held at a time
-        chunk = differ[start : start + _HELD_PAIRS]
-        with child.hold(ci[chunk]), parent.hold(pi[chunk]):
-            for row in chunk.tolist():
-                i, j = int(ci[row]), int(pi[row])
-                keys = (None if ck[row] < 0 else int(ck[row]), None if pk[row] < 0 else int(pk[row]))
-                d = diff_texts(child.option_texts(i) or _EMPTY, parent.option_texts(j) or _EMPTY, keys=keys)
-                out.put(row, d, d.key_inherited(*keys))
+    """Same-language pairs: :func:`~croissant_lineage.linking.diff_columns.diff_pairs` of
+    all of them (the identity where the options are equal)."""
+    d = diff_pairs(child.option_columns(), parent.option_columns(), ci, pi, ck, pk)
+    out = _OptionColumns(len(ci))
+    out.maps = d.option_map_column()
+    out.copied, out.added, out.dropped, out.score = d.copied, d.added, d.dropped, d.score
+    out.key_inherited = d.key_inherited(ck, pk)
     return out
 
 
@@ -200,7 +155,7 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         "method": pa.array(methods, pa.string()),
         "score": pa.array(scores, pa.float64()),
         "options_score": pa.array(opts.score, pa.float64()),
-        "option_map": pa.array(opts.maps, pa.list_(pa.int32())),
+        "option_map": opts.maps if isinstance(opts.maps, pa.Array) else pa.array(opts.maps, pa.list_(pa.int32())),
         "options_copied": pa.array(opts.copied, pa.int32()),
         "options_added": pa.array(opts.added, pa.int32()),
         "options_dropped": pa.array(opts.dropped, pa.int32()),

@@ -8,7 +8,8 @@
   then option score, then options equal as bytes, then as case-preserving normalised
   text) and the others are recorded as alternatives (``ambiguous`` when the evidence
   cannot separate them). The rest are
-  scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block) and
+  scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block:
+  :func:`stem_ratios`) and
   matched only at or above the rule's ``threshold``; among near-equal stems (within
   :data:`NEAR` points of the best) option evidence decides. Below the threshold the
   child is left unmatched with its best candidate. With ``one_to_one`` (``re_release``,
@@ -17,6 +18,10 @@
 
 Both return ``(matches, unmatched)``: the :class:`Match` of each matched child, and for
 each other child its best parent candidate (or None) with that candidate's score.
+
+The exact matches of all blocks are one join of the two sides' (block, stem) codes, and
+candidates are ranked by :func:`evidence_columns` (:func:`option_evidence` of all pairs at
+once); :func:`option_evidence` stays the statement of the evidence, one pair at a time.
 """
 
 from __future__ import annotations
@@ -29,16 +34,21 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from rapidfuzz import fuzz
+from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.linking.assign import assign_one_to_one, candidate_weight
+from croissant_lineage.linking.assign import (
+    assign_one_to_one,
+    candidate_weight,
+    children_in_collision,
+)
+from croissant_lineage.linking.diff_columns import diff_pairs
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["NEAR", "Match", "Unmatched", "match_id", "match_text", "option_evidence"]
+__all__ = ["NEAR", "Match", "Unmatched", "evidence_columns", "match_id", "match_text", "option_evidence", "stem_ratios"]
 
 #: Fuzzy candidates within this many points of the best stem score compete on options.
 NEAR = 3.0
@@ -104,6 +114,12 @@ def _rows_of_ids(parent: Side, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.where(rows < 0, -1, len(ids) - 1 - rows) if reverse else rows
 
 
+def _contiguous(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks() if values.num_chunks else pa.array([], values.type)
+    return values
+
+
 def _key_index(key: str | None) -> int | None:
     return LETTERS.index(key) if key and key in LETTERS else None
 
@@ -128,11 +144,94 @@ def option_evidence(child: Side, i: int, parent: Side, j: int) -> _Evidence:
     return (same, d.score, n_bytes, n_cased, n_cased + d.paired("folded", "na"), d.copied)
 
 
-def _best_by_options(child: Side, i: int, parent: Side, cands: Iterable[int]) -> list[tuple[_Evidence, int]]:
-    """Candidates sorted best first by :func:`option_evidence` (then parent order)."""
-    scored = [(option_evidence(child, i, parent, j), j) for j in cands]
-    scored.sort(key=lambda t: (tuple(-x for x in t[0]), t[1]))
-    return scored
+def evidence_columns(child: Side, ci: np.ndarray, parent: Side, pi: np.ndarray) -> np.ndarray:
+    """:func:`option_evidence` of every pair ``(ci[k], pi[k])`` at once, one row per pair
+    (``float64``, the tuple's six fields in order; the option diffs by
+    :func:`~croissant_lineage.linking.diff_columns.diff_pairs`)."""
+    ci, pi = np.asarray(ci, np.int64), np.asarray(pi, np.int64)
+    out = np.zeros((len(ci), 6))
+    if not len(ci):
+        return out
+    cs = child.table.column("stem").take(pa.array(ci))
+    ps = parent.table.column("stem").take(pa.array(pi))
+    stems_equal = pc.fill_null(pc.equal(cs, ps), False).to_numpy(zero_copy_only=False) | (
+        pc.and_(pc.is_null(cs), pc.is_null(ps)).to_numpy(zero_copy_only=False)
+    )
+    c_null = pc.is_null(child.table.column("options")).to_numpy(zero_copy_only=False)[ci]
+    p_null = pc.is_null(parent.table.column("options")).to_numpy(zero_copy_only=False)[pi]
+    d = diff_pairs(child.option_columns(), parent.option_columns(), ci, pi, child.key_indices[ci], parent.key_indices[pi])
+    n_bytes = d.paired("bytes")
+    n_cased = n_bytes + d.paired("cased")
+    out[:, 0] = d.identical & stems_equal
+    out[:, 1] = d.score
+    out[:, 2] = n_bytes
+    out[:, 3] = n_cased
+    out[:, 4] = n_cased + d.paired("folded", "na")
+    out[:, 5] = d.copied
+    missing = c_null | p_null  # no options on a side: only the stems and the missing lists count
+    out[missing] = 0.0
+    out[missing, 0] = stems_equal[missing] & c_null[missing] & p_null[missing]
+    return out
+
+
+def _common_prefix(texts: list[str]) -> int:
+    """The length of the longest prefix of every text (that of the least and greatest)."""
+    low, high = min(texts), max(texts)
+    for n, (a, b) in enumerate(zip(low, high, strict=False)):
+        if a != b:
+            return n
+    return len(low)
+
+
+def stem_ratios(queries: list[str], choices: list[str]) -> np.ndarray:
+    """RapidFuzz ``ratio`` of every query with every choice, as ``cdist(queries, choices,
+    scorer=fuzz.ratio, dtype=np.float32)`` gives it, computed faster.
+
+    The ratio is ``100 * (1 - (n - 2 * lcs) / n)`` where ``n`` is the two lengths' sum and
+    ``lcs`` the longest common subsequence. A prefix (or suffix) common to every text adds
+    its length to every pair's ``lcs``, so it is cut once for all before one ``cdist`` of
+    ``LCSseq.similarity`` (integers), the side with fewer 64-character words per text
+    being the queries; the ratio is then computed in the same float operations as
+    RapidFuzz (``float64``, then ``float32``), so the scores are equal to the bit
+    (``tests/linking/test_match_columnar.py``).
+    """
+    if not (queries and choices):
+        return np.zeros((len(queries), len(choices)), np.float32)
+    texts = queries + choices
+    prefix = _common_prefix(texts)
+    shortest = min(len(t) for t in texts)
+    suffix = min(_common_prefix([t[::-1] for t in texts]), shortest - prefix)
+    q = [t[prefix : len(t) - suffix] for t in queries]
+    c = [t[prefix : len(t) - suffix] for t in choices]
+    q_len = np.array([len(t) for t in queries], np.float64)
+    c_len = np.array([len(t) for t in choices], np.float64)
+    # cdist's work: each query's 64-character words times the choices' characters.
+    swap = sum(len(t) // 64 + 1 for t in c) * sum(map(len, q)) < sum(len(t) // 64 + 1 for t in q) * sum(map(len, c))
+    lcs = cdist(c, q, scorer=LCSseq.similarity, dtype=np.int64, workers=1).T if swap else cdist(
+        q, c, scorer=LCSseq.similarity, dtype=np.int64, workers=1
+    )
+    total = q_len[:, None] + c_len[None, :]
+    distance = total - 2 * (lcs + (prefix + suffix))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(total > 0, (1.0 - distance / total) * 100, 100.0)
+    return ratio.astype(np.float32)
+
+
+def _ranked(evidence: np.ndarray, parents: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """The order of candidate rows grouped by ``owner`` (ascending), best first within a
+    group by evidence (each field larger first), then parent row."""
+    return np.lexsort((parents, *(-evidence[:, f] for f in range(5, -1, -1)), owner))
+
+
+def _weights(exact: bool, evidence: np.ndarray, stem_score: np.ndarray | float) -> np.ndarray:
+    """:func:`~croissant_lineage.linking.assign.candidate_weight` of many candidates (the
+    same float operations in the same order)."""
+    same, score, n_bytes, n_cased, n_equal, copied = (evidence[:, f] for f in range(6))
+    return (
+        1e10 * exact + 1e9 * (same != 0) + 1e6 * score + 1e4 * np.minimum(n_bytes, 99)
+        + 1e3 * np.minimum(n_cased, 9) + 1e2 * np.minimum(n_equal, 9) + 10 * np.minimum(copied, 9)
+        + np.asarray(stem_score, np.float64) / 10
+    )
 
 
 def _block_groups(side: Side, expr: Any, where: str, rows: Iterable[int] | None = None) -> dict[Any, np.ndarray]:
@@ -169,25 +268,79 @@ class _TextMatching:
     #: Child -> its candidates ``(weight, parent, method, stem score)`` (one_to_one only).
     cands: dict[int, list[tuple[float, int, str, float]]] = field(default_factory=dict)
 
-    def _record(self, i: int, method: str, scored: Iterable[tuple[_Evidence, float, int]]) -> None:
-        if self.one_to_one:
-            self.cands.setdefault(i, []).extend(
-                (candidate_weight(method == "exact", ev, s), j, method, s) for ev, s, j in scored
-            )
+    def exact(self, kids_of: dict[Any, np.ndarray], pool_of: dict[Any, np.ndarray]) -> list[Match]:
+        """Exact matches of every block's children at once: a join of the two sides'
+        (block, normalised stem) codes, the candidates of each child ranked by their option
+        evidence (:func:`evidence_columns`). Children without a candidate, or whose best
+        candidate copies none of their options (a generic stem), pend for fuzzy.
 
-    def exact(self, i: int, cands: list[int], block: Any) -> None:
-        """Match child ``i`` among the parents ``cands`` that share its stem."""
-        ranked = _best_by_options(self.child, i, self.parent, cands)
-        (best_ev, best), rest = ranked[0], ranked[1:]
-        tie = any(ev == best_ev for ev, _ in rest)
-        m = Match(i, best, "exact", 100.0, tuple(j for _, j in rest), tie)
-        self._record(i, "exact", ((ev, 100.0, j) for ev, j in ranked))
-        if best_ev[1] == 0.0 and self.child.n_options[i] and self.parent.n_options[best]:
-            # Same stem, none of the options: a generic stem; let fuzzy look further.
-            self.fallback[i] = m
-            self.pending[block].append(i)
-        else:
-            self.matches.append(m)
+        Returns:
+            The exact matches found, in the order of ``kids_of``'s rows.
+        """
+        blocks = list(kids_of)
+        kid_rows = np.concatenate([kids_of[b] for b in blocks]) if blocks else _NO_ROWS
+        kid_block = np.repeat(np.arange(len(blocks)), [len(kids_of[b]) for b in blocks])
+        pools = [pool_of.get(b, _NO_ROWS) for b in blocks]
+        pool_rows = np.concatenate(pools) if blocks else _NO_ROWS
+        pool_block = np.repeat(np.arange(len(blocks)), [len(p) for p in pools])
+        stems = pa.concat_arrays([
+            _contiguous(self.child.norm_stems.array.take(pa.array(kid_rows))),
+            _contiguous(self.parent.norm_stems.array.take(pa.array(pool_rows))),
+        ])
+        encoded = pc.dictionary_encode(stems)
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        width = max(len(encoded.dictionary), 1)
+        kid_key = kid_block * width + codes[: len(kid_rows)]
+        pool_key = pool_block * width + codes[len(kid_rows) :]
+        by_key = np.argsort(pool_key, kind="stable")  # equal keys keep the parents' row order
+        lo = np.searchsorted(pool_key[by_key], kid_key, "left")
+        counts = np.searchsorted(pool_key[by_key], kid_key, "right") - lo
+        starts = np.cumsum(counts) - counts
+        owner = np.repeat(np.arange(len(kid_rows)), counts)
+        cand = pool_rows[by_key[np.repeat(lo, counts) + np.arange(len(owner)) - np.repeat(starts, counts)]]
+        evidence = evidence_columns(self.child, kid_rows[owner], self.parent, cand)
+        order = _ranked(evidence, cand, owner)
+        evidence, cand = evidence[order], cand[order]
+        best_of = np.repeat(starts, counts)  # each candidate row's child's best row
+        tie = np.bincount(
+            owner, (np.arange(len(owner)) != best_of) & (evidence == evidence[best_of]).all(axis=1), len(kid_rows)
+        ) > 0
+        has = counts > 0
+        best = np.full(len(kid_rows), -1, np.int64)
+        best[has] = cand[starts[has]]
+        generic = np.zeros(len(kid_rows), bool)
+        generic[has] = (evidence[starts[has], 1] == 0.0) & (self.child.n_options[kid_rows[has]] > 0) & (
+            self.parent.n_options[best[has]] > 0
+        )
+        if self.one_to_one:
+            self._record_exact(kid_rows, owner, cand, _weights(True, evidence, 100.0))
+        return self._exact_matches(blocks, kid_rows, kid_block, counts, starts, cand, tie, generic)
+
+    def _exact_matches(
+        self, blocks: list[Any], kid_rows: np.ndarray, kid_block: np.ndarray, counts: np.ndarray,
+        starts: np.ndarray, cand: np.ndarray, tie: np.ndarray, generic: np.ndarray,
+    ) -> list[Match]:
+        found: list[Match] = []
+        cands = cand.tolist()
+        for i, b, n, start, t, g in zip(
+            kid_rows.tolist(), kid_block.tolist(), counts.tolist(), starts.tolist(), tie.tolist(), generic.tolist(),
+            strict=True,
+        ):
+            if not n:
+                self.pending[blocks[b]].append(i)
+                continue
+            m = Match(i, cands[start], "exact", 100.0, tuple(cands[start + 1 : start + n]), t)
+            if g:  # same stem, none of the options: a generic stem; let fuzzy look further
+                self.fallback[i] = m
+                self.pending[blocks[b]].append(i)
+            else:
+                found.append(m)
+        return found
+
+    def _record_exact(self, kid_rows: np.ndarray, owner: np.ndarray, cand: np.ndarray, weights: np.ndarray) -> None:
+        kids = kid_rows.tolist()
+        for k, j, w in zip(owner.tolist(), cand.tolist(), weights.tolist(), strict=True):
+            self.cands.setdefault(kids[k], []).append((w, j, "exact", 100.0))
 
     def give_up(self, i: int, best: int | None, score: float) -> None:
         """No fuzzy match for child ``i``: its exact fallback, else unmatched."""
@@ -197,38 +350,54 @@ class _TextMatching:
             self.unmatched[i] = (best, score)
 
     def fuzzy(self, kids: list[int], pool: list[int]) -> None:
-        """Score one block's pending children against its parents (one ``cdist``)."""
+        """Score one block's pending children against its parents (one ``cdist``), and
+        rank each child's near-best candidates by their option evidence (one
+        :func:`evidence_columns` for the block)."""
         if not pool:
             for i in kids:
                 self.give_up(i, None, 0.0)
             return
-        scores = cdist(
-            [self.child.norm_stems[i] for i in kids],
-            [self.parent.norm_stems[j] for j in pool],
-            scorer=fuzz.ratio,
-            dtype=np.float32,
-            workers=1,
-        )
-        for row, i in enumerate(kids):
-            self._fuzzy_one(i, scores[row], pool)
+        scores = stem_ratios(self.child.norm_stems.take(kids), self.parent.norm_stems.take(pool))
+        plans = [self._near(scores[row]) for row in range(len(kids))]
+        sizes = [len(near) + len(others) for _, near, others in plans]
+        rows = np.repeat(np.arange(len(kids)), sizes)
+        cols = np.concatenate([np.concatenate((near, others)) for _, near, others in plans]) if plans else _NO_ROWS
+        pool_rows = np.asarray(pool, np.int64)
+        evidence = evidence_columns(self.child, np.asarray(kids, np.int64)[rows], self.parent, pool_rows[cols]).tolist()
+        at = 0
+        for row, (i, (k, near, others)) in enumerate(zip(kids, plans, strict=True)):
+            srow = scores[row]
+            if not len(near):
+                self.give_up(i, pool[k], round(float(srow[k]), 2))
+                continue
+            evs = [tuple(e) for e in evidence[at : at + sizes[row]]]
+            at += sizes[row]
+            near_c, other_c = near.tolist(), others.tolist()
+            self._fuzzy_one(i, [(e, float(srow[c]), pool[c]) for e, c in zip(evs, near_c + other_c, strict=True)], len(near_c))
 
-    def _fuzzy_one(self, i: int, srow: np.ndarray, pool: list[int]) -> None:
+    def _near(self, srow: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        """The best column of one child's scores, the columns within :data:`NEAR` of it
+        (none below the threshold), and (``one_to_one``) the other columns at or above the threshold."""
         k = int(srow.argmax())
         top = float(srow[k])
         if top < self.rule.threshold:
-            self.give_up(i, pool[k], round(top, 2))
-            return
-        near = [pool[c] for c in np.flatnonzero(srow >= top - NEAR)]
-        ranked = _best_by_options(self.child, i, self.parent, near)
-        order = sorted(
-            ((ev, float(srow[pool.index(j)]), j) for ev, j in ranked),
-            key=lambda t: (tuple(-x for x in t[0]), -t[1], t[2]),
-        )
+            return k, _NO_ROWS, _NO_ROWS
+        near = np.flatnonzero(srow >= top - NEAR)
+        if not self.one_to_one:
+            return k, near, _NO_ROWS
+        above = np.flatnonzero(srow >= self.rule.threshold)
+        return k, near, above[~np.isin(above, near)]
+
+    def _fuzzy_one(self, i: int, scored: list[tuple[_Evidence, float, int]], n_near: int) -> None:
+        """Child ``i``'s fuzzy match among its near candidates ``scored[:n_near]`` (``(evidence,
+        stem score, parent)``; the rest: other candidates at or above the threshold)."""
+        order = sorted(scored[:n_near], key=lambda t: (tuple(-x for x in t[0]), -t[1], t[2]))
         best_ev, best_score, best = order[0]
         if self.one_to_one:  # every candidate at or above the threshold, for the assignment
-            others = [pool[c] for c in np.flatnonzero(srow >= self.rule.threshold) if pool[c] not in near]
-            more = [(ev, float(srow[pool.index(j)]), j) for ev, j in _best_by_options(self.child, i, self.parent, others)]
-            self._record(i, "fuzzy", ((ev, round(s, 2), j) for ev, s, j in order + more))
+            more = sorted(scored[n_near:], key=lambda t: (tuple(-x for x in t[0]), t[2]))
+            self.cands.setdefault(i, []).extend(
+                (candidate_weight(False, ev, round(s, 2)), j, "fuzzy", round(s, 2)) for ev, s, j in order + more
+            )
         if i in self.fallback and best_ev[1] == 0.0:
             self.matches.append(self.fallback[i])
             return
@@ -242,9 +411,10 @@ class _TextMatching:
         (:func:`~croissant_lineage.linking.assign.assign_one_to_one`); a child left
         without a parent is unmatched with its best candidate."""
         choices = {m.child: m.parent for m in self.matches}
-        for cs in self.cands.values():
-            cs.sort(key=lambda c: (-c[0], c[1]))
-        new = assign_one_to_one(choices, {i: [(w, j) for w, j, _, _ in cs] for i, cs in self.cands.items()})
+        involved = children_in_collision(choices, self.cands)
+        for i in involved:
+            self.cands[i].sort(key=lambda c: (-c[0], c[1]))
+        new = assign_one_to_one(choices, {i: [(w, j) for w, j, _, _ in self.cands[i]] for i in involved})
         if not new:
             return
         by_child = {m.child: m for m in self.matches}
@@ -264,23 +434,6 @@ class _TextMatching:
         self.matches = kept
 
 
-def _exact_block(run: _TextMatching, block: Any, kids: list[int], pool: list[int]) -> list[Match]:
-    """Exact matches of one block's children (the rest pend for fuzzy): the matches found."""
-    exact: dict[str, list[int]] = defaultdict(list)
-    for j in pool:
-        exact[run.parent.norm_stems[j]].append(j)
-    start = len(run.matches)
-    for i in kids:
-        cands = exact.get(run.child.norm_stems[i])
-        if cands:
-            run.exact(i, cands, block)
-        else:
-            run.pending[block].append(i)
-    found = run.matches[start:]
-    del run.matches[start:]
-    return found
-
-
 def match_text(
     child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str = "", *, one_to_one: bool = False
 ) -> tuple[list[Match], Unmatched]:
@@ -298,18 +451,14 @@ def match_text(
     kids_of = _block_groups(child, rule.child_block, where + "child_block ", selected)
     pool_of = _block_groups(parent, rule.parent_block, where + "parent_block ")
     run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {}, one_to_one)
-    exact_found: list[Match] = []
+    exact_found = run.exact(kids_of, pool_of)
     fuzzy_found: dict[Any, list[Match]] = {}
-    # One block at a time, its rows' texts held as Python objects only while it is matched.
-    for b, kid_rows in kids_of.items():
-        pool_rows = pool_of.get(b, _NO_ROWS)
-        with child.hold(kid_rows), parent.hold(pool_rows):
-            exact_found.extend(_exact_block(run, b, kid_rows.tolist(), pool_rows.tolist()))
-            if b in run.pending:
-                start = len(run.matches)
-                run.fuzzy(run.pending[b], pool_rows.tolist())
-                fuzzy_found[b] = run.matches[start:]
-                del run.matches[start:]
+    for b in kids_of:
+        if b in run.pending:
+            start = len(run.matches)
+            run.fuzzy(run.pending[b], pool_of.get(b, _NO_ROWS).tolist())
+            fuzzy_found[b] = run.matches[start:]
+            del run.matches[start:]
     # Matches in the order of a whole-side pass: exact ones in ``selected`` order, then
     # fuzzy ones block by block, blocks ordered by their text (ties: first pending child).
     position = np.empty(len(child), np.int64)

@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from croissant_lineage.lineage.items import LETTERS, evaluate
 from croissant_lineage.lineage.packed_records import PackedRecords
+from croissant_lineage.linking.diff_columns import OptionColumns
 from croissant_lineage.linking.normalize import was_repaired
 from croissant_lineage.linking.normalize_columns import (
     normalize_options_column,
@@ -268,6 +269,20 @@ class Side:
         cased = self.cased_options[i]
         assert cased is not None
         return OptionTexts(raw, cased, folded)
+
+    def option_columns(self) -> OptionColumns:
+        """Every item's options as stored, and their normalised forms on demand (for
+        :func:`~croissant_lineage.linking.diff_columns.diff_pairs`, which asks only for
+        the rows whose options differ from their pair's)."""
+        return OptionColumns(self.table.column("options"), self._option_forms_of)
+
+    def _option_forms_of(self, rows: pa.Array) -> tuple[pa.Array, pa.Array]:
+        """The case-preserving and case-folded options of ``rows``: normalising only those
+        when they are few (under a quarter of the side), else the whole side, once (the
+        same rows are asked again by the edges, and a parent is shared by derivations)."""
+        if self._norm_opts is None and 4 * len(rows) < len(self):
+            return normalize_options_column(self.table.column("options").take(rows))
+        return self.cased_options.array.take(rows), self.norm_options.array.take(rows)
 
     def repaired(self, i: int) -> bool:
         """Whether ``ftfy`` repairs the encoding of item ``i``'s stem or an option."""

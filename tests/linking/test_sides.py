@@ -1,9 +1,8 @@
 """Columnar sides (issue 16): a :class:`Side` reads the same values as plain Python lists of
-its table would give, whether a row is held or not, and matching holds one block at a time."""
+its table would give, whether a row is held or not, and matching builds the Python texts of one block at a time."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -141,21 +140,19 @@ def test_duplicates_of_a_side_in_two_chunks() -> None:
     assert side_duplicates("d", Side(_table(rows, split=2))) == [("d", ["0", "2"])]
 
 
-def test_match_text_holds_one_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    # 3 subjects of 4 parents and 3 children: no window ever holds more than one block's rows
+def test_match_text_builds_python_texts_of_one_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3 subjects of 4 parents and 3 children: exact matching is Arrow compute, and the
+    # fuzzy scores take the Python texts of one block's rows at a time, never a whole column.
     parents = [{"stem": f"question {s} number {k}", "subject": s, "options": ["a", "b"]} for s in "xyz" for k in range(4)]
     children = [{"stem": f"question {s} number {k}!", "subject": s, "options": ["a", "b"]} for s in "xyz" for k in range(3)]
     child, parent = Side(_table(children)), Side(_table(parents))
     sizes: list[int] = []
-    hold = Side.hold
+    take = sides_module.Rows.take
 
-    @contextmanager
-    def spy(self: Side, rows: Any) -> Any:
-        sizes.append(len(list(rows)))
-        with hold(self, rows):
-            yield
+    def spy(self: Rows[Any], rows: Any) -> list[Any]:
+        sizes.append(len(rows))
+        return take(self, rows)
 
-    monkeypatch.setattr(Side, "hold", spy)
     texts = [id(c) for c in (*child._text_columns(), *parent._text_columns())]
     to_list = sides_module.Rows.to_list
 
@@ -164,8 +161,9 @@ def test_match_text_holds_one_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -
             pytest.fail("a whole text column built")
         return to_list(self)
 
+    monkeypatch.setattr(sides_module.Rows, "take", spy)
     monkeypatch.setattr(sides_module.Rows, "to_list", whole)
     matches, unmatched = match_text(child, parent, LinkRule(threshold=80), list(range(9)))
-    assert sizes and max(sizes) == 4 and len(sizes) == 6
+    assert sizes and max(sizes) == 4 and len(sizes) == 6  # children and parents of three blocks
     assert sorted((m.child, m.parent) for m in matches) == [(3 * s + k, 4 * s + k) for s in range(3) for k in range(3)]
     assert unmatched == {}
