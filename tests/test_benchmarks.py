@@ -67,3 +67,17 @@ def test_help_names_the_modes() -> None:
     proc = subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert proc.returncode == 0
     assert "--quick" in proc.stdout and "--full" in proc.stdout and "Example:" in proc.stdout
+
+
+def test_profile_link_times_the_linker_steps() -> None:
+    """``profile_link.py --steps`` wraps the linker's steps (a renamed step would drop out)."""
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "profile_link.py"), str(REPO / "examples" / "toy" / "family.json"),
+         "--steps"], capture_output=True, text=True, timeout=300, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout)
+    assert got["link"] > 0 and set(got["steps"]) == {
+        "load_items_packed", "match_text", "match_id", "check_index_matches", "edges_table", "side_duplicates",
+        "assemble_lineage"}
+    assert got["steps"]["match_text"] > 0
