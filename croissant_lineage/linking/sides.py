@@ -103,9 +103,22 @@ class _RecordColumns(Mapping[str, list[Any]]):
         self._side = weakref.proxy(side)  # no reference cycle: a side is freed on release
         self._names: dict[str, None] | None = None
         self._cols: dict[str, list[Any]] = {}
+        self._absent: set[str] = set()  # keys no record holds, found without parsing
+
+    def _absent_from_text(self, key: str) -> bool:
+        """True when no record's JSON text holds ``"key":`` (then no record has the field,
+        for each record is ``json.dumps`` of its fields); a text that holds it, say inside
+        a nested value, only sends the records to the parser."""
+        needle = json.dumps(key, ensure_ascii=False) + ":"
+        return not any(pc.any(pc.match_substring(c, needle)).as_py() for c in self._side.record_chunks())
 
     def _load(self, key: str) -> None:
         if self._names is not None and (key in self._cols or key not in self._names):
+            return
+        if key in self._absent:
+            return
+        if key and self._names is None and self._absent_from_text(key):
+            self._absent.add(key)
             return
         names: dict[str, None] = {}
         values: list[Any] = []
@@ -181,11 +194,15 @@ class Side:
     def record_texts(self) -> Iterator[str | None]:
         """The raw records' JSON, in table order: from the packed records when the side was
         given them (its table's ``record`` column is then all null), a part at a time."""
-        if self._records is None:
-            yield from Rows[str | None](self.table.column("record"))
-            return
-        for chunk in self._records.chunks():
+        for chunk in self.record_chunks():
             yield from chunk.to_pylist()
+
+    def record_chunks(self) -> Iterator[pa.Array]:
+        """The raw records' JSON as Arrow string arrays, in table order (see :meth:`record_texts`)."""
+        if self._records is None:
+            yield from self.table.column("record").chunks
+            return
+        yield from self._records.chunks()
 
     @property
     def subjects(self) -> Rows[str | None]:

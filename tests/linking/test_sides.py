@@ -167,3 +167,47 @@ def test_match_text_builds_python_texts_of_one_block_at_a_time(monkeypatch: pyte
     assert sizes and max(sizes) == 4 and len(sizes) == 6  # children and parents of three blocks
     assert sorted((m.child, m.parent) for m in matches) == [(3 * s + k, 4 * s + k) for s in range(3) for k in range(3)]
     assert unmatched == {}
+
+
+_FIELD_RECORDS = st.lists(
+    st.dictionaries(st.sampled_from(["subject", "src", "q"]), st.one_of(st.none(), st.sampled_from(
+        ['"subject": 1', "x", '{"subject": 2}'])), max_size=3),
+    min_size=1, max_size=6,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(records=_FIELD_RECORDS, nested=st.booleans(), split=st.integers(0, 5))
+def test_record_fields_read_the_same_with_or_without_the_text_check(
+    records: list[dict[str, Any]], nested: bool, split: int
+) -> None:
+    """A field no record's JSON text names is known absent without parsing a record; the
+    columns read the same as when every record is parsed (records as json.dumps gives them)."""
+    if nested:  # the key inside a nested value: the text check must not call it absent
+        records = [{**records[0], "q": {"subject": "deep"}}, *records[1:]]
+    rows = [{"stem": "s", "subject": f"role{n}", "record": r} for n, r in enumerate(records)]
+    table = _table(rows, split)
+    plain = {key: [r.get(key) for r in records] for key in ("subject", "src", "q") if any(key in r for r in records)}
+    side = Side(table)
+    for key in ("subject", "src", "q", "item", "nope"):
+        assert (key in side._columns) == (key in plain or key in ("subject", "item"))
+        if key in plain:
+            assert side._columns[key] == plain[key]
+        elif key == "subject":
+            assert side._columns[key] == [f"role{n}" for n in range(len(records))]
+    assert list(side._columns) == [*dict.fromkeys(k for r in records for k in r),
+                                   *(k for k in ("subject", "item") if not any(k in r for r in records))]
+
+
+def test_a_field_no_record_names_is_not_parsed_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = _table([{"stem": "s", "subject": "a", "record": {"src": "x", "q": '"subject" is a word'}}] * 3)
+    side = Side(table)
+
+    def no_parse(_: str) -> Any:
+        raise AssertionError("parsed a record")
+
+    monkeypatch.setattr(sides_module.json, "loads", no_parse)
+    assert "subject" in side._columns and side._columns["subject"] == ["a", "a", "a"]
+    assert "nope" not in side._columns
+    with pytest.raises(AssertionError, match="parsed"):
+        _ = "src" in side._columns  # a field the records do name: parsed
