@@ -250,7 +250,7 @@ def _link_family(
     records: dict[str, PackedRecords] = {}  # the raw records, compressed until written
     for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
         tables[ds.name], records[ds.name] = load_items_packed(ds, data_dir=data_dir, allow_outside=allow_outside)
-    _release_unused()
+    release_memory()
     edge_parts, unmatched_parts, stats, found = _link_derivations(spec, tables, progress=progress, records=records)
     lineage = assemble_lineage(spec, [tables[d.name] for d in with_items], edge_parts, unmatched_parts, stats, found)
     lineage.hold_packed_records([records[d.name] for d in with_items])
@@ -293,13 +293,6 @@ def assemble_lineage(
     return Lineage(family_info(spec), table, edges, duplicates, unmatched, summary)
 
 
-def _release_unused() -> None:
-    """Return to the system the pages Arrow's memory pool keeps after its buffers are
-    freed (the temporaries of reading, normalising and taking columns), so that the
-    process's resident memory follows what is alive rather than its past peaks."""
-    pa.default_memory_pool().release_unused()
-
-
 def _link_derivations(
     spec: FamilySpec, tables: dict[str, pa.Table], *, progress: bool, records: dict[str, PackedRecords] | None = None
 ) -> tuple[list[pa.Table], list[pa.Table], list[dict[str, Any]], list[DuplicateGroup]]:
@@ -338,5 +331,5 @@ def _link_derivations(
         for name in dict.fromkeys((deriv.child, deriv.parent)):
             if last_use[name] == k:
                 found.extend(side_duplicates(name, sides.pop(name)))
-        _release_unused()
+        release_memory()
     return edge_parts, unmatched_parts, stats, found

@@ -312,14 +312,14 @@ class Side:
         if self._repaired is None:
             stems = self.table.column("stem")
             options = self.table.column("options")
-            ascii_stem = pc.invert(repair_may_change(stems))
-            flat_ascii = pc.invert(repair_may_change(pc.list_flatten(options)))
+            stem_may = repair_may_change(stems).to_numpy(zero_copy_only=False)
+            flat_may = repair_may_change(pc.list_flatten(options)).to_numpy(zero_copy_only=False)
             lengths = pc.fill_null(pc.list_value_length(options), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-            non_ascii = np.concatenate(([0], np.cumsum(~flat_ascii.to_numpy(zero_copy_only=False), dtype=np.int64)))
+            may_so_far = np.concatenate(([0], np.cumsum(flat_may, dtype=np.int64)))
             ends = np.cumsum(lengths)
-            ascii_opts = non_ascii[ends] - non_ascii[ends - lengths] == 0
+            opts_may = may_so_far[ends] - may_so_far[ends - lengths] > 0
             out = np.zeros(len(self), dtype=bool)
-            asked = np.flatnonzero(~(ascii_stem.to_numpy(zero_copy_only=False) & ascii_opts))
+            asked = np.flatnonzero(stem_may | opts_may)
             for start in range(0, len(asked), CHUNK):
                 rows = asked[start : start + CHUNK]
                 for i, s, opts in zip(rows.tolist(), self.raw_stems.take(rows), self.raw_options.take(rows), strict=True):
