@@ -17,6 +17,7 @@ pyarrow's peak allocation; phases are listed in the order they first ran.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
@@ -133,6 +134,11 @@ def _instrument(sampler: Sampler) -> None:
     sampler.wrap(linker, "side_duplicates", "link/duplicates (side_duplicates)")
     sampler.wrap(linker, "duplicates_table", "link/duplicates (table)")
     sampler.wrap(linker, "_link_derivations", "link/derivations (all)")
+    resolve = importlib.import_module("croissant_lineage.resolve")  # the module, not the function
+    sampler.wrap(resolve, "read_tables", "resolve/read (read_tables)")
+    sampler.wrap(resolve, "_lineage", "resolve/lineage (_lineage)")
+    sampler.wrap(resolve, "LineageGraph", "resolve/graph (LineageGraph)")
+    sampler.wrap(resolve, "_touched", "resolve/components (_touched)")
     for prop in ("norm_stems", "norm_options"):
         getter = getattr(sides.Side, prop).fget
 

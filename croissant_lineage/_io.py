@@ -44,6 +44,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_parquet",
+    "atomic_write_parquet_groups",
     "atomic_write_text",
     "atomic_writer",
     "check_output",
@@ -469,10 +470,20 @@ def parquet_bytes(table: pa.Table) -> bytes:
 def atomic_write_parquet(path: str | Path, table: pa.Table) -> None:
     """Write ``table`` to ``path`` atomically, the bytes :func:`parquet_bytes` gives, streamed
     to the file page by page (no copy of the whole file in memory)."""
+    atomic_write_parquet_groups(path, table.schema, [table])
+
+
+def atomic_write_parquet_groups(path: str | Path, schema: pa.Schema, groups: Iterable[pa.Table]) -> None:
+    """Write the tables ``groups`` yields (each of ``schema``) to ``path`` atomically as one
+    Parquet file, each table its own row group (split further only past Arrow's default of
+    1Mi rows), written as ``pq.write_table`` would write them: a writer that builds a large
+    table a part at a time never holds it whole."""
     import pyarrow.parquet as pq
 
-    with atomic_writer(path, "wb") as fh:
-        pq.write_table(table, fh, **_PARQUET_OPTIONS)
+    with atomic_writer(path, "wb") as fh, pq.ParquetWriter(fh, schema, **_PARQUET_OPTIONS) as writer:
+        for table in groups:
+            writer.write_table(table)
+            del table  # before the next group is built
 
 
 #: A CSV cell starting with one of these is a formula to a spreadsheet (``=HYPERLINK(...)``,
