@@ -51,7 +51,7 @@ from croissant_lineage.errors import DescriptorError, InputError, OutputExistsEr
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
-from croissant_lineage.lineage.model import Lineage, items_without_records
+from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
 from croissant_lineage.prov.graph import (
     enrichment_node,
     family_dataset_node,
@@ -455,6 +455,9 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
         "findings": findings_table(run.found, run.iris, names),
     }
     file_nodes, files = _write_tables(run.write_to, stem, tables)
+    counts = {kind: table.num_rows for kind, table in tables.items()}
+    del tables
+    release_memory()  # what building and writing the tables freed, before the next descriptor's
     rs_nodes = [
         record_set_node(rs_id, f"cl-{rs_spec.kind}-file", MARK)
         for rs_id, rs_spec in RECORD_SETS.items()
@@ -463,9 +466,9 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     add_values(doc_out, "distribution", file_nodes, iri=SCHEMA_NS + "distribution", path=desc_path)
     _add_schema_level(run, doc_out, members, desc_path)
     add_values(doc_out, "recordSet", rs_nodes, iri=CROISSANT_NS + "recordSet", path=desc_path)
-    used = [used_descriptor(base), _used_lineage(run.lin, names, tables["lineage"].num_rows)]
+    used = [used_descriptor(base), _used_lineage(run.lin, names, counts["lineage"])]
     if run.found:
-        used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
+        used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": counts["findings"]})
     _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
     seal(doc_out, base)
     target = run.out / f"{stem}.json"
@@ -474,9 +477,9 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
         str(target),
         names,
         {k: str(run.out / v) for k, v in files.items()},
-        tables["items"].num_rows,
-        tables["lineage"].num_rows,
-        tables["findings"].num_rows,
+        counts["items"],
+        counts["lineage"],
+        counts["findings"],
     )
 
 

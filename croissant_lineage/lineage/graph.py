@@ -20,8 +20,8 @@ import pyarrow.compute as pc
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.lineage.refids import EdgeIndex, RefIds
+from croissant_lineage.lineage.model import Lineage, release_memory
+from croissant_lineage.lineage.refids import EdgeIndex, RefIds, number_refs
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, join_ref, split_ref
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
@@ -181,14 +181,16 @@ class Relatives(Result):
         return frame
 
 
-def _refs(dataset: pa.ChunkedArray, item: pa.ChunkedArray) -> pa.Array:
+def _refs(dataset: pa.ChunkedArray, item: pa.ChunkedArray) -> pa.ChunkedArray:
     """``join_ref(dataset, item)`` row by row, joined by Arrow (as ``join_ref`` writes it)."""
     if not dataset.null_count and not item.null_count:
         try:
-            return pc.binary_join_element_wise(dataset, item, ":").combine_chunks().cast(pa.string())
+            return pc.binary_join_element_wise(dataset, item, ":").cast(pa.string())
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
             pass
-    return pa.array([join_ref(d, i) for d, i in zip(dataset.to_pylist(), item.to_pylist(), strict=True)], pa.string())
+    return pa.chunked_array(
+        [pa.array([join_ref(d, i) for d, i in zip(dataset.to_pylist(), item.to_pylist(), strict=True)], pa.string())]
+    )
 
 
 class LineageGraph:
@@ -208,18 +210,22 @@ class LineageGraph:
         e = lineage.edges
         ends = [_refs(e.column("child_dataset"), e.column("child_item")),
                 _refs(e.column("parent_dataset"), e.column("parent_item"))]
-        items = _refs(lineage.items.column("dataset"), lineage.items.column("item")) if with_items else None
-        self._ids = RefIds(pa.concat_arrays(ends + ([items] if items is not None else [])))
-        # Edge rows by child (up) and by parent (down), in row order within a ref.
-        self._child, self._parent = (self._ids.of(refs) for refs in ends)
+        if with_items:
+            ends.append(_refs(lineage.items.column("dataset"), lineage.items.column("item")))
+        refs, numbers = number_refs(ends)
         del ends
+        release_memory()  # the joined refs and the hash table, before the indexes
+        self._ids = RefIds(refs)
+        del refs
+        # Edge rows by child (up) and by parent (down), in row order within a ref.
+        self._child, self._parent = numbers[0], numbers[1]
         self._up = EdgeIndex(self._child)
         self._down = EdgeIndex(self._parent)
         # The items table's row of each ref (the last row of a ref listed twice); -1: none.
-        self._item_row = np.full(len(self._ids) if items is not None else 0, -1, np.int64)
-        if items is not None:
-            np.maximum.at(self._item_row, self._ids.of(items), np.arange(len(items), dtype=np.int64))
-        del items
+        self._item_row = np.full(len(self._ids) if with_items else 0, -1, np.int64)
+        if with_items:
+            np.maximum.at(self._item_row, numbers[2], np.arange(len(numbers[2]), dtype=np.int64))
+        del numbers
         # Edge objects and item columns are built the first time a query touches them.
         self._edge_cols: dict[str, pa.Array] | None = None
         self._item_chunks: dict[str, tuple[list[pa.Array], list[int]]] | None = None

@@ -185,6 +185,7 @@ class Lineage(Result):
                 group = _with_records(group, packed, start)
             yield group.cast(schema)
             del group  # the group's records, built for writing only
+            release_memory()
 
     def _items_table(self) -> pa.Table:
         """The items table with its records, built without keeping it when they are held

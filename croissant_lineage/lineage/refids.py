@@ -3,51 +3,63 @@
 A graph over a million items keyed by ref strings in Python dictionaries costs ~0.4 GB (a
 string, a dictionary slot and a list per ref). :class:`RefIds` keeps the refs once, sorted
 and unique, in one Arrow string array: a ref's number is its place there, so numbers
-compare as the refs do. A ref is found by its Python hash (a sorted NumPy array of them),
+compare as the refs do (:func:`number_refs` numbers whole columns in one pass). A ref is found by its Python hash (a sorted NumPy array of them),
 then checked against the string. :class:`EdgeIndex` gives the rows of a table whose key
 column (ref numbers) holds a given number, in row order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["EdgeIndex", "RefIds"]
+__all__ = ["EdgeIndex", "RefIds", "number_refs"]
 
 #: Refs hashed per Python list (bounds the strings alive while the index is built).
 _HASH_ROWS = 1 << 16
 
 
+def number_refs(refs: Sequence[pa.Array | pa.ChunkedArray]) -> tuple[pa.Array, list[np.ndarray]]:
+    """The distinct refs of ``refs`` (string arrays, repeats allowed, no nulls), sorted, and
+    the number of each ref of each array (its place among them): one pass of Arrow's
+    hashing over them all."""
+    chunks = [c for r in refs for c in (r.chunks if isinstance(r, pa.ChunkedArray) else [r])]
+    encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.string()))  # (empty chunks left out)
+    if not encoded.num_chunks:
+        return pa.array([], pa.string()), [np.zeros(0, np.int32) for _ in refs]
+    found = encoded.chunk(0).dictionary  # in order of first sight, shared by every chunk
+    seen = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    del encoded
+    order = pc.sort_indices(found)
+    rank = np.empty(len(found), np.int32)
+    rank[order.to_numpy()] = np.arange(len(found), dtype=np.int32)
+    numbers = np.split(rank[seen], np.cumsum([len(r) for r in refs])[:-1])
+    return found.take(order), numbers
+
+
 class RefIds:
-    """The distinct refs of ``refs``, numbered in sorted order.
+    """Distinct refs, numbered in sorted order (as :func:`number_refs` numbers them).
 
     Args:
-        refs: Item refs (strings; repeats allowed; no nulls).
+        refs: The distinct refs, sorted (strings, no nulls).
     """
 
     __slots__ = ("_hash_ids", "_hashes", "_refs")
 
     def __init__(self, refs: pa.Array):
-        uniq = pc.unique(refs.cast(pa.string()))
-        self._refs: pa.Array = uniq.take(pc.sort_indices(uniq))
-        hashes = np.empty(len(self._refs), np.int64)
-        for at in range(0, len(self._refs), _HASH_ROWS):
-            part = self._refs.slice(at, _HASH_ROWS).to_pylist()
+        self._refs = refs
+        hashes = np.empty(len(refs), np.int64)
+        for at in range(0, len(refs), _HASH_ROWS):
+            part = refs.slice(at, _HASH_ROWS).to_pylist()
             hashes[at : at + len(part)] = [hash(r) for r in part]
         self._hash_ids = np.argsort(hashes, kind="stable").astype(np.int32)
         self._hashes = hashes[self._hash_ids]
 
     def __len__(self) -> int:
         return len(self._refs)
-
-    def of(self, refs: pa.Array) -> np.ndarray:
-        """The numbers of ``refs`` (each one of the refs given when built)."""
-        ids = pc.index_in(refs.cast(pa.string()), value_set=self._refs)
-        if ids.null_count:
-            raise KeyError("a ref not among the numbered refs")
-        return np.asarray(ids.to_numpy(zero_copy_only=False), np.int32)
 
     def find(self, ref: str) -> int | None:
         """The number of ``ref``, or None when it is not one of them."""

@@ -8,20 +8,32 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from croissant_lineage.lineage.refids import EdgeIndex, RefIds
+from croissant_lineage.lineage.refids import EdgeIndex, RefIds, number_refs
 
-REFS = st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=40)
+REFS = st.lists(st.text(min_size=1, max_size=6), max_size=40)
 
 
-@given(refs=REFS, other=st.text(max_size=6))
-def test_refs_are_numbered_in_sorted_order_and_found(refs: list[str], other: str) -> None:
-    ids = RefIds(pa.array(refs, pa.string()))
-    distinct = sorted(set(refs))
+@given(parts=st.lists(REFS, max_size=4), other=st.text(max_size=6))
+def test_refs_are_numbered_in_sorted_order_and_found(parts: list[list[str]], other: str) -> None:
+    refs, numbers = number_refs([pa.array(p, pa.string()) for p in parts])
+    ids = RefIds(refs)
+    distinct = sorted({r for p in parts for r in p})
     assert len(ids) == len(distinct)
     assert [ids.ref(i) for i in range(len(ids))] == distinct
-    assert ids.of(pa.array(refs)).tolist() == [distinct.index(r) for r in refs]
-    assert all(ids.find(r) == distinct.index(r) for r in refs)
+    assert [n.tolist() for n in numbers] == [[distinct.index(r) for r in p] for p in parts]
+    assert all(ids.find(r) == distinct.index(r) for r in distinct)
     assert ids.find(other) == (distinct.index(other) if other in distinct else None)
+
+
+def test_arrays_without_refs_get_no_numbers() -> None:
+    chunked = pa.chunked_array([pa.array(["c:1"]), pa.array(["b:1", "c:1"])])
+    refs, numbers = number_refs([pa.array([], pa.string()), pa.array(["b:1", "a:1"]), pa.array([], pa.string()), chunked])
+    assert refs.to_pylist() == ["a:1", "b:1", "c:1"]
+    assert [n.tolist() for n in numbers] == [[], [1, 0], [], [2, 1, 2]]
+    refs, numbers = number_refs([])
+    assert len(refs) == 0 and numbers == [] and RefIds(refs).find("a:1") is None
+    refs, numbers = number_refs([pa.array([], pa.string())])
+    assert len(refs) == 0 and [n.tolist() for n in numbers] == [[]]
 
 
 def test_refs_sharing_a_hash_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -30,12 +42,6 @@ def test_refs_sharing_a_hash_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(refids, "hash", lambda s: len(s) % 2, raising=False)  # two hashes for four refs
     ids = RefIds(pa.array(["d:1", "d:22", "d:333", "d:4444"]))
     assert [ids.find(r) for r in ("d:333", "d:1", "d:4444", "d:22", "d:5", "d:55")] == [2, 0, 3, 1, None, None]
-
-
-def test_a_ref_not_numbered_is_refused() -> None:
-    ids = RefIds(pa.array(["a:1"]))
-    with pytest.raises(KeyError):
-        ids.of(pa.array(["a:2"]))
 
 
 @given(keys=st.lists(st.integers(0, 5), max_size=30), key=st.integers(0, 6))
