@@ -8,7 +8,6 @@ files beside it (:mod:`croissant_lineage.enrich.files`), following the rules of
 from __future__ import annotations
 
 import copy
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,9 +19,8 @@ from tqdm.auto import tqdm
 
 from croissant_lineage._io import (
     atomic_folder,
-    atomic_write_bytes,
     atomic_write_json,
-    parquet_bytes,
+    atomic_write_parquet,
     read_json,
 )
 from croissant_lineage._results import Result
@@ -380,9 +378,8 @@ def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list
     """
     file_nodes, files = [], {}
     for kind, table in tables.items():
-        data = parquet_bytes(table)
         file_name = f"{stem}.{kind}.parquet"
-        atomic_write_bytes(out / file_name, data)
+        digest = atomic_write_parquet(out / file_name, table)  # streamed, hashed as written
         files[kind] = file_name
         fid = f"cl-{kind}-file"
         file_nodes.append(
@@ -394,7 +391,7 @@ def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list
                 "description": f"croissant-lineage {kind} table (Parquet).",
                 "contentUrl": file_name,
                 "encodingFormat": "application/x-parquet",
-                "sha256": hashlib.sha256(data).hexdigest(),
+                "sha256": digest,
             }
         )
     return file_nodes, files
