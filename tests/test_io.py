@@ -213,7 +213,11 @@ def test_parquet_written_in_groups_is_hashed_as_written(tmp_path: Path, groups: 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from croissant_lineage._io import atomic_write_parquet, atomic_write_parquet_groups, parquet_bytes
+    from croissant_lineage._io import (
+        atomic_write_parquet,
+        atomic_write_parquet_groups,
+        parquet_bytes,
+    )
 
     schema = pa.schema([("n", pa.int64()), ("s", pa.string())])
     tables = [pa.table({"n": list(range(k)), "s": [f"row {i}" * (i % 7) for i in range(k)]}, schema=schema) for k in groups]

@@ -16,12 +16,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.model import Lineage, release_memory
-from croissant_lineage.lineage.refids import EdgeIndex, RefIds, number_refs
+from croissant_lineage.lineage.refids import EdgeIndex, RefIds, RefRows, joined_refs, number_refs
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, join_ref, split_ref
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
@@ -181,18 +180,6 @@ class Relatives(Result):
         return frame
 
 
-def _refs(dataset: pa.ChunkedArray, item: pa.ChunkedArray) -> pa.ChunkedArray:
-    """``join_ref(dataset, item)`` row by row, joined by Arrow (as ``join_ref`` writes it)."""
-    if not dataset.null_count and not item.null_count:
-        try:
-            return pc.binary_join_element_wise(dataset, item, ":").cast(pa.string())
-        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
-            pass
-    return pa.chunked_array(
-        [pa.array([join_ref(d, i) for d, i in zip(dataset.to_pylist(), item.to_pylist(), strict=True)], pa.string())]
-    )
-
-
 class LineageGraph:
     """Indexed queries over a lineage.
 
@@ -208,24 +195,18 @@ class LineageGraph:
     def __init__(self, lineage: Lineage, *, with_items: bool = True):
         self.lineage = lineage
         e = lineage.edges
-        ends = [_refs(e.column("child_dataset"), e.column("child_item")),
-                _refs(e.column("parent_dataset"), e.column("parent_item"))]
-        if with_items:
-            ends.append(_refs(lineage.items.column("dataset"), lineage.items.column("item")))
-        refs, numbers = number_refs(ends)
-        del ends
+        refs, (self._child, self._parent) = number_refs([
+            joined_refs(e.column("child_dataset"), e.column("child_item")),
+            joined_refs(e.column("parent_dataset"), e.column("parent_item")),
+        ])
         release_memory()  # the joined refs and the hash table, before the indexes
-        self._ids = RefIds(refs)
+        self._ids = RefIds(refs)  # the edges' ends
         del refs
         # Edge rows by child (up) and by parent (down), in row order within a ref.
-        self._child, self._parent = numbers[0], numbers[1]
         self._up = EdgeIndex(self._child)
         self._down = EdgeIndex(self._parent)
-        # The items table's row of each ref (the last row of a ref listed twice); -1: none.
-        self._item_row = np.full(len(self._ids) if with_items else 0, -1, np.int64)
-        if with_items:
-            np.maximum.at(self._item_row, numbers[2], np.arange(len(numbers[2]), dtype=np.int64))
-        del numbers
+        items = lineage.items
+        self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
         # Edge objects and item columns are built the first time a query touches them.
         self._edge_cols: dict[str, pa.Array] | None = None
         self._item_chunks: dict[str, tuple[list[pa.Array], list[int]]] | None = None
@@ -246,15 +227,11 @@ class LineageGraph:
 
     def _row(self, ref: str) -> int | None:
         """The items table's row of ``ref``, or None."""
-        i = self._ids.find(ref)
-        row = -1 if i is None or not len(self._item_row) else int(self._item_row[i])
-        return row if row >= 0 else None
+        return None if self._items is None else self._items.find(ref)
 
     def __contains__(self, ref: object) -> bool:
-        if not isinstance(ref, str):
-            return False
-        i = self._ids.find(ref)
-        return i is not None and (self._row(ref) is not None or bool(len(self._up.rows(i)) or len(self._down.rows(i))))
+        # (every numbered ref is an end of an edge)
+        return isinstance(ref, str) and (self._row(ref) is not None or self._ids.find(ref) is not None)
 
     def item(self, ref: str) -> ItemRecord:
         """The item's record.

@@ -187,7 +187,7 @@ def test_refs_that_arrow_cannot_join() -> None:
     g = LineageGraph(Lineage(family=lin.family, items=items, edges=edges, duplicates=lin.duplicates))
     assert g.parents("base:s/1")[0].parent == "base:s/0" and g.children("base:s/0")[0].child == "base:s/1"
     ints = pa.table({"dataset": pa.array([1, 2]), "item": pa.array(["a", None])})
-    from croissant_lineage.lineage.graph import _refs
+    from croissant_lineage.lineage.refids import joined_refs as _refs
 
     assert _refs(ints.column("dataset"), ints.column("item")).to_pylist() == ["1:a", "2:None"]
     strs = pa.table({"dataset": ["x", "y"], "item": ["a", "b"]})
@@ -199,7 +199,7 @@ def test_refs_that_arrow_cannot_join() -> None:
 
 def test_refs_are_written_as_join_ref_writes_them_nulls_included() -> None:
     # Arrow's join would give a null ref for a row with a null part; join_ref writes "None"
-    from croissant_lineage.lineage.graph import _refs
+    from croissant_lineage.lineage.refids import joined_refs as _refs
 
     for dataset, item in ((["x", "y"], ["a", None]), (["x", None], ["a", "b"]), (["x", None], [None, "b"])):
         t = pa.table({"dataset": pa.array(dataset, pa.string()), "item": pa.array(item, pa.string())})

@@ -48,3 +48,12 @@ def test_refs_sharing_a_hash_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> 
 def test_edge_rows_by_key_in_row_order(keys: list[int], key: int) -> None:
     index = EdgeIndex(np.array(keys, np.int32))
     assert index.rows(key).tolist() == [i for i, k in enumerate(keys) if k == key]
+
+
+def test_item_rows_by_ref_last_row_wins_and_nulls_join_as_join_ref() -> None:
+    from croissant_lineage.lineage.refids import RefRows
+
+    dataset = pa.chunked_array([pa.array(["a", "b"]), pa.array(["a", None, "a"])])
+    item = pa.chunked_array([pa.array(["1", "1"]), pa.array(["2", "x", "1"])])
+    rows = RefRows(dataset, item)
+    assert [rows.find(r) for r in ("a:1", "b:1", "a:2", "None:x", "a:3", "b")] == [4, 1, 2, 3, None, None]
