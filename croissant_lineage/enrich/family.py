@@ -8,7 +8,7 @@ files beside it (:mod:`croissant_lineage.enrich.files`), following the rules of
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -370,16 +370,23 @@ def _check_outputs(out: Path, stems: Iterable[str], force: bool) -> None:
             ensure_replaceable(out / f"{stem}.{kind}.parquet", force=force, ours=partial(is_lineage_file, kind=kind))
 
 
-def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """Write the lineage files beside the descriptor.
+def _write_tables(
+    out: Path, stem: str, tables: Mapping[str, Callable[[], Any]]
+) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
+    """Write the lineage files beside the descriptor, building each table (``tables``: file
+    kind -> builder) when its file is written and freeing it before the next is built.
 
     Returns:
-        Their marked FileObject nodes, and file kind -> file name.
+        Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
     """
-    file_nodes, files = [], {}
-    for kind, table in tables.items():
+    file_nodes, files, rows = [], {}, {}
+    for kind, build in tables.items():
         file_name = f"{stem}.{kind}.parquet"
+        table = build()
         digest = atomic_write_parquet(out / file_name, table)  # streamed, hashed as written
+        rows[kind] = table.num_rows
+        del table
+        release_memory()  # what building and writing it freed, before the next table
         files[kind] = file_name
         fid = f"cl-{kind}-file"
         file_nodes.append(
@@ -394,7 +401,7 @@ def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list
                 "sha256": digest,
             }
         )
-    return file_nodes, files
+    return file_nodes, files, rows
 
 
 def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
@@ -446,15 +453,11 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     base = strip_enrichment(doc)
     doc_out = copy.deepcopy(base)
     added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
-    tables = {
-        "items": items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
-        "lineage": lineage_table(run.lin.edges, run.iris, names),
-        "findings": findings_table(run.found, run.iris, names),
-    }
-    file_nodes, files = _write_tables(run.write_to, stem, tables)
-    counts = {kind: table.num_rows for kind, table in tables.items()}
-    del tables
-    release_memory()  # what building and writing the tables freed, before the next descriptor's
+    file_nodes, files, counts = _write_tables(run.write_to, stem, {
+        "items": lambda: items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
+        "lineage": lambda: lineage_table(run.lin.edges, run.iris, names),
+        "findings": lambda: findings_table(run.found, run.iris, names),
+    })
     rs_nodes = [
         record_set_node(rs_id, f"cl-{rs_spec.kind}-file", MARK)
         for rs_id, rs_spec in RECORD_SETS.items()
