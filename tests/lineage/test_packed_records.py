@@ -105,14 +105,21 @@ def test_held_records_must_match_the_chunks() -> None:
         lin.hold_packed_records([])
 
 
-def test_written_items_are_byte_identical_held_or_not(tmp_path: Path) -> None:
-    recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], ['{"a": "é\\n"}'] * 700]
-    table = _items(recs)
+def _write_plain_and_held(table: pa.Table, folder: Path) -> Lineage:
+    """Write ``table``'s lineage as is (to folder/plain) and with its records held packed
+    (to folder/held); returns the latter."""
     plain = Lineage({}, table, EDGES_SCHEMA.empty_table())
     held = Lineage({}, table, EDGES_SCHEMA.empty_table())
     held.hold_packed_records([PackedRecords([c]) for c in table.column("record").chunks])
-    plain.write(tmp_path / "plain")
-    held.write(tmp_path / "held")
+    plain.write(folder / "plain")
+    held.write(folder / "held")
+    return held
+
+
+def test_written_items_are_byte_identical_held_or_not(tmp_path: Path) -> None:
+    recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], ['{"a": "é\\n"}'] * 700]
+    table = _items(recs)
+    held = _write_plain_and_held(table, tmp_path)
     assert held.__dict__["_packed"] is not None  # writing builds the records without keeping them
     for name in ("items.parquet", "edges.parquet", "summary.json"):
         assert (tmp_path / "held" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name
@@ -150,11 +157,7 @@ def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
     monkeypatch.setattr(packed_records, "CHUNK_ROWS", 512)
     recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], [None, '{"a": "é"}'] * 350, []]
     table = _items(recs)
-    plain = Lineage({}, table, EDGES_SCHEMA.empty_table())
-    held = Lineage({}, table, EDGES_SCHEMA.empty_table())
-    held.hold_packed_records([PackedRecords([c]) for c in table.column("record").chunks])
-    plain.write(tmp_path / "plain")
-    held.write(tmp_path / "held")
+    _write_plain_and_held(table, tmp_path)
     pq.write_table(table, tmp_path / "whole.parquet", row_group_size=group, **_PARQUET_OPTIONS)
     want = (tmp_path / "whole.parquet").read_bytes()
     assert (tmp_path / "held" / "items.parquet").read_bytes() == want
