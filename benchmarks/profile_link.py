@@ -10,7 +10,11 @@ Without ``--steps``: ``cProfile`` on the CPU clock (``time.process_time``) aroun
 self time (what ``benchmarks/profiles/link-mmlu-<commit>.txt`` hold; cProfile inflates
 per-call Python work, so read shares, not seconds). With ``--steps``: no profiler; the
 linker's steps are wrapped and their CPU seconds printed as one JSON line (nested steps
-overlap), with the link and write totals: compare fresh processes, interleaved.
+overlap), with the link and write totals: compare fresh processes, interleaved. With
+``--sampled``: no tracing profiler; ``py-spy`` (``pip install py-spy``) samples a second
+link + write (the first warms imports and the file cache) and the shares of the samples are
+printed per function, inclusive and self: what the time is spent on without cProfile's
+per-call inflation (what ``benchmarks/profiles/link-mmlu-<commit>-sampled.txt`` hold).
 """
 
 from __future__ import annotations
@@ -20,10 +24,14 @@ import cProfile
 import io
 import json
 import pstats
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 STEPS = ("load_items_packed", "match_text", "match_id", "check_index_matches", "edges_table",
@@ -53,7 +61,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", default=None, help="the data folder (default: the library's own lookup)")
     ap.add_argument("--steps", action="store_true", help="per-step CPU seconds as JSON, no profiler")
     ap.add_argument("--top", type=int, default=45, help="functions listed per ordering (default 45)")
+    ap.add_argument("--sampled", action="store_true", help="py-spy's sample shares of a second link + write")
+    ap.add_argument("--rate", type=int, default=200, help="py-spy samples per second (default 200)")
+    ap.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)  # what --sampled runs under py-spy
     args = ap.parse_args(argv)
+    if args.sampled:
+        return _sampled(args)
+    if args.plain:
+        from croissant_lineage.linking import linker
+
+        _warm_up(linker, args.family, args.data_dir)
+        _measured(linker, args.family, args.data_dir)
+        return 0
     from croissant_lineage.linking import linker
 
     totals: dict[str, float] = {}
@@ -80,6 +99,78 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"link": round(t1 - t0, 2), "write": round(t2 - t1, 2),
                       "steps": {k: round(v, 2) for k, v in sorted(totals.items())}}))
     return 0
+
+
+def _warm_up(linker: Any, family: str, data_dir: str | None) -> None:
+    """Link + write once: imports, caches and the file cache (samples left out)."""
+    _link_and_write(linker, family, data_dir)
+
+
+def _measured(linker: Any, family: str, data_dir: str | None) -> None:
+    """Link + write once (the frame :func:`_sampled` keeps)."""
+    _link_and_write(linker, family, data_dir)
+
+
+def _link_and_write(linker: Any, family: str, data_dir: str | None) -> None:
+    with tempfile.TemporaryDirectory() as out:
+        linker.link(family, data_dir=data_dir).write(out, overwrite=True)
+
+
+#: The frame of a sampled stack that says it is the measured (second) link.
+MEASURED = f"_measured ({Path(__file__).name}"
+
+
+def _sampled(args: argparse.Namespace) -> int:
+    """Run the plain link + write under py-spy and print the shares of the second one's samples."""
+    spy = shutil.which("py-spy")
+    if spy is None:
+        print("py-spy is not installed (python3 -m pip install py-spy)", file=sys.stderr)
+        return 2
+    cmd = [sys.executable, __file__, args.family, "--plain"] + (["--data-dir", args.data_dir] if args.data_dir else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.txt"
+        subprocess.run([spy, "record", "-r", str(args.rate), "-f", "raw", "-o", str(raw), "--", *cmd], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lines = raw.read_text(encoding="utf-8").splitlines()
+    print(summarise(lines, args.top))
+    return 0
+
+
+def summarise(lines: Iterable[str], top: int) -> str:
+    """Shares of py-spy's raw samples (``frame;frame;... count``) whose stack holds the
+    measured link: per function, inclusive (``function (file)``: once per sample however often
+    it recurs) and self (the innermost frame, ``function (file:line)``), largest first."""
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    total = 0
+    for line in lines:
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if not count.isdigit() or not any(_short(f).startswith(MEASURED) for f in frames):
+            continue
+        n = int(count)
+        total += n
+        inclusive.update({_function(f): n for f in dict.fromkeys(frames)})
+        own[_short(frames[-1])] += n
+    if not total:
+        return "no sample of the measured link (was it too short for the sampling rate?)"
+    out = [f"{total} samples of the measured link + write", "", "inclusive %  function (file)"]
+    out += [f"{100 * v / total:11.1f}  {k}" for k, v in inclusive.most_common(top)]
+    out += ["", "     self %  function (file:line)"]
+    out += [f"{100 * v / total:11.1f}  {k}" for k, v in own.most_common(top)]
+    return "\n".join(out)
+
+
+def _short(frame: str) -> str:
+    """``func (/long/path/mod.py:12)`` -> ``func (mod.py:12)``."""
+    name, _, where = frame.partition(" (")
+    return f"{name} ({where.rsplit('/', 1)[-1]}" if where else name
+
+
+def _function(frame: str) -> str:
+    """A frame without its line number: ``func (mod.py)``."""
+    short = _short(frame)
+    return short.rsplit(":", 1)[0] + ")" if short.endswith(")") and ":" in short else short
 
 
 if __name__ == "__main__":

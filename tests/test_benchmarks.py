@@ -81,3 +81,26 @@ def test_profile_link_times_the_linker_steps() -> None:
         "load_items_packed", "match_text", "match_id", "check_index_matches", "edges_table", "side_duplicates",
         "assemble_lineage"}
     assert got["steps"]["match_text"] > 0
+
+
+def test_profile_link_summarises_samples_of_the_measured_link_only() -> None:
+    """``profile_link.py --sampled`` keeps py-spy's samples under ``_measured`` (not the
+    warm-up's), counts a recursive function once per sample, and names the innermost line."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import profile_link
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    here = "/x/benchmarks/profile_link.py"
+    raw = [
+        f"<module> ({here}:1);_warm_up ({here}:9);link (/p/linker.py:5) 50",
+        f"<module> ({here}:1);_measured ({here}:12);link (/p/linker.py:5);f (/p/a.py:3);f (/p/a.py:4) 3",
+        f"<module> ({here}:1);_measured ({here}:12);link (/p/linker.py:5);g (/p/b.py:7) 1",
+        "garbage",
+    ]
+    text = profile_link.summarise(raw, top=10)
+    assert text.splitlines()[0] == "4 samples of the measured link + write"
+    assert "      100.0  link (linker.py)" in text and "       75.0  f (a.py)" in text
+    assert "       75.0  f (a.py:4)" in text and "       25.0  g (b.py:7)" in text
+    assert "a.py:3" not in text and "_warm_up" not in text
+    assert profile_link.summarise(raw[:1], top=10).startswith("no sample")

@@ -358,6 +358,8 @@ def _read_clean_jsonl(raw: bytes) -> pa.Table | None:
         first = json.loads(lines[0]) if lines else None
         table = pjson.read_json(
             pa.BufferReader(raw),
+            # One block: pyarrow 26 crashes (SIGSEGV) on a column whose type changes from a
+            # list to an object across blocks; in one block that is an error, as it should be.
             read_options=pjson.ReadOptions(block_size=len(raw) + 1),
             parse_options=pjson.ParseOptions(newlines_in_values=False),
         )

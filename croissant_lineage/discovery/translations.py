@@ -41,7 +41,13 @@ from typing import Any
 import pyarrow as pa
 
 from croissant_lineage.family.spec import Derivation, LinkRule
-from croissant_lineage.linking.alignment import SHIFTED_METHOD, Checker, probe_mode, shifted_item
+from croissant_lineage.linking.alignment import (
+    SHIFTED_METHOD,
+    Checker,
+    JoinItem,
+    probe_mode,
+    shifted_item,
+)
 from croissant_lineage.linking.evidence import NumberReader, evidence_score, number_reader
 from croissant_lineage.linking.linker import link_derivation, link_pairs
 
@@ -165,11 +171,14 @@ def _check(checker: Checker, name: str, child: pa.Table, match: TranslationMatch
     """Count the pairs whose tokens agree, disagree or say nothing (sets ``match.counts``)."""
     counts = {"pairs": len(match.pairs), "evidence_agrees": 0, "evidence_disagrees": 0, "no_evidence": 0, "option_count_differs": 0}
     cids, pids = child.column("item").to_pylist(), parent.column("item").to_pylist()
-    for i, j, _ in match.pairs:
-        item = checker.index[(name, cids[i])]
+    items = [checker.index[(name, cids[i])] for i, _, _ in match.pairs]
+    clang, plang = languages.get(name), languages.get(match.parent)
+    if clang is None or clang != plang:  # the probe mode reads each child's evidence: one batch
+        JoinItem.read_evidence(items)
+    for (_i, j, _), item in zip(match.pairs, items, strict=True):
         if item.options != checker.index[(match.parent, pids[j])].options:
             counts["option_count_differs"] += 1
-        probe = checker.probe(item, match.parent, pids[j], probe_mode(item, languages.get(name), languages.get(match.parent)))
+        probe = checker.probe(item, match.parent, pids[j], probe_mode(item, clang, plang))
         supports = None if probe is None else probe.supports
         counts["no_evidence" if supports is None else "evidence_agrees" if supports else "evidence_disagrees"] += 1
     match.counts = counts

@@ -358,8 +358,10 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
     clang = deriv.child_languages[0] if deriv.child_languages else None
     plang = deriv.parent_languages[0] if deriv.parent_languages else None
     groups: dict[str | None, list[_Join]] = defaultdict(list)
-    for m in matches:
-        item = checker.index[(deriv.child, child.ids[m.child])]
+    items = [checker.index[(deriv.child, child.ids[m.child])] for m in matches]
+    if clang is None or clang != plang:  # the probe mode reads each child's evidence: one batch
+        JoinItem.read_evidence(items)
+    for m, item in zip(matches, items, strict=True):
         mode = probe_mode(item, clang, plang)
         probes: list[Probe | None] = [None] * len(SHIFTS)
         probes[SHIFTS.index(0)] = checker.probe(item, deriv.parent, parent.ids[m.parent], mode)

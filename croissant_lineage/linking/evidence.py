@@ -81,10 +81,13 @@ _LATEX = re.compile(r"\\[A-Za-z]+")
 
 # Latin-script words are delimited by ASCII letters and digits only: in Chinese or
 # Japanese text a copied acronym sits right next to other letters ("实质GDP").
-_FORMULA = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+[0-9][A-Za-z0-9]*")
+#: (Each word pattern starts with its first letter's class and looks behind it from there,
+#: ``[A-Z](?<![A-Za-z0-9][A-Z])``: the same matches as a look-behind before the class, found
+#: twice as fast, since Python's engine skips to the characters of a leading class.)
+_FORMULA = re.compile(r"[A-Za-z](?<![A-Za-z0-9][A-Za-z])[A-Za-z]*[0-9][A-Za-z0-9]*")
 
 
-_CAPITALISED = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z]+(?![A-Za-z0-9])")
+_CAPITALISED = re.compile(r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Za-z]+(?![A-Za-z0-9])")
 
 
 #: Letters looked at to tell the script of a text.

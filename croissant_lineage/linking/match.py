@@ -183,6 +183,11 @@ def _common_prefix(texts: list[str]) -> int:
     return len(low)
 
 
+#: Pairs from which a block's ``cdist`` runs on every core (RapidFuzz's threads, without
+#: the GIL; each pair's score is the same): below, starting the threads costs more than it saves.
+THREADED_PAIRS = 20_000
+
+
 def stem_ratios(queries: list[str], choices: list[str]) -> np.ndarray:
     """RapidFuzz ``ratio`` of every query with every choice, as ``cdist(queries, choices,
     scorer=fuzz.ratio, dtype=np.float32)`` gives it, computed faster.
@@ -207,8 +212,9 @@ def stem_ratios(queries: list[str], choices: list[str]) -> np.ndarray:
     c_len = np.array([len(t) for t in choices], np.float64)
     # cdist's work: each query's 64-character words times the choices' characters.
     swap = sum(len(t) // 64 + 1 for t in c) * sum(map(len, q)) < sum(len(t) // 64 + 1 for t in q) * sum(map(len, c))
-    lcs = cdist(c, q, scorer=LCSseq.similarity, dtype=np.int64, workers=1).T if swap else cdist(
-        q, c, scorer=LCSseq.similarity, dtype=np.int64, workers=1
+    workers = -1 if len(q) * len(c) >= THREADED_PAIRS else 1
+    lcs = cdist(c, q, scorer=LCSseq.similarity, dtype=np.int64, workers=workers).T if swap else cdist(
+        q, c, scorer=LCSseq.similarity, dtype=np.int64, workers=workers
     )
     total = q_len[:, None] + c_len[None, :]
     distance = total - 2 * (lcs + (prefix + suffix))

@@ -145,9 +145,15 @@ def repair_may_change(values: pa.Array | pa.ChunkedArray) -> pa.Array:
         A ``bool`` array without nulls (every non-ASCII row when the tests have no RE2 form).
     """
     values = pc.fill_null(_as_string_array(values), "")
+    non_ascii = pc.invert(pc.string_is_ascii(values))  # an ASCII text has no lead byte: cheap to tell
     rules = _rules()
     if rules is None:
-        return pc.invert(pc.string_is_ascii(values))
+        return non_ascii
+    return _where(non_ascii, non_ascii, lambda: _mojibake(pc.filter(values, non_ascii), rules))
+
+
+def _mojibake(values: pa.Array, rules: _Rules) -> pa.Array:
+    """Per text (no nulls), whether it holds a lead byte and ftfy's ``is_bad`` matches."""
     lead = pc.match_substring_regex(values, rules.lead)
     return _where(lead, lead, lambda: pc.match_substring_regex(pc.filter(values, lead), rules.bad))
 

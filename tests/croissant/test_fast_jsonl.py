@@ -73,6 +73,8 @@ def test_fast_path_reads_what_the_tolerant_reader_reads(
         b'{"a": 1}\n{"a": 2, "b": 3}\n',  # a key the first record lacks
         b'{"a": 1}\r{"a": 2}\n',  # a bare carriage return
         b'{"a": NaN}\n',
+        # a list, then an object: in blocks of < 30 bytes pyarrow 26's reader crashes the process
+        b'{"a": [1], "q": 1}\n{"q": null}\n{"a": {"x": 1}}\n{}\n{}\n{"q": [], "a": "\\u00e9"}\n',
         b"",
     ],
 )

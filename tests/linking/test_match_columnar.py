@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
@@ -126,6 +127,18 @@ def test_stem_ratios_are_cdist_ratios_to_the_bit(prefix: str, suffix: str, queri
     want = cdist(queries, choices, scorer=fuzz.ratio, dtype=np.float32, workers=1)
     assert got.dtype == np.float32 and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("threaded_pairs", [1, 10**9])
+def test_stem_ratios_threaded_or_not(monkeypatch: pytest.MonkeyPatch, threaded_pairs: int) -> None:
+    """A block of at least ``THREADED_PAIRS`` pairs runs ``cdist`` on every core: same scores."""
+    import croissant_lineage.linking.match as match_module
+
+    monkeypatch.setattr(match_module, "THREADED_PAIRS", threaded_pairs)
+    queries = [f"question {k} about {'x' * (k % 7)} and more" for k in range(60)]
+    choices = [f"question {k} about {'y' * (k % 5)} and less" for k in range(90)]
+    want = cdist(queries, choices, scorer=fuzz.ratio, dtype=np.float32, workers=1)
+    assert stem_ratios(queries, choices).tobytes() == want.tobytes()
 
 
 def test_stem_ratios_of_long_texts_either_way_round() -> None:
