@@ -17,9 +17,9 @@ pyarrow's peak allocation; phases are listed in the order they first ran.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
-import random
 import sys
 import threading
 import time
@@ -133,6 +133,15 @@ def _instrument(sampler: Sampler) -> None:
     sampler.wrap(linker, "side_duplicates", "link/duplicates (side_duplicates)")
     sampler.wrap(linker, "duplicates_table", "link/duplicates (table)")
     sampler.wrap(linker, "_link_derivations", "link/derivations (all)")
+    resolve = importlib.import_module("croissant_lineage.resolve")  # the module, not the function
+    sampler.wrap(resolve, "read_tables", "resolve/read (read_tables)")
+    sampler.wrap(resolve, "_lineage", "resolve/lineage (_lineage)")
+    sampler.wrap(resolve, "LineageGraph", "resolve/graph (LineageGraph)")
+    sampler.wrap(resolve, "_touched", "resolve/components (_touched)")
+    family = importlib.import_module("croissant_lineage.enrich.family")
+    sampler.wrap(family, "items_table", "enrich/items (items_table)")
+    sampler.wrap(family, "lineage_table", "enrich/lineage (lineage_table)")
+    sampler.wrap(family, "_write_tables", "enrich/write (_write_tables)")
     for prop in ("norm_stems", "norm_options"):
         getter = getattr(sides.Side, prop).fget
 
@@ -201,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     from croissant_lineage.linking.linker import link
     from croissant_lineage.resolve import Resolver
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from scale_worker import query_refs
+
     spec = args.family / "family.json"
     if args.records == "rules":
         _slim_records(_rule_fields(spec))
@@ -217,11 +229,8 @@ def main(argv: list[str] | None = None) -> int:
                            "record_packed_mb": round(sum(p.nbytes for p in packed) / (1024 * 1024)),
                            "items_mb": round(items.nbytes / (1024 * 1024))}
     if not args.link_only:
-        refs_all = [f"{d}:{i}" for d, i in zip(
-            items.column("dataset").to_pylist(), items.column("item").to_pylist(), strict=True)]
-        rng = random.Random(0)
-        refs = [refs_all[rng.randrange(len(refs_all))] for _ in range(args.queries)]
-        del refs_all, items
+        refs = query_refs(items, args.queries)
+        del items
         source: Any = lineage
         if args.enrich_from_folder:
             del lineage

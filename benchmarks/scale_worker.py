@@ -44,6 +44,17 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
+def query_refs(items: Any, queries: int, seed: int = 0) -> list[str]:
+    """``queries`` refs of random rows of the items table (drawn with ``random.Random(seed)``),
+    joined for those rows only: no Python list of every ref (0.1 GB at a million items, which
+    the process would keep as pages through the phases measured after)."""
+    rng = random.Random(seed)
+    rows = [rng.randrange(items.num_rows) for _ in range(queries)]
+    picked = items.select(["dataset", "item"]).take(rows)
+    return [f"{d}:{i}" for d, i in zip(
+        picked.column("dataset").to_pylist(), picked.column("item").to_pylist(), strict=True)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("family", type=Path)
@@ -89,13 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         out["peak_rss_mb"] = _rss_mb()
         print(json.dumps(out))
         return 0
-    items = items_without_records(lineage)  # the refs to ask for: without building the raw records
-    refs_all = [f"{d}:{i}" for d, i in zip(
-        items.column("dataset").to_pylist(), items.column("item").to_pylist(), strict=True)]
-    del items
-    rng = random.Random(0)
-    refs = [refs_all[rng.randrange(len(refs_all))] for _ in range(args.queries)]
-    del refs_all
+    refs = query_refs(items_without_records(lineage), args.queries)  # without building the raw records
     if enrich_family is not None:
         enriched = args.work / "enriched"
         phase("enrich", lambda: enrich_family(lineage, spec, enriched))

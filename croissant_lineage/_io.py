@@ -44,6 +44,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_parquet",
+    "atomic_write_parquet_groups",
     "atomic_write_text",
     "atomic_writer",
     "check_output",
@@ -466,13 +467,53 @@ def parquet_bytes(table: pa.Table) -> bytes:
     return buf.getvalue()
 
 
-def atomic_write_parquet(path: str | Path, table: pa.Table) -> None:
+def atomic_write_parquet(path: str | Path, table: pa.Table) -> str:
     """Write ``table`` to ``path`` atomically, the bytes :func:`parquet_bytes` gives, streamed
-    to the file page by page (no copy of the whole file in memory)."""
+    to the file page by page (no copy of the whole file in memory); returns their sha256
+    (hex)."""
+    return atomic_write_parquet_groups(path, table.schema, [table])
+
+
+class _Sha256Writer:
+    """A binary file that hashes what is written to it (what Arrow's writer needs of a file)."""
+
+    def __init__(self, fh: IO[bytes]):
+        import hashlib
+
+        self._fh, self._sha, self._at, self.closed = fh, hashlib.sha256(), 0, False
+
+    def write(self, data: Any) -> int:
+        self._sha.update(data)
+        self._at += len(memoryview(data))
+        return self._fh.write(data)
+
+    def tell(self) -> int:
+        return self._at
+
+    def flush(self) -> None:
+        self._fh.flush()
+
+    def close(self) -> None:
+        self.closed = True  # the file is the caller's to close
+
+    def hexdigest(self) -> str:
+        return self._sha.hexdigest()
+
+
+def atomic_write_parquet_groups(path: str | Path, schema: pa.Schema, groups: Iterable[pa.Table]) -> str:
+    """Write the tables ``groups`` yields (each of ``schema``) to ``path`` atomically as one
+    Parquet file, each table its own row group (split further only past Arrow's default of
+    1Mi rows), written as ``pq.write_table`` would write them: a writer that builds a large
+    table a part at a time never holds it whole. Returns the file's sha256 (hex)."""
     import pyarrow.parquet as pq
 
     with atomic_writer(path, "wb") as fh:
-        pq.write_table(table, fh, **_PARQUET_OPTIONS)
+        out = _Sha256Writer(fh)
+        with pq.ParquetWriter(out, schema, **_PARQUET_OPTIONS) as writer:
+            for table in groups:
+                writer.write_table(table)
+                del table  # before the next group is built
+        return out.hexdigest()
 
 
 #: A CSV cell starting with one of these is a formula to a spreadsheet (``=HYPERLINK(...)``,

@@ -230,6 +230,20 @@ def _split(refs: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
     return pc.list_element(parts, 0), pc.list_element(parts, 1)
 
 
+def _alternative_items(refs: pa.ChunkedArray) -> pa.Array:
+    """Lists of item refs -> lists of their items (a null list: an empty one), column-wise."""
+    lists = refs.combine_chunks() if refs.num_chunks != 1 else refs.chunk(0)
+    flat = pc.list_flatten(lists)
+    if flat.null_count or pc.all(pc.match_substring_regex(flat, "^[^:]+:(?s:.)")).as_py() is False:
+        # Not every one a ref: split_ref's error, as row by row.
+        return pa.array([[split_ref(a)[1] for a in alts] if alts else [] for alts in lists.to_pylist()],
+                        pa.list_(pa.string()))
+    offsets = np.zeros(len(lists) + 1, np.int32)
+    np.cumsum(pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False), out=offsets[1:])
+    items = _split(pa.chunked_array([flat], flat.type))[1] if len(flat) else pa.array([], pa.string())
+    return pa.ListArray.from_arrays(pa.array(offsets), items)
+
+
 def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
     items = pa.concat_tables([t.items for t in tables]) if tables else FILE_KINDS["items"].empty_table()
     n = items.num_rows
@@ -251,7 +265,7 @@ def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
     lin = pa.concat_tables([t.lineage for t in tables]) if tables else FILE_KINDS["lineage"].empty_table()
     cds, cis = _split(lin.column("child"))
     pds, pis = _split(lin.column("parent"))
-    alternatives = [[split_ref(a)[1] for a in alts] if alts else [] for alts in lin.column("alternatives").to_pylist()]
+    alternatives = _alternative_items(lin.column("alternatives"))
     edges = pa.table(
         {
             "child_dataset": cds,
@@ -260,7 +274,7 @@ def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
             "parent_item": pis,
             **{f.name: lin.column(f.name) for f in EDGES_SCHEMA if f.name in lin.column_names and f.name != "alternatives"},
             **{f.name: pa.nulls(lin.num_rows, f.type) for f in list(EDGES_SCHEMA)[4:] if f.name not in lin.column_names},
-            "alternatives": pa.array(alternatives, pa.list_(pa.string())),
+            "alternatives": alternatives,
         }
     ).select(EDGES_SCHEMA.names).cast(EDGES_SCHEMA)
     return Lineage(family=family, items=items_t, edges=edges, duplicates=duplicates)
@@ -335,7 +349,10 @@ class Resolver:
         # before (a link and enrich in the same process leave ~1.5 GB of them at a million
         # items), so that loading does not add its peak on top of theirs.
         release_memory()
-        tables = [read_tables(s.files, skip=_UNREAD) for s in self.sources]
+        tables = []
+        for s in self.sources:
+            tables.append(read_tables(s.files, skip=_UNREAD))
+            release_memory()  # the reader's scratch, before the next file's
         self.lineage = _lineage(_family(self.sources), tables)
         self.findings = findings_from_table(pa.concat_tables([t.findings for t in tables])) if tables else []
         del tables  # the files' own columns: the lineage keeps what it needs

@@ -202,3 +202,30 @@ def test_the_guard_records_reads_only_inside_it_and_probes_are_not_reads(tmp_pat
             atomic_write_bytes(src, b"{}")
     atomic_write_bytes(src, b"[]")  # no command running: no inputs
     assert src.read_text() == out.read_text() == "[]"
+
+
+@pytest.mark.parametrize("groups", [[], [3], [2_000, 0, 777]])
+def test_parquet_written_in_groups_is_hashed_as_written(tmp_path: Path, groups: list[int]) -> None:
+    """atomic_write_parquet(_groups) return the sha256 of the very bytes written; one table
+    gives parquet_bytes' bytes; several give one row group each."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from croissant_lineage._io import (
+        atomic_write_parquet,
+        atomic_write_parquet_groups,
+        parquet_bytes,
+    )
+
+    schema = pa.schema([("n", pa.int64()), ("s", pa.string())])
+    tables = [pa.table({"n": list(range(k)), "s": [f"row {i}" * (i % 7) for i in range(k)]}, schema=schema) for k in groups]
+    digest = atomic_write_parquet_groups(tmp_path / "g.parquet", schema, tables)
+    data = (tmp_path / "g.parquet").read_bytes()
+    assert digest == hashlib.sha256(data).hexdigest()
+    meta = pq.ParquetFile(tmp_path / "g.parquet").metadata
+    assert [meta.row_group(g).num_rows for g in range(meta.num_row_groups)] == groups
+    whole = pa.concat_tables(tables) if tables else schema.empty_table()
+    assert atomic_write_parquet(tmp_path / "w.parquet", whole) == hashlib.sha256(parquet_bytes(whole)).hexdigest()
+    assert (tmp_path / "w.parquet").read_bytes() == parquet_bytes(whole)

@@ -8,8 +8,7 @@ files beside it (:mod:`croissant_lineage.enrich.files`), following the rules of
 from __future__ import annotations
 
 import copy
-import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -20,9 +19,8 @@ from tqdm.auto import tqdm
 
 from croissant_lineage._io import (
     atomic_folder,
-    atomic_write_bytes,
     atomic_write_json,
-    parquet_bytes,
+    atomic_write_parquet,
     read_json,
 )
 from croissant_lineage._results import Result
@@ -51,7 +49,7 @@ from croissant_lineage.errors import DescriptorError, InputError, OutputExistsEr
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
-from croissant_lineage.lineage.model import Lineage, items_without_records
+from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
 from croissant_lineage.prov.graph import (
     enrichment_node,
     family_dataset_node,
@@ -372,17 +370,23 @@ def _check_outputs(out: Path, stems: Iterable[str], force: bool) -> None:
             ensure_replaceable(out / f"{stem}.{kind}.parquet", force=force, ours=partial(is_lineage_file, kind=kind))
 
 
-def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """Write the lineage files beside the descriptor.
+def _write_tables(
+    out: Path, stem: str, tables: Mapping[str, Callable[[], Any]]
+) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
+    """Write the lineage files beside the descriptor, building each table (``tables``: file
+    kind -> builder) when its file is written and freeing it before the next is built.
 
     Returns:
-        Their marked FileObject nodes, and file kind -> file name.
+        Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
     """
-    file_nodes, files = [], {}
-    for kind, table in tables.items():
-        data = parquet_bytes(table)
+    file_nodes, files, rows = [], {}, {}
+    for kind, build in tables.items():
         file_name = f"{stem}.{kind}.parquet"
-        atomic_write_bytes(out / file_name, data)
+        table = build()
+        digest = atomic_write_parquet(out / file_name, table)  # streamed, hashed as written
+        rows[kind] = table.num_rows
+        del table
+        release_memory()  # what building and writing it freed, before the next table
         files[kind] = file_name
         fid = f"cl-{kind}-file"
         file_nodes.append(
@@ -394,10 +398,10 @@ def _write_tables(out: Path, stem: str, tables: Mapping[str, Any]) -> tuple[list
                 "description": f"croissant-lineage {kind} table (Parquet).",
                 "contentUrl": file_name,
                 "encodingFormat": "application/x-parquet",
-                "sha256": hashlib.sha256(data).hexdigest(),
+                "sha256": digest,
             }
         )
-    return file_nodes, files
+    return file_nodes, files, rows
 
 
 def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
@@ -449,12 +453,11 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     base = strip_enrichment(doc)
     doc_out = copy.deepcopy(base)
     added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
-    tables = {
-        "items": items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
-        "lineage": lineage_table(run.lin.edges, run.iris, names),
-        "findings": findings_table(run.found, run.iris, names),
-    }
-    file_nodes, files = _write_tables(run.write_to, stem, tables)
+    file_nodes, files, counts = _write_tables(run.write_to, stem, {
+        "items": lambda: items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
+        "lineage": lambda: lineage_table(run.lin.edges, run.iris, names),
+        "findings": lambda: findings_table(run.found, run.iris, names),
+    })
     rs_nodes = [
         record_set_node(rs_id, f"cl-{rs_spec.kind}-file", MARK)
         for rs_id, rs_spec in RECORD_SETS.items()
@@ -463,9 +466,9 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     add_values(doc_out, "distribution", file_nodes, iri=SCHEMA_NS + "distribution", path=desc_path)
     _add_schema_level(run, doc_out, members, desc_path)
     add_values(doc_out, "recordSet", rs_nodes, iri=CROISSANT_NS + "recordSet", path=desc_path)
-    used = [used_descriptor(base), _used_lineage(run.lin, names, tables["lineage"].num_rows)]
+    used = [used_descriptor(base), _used_lineage(run.lin, names, counts["lineage"])]
     if run.found:
-        used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": tables["findings"].num_rows})
+        used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": counts["findings"]})
     _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
     seal(doc_out, base)
     target = run.out / f"{stem}.json"
@@ -474,9 +477,9 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
         str(target),
         names,
         {k: str(run.out / v) for k, v in files.items()},
-        tables["items"].num_rows,
-        tables["lineage"].num_rows,
-        tables["findings"].num_rows,
+        counts["items"],
+        counts["lineage"],
+        counts["findings"],
     )
 
 

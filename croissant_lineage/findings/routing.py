@@ -27,9 +27,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
@@ -42,6 +40,9 @@ from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.paths import step_option
 from croissant_lineage.linking.normalize import normalize_option
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "QUEUE_COLUMNS",
@@ -167,6 +168,8 @@ class Queue(Result):
 
     def to_pandas(self) -> pd.DataFrame:
         """The rows as a DataFrame with :data:`QUEUE_COLUMNS`."""
+        import pandas as pd  # here: importing the package (and resolving) does not need pandas
+
         return pd.DataFrame([r.to_dict() for r in self.rows], columns=list(QUEUE_COLUMNS))
 
     def row(self, ref: str, finding: str | None = None) -> QueueRow:

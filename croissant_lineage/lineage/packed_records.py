@@ -106,10 +106,17 @@ class PackedRecords:
         """Bytes held (compressed)."""
         return sum(p.nbytes for p in self._parts)
 
-    def chunks(self) -> Iterator[pa.Array]:
-        """The values, one decompressed part (up to :data:`CHUNK_ROWS` rows) at a time."""
+    def chunks(self, start: int = 0, stop: int | None = None) -> Iterator[pa.Array]:
+        """The values (rows ``start`` to ``stop``, all by default), one decompressed part
+        (up to :data:`CHUNK_ROWS` rows) at a time; only the parts those rows are in, cut
+        to them."""
+        at = 0
         for p in self._parts:
-            yield p.array()
+            lo, hi = max(start - at, 0), p.length if stop is None else min(stop - at, p.length)
+            if lo < hi:  # (no part is empty)
+                part = p.array()
+                yield part if (lo, hi) == (0, p.length) else part.slice(lo, hi - lo)
+            at += p.length
 
     def array(self) -> pa.Array:
         """The values as one string array (a new copy each call), built in place: one

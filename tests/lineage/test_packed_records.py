@@ -41,6 +41,20 @@ def test_packed_values_come_back_the_same_however_split(values: list[str | None]
     assert packed.array().equals(whole)  # built again, equal again
 
 
+@settings(max_examples=100, deadline=None)
+@given(values=TEXTS, cuts=st.lists(st.integers(0, 100), max_size=3), rows=st.sampled_from([1, 3, 7]),
+       start=st.integers(0, 70), size=st.integers(0, 70))
+def test_packed_rows_come_back_cut_to_the_parts_they_are_in(
+    values: list[str | None], cuts: list[int], rows: int, start: int, size: int
+) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed_records, "CHUNK_ROWS", rows)
+        packed = PackedRecords(_split(values, cuts))
+    chunks = list(packed.chunks(start, start + size))
+    assert [v for c in chunks for v in c.to_pylist()] == values[start : start + size]
+    assert all(0 < len(c) <= rows for c in chunks)  # only the parts holding those rows
+
+
 def test_json_records_shrink() -> None:
     values = [f'{{"question": "What is {i} plus {i}?", "answer": "B", "id": {i}}}' for i in range(20_000)]
     packed = PackedRecords([pa.array(values)])
@@ -91,14 +105,21 @@ def test_held_records_must_match_the_chunks() -> None:
         lin.hold_packed_records([])
 
 
-def test_written_items_are_byte_identical_held_or_not(tmp_path: Path) -> None:
-    recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], ['{"a": "é\\n"}'] * 700]
-    table = _items(recs)
+def _write_plain_and_held(table: pa.Table, folder: Path) -> Lineage:
+    """Write ``table``'s lineage as is (to folder/plain) and with its records held packed
+    (to folder/held); returns the latter."""
     plain = Lineage({}, table, EDGES_SCHEMA.empty_table())
     held = Lineage({}, table, EDGES_SCHEMA.empty_table())
     held.hold_packed_records([PackedRecords([c]) for c in table.column("record").chunks])
-    plain.write(tmp_path / "plain")
-    held.write(tmp_path / "held")
+    plain.write(folder / "plain")
+    held.write(folder / "held")
+    return held
+
+
+def test_written_items_are_byte_identical_held_or_not(tmp_path: Path) -> None:
+    recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], ['{"a": "é\\n"}'] * 700]
+    table = _items(recs)
+    held = _write_plain_and_held(table, tmp_path)
     assert held.__dict__["_packed"] is not None  # writing builds the records without keeping them
     for name in ("items.parquet", "edges.parquet", "summary.json"):
         assert (tmp_path / "held" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name
@@ -121,3 +142,37 @@ def test_link_holds_the_records_packed_and_gives_the_loaded_items() -> None:
             assert table.column("record").null_count == table.num_rows
             assert packed.array().equals(load_items(d).column("record").combine_chunks())
     assert lin.items.equals(pa.concat_tables(loaded))
+
+
+@pytest.mark.parametrize("group", [1_000, 3_000, 3_700, 1 << 17])
+def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, group: int
+) -> None:
+    """Held or not, ``items.parquet`` has row groups of ITEMS_ROW_GROUP rows (one when fewer):
+    the bytes ``pq.write_table`` gives for that group size, the records built a group at a time."""
+    from croissant_lineage._io import _PARQUET_OPTIONS
+    from croissant_lineage.lineage import model
+
+    monkeypatch.setattr(model, "ITEMS_ROW_GROUP", group)
+    monkeypatch.setattr(packed_records, "CHUNK_ROWS", 512)
+    recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], [None, '{"a": "é"}'] * 350, []]
+    table = _items(recs)
+    _write_plain_and_held(table, tmp_path)
+    pq.write_table(table, tmp_path / "whole.parquet", row_group_size=group, **_PARQUET_OPTIONS)
+    want = (tmp_path / "whole.parquet").read_bytes()
+    assert (tmp_path / "held" / "items.parquet").read_bytes() == want
+    assert (tmp_path / "plain" / "items.parquet").read_bytes() == want
+    meta = pq.ParquetFile(tmp_path / "held" / "items.parquet").metadata
+    assert [meta.row_group(g).num_rows for g in range(meta.num_row_groups)] == (
+        [min(group, 3_700 - s) for s in range(0, 3_700, group)])
+    assert Lineage.read(tmp_path / "held").items.equals(table)
+
+
+def test_an_empty_items_table_is_written_as_write_table_writes_it(tmp_path: Path) -> None:
+    from croissant_lineage._io import _PARQUET_OPTIONS
+
+    held = Lineage({}, ITEMS_SCHEMA.empty_table(), EDGES_SCHEMA.empty_table())
+    held.hold_packed_records([PackedRecords([c]) for c in ITEMS_SCHEMA.empty_table().column("record").chunks])
+    held.write(tmp_path / "held")
+    pq.write_table(ITEMS_SCHEMA.empty_table(), tmp_path / "whole.parquet", **_PARQUET_OPTIONS)
+    assert (tmp_path / "held" / "items.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()

@@ -8,7 +8,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from croissant_lineage.cli import main
 from croissant_lineage.enrich import FamilyEnrichResult, enrich_family
@@ -147,3 +150,19 @@ def test_mmlu_pro_3542_from_metadata_alone(mmlu_lineage: Lineage, shared_data: P
     assert edge.option_map and -1 in edge.option_map and edge.key_inherited is True
     assert fam.findings, "the parent's MMLU-Redux annotation reaches its MMLU-Pro copy"
     assert any(f["item"] == parent.ref for f in fam.findings)
+
+
+@given(lists=st.lists(st.one_of(st.none(), st.lists(st.sampled_from(["a:1", "b:2:3", "c:x", "bad", ":1", "d:"]), max_size=3)),
+                      max_size=8))
+def test_alternatives_lose_their_dataset_as_split_ref_cuts_them(lists: list[list[str] | None]) -> None:
+    from croissant_lineage.lineage.schema import split_ref
+    from croissant_lineage.resolve import _alternative_items
+
+    column = pa.chunked_array([pa.array(lists, pa.list_(pa.string()))], pa.list_(pa.string()))
+    try:
+        want: object = [[split_ref(a)[1] for a in alts] if alts else [] for alts in lists]
+    except ValueError:
+        with pytest.raises(ValueError, match="is not 'dataset:item'"):
+            _alternative_items(column)
+        return
+    assert _alternative_items(column).to_pylist() == want
