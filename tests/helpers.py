@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -24,3 +25,13 @@ def items_table(dataset: str, rows: list[dict[str, Any]]) -> pa.Table:
         out["source_row"].append(n)
         out["record"].append(json.dumps(r.get("record", {})))
     return pa.table(out, schema=ITEMS_SCHEMA)
+
+
+def family_item_tables(data_dir: Any) -> Iterator[tuple[Any, pa.Table]]:
+    """``(dataset spec, items table)`` of every MMLU-family dataset with items, in spec order."""
+    from croissant_lineage.family.spec import load_family
+    from croissant_lineage.lineage.items import load_items
+
+    for ds in load_family("mmlu").datasets.values():
+        if ds.has_items:
+            yield ds, load_items(ds, data_dir=data_dir)

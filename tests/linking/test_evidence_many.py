@@ -16,13 +16,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.family.spec import rules_for
+from croissant_lineage.family.spec import load_family, rules_for
 from croissant_lineage.linking.evidence import (
     NumberReader,
     extract_evidence,
     extract_evidence_many,
     number_reader,
 )
+from tests.helpers import family_item_tables
 
 _WORDS = st.sampled_from(
     [
@@ -53,15 +54,9 @@ def test_no_reader_and_no_items() -> None:
 @pytest.mark.realdata
 @pytest.mark.slow  # ~40 s: every item of the MMLU family, in its declared language
 def test_every_family_item(shared_data: Path) -> None:
-    from croissant_lineage.family.spec import load_family
-    from croissant_lineage.lineage.items import load_items
-
     spec = load_family("mmlu")
     checked = 0
-    for ds in spec.datasets.values():
-        if not ds.has_items:
-            continue
-        table = load_items(ds, data_dir=shared_data)
+    for ds, table in family_item_tables(shared_data):
         items = list(zip(table.column("stem").to_pylist(), table.column("options").to_pylist(), strict=True))
         lang = ds.languages[0] if ds.languages else None
         rules = rules_for(spec.language_rules, lang)

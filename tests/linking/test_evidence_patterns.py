@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croissant_lineage.linking import evidence
+from tests.helpers import family_item_tables
 
 STATED = {
     "_CAPITALISED": re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z]+(?![A-Za-z0-9])"),
@@ -52,15 +53,8 @@ def test_examples(name: str, text: str, found: list[str]) -> None:
 @pytest.mark.realdata
 @pytest.mark.slow  # ~20 s: every text of the MMLU family
 def test_every_family_text(shared_data: Path) -> None:
-    from croissant_lineage.family.spec import load_family
-    from croissant_lineage.lineage.items import load_items
-
-    spec = load_family("mmlu")
     checked = 0
-    for ds in spec.datasets.values():
-        if not ds.has_items:
-            continue
-        table = load_items(ds, data_dir=shared_data)
+    for ds, table in family_item_tables(shared_data):
         for stem, options in zip(table.column("stem").to_pylist(), table.column("options").to_pylist(), strict=True):
             text = evidence._joined(stem, options)
             for name, stated in STATED.items():
