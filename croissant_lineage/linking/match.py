@@ -22,6 +22,9 @@ each other child its best parent candidate (or None) with that candidate's score
 The exact matches of all blocks are one join of the two sides' (block, stem) codes, and
 candidates are ranked by :func:`evidence_columns` (:func:`option_evidence` of all pairs at
 once); :func:`option_evidence` stays the statement of the evidence, one pair at a time.
+The fuzzy candidates of consecutive blocks share one :func:`evidence_columns` call
+(:data:`FUZZY_PAIRS` pairs at a time): its fixed costs, paid once per block, made the
+fuzzy step's cost per item grow with the number of blocks.
 """
 
 from __future__ import annotations
