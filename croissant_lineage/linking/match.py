@@ -22,6 +22,9 @@ each other child its best parent candidate (or None) with that candidate's score
 The exact matches of all blocks are one join of the two sides' (block, stem) codes, and
 candidates are ranked by :func:`evidence_columns` (:func:`option_evidence` of all pairs at
 once); :func:`option_evidence` stays the statement of the evidence, one pair at a time.
+The fuzzy candidates of consecutive blocks share one :func:`evidence_columns` call
+(:data:`FUZZY_PAIRS` pairs at a time): its fixed costs, paid once per block, made the
+fuzzy step's cost per item grow with the number of blocks.
 """
 
 from __future__ import annotations
@@ -157,8 +160,7 @@ def evidence_columns(child: Side, ci: np.ndarray, parent: Side, pi: np.ndarray) 
     stems_equal = pc.fill_null(pc.equal(cs, ps), False).to_numpy(zero_copy_only=False) | (
         pc.and_(pc.is_null(cs), pc.is_null(ps)).to_numpy(zero_copy_only=False)
     )
-    c_null = pc.is_null(child.table.column("options")).to_numpy(zero_copy_only=False)[ci]
-    p_null = pc.is_null(parent.table.column("options")).to_numpy(zero_copy_only=False)[pi]
+    c_null, p_null = child.options_missing[ci], parent.options_missing[pi]
     d = diff_pairs(child.option_columns(), parent.option_columns(), ci, pi, child.key_indices[ci], parent.key_indices[pi])
     n_bytes = d.paired("bytes")
     n_cased = n_bytes + d.paired("cased")
@@ -253,6 +255,37 @@ def _block_groups(side: Side, expr: Any, where: str, rows: Iterable[int] | None 
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return dict(zip(index, np.split(picked[order], bounds) if len(picked) else [], strict=False))
+
+
+#: Fuzzy candidate pairs whose option evidence is computed at once (blocks are grouped up to about this many).
+FUZZY_PAIRS = 1 << 14
+
+
+@dataclass
+class _FuzzyBlock:
+    """One block's pending children scored against its parents (:meth:`_TextMatching.fuzzy`).
+
+    Attributes:
+        kids: The children; pool: the parents' rows (empty: no parent in the block).
+        best, best_score: Per child, its best parent column and that stem score.
+        cols, col_scores: Per child, the columns whose option evidence ranks them (those
+            within :data:`NEAR` of the best, then the others at or above the threshold
+            when one child per parent) and their stem scores; none below the threshold.
+        n_near: Per child, how many of ``cols`` are near the best.
+    """
+
+    kids: list[int]
+    pool: np.ndarray
+    best: list[int]
+    best_score: list[float]
+    cols: list[np.ndarray]
+    col_scores: list[list[float]]
+    n_near: list[int]
+
+    @property
+    def pairs(self) -> int:
+        """The candidate pairs whose evidence is asked."""
+        return sum(len(c) for c in self.cols)
 
 
 @dataclass
@@ -355,31 +388,80 @@ class _TextMatching:
         else:
             self.unmatched[i] = (best, score)
 
-    def fuzzy(self, kids: list[int], pool: list[int]) -> None:
-        """Score one block's pending children against its parents (one ``cdist``), and
-        rank each child's near-best candidates by their option evidence (one
-        :func:`evidence_columns` for the block)."""
-        if not pool:
-            for i in kids:
-                self.give_up(i, None, 0.0)
-            return
+    def fuzzy(self, blocks: list[tuple[list[int], np.ndarray]]) -> list[list[Match]]:
+        """Fuzzy matches of each block's pending children (``(children, parent rows)``
+        per block), in block order: per block one ``cdist`` of its stems
+        (:meth:`_score_block`); the near-best candidates' option evidence of many blocks
+        at once (one :func:`evidence_columns` per :data:`FUZZY_PAIRS` candidates: its fixed
+        costs, paid per block, grew with the block count); then each child's choice
+        (:meth:`_decide`), block by block.
+
+        Returns:
+            Per block, the matches it added (fallbacks of children left without a fuzzy match included).
+        """
+        found: list[list[Match]] = []
+        group: list[_FuzzyBlock] = []
+        pairs = 0
+        for kids, pool in blocks:
+            group.append(self._score_block(kids, pool))
+            pairs += group[-1].pairs
+            if pairs >= FUZZY_PAIRS:
+                found.extend(self._decide(group))
+                group, pairs = [], 0
+        found.extend(self._decide(group))
+        return found
+
+    def _score_block(self, kids: list[int], pool: np.ndarray) -> _FuzzyBlock:
+        """One block's pending children scored against its parents (one ``cdist``)."""
+        if not len(pool):
+            return _FuzzyBlock(kids, pool, [], [], [], [], [])
         scores = stem_ratios(self.child.norm_stems.take(kids), self.parent.norm_stems.take(pool))
-        plans = [self._near(scores[row]) for row in range(len(kids))]
-        sizes = [len(near) + len(others) for _, near, others in plans]
-        rows = np.repeat(np.arange(len(kids)), sizes)
-        cols = np.concatenate([np.concatenate((near, others)) for _, near, others in plans]) if plans else _NO_ROWS
-        pool_rows = np.asarray(pool, np.int64)
-        evidence = evidence_columns(self.child, np.asarray(kids, np.int64)[rows], self.parent, pool_rows[cols]).tolist()
+        block = _FuzzyBlock(kids, pool, [], [], [], [], [])
+        for row in range(len(kids)):
+            k, near, others = self._near(scores[row])
+            cols = np.concatenate((near, others))
+            block.best.append(k)
+            block.best_score.append(float(scores[row, k]))
+            block.cols.append(cols)
+            block.col_scores.append(scores[row, cols].tolist())
+            block.n_near.append(len(near))
+        return block
+
+    def _decide(self, group: list[_FuzzyBlock]) -> list[list[Match]]:
+        """The matches of a group of scored blocks, block by block, their candidates'
+        option evidence computed at once."""
+        ci = [np.repeat(np.asarray(b.kids, np.int64), [len(c) for c in b.cols]) for b in group if b.cols]
+        pi = [b.pool[c] for b in group for c in b.cols]
+        evidence = evidence_columns(
+            self.child, np.concatenate(ci) if ci else _NO_ROWS, self.parent, np.concatenate(pi) if pi else _NO_ROWS
+        )
+        found: list[list[Match]] = []
         at = 0
-        for row, (i, (k, near, others)) in enumerate(zip(kids, plans, strict=True)):
-            srow = scores[row]
-            if not len(near):
-                self.give_up(i, pool[k], round(float(srow[k]), 2))
+        for b in group:
+            start = len(self.matches)
+            at = self._decide_block(b, evidence, at)
+            found.append(self.matches[start:])
+            del self.matches[start:]
+        return found
+
+    def _decide_block(self, b: _FuzzyBlock, evidence: np.ndarray, at: int) -> int:
+        """Each child's fuzzy match (or give-up) in one scored block; its candidates'
+        evidence starts at row ``at`` of ``evidence``. Returns the row after them."""
+        if not len(b.pool):
+            for i in b.kids:
+                self.give_up(i, None, 0.0)
+            return at
+        pool = b.pool.tolist()
+        for row, i in enumerate(b.kids):
+            if not b.n_near[row]:
+                self.give_up(i, pool[b.best[row]], round(b.best_score[row], 2))
                 continue
-            evs = [tuple(e) for e in evidence[at : at + sizes[row]]]
-            at += sizes[row]
-            near_c, other_c = near.tolist(), others.tolist()
-            self._fuzzy_one(i, [(e, float(srow[c]), pool[c]) for e, c in zip(evs, near_c + other_c, strict=True)], len(near_c))
+            cols = b.cols[row]
+            evs = [tuple(e) for e in evidence[at : at + len(cols)].tolist()]
+            at += len(cols)
+            scored = [(e, s, pool[c]) for e, s, c in zip(evs, b.col_scores[row], cols.tolist(), strict=True)]
+            self._fuzzy_one(i, scored, b.n_near[row])
+        return at
 
     def _near(self, srow: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
         """The best column of one child's scores, the columns within :data:`NEAR` of it
@@ -458,13 +540,8 @@ def match_text(
     pool_of = _block_groups(parent, rule.parent_block, where + "parent_block ")
     run = _TextMatching(child, parent, rule, [], {}, defaultdict(list), {}, one_to_one)
     exact_found = run.exact(kids_of, pool_of)
-    fuzzy_found: dict[Any, list[Match]] = {}
-    for b in kids_of:
-        if b in run.pending:
-            start = len(run.matches)
-            run.fuzzy(run.pending[b], pool_of.get(b, _NO_ROWS).tolist())
-            fuzzy_found[b] = run.matches[start:]
-            del run.matches[start:]
+    pending = [b for b in kids_of if b in run.pending]
+    fuzzy_found = dict(zip(pending, run.fuzzy([(run.pending[b], pool_of.get(b, _NO_ROWS)) for b in pending]), strict=True))
     # Matches in the order of a whole-side pass: exact ones in ``selected`` order, then
     # fuzzy ones block by block, blocks ordered by their text (ties: first pending child).
     position = np.empty(len(child), np.int64)

@@ -168,6 +168,7 @@ class Side:
         ids: Item ids, in table order.
         keys: Key letters (None where an item has none).
         n_options: Options per item (0 when None or empty).
+        options_missing: Per item, whether its options are None (not an empty list).
     """
 
     def __init__(self, table: pa.Table, records: PackedRecords | None = None):
@@ -178,6 +179,9 @@ class Side:
         self.n_options: np.ndarray = (
             pc.fill_null(pc.list_value_length(table.column("options")), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         )
+        # Once per side: matching asks it per block, and a whole-column pass per block
+        # made the fuzzy step cost grow with the side's size times its block count.
+        self.options_missing: np.ndarray = pc.is_null(table.column("options")).to_numpy(zero_copy_only=False)
         self._subjects: Rows[str | None] | None = None
         self._columns = _RecordColumns(self)
         self._norm: Rows[str] | None = None

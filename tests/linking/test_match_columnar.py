@@ -13,6 +13,7 @@ Every MMLU-family derivation is compared in ``test_match_columnar_real.py``.
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
+from croissant_lineage.linking import match as match_module
 from croissant_lineage.linking.assign import candidate_weight
 from croissant_lineage.linking.match import (
     _weights,
@@ -71,6 +73,22 @@ def _case(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[str, Any]], 
 def test_match_text_is_the_per_child_reference(case: tuple[Any, ...]) -> None:
     children, parents, rule, selected, one_to_one = case
     got = match_text(Side(items_table("c", children)), Side(items_table("p", parents)), rule, selected, one_to_one=one_to_one)
+    want = reference_match_text(
+        Side(items_table("c", children)), Side(items_table("p", parents)), rule, selected, one_to_one=one_to_one
+    )
+    assert got[0] == want[0]
+    assert list(got[1].items()) == list(want[1].items())
+
+
+@settings(max_examples=200, deadline=None)
+@given(_case(), st.sampled_from([1, 2, 3]))
+def test_fuzzy_blocks_grouped_any_way_match_as_the_reference(case: tuple[Any, ...], pairs: int) -> None:
+    # The fuzzy step computes the option evidence of several blocks' candidates at once,
+    # flushing a group once it holds FUZZY_PAIRS pairs: groups of every size (one block,
+    # a block cut off mid-way through the next) must give the same matches, in block order.
+    children, parents, rule, selected, one_to_one = case
+    with mock.patch.object(match_module, "FUZZY_PAIRS", pairs):
+        got = match_text(Side(items_table("c", children)), Side(items_table("p", parents)), rule, selected, one_to_one=one_to_one)
     want = reference_match_text(
         Side(items_table("c", children)), Side(items_table("p", parents)), rule, selected, one_to_one=one_to_one
     )
