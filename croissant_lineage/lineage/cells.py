@@ -11,6 +11,7 @@ back to ``as_py``. :class:`Rows` reads rows of a few columns of a chunked table.
 from __future__ import annotations
 
 import bisect
+import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,8 +32,7 @@ _FORMATS = {
 def _view(buffer: pa.Buffer | None, fmt: str, count: int) -> memoryview:
     """The first ``count`` values of ``buffer`` as a memoryview of format ``fmt``."""
     raw = memoryview(buffer if buffer is not None else b"").cast("B")
-    size = memoryview(b"\0" * 8).cast(fmt).itemsize
-    return raw[: count * size].cast(fmt)
+    return raw[: count * struct.calcsize(fmt)].cast(fmt)  # type: ignore[call-overload]
 
 
 def _values(array: pa.Array) -> Reader | None:

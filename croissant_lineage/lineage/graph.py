@@ -203,7 +203,7 @@ class LineageGraph:
         self._ids = RefIds(refs)  # the edges' ends
         del refs
         # The edges' ends by row, read as Python ints.
-        self._child_at, self._parent_at = memoryview(self._child), memoryview(self._parent)
+        self._child_at, self._parent_at = self._child.data, self._parent.data
         # Edge rows by child (up) and by parent (down), in row order within a ref.
         self._up = EdgeIndex(self._child)
         self._down = EdgeIndex(self._parent)

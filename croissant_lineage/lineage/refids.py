@@ -7,6 +7,8 @@ so numbers compare as the refs do (:func:`number_refs` numbers whole columns in 
 :class:`EdgeIndex` gives the rows of a table whose key column (ref numbers) holds a given
 number, in row order; :class:`RefRows`, the row of an item table that holds a ref. A ref is
 found by its Python hash (a sorted NumPy array of them), then checked against the strings.
+A query reads these arrays through memoryviews (``bisect`` and slices give Python ints):
+a NumPy call per look-up costs more than the look-up.
 """
 
 from __future__ import annotations
@@ -71,8 +73,8 @@ class _HashIndex:
             hashes[at : at + len(part)] = [hash(r) for r in part]
             at += len(part)
         positions = np.argsort(hashes, kind="stable").astype(np.int32)
-        self._hashes = memoryview(hashes[positions])
-        self._positions = memoryview(positions)
+        self._hashes = hashes[positions].data
+        self._positions = positions.data
 
     def candidates(self, ref: str) -> list[int]:
         """The positions whose ref has the hash of ``ref``, ascending."""
@@ -146,10 +148,10 @@ class EdgeIndex:
 
     def __init__(self, keys: np.ndarray):
         kind = np.int32 if len(keys) < 2**31 else np.int64
-        self._order = memoryview(np.argsort(keys, kind="stable").astype(kind))
+        self._order = np.argsort(keys, kind="stable").astype(kind).data
         starts = np.zeros(int(keys.max()) + 2 if len(keys) else 1, kind)
         np.cumsum(np.bincount(keys), out=starts[1:])
-        self._starts = memoryview(starts)
+        self._starts = starts.data
 
     def rows(self, key: int) -> list[int]:
         """The rows whose key is ``key`` (ascending)."""
