@@ -8,20 +8,20 @@ after which every query is a few look-ups. :func:`relatives_of` gathers everythi
 
 from __future__ import annotations
 
-import bisect
-import itertools
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.cells import Rows
 from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.refids import EdgeIndex, RefIds, RefRows, joined_refs, number_refs
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, join_ref, split_ref
+from croissant_lineage.lineage.schema import join_ref, split_ref
+
+#: The edge columns an :class:`Edge` is read from (its ends come from the ref numbers).
+_EDGE_COLUMNS = ("parent_dataset", "activity", "method", "score", "options_score", "option_map", "options_copied",
+                 "options_added", "options_dropped", "key_inherited", "stem_changed", "ambiguous", "alternatives")
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
 
@@ -202,14 +202,16 @@ class LineageGraph:
         release_memory()  # the joined refs and the hash table, before the indexes
         self._ids = RefIds(refs)  # the edges' ends
         del refs
+        # The edges' ends by row, read as Python ints.
+        self._child_at, self._parent_at = self._child.data, self._parent.data
         # Edge rows by child (up) and by parent (down), in row order within a ref.
         self._up = EdgeIndex(self._child)
         self._down = EdgeIndex(self._parent)
         items = lineage.items
         self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
-        # Edge objects and item columns are built the first time a query touches them.
-        self._edge_cols: dict[str, pa.Array] | None = None
-        self._item_chunks: dict[str, tuple[list[pa.Array], list[int]]] | None = None
+        # Edge objects and cell readers are built the first time a query touches them.
+        self._edge_cells: Rows | None = None
+        self._item_cells: Rows | None = None
         self._edges: dict[int, Edge] = {}
         self._with_items = with_items
         self._dups: dict[str, tuple[str, ...]] = {}
@@ -233,6 +235,24 @@ class LineageGraph:
         # (every numbered ref is an end of an edge)
         return isinstance(ref, str) and (self._row(ref) is not None or self._ids.find(ref) is not None)
 
+    def _locate(self, ref: str) -> tuple[int | None, int | None]:
+        """The items table's row of ``ref`` and its number among the edges' ends.
+
+        Raises:
+            InputError: not a ref, or neither in the items nor an end of an edge.
+        """
+        try:
+            split_ref(ref)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        row, number = self._row(ref), self._ids.find(ref)
+        if row is None and number is None:
+            dataset = ref.partition(":")[0]
+            known = sorted({d["name"] for d in self.lineage.family.get("datasets", [])})
+            hint = "check the item id" if dataset in known else f"datasets are: {', '.join(known)}"
+            raise InputError(f"item {ref!r} is not in the lineage", hint=hint)
+        return row, number
+
     def item(self, ref: str) -> ItemRecord:
         """The item's record.
 
@@ -241,68 +261,50 @@ class LineageGraph:
                 built with ``with_items=False``, or the item is named by an edge or a
                 duplicate group but missing from the item table (e.g. a filtered lineage).
         """
-        self._check(ref)
+        n = self._locate(ref)[0]
         if not self._with_items:
             raise InputError(
                 f"item {ref!r}: this graph was built without the item texts",
                 hint="build it with LineageGraph(lineage, with_items=True)",
             )
-        n = self._row(ref)
         if n is None:
             raise InputError(
                 f"item {ref!r} is linked in the lineage but not in its item table",
                 hint="the lineage's items were filtered or lost: re-run link",
             )
-        if self._item_chunks is None:
-            # Indexing a chunked column searches its chunks on every call: keep each
-            # column's chunks and their starts, and find the row once per column.
-            self._item_chunks = {}
-            for c in ("dataset", "item", "subject", "stem", "options", "key"):
-                chunks = self.lineage.items.column(c).chunks
-                starts = list(itertools.accumulate((len(ch) for ch in chunks), initial=0))[:-1]
-                self._item_chunks[c] = (chunks, starts)
-        item_chunks = self._item_chunks
+        return self._record(ref, n)
 
-        def value(c: str) -> Any:
-            chunks, starts = item_chunks[c]
-            k = bisect.bisect_right(starts, n) - 1
-            return chunks[k][n - starts[k]].as_py()
-
-        return ItemRecord(
-            ref, value("dataset"), value("item"), value("subject"), value("stem"),
-            tuple(value("options") or ()), value("key"),
-        )
+    def _record(self, ref: str, n: int) -> ItemRecord:
+        """The record of the items table's row ``n``."""
+        if self._item_cells is None:
+            self._item_cells = Rows(self.lineage.items, ("dataset", "item", "subject", "stem", "options", "key"))
+        dataset, item, subject, stem, options, key = self._item_cells.row(n)
+        return ItemRecord(ref, dataset, item, subject, stem, tuple(options or ()), key)
 
     def _edge(self, i: int) -> Edge:
         """The edge of row ``i`` (built once, then kept)."""
         edge = self._edges.get(i)
         if edge is not None:
             return edge
-        if self._edge_cols is None:
-            edges = self.lineage.edges
-            skip = ("child_dataset", "child_item", "parent_item")
-            self._edge_cols = {f.name: edges.column(f.name).combine_chunks() for f in EDGES_SCHEMA if f.name not in skip}
-        cols = self._edge_cols
-
-        def value(c: str) -> Any:
-            return cols[c][i].as_py()
-
-        pds = value("parent_dataset")
+        if self._edge_cells is None:
+            self._edge_cells = Rows(self.lineage.edges, _EDGE_COLUMNS)
+        (pds, activity, method, score, options_score, option_map, copied, added, dropped, key_inherited,
+         stem_changed, ambiguous, alternatives) = self._edge_cells.row(i)
         edge = Edge(
-            child=self._ids.ref(int(self._child[i])),
-            parent=self._ids.ref(int(self._parent[i])),
-            activity=value("activity"),
-            method=value("method"),
-            score=value("score"),
-            options_score=value("options_score"),
-            option_map=tuple(value("option_map") or ()),
-            options_copied=value("options_copied"),
-            options_added=value("options_added"),
-            options_dropped=value("options_dropped"),
-            key_inherited=value("key_inherited"),
-            stem_changed=value("stem_changed"),
-            ambiguous=bool(value("ambiguous")),
-            alternatives=tuple(join_ref(pds, a) for a in value("alternatives") or ()),
+            child=self._ids.ref(self._child_at[i]),
+            parent=self._ids.ref(self._parent_at[i]),
+            activity=activity,
+            method=method,
+            score=score,
+            options_score=options_score,
+            option_map=tuple(option_map or ()),
+            options_copied=copied,
+            options_added=added,
+            options_dropped=dropped,
+            key_inherited=key_inherited,
+            stem_changed=stem_changed,
+            ambiguous=bool(ambiguous),
+            alternatives=tuple(join_ref(pds, a) for a in alternatives or ()),
         )
         self._edges[i] = edge
         return edge
@@ -310,7 +312,7 @@ class LineageGraph:
     def _edge_rows(self, ref: str, up: bool) -> list[int]:
         """The rows of the edges to the item's parents (``up``) or from its children, in row order."""
         i = self._ids.find(ref)
-        return [] if i is None else (self._up if up else self._down).rows(i).tolist()
+        return [] if i is None else (self._up if up else self._down).rows(i)
 
     def parents(self, ref: str) -> list[Edge]:
         """Edges to the item's parents."""
@@ -320,9 +322,9 @@ class LineageGraph:
         """Edges from the item's children."""
         return [self._edge(i) for i in self._edge_rows(ref, up=False)]
 
-    def _walk(self, ref: str, up: bool) -> list[Relative]:
-        index, far = (self._up, self._parent) if up else (self._down, self._child)
-        start = self._ids.find(ref)
+    def _walk(self, start: int | None, up: bool) -> list[Relative]:
+        """The relatives of the ref numbered ``start`` (none when None), breadth first."""
+        index, far = (self._up, self._parent_at) if up else (self._down, self._child_at)
         if start is None:
             return []
         seen = {start}
@@ -330,10 +332,9 @@ class LineageGraph:
         queue: deque[tuple[int, tuple[Edge, ...]]] = deque([(start, ())])
         while queue:
             cur, path = queue.popleft()
-            rows = index.rows(cur)
-            # By the far end's ref (ids follow ref order), row order among equals.
-            for i in rows[np.argsort(far[rows], kind="stable")].tolist():
-                nxt = int(far[i])
+            # By the far end's ref (numbers follow ref order), row order among equals.
+            for i in sorted(index.rows(cur), key=far.__getitem__):
+                nxt = far[i]
                 if nxt in seen:
                     continue
                 seen.add(nxt)
@@ -344,13 +345,11 @@ class LineageGraph:
 
     def ancestors(self, ref: str) -> list[Relative]:
         """Parents, grandparents... breadth first (nearest first)."""
-        self._check(ref)
-        return self._walk(ref, up=True)
+        return self._walk(self._locate(ref)[1], up=True)
 
     def descendants(self, ref: str) -> list[Relative]:
         """Children, grandchildren... breadth first (nearest first)."""
-        self._check(ref)
-        return self._walk(ref, up=False)
+        return self._walk(self._locate(ref)[1], up=False)
 
     def duplicates(self, ref: str) -> list[str]:
         """Identical items in the same dataset (same stem, same options as a multiset)."""
@@ -359,17 +358,6 @@ class LineageGraph:
     def documented_children(self, dataset: str) -> list[dict[str, Any]]:
         """Dataset-level derivations from ``dataset`` with no item data here."""
         return [dict(d) for d in self._documented.get(dataset, ())]
-
-    def _check(self, ref: str) -> None:
-        try:
-            split_ref(ref)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-        if ref not in self:
-            dataset = ref.partition(":")[0]
-            known = sorted({d["name"] for d in self.lineage.family.get("datasets", [])})
-            hint = "check the item id" if dataset in known else f"datasets are: {', '.join(known)}"
-            raise InputError(f"item {ref!r} is not in the lineage", hint=hint)
 
 
 def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
@@ -389,8 +377,9 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
         InputError: the item is not in the lineage.
     """
     graph = lineage if isinstance(lineage, LineageGraph) else LineageGraph(lineage)
-    ancestors = graph.ancestors(ref)
-    item = graph.item(ref) if graph._row(ref) is not None else None
+    row, number = graph._locate(ref)  # once for the walks and the record
+    ancestors = graph._walk(number, up=True)
+    item = None if row is None else graph._record(ref, row)
     datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
     documented: list[dict[str, Any]] = []
     for ds in dict.fromkeys(datasets):
@@ -399,7 +388,7 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
         ref=ref,
         item=item,
         ancestors=tuple(ancestors),
-        descendants=tuple(graph.descendants(ref)),
+        descendants=tuple(graph._walk(number, up=False)),
         duplicates=tuple(graph.duplicates(ref)),
         documented=tuple(documented),
     )

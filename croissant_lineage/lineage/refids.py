@@ -7,16 +7,20 @@ so numbers compare as the refs do (:func:`number_refs` numbers whole columns in 
 :class:`EdgeIndex` gives the rows of a table whose key column (ref numbers) holds a given
 number, in row order; :class:`RefRows`, the row of an item table that holds a ref. A ref is
 found by its Python hash (a sorted NumPy array of them), then checked against the strings.
+A query reads these arrays through memoryviews (``bisect`` and slices give Python ints):
+a NumPy call per look-up costs more than the look-up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import bisect
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from croissant_lineage.lineage.cells import Rows, cell_reader
 from croissant_lineage.lineage.schema import join_ref
 
 __all__ = ["EdgeIndex", "RefIds", "RefRows", "joined_refs", "number_refs"]
@@ -57,7 +61,8 @@ def joined_refs(dataset: pa.ChunkedArray | pa.Array, item: pa.ChunkedArray | pa.
 
 
 class _HashIndex:
-    """Positions by the Python hash of the ref at each (a sorted NumPy array of hashes)."""
+    """Positions by the Python hash of the ref at each (a sorted NumPy array of hashes,
+    searched through memoryviews: Python ints, no NumPy call per look-up)."""
 
     __slots__ = ("_hashes", "_positions")
 
@@ -67,16 +72,18 @@ class _HashIndex:
         for part in parts:
             hashes[at : at + len(part)] = [hash(r) for r in part]
             at += len(part)
-        self._positions = np.argsort(hashes, kind="stable").astype(np.int32)
-        self._hashes = hashes[self._positions]
+        positions = np.argsort(hashes, kind="stable").astype(np.int32)
+        self._hashes = hashes[positions].data
+        self._positions = positions.data
 
-    def candidates(self, ref: str) -> Iterator[int]:
+    def candidates(self, ref: str) -> list[int]:
         """The positions whose ref has the hash of ``ref``, ascending."""
         h = hash(ref)
-        at = int(np.searchsorted(self._hashes, h))
-        while at < len(self._hashes) and self._hashes[at] == h:
-            yield int(self._positions[at])
-            at += 1
+        hashes = self._hashes
+        lo = hi = bisect.bisect_left(hashes, h)
+        while hi < len(hashes) and hashes[hi] == h:
+            hi += 1
+        return self._positions[lo:hi].tolist()
 
 
 class RefIds:
@@ -86,10 +93,11 @@ class RefIds:
         refs: The distinct refs, sorted (strings, no nulls).
     """
 
-    __slots__ = ("_index", "_refs")
+    __slots__ = ("_index", "_read", "_refs")
 
     def __init__(self, refs: pa.Array):
         self._refs = refs
+        self._read = cell_reader(refs)
         parts = (refs.slice(at, _HASH_ROWS).to_pylist() for at in range(0, len(refs), _HASH_ROWS))
         self._index = _HashIndex(parts, len(refs))
 
@@ -98,11 +106,11 @@ class RefIds:
 
     def find(self, ref: str) -> int | None:
         """The number of ``ref``, or None when it is not one of them."""
-        return next((i for i in self._index.candidates(ref) if self._refs[i].as_py() == ref), None)
+        return next((i for i in self._index.candidates(ref) if self._read(i) == ref), None)
 
     def ref(self, i: int) -> str:
         """The ref numbered ``i``."""
-        value: str = self._refs[i].as_py()
+        value: str = self._read(i)
         return value
 
 
@@ -114,36 +122,39 @@ class RefRows:
         dataset, item: The table's columns.
     """
 
-    __slots__ = ("_dataset", "_index", "_item")
+    __slots__ = ("_index", "_rows")
 
     def __init__(self, dataset: pa.ChunkedArray, item: pa.ChunkedArray):
-        self._dataset, self._item = dataset, item
+        self._rows = Rows(pa.table({"dataset": dataset, "item": item}), ("dataset", "item"))
         parts = (joined_refs(dataset.slice(at, _HASH_ROWS), item.slice(at, _HASH_ROWS)).to_pylist()
                  for at in range(0, len(dataset), _HASH_ROWS))
         self._index = _HashIndex(parts, len(dataset))
 
     def find(self, ref: str) -> int | None:
         """The row of ``ref`` (the last, when the table lists it twice), or None."""
-        rows = [r for r in self._index.candidates(ref)
-                if join_ref(self._dataset[r].as_py(), self._item[r].as_py()) == ref]
+        rows = [r for r in self._index.candidates(ref) if join_ref(*self._rows.row(r)) == ref]
         return rows[-1] if rows else None
 
 
 class EdgeIndex:
-    """The rows of a key column (ref numbers) holding a given number, in row order.
+    """The rows of a key column (ref numbers) holding a given number, in row order: the
+    rows sorted by key, and where each key's rows start (read as Python ints).
 
     Args:
-        keys: One number per row.
+        keys: One number (0 or more) per row.
     """
 
-    __slots__ = ("_order", "_sorted")
+    __slots__ = ("_order", "_starts")
 
     def __init__(self, keys: np.ndarray):
-        self._order = np.argsort(keys, kind="stable").astype(np.int64)
-        self._sorted = keys[self._order]
+        kind = np.int32 if len(keys) < 2**31 else np.int64
+        self._order = np.argsort(keys, kind="stable").astype(kind).data
+        starts = np.zeros(int(keys.max()) + 2 if len(keys) else 1, kind)
+        np.cumsum(np.bincount(keys), out=starts[1:])
+        self._starts = starts.data
 
-    def rows(self, key: int) -> np.ndarray:
+    def rows(self, key: int) -> list[int]:
         """The rows whose key is ``key`` (ascending)."""
-        # Keys of the column's own type: others would convert the whole column per call.
-        lo, hi = self._sorted.searchsorted(np.array([key, key + 1], self._sorted.dtype))
-        return self._order[lo:hi]
+        if not 0 <= key < len(self._starts) - 1:
+            return []
+        return self._order[self._starts[key] : self._starts[key + 1]].tolist()

@@ -283,3 +283,9 @@ def test_an_item_without_a_record_is_a_coded_error() -> None:
     assert str(e2.value) == ("CL-E001 item 'pro:10' is linked in the lineage but not in its item table "
                              "(the lineage's items were filtered or lost: re-run link)")
     assert LineageGraph(lin).item("base:s/0").stem == BASE[0]["stem"]
+
+
+def test_an_item_in_no_edge_is_in_the_graph() -> None:
+    # membership asks the item table too, not only the edges' ends
+    g = LineageGraph(lineage([items_table("base", BASE)], []))
+    assert "base:s/0" in g and "base:s/9" not in g and g.ancestors("base:s/0") == []

@@ -47,7 +47,7 @@ def test_refs_sharing_a_hash_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> 
 @given(keys=st.lists(st.integers(0, 5), max_size=30), key=st.integers(0, 6))
 def test_edge_rows_by_key_in_row_order(keys: list[int], key: int) -> None:
     index = EdgeIndex(np.array(keys, np.int32))
-    assert index.rows(key).tolist() == [i for i, k in enumerate(keys) if k == key]
+    assert index.rows(key) == [i for i, k in enumerate(keys) if k == key]
 
 
 def test_item_rows_by_ref_last_row_wins_and_nulls_join_as_join_ref() -> None:
