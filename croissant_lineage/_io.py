@@ -17,6 +17,7 @@ from __future__ import annotations
 import codecs
 import ctypes
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -478,8 +479,6 @@ class _Sha256Writer:
     """A binary file that hashes what is written to it (what Arrow's writer needs of a file)."""
 
     def __init__(self, fh: IO[bytes]):
-        import hashlib
-
         self._fh, self._sha, self._at, self.closed = fh, hashlib.sha256(), 0, False
 
     def write(self, data: Any) -> int:

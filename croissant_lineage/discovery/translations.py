@@ -44,8 +44,8 @@ from croissant_lineage.family.spec import Derivation, LinkRule
 from croissant_lineage.linking.alignment import (
     SHIFTED_METHOD,
     Checker,
-    JoinItem,
     probe_mode,
+    read_probe_evidence,
     shifted_item,
 )
 from croissant_lineage.linking.evidence import NumberReader, evidence_score, number_reader
@@ -173,8 +173,7 @@ def _check(checker: Checker, name: str, child: pa.Table, match: TranslationMatch
     cids, pids = child.column("item").to_pylist(), parent.column("item").to_pylist()
     items = [checker.index[(name, cids[i])] for i, _, _ in match.pairs]
     clang, plang = languages.get(name), languages.get(match.parent)
-    if clang is None or clang != plang:  # the probe mode reads each child's evidence: one batch
-        JoinItem.read_evidence(items)
+    read_probe_evidence(items, clang, plang)
     for (_i, j, _), item in zip(match.pairs, items, strict=True):
         if item.options != checker.index[(match.parent, pids[j])].options:
             counts["option_count_differs"] += 1

@@ -65,6 +65,7 @@ __all__ = [
     "detect_shift",
     "needs_shift_test",
     "probe_mode",
+    "read_probe_evidence",
     "readers_for",
     "realign",
     "shifted_item",
@@ -233,9 +234,20 @@ def probe_mode(child: JoinItem, child_language: str | None, parent_language: str
     """``text`` for a same-language copy (both languages known and equal); otherwise
     ``names`` when the child is mostly in another script (Latin names then survive), else
     ``tokens``."""
-    if child_language is not None and child_language == parent_language:
+    if _same_language(child_language, parent_language):
         return "text"
     return "names" if child.evidence.latin_share < 0.5 else "tokens"
+
+
+def read_probe_evidence(children: Sequence[JoinItem], child_language: str | None, parent_language: str | None) -> None:
+    """Read in one batch the evidence :func:`probe_mode` asks of each of ``children`` (none
+    for a same-language copy)."""
+    if not _same_language(child_language, parent_language):
+        JoinItem.read_evidence(children)
+
+
+def _same_language(child_language: str | None, parent_language: str | None) -> bool:
+    return child_language is not None and child_language == parent_language
 
 
 def detect_shift(agree: Sequence[int], items: int) -> tuple[int, bool]:
@@ -359,8 +371,7 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
     plang = deriv.parent_languages[0] if deriv.parent_languages else None
     groups: dict[str | None, list[_Join]] = defaultdict(list)
     items = [checker.index[(deriv.child, child.ids[m.child])] for m in matches]
-    if clang is None or clang != plang:  # the probe mode reads each child's evidence: one batch
-        JoinItem.read_evidence(items)
+    read_probe_evidence(items, clang, plang)
     for m, item in zip(matches, items, strict=True):
         mode = probe_mode(item, clang, plang)
         probes: list[Probe | None] = [None] * len(SHIFTS)
