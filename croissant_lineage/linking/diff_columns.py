@@ -50,7 +50,7 @@ _FUZZY = DIFF_PASSES.index("fuzzy")
 
 #: Rows (an ``int64`` array) -> their options case-preserving normalised and case-folded
 #: (two ``list<string>`` arrays, one list per row).
-FormsOf = Callable[[pa.Array], tuple[pa.Array, pa.Array]]
+FormsOf = Callable[[pa.Array], tuple[pa.Array | pa.ChunkedArray, pa.Array | pa.ChunkedArray]]
 
 
 @dataclass(frozen=True)

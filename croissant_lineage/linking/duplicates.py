@@ -54,10 +54,16 @@ def side_duplicates(name: str, side: Side) -> list[DuplicateGroup]:
     stems = side.norm_stems.array
     if not len(stems):
         return []
-    encoded = pc.dictionary_encode(stems)  # one array: normalize_stems_column returns an Array
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
-    repeated = (np.bincount(codes, minlength=len(encoded.dictionary)) > 1) & (
-        pc.not_equal(encoded.dictionary, "").to_numpy(zero_copy_only=False)
+    encoded = pc.dictionary_encode(stems)
+    # A long side's stems are chunked (normalised a slice at a time): their codes must
+    # index one dictionary (Arrow builds one over all chunks; unified should it not).
+    parts = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    if any(not p.dictionary.equals(parts[-1].dictionary) for p in parts):
+        parts = encoded.unify_dictionaries().chunks
+    codes = np.concatenate([p.indices.to_numpy(zero_copy_only=False) for p in parts])
+    dictionary = parts[-1].dictionary
+    repeated = (np.bincount(codes, minlength=len(dictionary)) > 1) & (
+        pc.not_equal(dictionary, "").to_numpy(zero_copy_only=False)
     )
     rows = np.flatnonzero(repeated[codes])
     if not len(rows):

@@ -47,7 +47,7 @@ from croissant_lineage.linking.assign import (
     candidate_weight,
     children_in_collision,
 )
-from croissant_lineage.linking.diff_columns import diff_pairs
+from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, diff_pairs
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 
@@ -155,11 +155,7 @@ def evidence_columns(child: Side, ci: np.ndarray, parent: Side, pi: np.ndarray) 
     out = np.zeros((len(ci), 6))
     if not len(ci):
         return out
-    cs = child.table.column("stem").take(pa.array(ci))
-    ps = parent.table.column("stem").take(pa.array(pi))
-    stems_equal = pc.fill_null(pc.equal(cs, ps), False).to_numpy(zero_copy_only=False) | (
-        pc.and_(pc.is_null(cs), pc.is_null(ps)).to_numpy(zero_copy_only=False)
-    )
+    stems_equal = _stems_equal(child, ci, parent, pi)
     c_null, p_null = child.options_missing[ci], parent.options_missing[pi]
     d = diff_pairs(child.option_columns(), parent.option_columns(), ci, pi, child.key_indices[ci], parent.key_indices[pi])
     n_bytes = d.paired("bytes")
@@ -173,6 +169,21 @@ def evidence_columns(child: Side, ci: np.ndarray, parent: Side, pi: np.ndarray) 
     missing = c_null | p_null  # no options on a side: only the stems and the missing lists count
     out[missing] = 0.0
     out[missing, 0] = stems_equal[missing] & c_null[missing] & p_null[missing]
+    return out
+
+
+def _stems_equal(child: Side, ci: np.ndarray, parent: Side, pi: np.ndarray) -> np.ndarray:
+    """Per pair, whether the two stems as stored are equal (both null counts as equal),
+    :data:`~croissant_lineage.linking.diff_columns.CHUNK_PAIRS` pairs at a time: the
+    stems taken for a comparison are freed before the option diffs."""
+    out = np.zeros(len(ci), bool)
+    cstems, pstems = child.table.column("stem"), parent.table.column("stem")
+    for s in range(0, len(ci), CHUNK_PAIRS):
+        cs = cstems.take(pa.array(ci[s : s + CHUNK_PAIRS]))
+        ps = pstems.take(pa.array(pi[s : s + CHUNK_PAIRS]))
+        out[s : s + CHUNK_PAIRS] = pc.fill_null(pc.equal(cs, ps), False).to_numpy(zero_copy_only=False) | (
+            pc.and_(pc.is_null(cs), pc.is_null(ps)).to_numpy(zero_copy_only=False)
+        )
     return out
 
 
@@ -288,6 +299,23 @@ class _FuzzyBlock:
         return sum(len(c) for c in self.cols)
 
 
+def _block_stem_keys(
+    child: Side, kid_rows: np.ndarray, kid_block: np.ndarray, parent: Side, pool_rows: np.ndarray, pool_block: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """One integer per (block, normalised stem) of the children's and the parents' rows,
+    equal where both are (the exact join's keys). The stems' copies and their dictionary
+    are freed on return, before the candidates' evidence is computed."""
+    stems = pa.concat_arrays([
+        _contiguous(child.norm_stems.array.take(pa.array(kid_rows))),
+        _contiguous(parent.norm_stems.array.take(pa.array(pool_rows))),
+    ])
+    encoded = pc.dictionary_encode(stems)
+    del stems
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    width = max(len(encoded.dictionary), 1)
+    return kid_block * width + codes[: len(kid_rows)], pool_block * width + codes[len(kid_rows) :]
+
+
 @dataclass
 class _TextMatching:
     """The state of one :func:`match_text` run: results so far, children left for fuzzy."""
@@ -322,15 +350,7 @@ class _TextMatching:
         pools = [pool_of.get(b, _NO_ROWS) for b in blocks]
         pool_rows = np.concatenate(pools) if blocks else _NO_ROWS
         pool_block = np.repeat(np.arange(len(blocks)), [len(p) for p in pools])
-        stems = pa.concat_arrays([
-            _contiguous(self.child.norm_stems.array.take(pa.array(kid_rows))),
-            _contiguous(self.parent.norm_stems.array.take(pa.array(pool_rows))),
-        ])
-        encoded = pc.dictionary_encode(stems)
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        width = max(len(encoded.dictionary), 1)
-        kid_key = kid_block * width + codes[: len(kid_rows)]
-        pool_key = pool_block * width + codes[len(kid_rows) :]
+        kid_key, pool_key = _block_stem_keys(self.child, kid_rows, kid_block, self.parent, pool_rows, pool_block)
         by_key = np.argsort(pool_key, kind="stable")  # equal keys keep the parents' row order
         lo = np.searchsorted(pool_key[by_key], kid_key, "left")
         counts = np.searchsorted(pool_key[by_key], kid_key, "right") - lo

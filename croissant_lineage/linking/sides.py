@@ -40,6 +40,11 @@ __all__ = ["CHUNK", "Rows", "Side"]
 #: Rows turned into Python objects at a time where a whole column is walked.
 CHUNK = 1 << 14
 
+#: Rows normalised at a time: the normalisers hold several copies of the texts they are
+#: given, so a longer column is normalised a slice at a time (into a chunked array) and
+#: those copies follow the slice, not the side.
+NORMALISE_ROWS = 1 << 16
+
 T = TypeVar("T")
 
 
@@ -91,6 +96,28 @@ class Rows(Sequence[T], Generic[T]):
     def to_list(self) -> list[T]:
         """Every value as a Python object (a new list)."""
         return list(self.array.to_pylist())
+
+
+def _stem_keys(stems: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """:func:`.normalize_columns.normalize_stems_column`, :data:`NORMALISE_ROWS` rows at a time."""
+    if len(stems) <= NORMALISE_ROWS:
+        return normalize_stems_column(stems)
+    return pa.chunked_array(
+        [normalize_stems_column(stems.slice(s, NORMALISE_ROWS)) for s in range(0, len(stems), NORMALISE_ROWS)],
+        pa.string(),
+    )
+
+
+def _option_keys(options: pa.Array | pa.ChunkedArray) -> tuple[pa.Array | pa.ChunkedArray, pa.Array | pa.ChunkedArray]:
+    """:func:`.normalize_columns.normalize_options_column`, :data:`NORMALISE_ROWS` items at a time."""
+    if len(options) <= NORMALISE_ROWS:
+        return normalize_options_column(options)
+    cased, folded = zip(
+        *(normalize_options_column(options.slice(s, NORMALISE_ROWS)) for s in range(0, len(options), NORMALISE_ROWS)),
+        strict=True,
+    )
+    kind = pa.list_(pa.string())
+    return pa.chunked_array(cased, kind), pa.chunked_array(folded, kind)
 
 
 class _RecordColumns(Mapping[str, list[Any]]):
@@ -219,11 +246,11 @@ class Side:
     def norm_stems(self) -> Rows[str]:
         """Stems through ``normalize_stem`` (computed column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm is None:
-            self._norm = Rows(normalize_stems_column(self.table.column("stem")))
+            self._norm = Rows(_stem_keys(self.table.column("stem")))
         return self._norm
 
     def _normalise_options(self) -> None:
-        cased, folded = normalize_options_column(self.table.column("options"))
+        cased, folded = _option_keys(self.table.column("options"))
         self._cased_opts, self._norm_opts = Rows(cased), Rows(folded)
 
     @property
@@ -302,7 +329,7 @@ class Side:
         when they are few (under a quarter of the side), else the whole side, once (the
         same rows are asked again by the edges, and a parent is shared by derivations)."""
         if self._norm_opts is None and 4 * len(rows) < len(self):
-            return normalize_options_column(self.table.column("options").take(rows))
+            return _option_keys(self.table.column("options").take(rows))
         return self.cased_options.array.take(rows), self.norm_options.array.take(rows)
 
     def repaired(self, i: int) -> bool:
@@ -352,7 +379,7 @@ class Side:
         if not len(rows):
             return []
         picked = self.table.column("options").take(pa.array(np.asarray(rows, dtype=np.int64)))
-        return list(normalize_options_column(picked)[1].to_pylist())
+        return list(_option_keys(picked)[1].to_pylist())
 
     def columns(self) -> Mapping[str, list[Any]]:
         """Record fields as columns, plus the roles ``subject`` and ``item``."""

@@ -16,6 +16,7 @@ from typing import Any
 from unittest import mock
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.linking import match as match_module
+from croissant_lineage.linking import sides as sides_module
 from croissant_lineage.linking.assign import candidate_weight
 from croissant_lineage.linking.match import (
     _weights,
@@ -96,6 +98,26 @@ def test_fuzzy_blocks_grouped_any_way_match_as_the_reference(case: tuple[Any, ..
     assert list(got[1].items()) == list(want[1].items())
 
 
+@settings(max_examples=100, deadline=None)
+@given(_case(), st.sampled_from([1, 2, 3]))
+def test_sides_normalised_and_stems_compared_in_small_chunks_match_as_the_reference(
+    case: tuple[Any, ...], rows: int
+) -> None:
+    # Long sides normalise a slice of NORMALISE_ROWS rows at a time (chunked columns) and
+    # the candidates' stems are compared CHUNK_PAIRS pairs at a time: chunks of any size
+    # must give the matches of one pass.
+    children, parents, rule, selected, one_to_one = case
+    with mock.patch.object(sides_module, "NORMALISE_ROWS", rows), mock.patch.object(match_module, "CHUNK_PAIRS", rows):
+        child, parent = Side(items_table("c", children)), Side(items_table("p", parents))
+        got = match_text(child, parent, rule, selected, one_to_one=one_to_one)
+        assert isinstance(child.norm_stems.array, pa.ChunkedArray) == (len(children) > rows)
+    want = reference_match_text(
+        Side(items_table("c", children)), Side(items_table("p", parents)), rule, selected, one_to_one=one_to_one
+    )
+    assert got[0] == want[0]
+    assert list(got[1].items()) == list(want[1].items())
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_evidence_columns_is_option_evidence(data: st.DataObject) -> None:
@@ -105,7 +127,8 @@ def test_evidence_columns_is_option_evidence(data: st.DataObject) -> None:
     pairs = data.draw(st.lists(st.tuples(st.integers(0, len(children) - 1), st.integers(0, len(parents) - 1)), max_size=10))
     ci = np.array([i for i, _ in pairs], np.int64)
     pi = np.array([j for _, j in pairs], np.int64)
-    got = evidence_columns(child, ci, parent, pi)
+    with mock.patch.object(match_module, "CHUNK_PAIRS", data.draw(st.sampled_from([1, 3, match_module.CHUNK_PAIRS]))):
+        got = evidence_columns(child, ci, parent, pi)  # stems compared a chunk of pairs at a time
     for k, (i, j) in enumerate(pairs):
         want = option_evidence(child, i, parent, j)
         assert tuple(got[k].tolist()) == want

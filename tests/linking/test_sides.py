@@ -4,6 +4,7 @@ its table would give, whether a row is held or not, and matching builds the Pyth
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pyarrow as pa
@@ -58,8 +59,17 @@ def _reference(table: pa.Table) -> dict[str, list[Any]]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(_ITEM, max_size=12), st.integers(0, 12), st.data())
-def test_columns_read_as_plain_lists_held_or_not(rows: list[dict[str, Any]], split: int, data: st.DataObject) -> None:
+@given(st.lists(_ITEM, max_size=12), st.integers(0, 12), st.data(), st.sampled_from([1, 2, 5, sides_module.NORMALISE_ROWS]))
+def test_columns_read_as_plain_lists_held_or_not(
+    rows: list[dict[str, Any]], split: int, data: st.DataObject, normalise_rows: int
+) -> None:
+    # normalise_rows: a side longer than NORMALISE_ROWS normalises a slice at a time into
+    # a chunked column, which must read as the whole column normalised at once.
+    with mock.patch.object(sides_module, "NORMALISE_ROWS", normalise_rows):
+        _check_columns(rows, split, data)
+
+
+def _check_columns(rows: list[dict[str, Any]], split: int, data: st.DataObject) -> None:
     table = _table(rows, split)
     side, want = Side(table), _reference(table)
     for name, values in want.items():
@@ -134,10 +144,15 @@ def test_ids_repeated_in_the_parent_resolve_to_the_last_row() -> None:
     assert [(m.child, m.parent) for m in matches] == [(0, 0)] and unmatched == {1: (None, 0.0)}
 
 
-def test_duplicates_of_a_side_in_two_chunks() -> None:
+@pytest.mark.parametrize("normalise_rows", [1, 2, 3, sides_module.NORMALISE_ROWS])
+def test_duplicates_of_a_side_in_two_chunks(normalise_rows: int) -> None:
+    # Normalised a slice at a time, the stems' codes must still index one dictionary.
     rows: list[dict[str, Any]] = [{"stem": "Same?", "options": ["a", "b"]}, {"stem": "other"}, {"stem": "same? ", "options": ["b", "a"]},
-            {"stem": "", "options": ["a"]}, {"stem": None, "options": ["a"]}]
-    assert side_duplicates("d", Side(_table(rows, split=2))) == [("d", ["0", "2"])]
+            {"stem": "", "options": ["a"]}, {"stem": None, "options": ["a"]}, {"stem": "OTHER", "options": None}]
+    with mock.patch.object(sides_module, "NORMALISE_ROWS", normalise_rows):
+        side = Side(_table(rows, split=2))
+        assert side_duplicates("d", side) == [("d", ["0", "2"]), ("d", ["1", "5"])]
+    assert isinstance(side.norm_stems.array, pa.ChunkedArray) == (normalise_rows < len(rows))
 
 
 def test_match_text_builds_python_texts_of_one_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
