@@ -28,11 +28,25 @@ def _split(values: list[str | None], cuts: list[int]) -> list[pa.Array]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(values=TEXTS, cuts=st.lists(st.integers(0, 100), max_size=4), rows=st.sampled_from([1, 2, 3, 7, 1 << 16]))
-def test_packed_values_come_back_the_same_however_split(values: list[str | None], cuts: list[int], rows: int) -> None:
+@given(values=TEXTS, cuts=st.lists(st.integers(0, 100), max_size=4), rows=st.sampled_from([1, 2, 3, 7, 1 << 16]),
+       spill_from=st.sampled_from([None, 0, 60, 1 << 25]))
+def test_packed_values_come_back_the_same_however_split(
+    values: list[str | None], cuts: list[int], rows: int, spill_from: int | None
+) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(packed_records, "CHUNK_ROWS", rows)
+        mp.setattr(packed_records, "SPILL_FROM", spill_from)
         packed = PackedRecords(_split(values, cuts))
+    if spill_from is None or packed.nbytes <= spill_from:
+        assert packed.memory == packed.nbytes  # nothing spilled
+    else:  # the parts past SPILL_FROM compressed bytes are in the spill file
+        assert packed.memory <= spill_from < packed.nbytes
+        assert pickle.loads(pickle.dumps(packed._parts)) == tuple(  # pickled: read back into memory
+            packed_records._Part(p.length, p.null_count, *(
+                None if b is None else packed_records._Buffer(b.compressed(), b.size, b.stored)
+                for b in (p.validity, p.offsets, p.data)
+            )) for p in packed._parts
+        )
     assert len(packed) == len(values)
     whole = packed.array()
     assert whole.type == pa.string() and whole.to_pylist() == values
@@ -176,3 +190,24 @@ def test_an_empty_items_table_is_written_as_write_table_writes_it(tmp_path: Path
     held.write(tmp_path / "held")
     pq.write_table(ITEMS_SCHEMA.empty_table(), tmp_path / "whole.parquet", **_PARQUET_OPTIONS)
     assert (tmp_path / "held" / "items.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+
+
+def test_records_stay_in_memory_when_the_spill_file_cannot_be_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    values = [f"record {i}" for i in range(40)]
+    writes = []
+
+    def full_disk(self: object, data: bytes) -> int:
+        writes.append(len(data))
+        if len(writes) > 2:
+            raise OSError(28, "No space left on device")
+        return original(self, data)
+
+    original = packed_records._SpillFile.put
+    monkeypatch.setattr(packed_records, "CHUNK_ROWS", 4)
+    monkeypatch.setattr(packed_records, "SPILL_FROM", 0)
+    monkeypatch.setattr(packed_records._SpillFile, "put", full_disk)
+    packed = PackedRecords([pa.array(values)])
+    assert packed.array().to_pylist() == values
+    spilled = [p for p in packed._parts if p.memory == 0]
+    assert len(spilled) == 1 and packed._parts[0] is spilled[0]  # the first part went; the rest stayed
+    assert packed.memory == packed.nbytes - spilled[0].nbytes
