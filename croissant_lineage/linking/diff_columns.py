@@ -36,6 +36,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.process import cpdist
 
 from croissant_lineage.linking.options import DIFF_PASSES, NA_STRINGS, OptionDiff
+from croissant_lineage.linking.take import take_rows
 
 __all__ = ["CHUNK_PAIRS", "FormsOf", "OptionColumns", "PairDiffs", "diff_pairs"]
 
@@ -72,7 +73,7 @@ class OptionColumns:
         cls, raw: pa.Array | pa.ChunkedArray, cased: pa.Array | pa.ChunkedArray, folded: pa.Array | pa.ChunkedArray
     ) -> OptionColumns:
         """Columns whose normalised forms are computed already (``cased`` and ``folded``, the shape of ``raw``)."""
-        return cls(raw, lambda rows: (_contiguous(cased.take(rows)), _contiguous(folded.take(rows))))
+        return cls(raw, lambda rows: (take_rows(cased, rows), take_rows(folded, rows)))
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ class _Flat:
     def __init__(self, columns: OptionColumns, rows: np.ndarray):
         self.columns = columns
         self.index = pa.array(rows, pa.int64())
-        raw = _contiguous(columns.raw.take(self.index))
+        raw = take_rows(columns.raw, self.index)
         self.lengths = pc.fill_null(pc.list_value_length(raw), 0).to_numpy(zero_copy_only=False).astype(np.int64)
         self.offsets = np.concatenate(([0], np.cumsum(self.lengths)))
         self.raw = _contiguous(pc.list_flatten(raw))

@@ -30,6 +30,7 @@ from croissant_lineage.linking.diff_columns import diff_pairs
 from croissant_lineage.linking.match import Match
 from croissant_lineage.linking.options import OptionDiff, positional_diff
 from croissant_lineage.linking.sides import Side
+from croissant_lineage.linking.take import take_rows
 
 __all__ = ["edges_table"]
 
@@ -88,7 +89,7 @@ def _stem_columns(
     """Per pair, the stem score (the match's for text links, else 100 or RapidFuzz's ratio
     of the normalised stems) and whether the normalised stems differ."""
     cs, ps = child.norm_stems, parent.norm_stems
-    changed = pc.not_equal(cs.array.take(pa.array(ci)), ps.array.take(pa.array(pi))).to_numpy(zero_copy_only=False)
+    changed = pc.not_equal(take_rows(cs.array, ci), take_rows(ps.array, pi)).to_numpy(zero_copy_only=False)
     by_text = np.fromiter((m in ("exact", "fuzzy") for m in methods), bool, len(methods))
     out = np.where(by_text, np.asarray(scores, dtype=np.float64), 100.0)
     ratio = np.flatnonzero(~by_text & changed)  # only these stems are built as Python strings

@@ -50,6 +50,7 @@ from croissant_lineage.linking.assign import (
 from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, diff_pairs
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
+from croissant_lineage.linking.take import take_rows
 
 __all__ = ["NEAR", "Match", "Unmatched", "evidence_columns", "match_id", "match_text", "option_evidence", "stem_ratios"]
 
@@ -115,12 +116,6 @@ def _rows_of_ids(parent: Side, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
     found = pc.index_in(keys, value_set=ids, skip_nulls=True)
     rows = np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
     return np.where(rows < 0, -1, len(ids) - 1 - rows) if reverse else rows
-
-
-def _contiguous(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    if isinstance(values, pa.ChunkedArray):
-        return values.combine_chunks() if values.num_chunks else pa.array([], values.type)
-    return values
 
 
 def _key_index(key: str | None) -> int | None:
@@ -305,10 +300,7 @@ def _block_stem_keys(
     """One integer per (block, normalised stem) of the children's and the parents' rows,
     equal where both are (the exact join's keys). The stems' copies and their dictionary
     are freed on return, before the candidates' evidence is computed."""
-    stems = pa.concat_arrays([
-        _contiguous(child.norm_stems.array.take(pa.array(kid_rows))),
-        _contiguous(parent.norm_stems.array.take(pa.array(pool_rows))),
-    ])
+    stems = pa.concat_arrays([take_rows(child.norm_stems.array, kid_rows), take_rows(parent.norm_stems.array, pool_rows)])
     encoded = pc.dictionary_encode(stems)
     del stems
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
