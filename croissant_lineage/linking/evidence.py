@@ -94,10 +94,10 @@ _CAPITALISED = re.compile(r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Za-z]+(?![A-Za-z0-9])")
 _SCRIPT_SAMPLE = 400
 
 
-_LETTER = re.compile(r"[^\W\d_]")
-
-
-_LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
+# Everything but a letter (``[^\W\d_]``), and everything but a Latin-script letter, in runs
+# (what :func:`_latin_share` deletes to count the letters of each kind).
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
+_NOT_LATIN_LETTERS = re.compile(r"[^A-Za-z\u00c0-\u024f\u1e00-\u1eff]+")
 
 
 _SENTENCE_START = frozenset(".?!:;\"'“”‘’«»()[]「」『』（）【】《》〈〉")
@@ -214,8 +214,12 @@ def _readings(reader: NumberReader, text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1 << 12)
 def _written(number: str) -> re.Pattern[str]:
-    """``number`` as written in digits, not inside a longer number."""
-    return re.compile(r"(?<!\d)" + re.escape(number) + r"(?!\d)")
+    """``number`` as written in digits, not inside a longer number: ``(?<!\\d)NUMBER(?!\\d)``
+    spelled literal first, with the digit before it looked behind from its end (the same
+    matches; Python's engine then searches for the literal instead of trying the
+    look-behind at every position: ~20x faster on MMLU's texts)."""
+    literal = re.escape(number)
+    return re.compile(literal + r"(?<!\d" + literal + r")(?!\d)")
 
 
 @lru_cache(maxsize=64)
@@ -298,20 +302,23 @@ def _number_tokens(text: str, reader: NumberReader, original: str | None = None)
     tokens: set[str] = set()
     scale_rx = reader.scale_pattern
     scales = dict((w.lower(), e) for w, e in reader.scales)
+    spelled_read, bare = reader.spelled, reader.bare
     skip_to = -1
     for m in _NUMBER.finditer(text):
-        if m.start() < skip_to:
+        start, end = m.span()
+        if start < skip_to:
             continue
-        values = list(_readings(reader, m.group()))
-        power = _POWER_AFTER.match(text, m.end()) if reader.spelled else None
-        scale = scale_rx.match(text, m.end()) if scale_rx is not None else None
+        number = m.group()
+        values = list(_readings(reader, number))
+        power = _POWER_AFTER.match(text, end) if spelled_read else None
+        scale = scale_rx.match(text, end) if scale_rx is not None else None
         if power is not None:
             exponent, skip_to = len(power.group(1)) - 1, power.end()
         elif scale is not None:
             exponent = scales[scale.group(1).lower()]
         else:
             exponent = 0
-        if not exponent and _KILO.match(text, m.end()):
+        if not exponent and _KILO.match(text, end):
             exponent = 3
         rest = _DIGITS.match(text, scale.end()) if scale is not None and exponent else None
         if rest is not None and len(rest.group()) <= exponent:  # "1万3000" = 13,000
@@ -319,10 +326,10 @@ def _number_tokens(text: str, reader: NumberReader, original: str | None = None)
             skip_to = rest.end()
         elif exponent:
             values = [_scaled(values[0], exponent), *values, "*" + _mantissa(values[0])]
-        elif (reader.bare and _WORD_AFTER.match(text, m.end())) or values[0].endswith("000"):
+        elif (bare and _WORD_AFTER.match(text, end)) or values[0].endswith("000"):
             # a scale word this language has no rule for ("8万"), or a round number ("80,000")
             values = [*values, "*" + _mantissa(values[0])]
-        spelled = original is not None and not _written(m.group()).search(original)
+        spelled = original is not None and not _written(number).search(original)
         tokens.add(("s:" if spelled else "n:") + "~".join(dict.fromkeys(values)))
     return tokens
 
@@ -424,13 +431,17 @@ def _evidence(text: str, prepared: str, reader: NumberReader, may: tuple[bool | 
     roman = _roman_numbers(text) if roman_hint else {}
     tokens.update("n:" + str(v) for v in roman.values())
     tokens.update(t for t in _names(text) if t[2:] not in roman)
-    sample = text[:_SCRIPT_SAMPLE]
+    return Evidence(frozenset(tokens), round(_latin_share(text[:_SCRIPT_SAMPLE]), 4))
+
+
+def _latin_share(sample: str) -> float:
+    """Share of ``sample``'s letters (``[^\\W\\d_]``) that are in Latin script (1 when it has
+    none). Each count is what is left once the characters outside its class are deleted
+    (one string, where ``findall`` builds a list of one-letter strings: half the time)."""
     if sample.isascii():
-        share = 1.0
-    else:
-        letters = len(_LETTER.findall(sample))
-        share = len(_LATIN_LETTER.findall(sample)) / letters if letters else 1.0
-    return Evidence(frozenset(tokens), round(share, 4))
+        return 1.0
+    letters = len(_NOT_LETTERS.sub("", sample))
+    return len(_NOT_LATIN_LETTERS.sub("", sample)) / letters if letters else 1.0
 
 
 def _roman_numbers(text: str) -> dict[str, int]:
