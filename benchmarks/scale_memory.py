@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {"items": items.num_rows, "edges": lineage.edges.num_rows, "records": args.records,
                            "record_mb": round(items.column("record").nbytes / (1024 * 1024)),
                            "record_packed_mb": round(sum(p.nbytes for p in packed) / (1024 * 1024)),
+                           "record_packed_in_memory_mb": round(sum(p.memory for p in packed) / (1024 * 1024)),
                            "items_mb": round(items.nbytes / (1024 * 1024))}
     if not args.link_only:
         refs = query_refs(items, args.queries)
