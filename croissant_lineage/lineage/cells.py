@@ -5,7 +5,9 @@ scalar first (~2 microseconds a value, more on a chunked column); converting who
 columns to Python lists costs a Python object per cell. :func:`cell_reader` gives a
 function ``i -> array[i].as_py()`` that reads the array's buffers through memoryviews
 (no copy): strings, integers, floats, booleans and lists of them; any other type falls
-back to ``as_py``. :class:`Rows` reads rows of a few columns of a chunked table.
+back to ``as_py``. :func:`coded_reader` reads a string column of few distinct values
+through dictionary codes (a byte or two a row, each value decoded once), and
+:class:`Rows` reads rows of a few columns of a chunked table.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["Rows", "cell_reader"]
+__all__ = ["Rows", "cell_reader", "coded_reader"]
 
 Reader = Callable[[int], Any]
 
@@ -28,6 +32,9 @@ _FORMATS = {
     pa.float32(): "f", pa.float64(): "d",
 }
 
+#: The most distinct values :func:`coded_reader` codes (two bytes a row).
+CODED_VALUES = 1 << 16
+
 
 def _view(buffer: pa.Buffer | None, fmt: str, count: int) -> memoryview:
     """The first ``count`` values of ``buffer`` as a memoryview of format ``fmt``."""
@@ -35,38 +42,104 @@ def _view(buffer: pa.Buffer | None, fmt: str, count: int) -> memoryview:
     return raw[: count * struct.calcsize(fmt)].cast(fmt)  # type: ignore[call-overload]
 
 
-def _values(array: pa.Array) -> Reader | None:
-    """A reader of the valid cells of ``array`` (None for an unsupported type)."""
-    t, base, n = array.type, array.offset, len(array) + array.offset
-    buffers = array.buffers()
-    if t in _FORMATS:
-        numbers = _view(buffers[1], _FORMATS[t], n)
-        return lambda i: numbers[base + i]
-    if t == pa.bool_():
-        bits = _view(buffers[1], "B", (n + 7) // 8)
-        return lambda i: bool(bits[(base + i) >> 3] >> ((base + i) & 7) & 1)
-    if t in (pa.string(), pa.large_string()):
-        offsets = _view(buffers[1], "i" if t == pa.string() else "q", n + 1)
-        data = memoryview(buffers[2] if buffers[2] is not None else b"")
-        return lambda i: str(data[offsets[base + i] : offsets[base + i + 1]], "utf-8")
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        starts = _view(buffers[1], "i" if pa.types.is_list(t) else "q", n + 1)
-        item = cell_reader(array.values)
-        return lambda i: [item(j) for j in range(starts[base + i], starts[base + i + 1])]
-    return None
+def _valid(array: pa.Array) -> memoryview | None:
+    """The validity bits of ``array`` (None when it has no nulls)."""
+    if not array.null_count:
+        return None
+    return _view(array.buffers()[0], "B", (array.offset + len(array) + 7) // 8)
+
+
+def _numbers(array: pa.Array, fmt: str) -> Reader:
+    base, valid = array.offset, _valid(array)
+    numbers = _view(array.buffers()[1], fmt, base + len(array))[base:]
+    if valid is None:
+        return numbers.__getitem__
+    return lambda i: numbers[i] if valid[(base + i) >> 3] >> ((base + i) & 7) & 1 else None
+
+
+def _booleans(array: pa.Array) -> Reader:
+    base, valid = array.offset, _valid(array)
+    bits = _view(array.buffers()[1], "B", (base + len(array) + 7) // 8)
+    if valid is None:
+        return lambda i: bits[(base + i) >> 3] >> ((base + i) & 7) & 1 == 1
+    return lambda i: (bits[(base + i) >> 3] >> ((base + i) & 7) & 1 == 1
+                      if valid[(base + i) >> 3] >> ((base + i) & 7) & 1 else None)
+
+
+def _strings(array: pa.Array) -> Reader:
+    base, valid, buffers = array.offset, _valid(array), array.buffers()
+    offsets = _view(buffers[1], "i" if array.type == pa.string() else "q", base + len(array) + 1)[base:]
+    data = memoryview(buffers[2] if buffers[2] is not None else b"")
+    if valid is None:
+        return lambda i: str(data[offsets[i] : offsets[i + 1]], "utf-8")
+    return lambda i: str(data[offsets[i] : offsets[i + 1]], "utf-8") if valid[(base + i) >> 3] >> ((base + i) & 7) & 1 else None
+
+
+def _lists(array: pa.Array) -> Reader:
+    """Lists, read as Python lists: a slice of the values' buffer when they are numbers or
+    strings without nulls, else value by value."""
+    base, child = array.offset, array.values  # (offsets index the whole child)
+    starts = _view(array.buffers()[1], "i" if pa.types.is_list(array.type) else "q", base + len(array) + 1)[base:]
+    get: Reader
+    if child.type in _FORMATS and not child.null_count:
+        values = _view(child.buffers()[1], _FORMATS[child.type], child.offset + len(child))[child.offset:]
+        get = lambda i: values[starts[i] : starts[i + 1]].tolist()  # noqa: E731
+    elif child.type in (pa.string(), pa.large_string()) and not child.null_count:
+        text = _strings(child)
+        get = lambda i: [text(j) for j in range(starts[i], starts[i + 1])]  # noqa: E731
+    else:
+        item = cell_reader(child)
+        get = lambda i: [item(j) for j in range(starts[i], starts[i + 1])]  # noqa: E731
+    valid = _valid(array)
+    if valid is None:
+        return get
+    return lambda i: get(i) if valid[(base + i) >> 3] >> ((base + i) & 7) & 1 else None
 
 
 def cell_reader(array: pa.Array) -> Reader:
     """A function giving ``array[i].as_py()`` for row ``i`` (0 <= i < len(array)) of an
     Arrow array, reading its buffers (strings, numbers, booleans, lists of them)."""
-    get = _values(array)
-    if get is None:
-        return lambda i: array[i].as_py()
-    if not array.null_count:
-        return get
-    valid = _view(array.buffers()[0], "B", (array.offset + len(array) + 7) // 8)
-    base = array.offset
-    return lambda i: get(i) if valid[(base + i) >> 3] >> ((base + i) & 7) & 1 else None
+    t = array.type
+    if t in _FORMATS:
+        return _numbers(array, _FORMATS[t])
+    if t == pa.bool_():
+        return _booleans(array)
+    if t in (pa.string(), pa.large_string()):
+        return _strings(array)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _lists(array)
+    return lambda i: array[i].as_py()
+
+
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[Any], memoryview] | None:
+    """The distinct values of a string column (and None last, the code of a null) and
+    each row's code, or None when the column is not strings or has too many values."""
+    if column.type not in (pa.string(), pa.large_string()):
+        return None
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    encoded = pc.dictionary_encode(pa.chunked_array(chunks, column.type))  # (one dictionary, grown chunk by chunk)
+    values: list[Any] = encoded.chunk(encoded.num_chunks - 1).dictionary.to_pylist() if encoded.num_chunks else []
+    if len(values) >= CODED_VALUES:
+        return None
+    values.append(None)
+    codes = np.empty(len(column), np.uint8 if len(values) <= 256 else np.uint16)
+    at = 0
+    for chunk in encoded.chunks:
+        codes[at : at + len(chunk)] = pc.fill_null(chunk.indices, len(values) - 1).to_numpy(zero_copy_only=False)
+        at += len(chunk)
+    return values, codes.data
+
+
+def coded_reader(column: pa.ChunkedArray | pa.Array) -> Reader | None:
+    """A function giving ``column[i].as_py()`` for row ``i`` of a string column, through
+    dictionary codes: a byte a row (two past 256 distinct values), each distinct value
+    decoded once. None when the column is not strings or has :data:`CODED_VALUES`
+    distinct values or more (read it with :func:`cell_reader`)."""
+    found = _codes(column)
+    if found is None:
+        return None
+    values, codes = found
+    return lambda i: values[codes[i]]
 
 
 class Rows:
@@ -75,20 +148,36 @@ class Rows:
     Args:
         table: The table.
         columns: The columns read, in the order of each row's tuple.
+        coded: Those of them read through dictionary codes (:func:`coded_reader`): string
+            columns of few distinct values, e.g. a dataset name or a method.
     """
 
     __slots__ = ("_readers", "_starts")
 
-    def __init__(self, table: pa.Table, columns: Sequence[str]):
+    def __init__(self, table: pa.Table, columns: Sequence[str], coded: Sequence[str] = ()):
         # Batches share their chunking across columns: the row's batch is found once.
-        batches = table.select(list(columns)).to_batches()
+        table = table.select(list(columns))
+        batches = table.to_batches()
         self._starts = [0]
         for b in batches:
             self._starts.append(self._starts[-1] + b.num_rows)
-        self._readers = [[cell_reader(c) for c in b.columns] for b in batches]
+        codes = {c: _codes(table.column(c)) for c in coded}
+        self._readers = [
+            [_batch_reader(b.column(k), codes.get(c), self._starts[n]) for k, c in enumerate(columns)]
+            for n, b in enumerate(batches)
+        ]
 
     def row(self, i: int) -> tuple[Any, ...]:
         """The values of row ``i`` (0 <= i < the table's rows)."""
         k = bisect.bisect_right(self._starts, i) - 1
         at = i - self._starts[k]
         return tuple([read(at) for read in self._readers[k]])
+
+
+def _batch_reader(array: pa.Array, codes: tuple[list[Any], memoryview] | None, start: int) -> Reader:
+    """A reader of one batch's column ``array``, through the whole column's ``codes`` (from
+    :func:`_codes`; the batch starts at row ``start``) when there are some."""
+    if codes is None:
+        return cell_reader(array)
+    values, view = codes[0], codes[1][start : start + len(array)]
+    return lambda at: values[view[at]]

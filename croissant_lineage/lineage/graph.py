@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
@@ -22,8 +22,24 @@ from croissant_lineage.lineage.schema import join_ref, split_ref
 #: The edge columns an :class:`Edge` is read from (its ends come from the ref numbers).
 _EDGE_COLUMNS = ("parent_dataset", "activity", "method", "score", "options_score", "option_map", "options_copied",
                  "options_added", "options_dropped", "key_inherited", "stem_changed", "ambiguous", "alternatives")
+#: The item columns an :class:`ItemRecord` is read from.
+_ITEM_COLUMNS = ("dataset", "item", "subject", "stem", "options", "key")
+#: Those of them of few distinct values, read through dictionary codes (a byte a row).
+_EDGE_CODED, _ITEM_CODED = ("parent_dataset", "activity", "method"), ("dataset", "subject", "key")
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
+
+T = TypeVar("T")
+_new = object.__new__
+
+
+def _filled(cls: type[T], fields: dict[str, Any]) -> T:
+    """What ``cls(**fields)`` builds, for a frozen dataclass ``cls`` without ``__post_init__``
+    given every field in order, without the ``object.__setattr__`` call per field of a frozen
+    dataclass's ``__init__`` (half the cost of building an edge)."""
+    obj = _new(cls)
+    obj.__dict__.update(fields)
+    return obj
 
 
 @dataclass(frozen=True)
@@ -277,9 +293,10 @@ class LineageGraph:
     def _record(self, ref: str, n: int) -> ItemRecord:
         """The record of the items table's row ``n``."""
         if self._item_cells is None:
-            self._item_cells = Rows(self.lineage.items, ("dataset", "item", "subject", "stem", "options", "key"))
+            self._item_cells = Rows(self.lineage.items, _ITEM_COLUMNS, coded=_ITEM_CODED)
         dataset, item, subject, stem, options, key = self._item_cells.row(n)
-        return ItemRecord(ref, dataset, item, subject, stem, tuple(options or ()), key)
+        return _filled(ItemRecord, {"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
+                                    "options": tuple(options) if options else (), "key": key})
 
     def _edge(self, i: int) -> Edge:
         """The edge of row ``i`` (built once, then kept)."""
@@ -287,25 +304,25 @@ class LineageGraph:
         if edge is not None:
             return edge
         if self._edge_cells is None:
-            self._edge_cells = Rows(self.lineage.edges, _EDGE_COLUMNS)
+            self._edge_cells = Rows(self.lineage.edges, _EDGE_COLUMNS, coded=_EDGE_CODED)
         (pds, activity, method, score, options_score, option_map, copied, added, dropped, key_inherited,
          stem_changed, ambiguous, alternatives) = self._edge_cells.row(i)
-        edge = Edge(
-            child=self._ids.ref(self._child_at[i]),
-            parent=self._ids.ref(self._parent_at[i]),
-            activity=activity,
-            method=method,
-            score=score,
-            options_score=options_score,
-            option_map=tuple(option_map or ()),
-            options_copied=copied,
-            options_added=added,
-            options_dropped=dropped,
-            key_inherited=key_inherited,
-            stem_changed=stem_changed,
-            ambiguous=bool(ambiguous),
-            alternatives=tuple(join_ref(pds, a) for a in alternatives or ()),
-        )
+        edge = _filled(Edge, {
+            "child": self._ids.ref(self._child_at[i]),
+            "parent": self._ids.ref(self._parent_at[i]),
+            "activity": activity,
+            "method": method,
+            "score": score,
+            "options_score": options_score,
+            "option_map": tuple(option_map) if option_map else (),
+            "options_copied": copied,
+            "options_added": added,
+            "options_dropped": dropped,
+            "key_inherited": key_inherited,
+            "stem_changed": stem_changed,
+            "ambiguous": bool(ambiguous),
+            "alternatives": tuple([join_ref(pds, a) for a in alternatives]) if alternatives else (),
+        })
         self._edges[i] = edge
         return edge
 
@@ -325,23 +342,28 @@ class LineageGraph:
     def _walk(self, start: int | None, up: bool) -> list[Relative]:
         """The relatives of the ref numbered ``start`` (none when None), breadth first."""
         index, far = (self._up, self._parent_at) if up else (self._down, self._child_at)
-        if start is None:
+        if start is None or not (rows := index.rows(start)):
             return []
         seen = {start}
         out: list[Relative] = []
-        queue: deque[tuple[int, tuple[Edge, ...]]] = deque([(start, ())])
-        while queue:
-            cur, path = queue.popleft()
-            # By the far end's ref (numbers follow ref order), row order among equals.
-            for i in sorted(index.rows(cur), key=far.__getitem__):
+        queue: deque[tuple[int, tuple[Edge, ...]]] = deque()
+        ref, edge = self._ids.ref, self._edge
+        path: tuple[Edge, ...] = ()
+        while True:
+            if len(rows) > 1:  # by the far end's ref (numbers follow ref order), row order among equals
+                rows.sort(key=far.__getitem__)
+            for i in rows:
                 nxt = far[i]
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                step = (*path, self._edge(i))
-                out.append(Relative(self._ids.ref(nxt), len(step), step))
+                step = (*path, edge(i))
+                out.append(_filled(Relative, {"ref": ref(nxt), "depth": len(step), "path": step}))
                 queue.append((nxt, step))
-        return out
+            if not queue:
+                return out
+            cur, path = queue.popleft()
+            rows = index.rows(cur)
 
     def ancestors(self, ref: str) -> list[Relative]:
         """Parents, grandparents... breadth first (nearest first)."""
@@ -384,11 +406,12 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
     documented: list[dict[str, Any]] = []
     for ds in dict.fromkeys(datasets):
         documented.extend(graph.documented_children(ds))
-    return Relatives(
-        ref=ref,
-        item=item,
-        ancestors=tuple(ancestors),
-        descendants=tuple(graph._walk(number, up=False)),
-        duplicates=tuple(graph.duplicates(ref)),
-        documented=tuple(documented),
-    )
+    return _filled(Relatives, {
+        "ref": ref,
+        "item": item,
+        "ancestors": tuple(ancestors),
+        "descendants": tuple(graph._walk(number, up=False)),
+        "duplicates": tuple(graph.duplicates(ref)),
+        "documented": tuple(documented),
+        "findings": (),
+    })
