@@ -5,9 +5,8 @@ scalar first (~2 microseconds a value, more on a chunked column); converting who
 columns to Python lists costs a Python object per cell. :func:`cell_reader` gives a
 function ``i -> array[i].as_py()`` that reads the array's buffers through memoryviews
 (no copy): strings, integers, floats, booleans and lists of them; any other type falls
-back to ``as_py``. :func:`coded_reader` reads a string column of few distinct values
-through dictionary codes (a byte or two a row, each value decoded once), and
-:class:`Rows` reads rows of a few columns of a chunked table.
+back to ``as_py``. :class:`Rows` reads rows of a few columns of a chunked table;
+:class:`CodedRows`, rows of columns of few distinct values through one code a row.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["Rows", "cell_reader", "coded_reader"]
+__all__ = ["CODED_VALUES", "CodedRows", "Rows", "cell_reader", "few_valued_rows"]
 
 Reader = Callable[[int], Any]
 
@@ -32,7 +31,7 @@ _FORMATS = {
     pa.float32(): "f", pa.float64(): "d",
 }
 
-#: The most distinct values :func:`coded_reader` codes (two bytes a row).
+#: :class:`CodedRows` codes fewer combinations than this (two bytes a row).
 CODED_VALUES = 1 << 16
 
 
@@ -111,35 +110,59 @@ def cell_reader(array: pa.Array) -> Reader:
     return lambda i: array[i].as_py()
 
 
-def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[Any], memoryview] | None:
-    """The distinct values of a string column (and None last, the code of a null) and
-    each row's code, or None when the column is not strings or has too many values."""
-    if column.type not in (pa.string(), pa.large_string()):
-        return None
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    encoded = pc.dictionary_encode(pa.chunked_array(chunks, column.type))  # (one dictionary, grown chunk by chunk)
+def _codes(column: pa.ChunkedArray) -> tuple[list[Any], np.ndarray]:
+    """The distinct values of ``column`` and None after them (the code of a null), and each
+    row's code (int64)."""
+    encoded = pc.dictionary_encode(column)  # (one dictionary, grown chunk by chunk)
     values: list[Any] = encoded.chunk(encoded.num_chunks - 1).dictionary.to_pylist() if encoded.num_chunks else []
-    if len(values) >= CODED_VALUES:
-        return None
-    values.append(None)
-    codes = np.empty(len(column), np.uint8 if len(values) <= 256 else np.uint16)
+    codes = np.empty(len(column), np.int64)
     at = 0
     for chunk in encoded.chunks:
-        codes[at : at + len(chunk)] = pc.fill_null(chunk.indices, len(values) - 1).to_numpy(zero_copy_only=False)
+        codes[at : at + len(chunk)] = pc.fill_null(chunk.indices, len(values)).to_numpy(zero_copy_only=False)
         at += len(chunk)
-    return values, codes.data
+    return [*values, None], codes
 
 
-def coded_reader(column: pa.ChunkedArray | pa.Array) -> Reader | None:
-    """A function giving ``column[i].as_py()`` for row ``i`` of a string column, through
-    dictionary codes: a byte a row (two past 256 distinct values), each distinct value
-    decoded once. None when the column is not strings or has :data:`CODED_VALUES`
-    distinct values or more (read it with :func:`cell_reader`)."""
-    found = _codes(column)
-    if found is None:
-        return None
-    values, codes = found
-    return lambda i: values[codes[i]]
+class CodedRows:
+    """Rows of a few columns of few distinct values (names, kinds, small counts, flags),
+    each row read through one code: its place among the distinct combinations of their
+    values, a byte or two a row, each combination decoded once as a tuple.
+
+    Args:
+        table: The table.
+        columns: The columns read (strings, integers or booleans), in the order of each
+            row's tuple.
+
+    Raises:
+        ValueError: a column of another type, or :data:`CODED_VALUES` combinations or more
+            (read such columns with :class:`Rows`).
+    """
+
+    __slots__ = ("_codes", "_rows")
+
+    def __init__(self, table: pa.Table, columns: Sequence[str]):
+        key = np.zeros(table.num_rows, np.int64)
+        decoded, size = [], 1
+        for c in columns:
+            column = table.column(c)
+            t = column.type
+            if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t) or pa.types.is_boolean(t)):
+                raise ValueError(f"column {c!r} of type {t} is not coded")
+            values, codes = _codes(column)
+            if size * len(values) >= 2**62:
+                raise ValueError(f"too many combinations of {', '.join(columns)} to code")
+            key += codes * size  # (mixed radix: the combination's number)
+            decoded.append((values, size))
+            size *= len(values)
+        distinct, inverse = np.unique(key, return_inverse=True)
+        if len(distinct) >= CODED_VALUES:
+            raise ValueError(f"{len(distinct):,} combinations of {', '.join(columns)}: too many to code")
+        self._rows = [tuple(values[k // radix % len(values)] for values, radix in decoded) for k in distinct.tolist()]
+        self._codes = inverse.astype(np.uint8 if len(distinct) <= 256 else np.uint16).data
+
+    def row(self, i: int) -> tuple[Any, ...]:
+        """The values of row ``i`` (0 <= i < the table's rows)."""
+        return self._rows[self._codes[i]]
 
 
 class Rows:
@@ -148,24 +171,17 @@ class Rows:
     Args:
         table: The table.
         columns: The columns read, in the order of each row's tuple.
-        coded: Those of them read through dictionary codes (:func:`coded_reader`): string
-            columns of few distinct values, e.g. a dataset name or a method.
     """
 
     __slots__ = ("_readers", "_starts")
 
-    def __init__(self, table: pa.Table, columns: Sequence[str], coded: Sequence[str] = ()):
+    def __init__(self, table: pa.Table, columns: Sequence[str]):
         # Batches share their chunking across columns: the row's batch is found once.
-        table = table.select(list(columns))
-        batches = table.to_batches()
+        batches = table.select(list(columns)).to_batches()
         self._starts = [0]
         for b in batches:
             self._starts.append(self._starts[-1] + b.num_rows)
-        codes = {c: _codes(table.column(c)) for c in coded}
-        self._readers = [
-            [_batch_reader(b.column(k), codes.get(c), self._starts[n]) for k, c in enumerate(columns)]
-            for n, b in enumerate(batches)
-        ]
+        self._readers = [[cell_reader(c) for c in b.columns] for b in batches]
 
     def row(self, i: int) -> tuple[Any, ...]:
         """The values of row ``i`` (0 <= i < the table's rows)."""
@@ -174,10 +190,10 @@ class Rows:
         return tuple([read(at) for read in self._readers[k]])
 
 
-def _batch_reader(array: pa.Array, codes: tuple[list[Any], memoryview] | None, start: int) -> Reader:
-    """A reader of one batch's column ``array``, through the whole column's ``codes`` (from
-    :func:`_codes`; the batch starts at row ``start``) when there are some."""
-    if codes is None:
-        return cell_reader(array)
-    values, view = codes[0], codes[1][start : start + len(array)]
-    return lambda at: values[view[at]]
+def few_valued_rows(table: pa.Table, columns: Sequence[str]) -> CodedRows | Rows:
+    """Rows of ``columns`` (expected to have few distinct values) through one code a row
+    (:class:`CodedRows`), or cell by cell (:class:`Rows`) when they do not code."""
+    try:
+        return CodedRows(table, columns)
+    except ValueError:
+        return Rows(table, columns)

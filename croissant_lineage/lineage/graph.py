@@ -14,18 +14,18 @@ from typing import Any, TypeVar
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.cells import Rows
+from croissant_lineage.lineage.cells import CodedRows, Rows, few_valued_rows
 from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.refids import EdgeIndex, RefIds, RefRows, joined_refs, number_refs
 from croissant_lineage.lineage.schema import join_ref, split_ref
 
-#: The edge columns an :class:`Edge` is read from (its ends come from the ref numbers).
-_EDGE_COLUMNS = ("parent_dataset", "activity", "method", "score", "options_score", "option_map", "options_copied",
-                 "options_added", "options_dropped", "key_inherited", "stem_changed", "ambiguous", "alternatives")
-#: The item columns an :class:`ItemRecord` is read from.
-_ITEM_COLUMNS = ("dataset", "item", "subject", "stem", "options", "key")
-#: Those of them of few distinct values, read through dictionary codes (a byte a row).
-_EDGE_CODED, _ITEM_CODED = ("parent_dataset", "activity", "method"), ("dataset", "subject", "key")
+#: The edge columns an :class:`Edge` is read from (its ends come from the ref numbers):
+#: those of few distinct values (read through one code a row), and the others.
+_EDGE_KINDS = ("parent_dataset", "activity", "method", "options_copied", "options_added", "options_dropped",
+               "key_inherited", "stem_changed", "ambiguous")
+_EDGE_CELLS = ("score", "options_score", "option_map", "alternatives")
+#: The same for the item columns an :class:`ItemRecord` is read from.
+_ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("item", "stem", "options")
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
 
@@ -226,8 +226,8 @@ class LineageGraph:
         items = lineage.items
         self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
         # Edge objects and cell readers are built the first time a query touches them.
-        self._edge_cells: Rows | None = None
-        self._item_cells: Rows | None = None
+        self._edge_cells: tuple[CodedRows | Rows, Rows] | None = None
+        self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
         self._edges: dict[int, Edge] = {}
         self._with_items = with_items
         self._dups: dict[str, tuple[str, ...]] = {}
@@ -293,8 +293,10 @@ class LineageGraph:
     def _record(self, ref: str, n: int) -> ItemRecord:
         """The record of the items table's row ``n``."""
         if self._item_cells is None:
-            self._item_cells = Rows(self.lineage.items, _ITEM_COLUMNS, coded=_ITEM_CODED)
-        dataset, item, subject, stem, options, key = self._item_cells.row(n)
+            items = self.lineage.items
+            self._item_cells = few_valued_rows(items, _ITEM_KINDS), Rows(items, _ITEM_CELLS)
+        dataset, subject, key = self._item_cells[0].row(n)
+        item, stem, options = self._item_cells[1].row(n)
         return _filled(ItemRecord, {"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
                                     "options": tuple(options) if options else (), "key": key})
 
@@ -304,9 +306,10 @@ class LineageGraph:
         if edge is not None:
             return edge
         if self._edge_cells is None:
-            self._edge_cells = Rows(self.lineage.edges, _EDGE_COLUMNS, coded=_EDGE_CODED)
-        (pds, activity, method, score, options_score, option_map, copied, added, dropped, key_inherited,
-         stem_changed, ambiguous, alternatives) = self._edge_cells.row(i)
+            edges = self.lineage.edges
+            self._edge_cells = few_valued_rows(edges, _EDGE_KINDS), Rows(edges, _EDGE_CELLS)
+        pds, activity, method, copied, added, dropped, key_inherited, stem_changed, ambiguous = self._edge_cells[0].row(i)
+        score, options_score, option_map, alternatives = self._edge_cells[1].row(i)
         edge = _filled(Edge, {
             "child": self._ids.ref(self._child_at[i]),
             "parent": self._ids.ref(self._parent_at[i]),
@@ -347,7 +350,6 @@ class LineageGraph:
         seen = {start}
         out: list[Relative] = []
         queue: deque[tuple[int, tuple[Edge, ...]]] = deque()
-        ref, edge = self._ids.ref, self._edge
         path: tuple[Edge, ...] = ()
         while True:
             if len(rows) > 1:  # by the far end's ref (numbers follow ref order), row order among equals
@@ -357,8 +359,10 @@ class LineageGraph:
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                step = (*path, edge(i))
-                out.append(_filled(Relative, {"ref": ref(nxt), "depth": len(step), "path": step}))
+                e = self._edge(i)
+                step = (*path, e)
+                # (the edge's far end is the relative's ref, already read)
+                out.append(_filled(Relative, {"ref": e.parent if up else e.child, "depth": len(step), "path": step}))
                 queue.append((nxt, step))
             if not queue:
                 return out
