@@ -123,6 +123,18 @@ def _codes(column: pa.ChunkedArray) -> tuple[list[Any], np.ndarray]:
     return [*values, None], codes
 
 
+def _distinct(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` for keys below ``size``: by marking the keys
+    seen when ``size`` is small (no sort), else by sorting."""
+    if size > max(1 << 22, 4 * len(key)):
+        return np.unique(key, return_inverse=True)
+    seen = np.zeros(size, np.bool_)
+    seen[key] = True
+    distinct = np.flatnonzero(seen)
+    rank = np.cumsum(seen, dtype=np.int64) - 1
+    return distinct, rank[key]
+
+
 class CodedRows:
     """Rows of a few columns of few distinct values (names, kinds, small counts, flags),
     each row read through one code: its place among the distinct combinations of their
@@ -154,7 +166,7 @@ class CodedRows:
             key += codes * size  # (mixed radix: the combination's number)
             decoded.append((values, size))
             size *= len(values)
-        distinct, inverse = np.unique(key, return_inverse=True)
+        distinct, inverse = _distinct(key, size)
         if len(distinct) >= CODED_VALUES:
             raise ValueError(f"{len(distinct):,} combinations of {', '.join(columns)}: too many to code")
         self._rows = [tuple(values[k // radix % len(values)] for values, radix in decoded) for k in distinct.tolist()]

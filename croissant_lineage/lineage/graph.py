@@ -295,6 +295,7 @@ class LineageGraph:
         if self._item_cells is None:
             items = self.lineage.items
             self._item_cells = few_valued_rows(items, _ITEM_KINDS), Rows(items, _ITEM_CELLS)
+            release_memory()  # the coding's scratch (~50 MB at a million items)
         dataset, subject, key = self._item_cells[0].row(n)
         item, stem, options = self._item_cells[1].row(n)
         return _filled(ItemRecord, {"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
@@ -308,6 +309,7 @@ class LineageGraph:
         if self._edge_cells is None:
             edges = self.lineage.edges
             self._edge_cells = few_valued_rows(edges, _EDGE_KINDS), Rows(edges, _EDGE_CELLS)
+            release_memory()  # the coding's scratch
         pds, activity, method, copied, added, dropped, key_inherited, stem_changed, ambiguous = self._edge_cells[0].row(i)
         score, options_score, option_map, alternatives = self._edge_cells[1].row(i)
         edge = _filled(Edge, {

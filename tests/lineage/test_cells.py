@@ -132,3 +132,14 @@ def test_lists_of_numbers_and_strings_without_nulls_read_past_offsets() -> None:
     assert [cell_reader(strings)(i) for i in range(3)] == [["a", "bé"], [], ["c"]] == strings.to_pylist()
     floats = pa.ListArray.from_arrays(pa.array([0, 1, 3], pa.int32()), pa.array([0.1, 1.5, -0.0], pa.float32()))
     assert [cell_reader(floats)(i) for i in range(2)] == floats.to_pylist()
+
+
+def test_many_possible_combinations_are_found_by_sorting() -> None:
+    # 201 ** 3 possible keys (200 values and null a column): too many to mark, so the
+    # 201 combinations there are are found by sorting
+    n = 201
+    table = pa.table({"a": pa.array([*range(200), None], pa.int64()), "b": [str(i) for i in range(n)][::-1],
+                      "c": pa.array([i * 7 % 200 for i in range(n)], pa.int32())})
+    coded, plain = CodedRows(table, ["c", "a", "b"]), Rows(table, ["c", "a", "b"])
+    assert [coded.row(i) for i in range(n)] == [plain.row(i) for i in range(n)]
+    assert len(coded._rows) == n and coded.row(200) == (0, None, "0")
