@@ -10,20 +10,36 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.cells import Rows
+from croissant_lineage.lineage.cells import CodedRows, Rows, few_valued_rows
 from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.refids import EdgeIndex, RefIds, RefRows, joined_refs, number_refs
 from croissant_lineage.lineage.schema import join_ref, split_ref
 
-#: The edge columns an :class:`Edge` is read from (its ends come from the ref numbers).
-_EDGE_COLUMNS = ("parent_dataset", "activity", "method", "score", "options_score", "option_map", "options_copied",
-                 "options_added", "options_dropped", "key_inherited", "stem_changed", "ambiguous", "alternatives")
+#: The edge columns an :class:`Edge` is read from (its ends come from the ref numbers):
+#: those of few distinct values (read through one code a row), and the others.
+_EDGE_KINDS = ("parent_dataset", "activity", "method", "options_copied", "options_added", "options_dropped",
+               "key_inherited", "stem_changed", "ambiguous")
+_EDGE_CELLS = ("score", "options_score", "option_map", "alternatives")
+#: The same for the item columns an :class:`ItemRecord` is read from.
+_ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("item", "stem", "options")
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
+
+T = TypeVar("T")
+_new = object.__new__
+
+
+def _filled(cls: type[T], fields: dict[str, Any]) -> T:
+    """What ``cls(**fields)`` builds, for a frozen dataclass ``cls`` without ``__post_init__``
+    given every field in order, without the ``object.__setattr__`` call per field of a frozen
+    dataclass's ``__init__`` (half the cost of building an edge)."""
+    obj = _new(cls)
+    obj.__dict__.update(fields)
+    return obj
 
 
 @dataclass(frozen=True)
@@ -210,8 +226,8 @@ class LineageGraph:
         items = lineage.items
         self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
         # Edge objects and cell readers are built the first time a query touches them.
-        self._edge_cells: Rows | None = None
-        self._item_cells: Rows | None = None
+        self._edge_cells: tuple[CodedRows | Rows, Rows] | None = None
+        self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
         self._edges: dict[int, Edge] = {}
         self._with_items = with_items
         self._dups: dict[str, tuple[str, ...]] = {}
@@ -277,9 +293,13 @@ class LineageGraph:
     def _record(self, ref: str, n: int) -> ItemRecord:
         """The record of the items table's row ``n``."""
         if self._item_cells is None:
-            self._item_cells = Rows(self.lineage.items, ("dataset", "item", "subject", "stem", "options", "key"))
-        dataset, item, subject, stem, options, key = self._item_cells.row(n)
-        return ItemRecord(ref, dataset, item, subject, stem, tuple(options or ()), key)
+            items = self.lineage.items
+            self._item_cells = few_valued_rows(items, _ITEM_KINDS), Rows(items, _ITEM_CELLS)
+            release_memory()  # the coding's scratch (~50 MB at a million items)
+        dataset, subject, key = self._item_cells[0].row(n)
+        item, stem, options = self._item_cells[1].row(n)
+        return _filled(ItemRecord, {"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
+                                    "options": tuple(options) if options else (), "key": key})
 
     def _edge(self, i: int) -> Edge:
         """The edge of row ``i`` (built once, then kept)."""
@@ -287,25 +307,27 @@ class LineageGraph:
         if edge is not None:
             return edge
         if self._edge_cells is None:
-            self._edge_cells = Rows(self.lineage.edges, _EDGE_COLUMNS)
-        (pds, activity, method, score, options_score, option_map, copied, added, dropped, key_inherited,
-         stem_changed, ambiguous, alternatives) = self._edge_cells.row(i)
-        edge = Edge(
-            child=self._ids.ref(self._child_at[i]),
-            parent=self._ids.ref(self._parent_at[i]),
-            activity=activity,
-            method=method,
-            score=score,
-            options_score=options_score,
-            option_map=tuple(option_map or ()),
-            options_copied=copied,
-            options_added=added,
-            options_dropped=dropped,
-            key_inherited=key_inherited,
-            stem_changed=stem_changed,
-            ambiguous=bool(ambiguous),
-            alternatives=tuple(join_ref(pds, a) for a in alternatives or ()),
-        )
+            edges = self.lineage.edges
+            self._edge_cells = few_valued_rows(edges, _EDGE_KINDS), Rows(edges, _EDGE_CELLS)
+            release_memory()  # the coding's scratch
+        pds, activity, method, copied, added, dropped, key_inherited, stem_changed, ambiguous = self._edge_cells[0].row(i)
+        score, options_score, option_map, alternatives = self._edge_cells[1].row(i)
+        edge = _filled(Edge, {
+            "child": self._ids.ref(self._child_at[i]),
+            "parent": self._ids.ref(self._parent_at[i]),
+            "activity": activity,
+            "method": method,
+            "score": score,
+            "options_score": options_score,
+            "option_map": tuple(option_map) if option_map else (),
+            "options_copied": copied,
+            "options_added": added,
+            "options_dropped": dropped,
+            "key_inherited": key_inherited,
+            "stem_changed": stem_changed,
+            "ambiguous": bool(ambiguous),
+            "alternatives": tuple([join_ref(pds, a) for a in alternatives]) if alternatives else (),
+        })
         self._edges[i] = edge
         return edge
 
@@ -325,23 +347,29 @@ class LineageGraph:
     def _walk(self, start: int | None, up: bool) -> list[Relative]:
         """The relatives of the ref numbered ``start`` (none when None), breadth first."""
         index, far = (self._up, self._parent_at) if up else (self._down, self._child_at)
-        if start is None:
+        if start is None or not (rows := index.rows(start)):
             return []
         seen = {start}
         out: list[Relative] = []
-        queue: deque[tuple[int, tuple[Edge, ...]]] = deque([(start, ())])
-        while queue:
-            cur, path = queue.popleft()
-            # By the far end's ref (numbers follow ref order), row order among equals.
-            for i in sorted(index.rows(cur), key=far.__getitem__):
+        queue: deque[tuple[int, tuple[Edge, ...]]] = deque()
+        path: tuple[Edge, ...] = ()
+        while True:
+            if len(rows) > 1:  # by the far end's ref (numbers follow ref order), row order among equals
+                rows.sort(key=far.__getitem__)
+            for i in rows:
                 nxt = far[i]
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                step = (*path, self._edge(i))
-                out.append(Relative(self._ids.ref(nxt), len(step), step))
+                e = self._edge(i)
+                step = (*path, e)
+                # (the edge's far end is the relative's ref, already read)
+                out.append(_filled(Relative, {"ref": e.parent if up else e.child, "depth": len(step), "path": step}))
                 queue.append((nxt, step))
-        return out
+            if not queue:
+                return out
+            cur, path = queue.popleft()
+            rows = index.rows(cur)
 
     def ancestors(self, ref: str) -> list[Relative]:
         """Parents, grandparents... breadth first (nearest first)."""
@@ -384,11 +412,12 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
     documented: list[dict[str, Any]] = []
     for ds in dict.fromkeys(datasets):
         documented.extend(graph.documented_children(ds))
-    return Relatives(
-        ref=ref,
-        item=item,
-        ancestors=tuple(ancestors),
-        descendants=tuple(graph._walk(number, up=False)),
-        duplicates=tuple(graph.duplicates(ref)),
-        documented=tuple(documented),
-    )
+    return _filled(Relatives, {
+        "ref": ref,
+        "item": item,
+        "ancestors": tuple(ancestors),
+        "descendants": tuple(graph._walk(number, up=False)),
+        "duplicates": tuple(graph.duplicates(ref)),
+        "documented": tuple(documented),
+        "findings": (),
+    })

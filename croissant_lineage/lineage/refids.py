@@ -106,7 +106,10 @@ class RefIds:
 
     def find(self, ref: str) -> int | None:
         """The number of ``ref``, or None when it is not one of them."""
-        return next((i for i in self._index.candidates(ref) if self._read(i) == ref), None)
+        for i in self._index.candidates(ref):
+            if self._read(i) == ref:
+                return i
+        return None
 
     def ref(self, i: int) -> str:
         """The ref numbered ``i``."""
@@ -132,8 +135,11 @@ class RefRows:
 
     def find(self, ref: str) -> int | None:
         """The row of ``ref`` (the last, when the table lists it twice), or None."""
-        rows = [r for r in self._index.candidates(ref) if join_ref(*self._rows.row(r)) == ref]
-        return rows[-1] if rows else None
+        found = None
+        for r in self._index.candidates(ref):
+            if join_ref(*self._rows.row(r)) == ref:
+                found = r
+        return found
 
 
 class EdgeIndex:

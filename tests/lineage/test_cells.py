@@ -6,10 +6,11 @@ import itertools
 from typing import Any
 
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from croissant_lineage.lineage.cells import Rows, cell_reader
+from croissant_lineage.lineage.cells import CodedRows, Rows, cell_reader, few_valued_rows
 
 TYPES: dict[Any, Any] = {
     pa.string(): st.text(max_size=5),
@@ -61,3 +62,84 @@ def test_rows_of_columns_chunked_apart(sizes: list[int], other: list[int]) -> No
                          pa.string())
     rows = Rows(pa.table({"a": a, "b": b, "c": a}), ("b", "a"))
     assert [rows.row(i) for i in range(n)] == [(str(i), i) for i in range(n)]
+
+
+FEW: dict[Any, Any] = {
+    pa.string(): st.sampled_from(["", "a", "bé", "mmlu-pro"]),
+    pa.large_string(): st.sampled_from(["x", "y"]),
+    pa.int32(): st.integers(-2, 2),
+    pa.int64(): st.sampled_from([0, 2**62, -(2**63)]),
+    pa.bool_(): st.booleans(),
+}
+
+
+@st.composite
+def few_valued_tables(draw: Any) -> tuple[pa.Table, list[str]]:
+    types = draw(st.lists(st.sampled_from(list(FEW)), min_size=1, max_size=4))
+    n = draw(st.integers(0, 12))
+    cut = draw(st.integers(0, n))
+    columns = {}
+    for k, t in enumerate(types):
+        values = draw(st.lists(st.none() | FEW[t], min_size=n, max_size=n))
+        columns[f"c{k}"] = pa.chunked_array([pa.array(values[:cut], t), pa.array(values[cut:], t)], t)
+    names = draw(st.permutations(list(columns)))
+    return pa.table(columns), list(names)
+
+
+@given(case=few_valued_tables())
+def test_coded_rows_read_as_the_plain_rows(case: tuple[pa.Table, list[str]]) -> None:
+    table, names = case
+    coded, plain = CodedRows(table, names), Rows(table, names)
+    rows = [coded.row(i) for i in range(table.num_rows)]
+    assert rows == [plain.row(i) for i in range(table.num_rows)]
+    assert rows == list(zip(*(table.column(c).to_pylist() for c in names), strict=True)) or not names
+    assert [[type(v) for v in r] for r in rows] == [[type(v) for v in r] for r in map(plain.row, range(table.num_rows))]
+
+
+def test_coded_rows_keep_one_code_a_row_and_refuse_what_does_not_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croissant_lineage.lineage import cells
+
+    table = pa.table({"m": ["exact", "fuzzy", "exact", None] * 100, "n": pa.array([1, 2, 3, 4] * 100, pa.int32()),
+                      "s": [0.5] * 400})
+    coded = CodedRows(table, ["n", "m"])
+    assert coded._codes.itemsize == 1 and len(coded._codes) == 400 and len(coded._rows) == 4  # 4 combinations
+    assert coded.row(3) == (4, None) and coded.row(398) == (3, "exact")
+    with pytest.raises(ValueError, match="not coded"):
+        CodedRows(table, ["m", "s"])  # floats: -0.0 and 0.0 would need care
+    assert isinstance(few_valued_rows(table, ["m", "s"]), Rows)
+    assert few_valued_rows(table, ["m", "s"]).row(3) == (None, 0.5)
+    monkeypatch.setattr(cells, "CODED_VALUES", 4)
+    with pytest.raises(ValueError, match="4 combinations of n, m: too many"):
+        CodedRows(table, ["n", "m"])
+    assert isinstance(few_valued_rows(table, ["m"]), CodedRows)  # 3 values and null
+    wide = pa.table({f"c{k}": pa.array(range(400), pa.int32()) for k in range(8)})
+    with pytest.raises(ValueError, match="too many combinations"):
+        CodedRows(wide, list(wide.column_names))  # 401 ** 8 does not fit a number
+
+
+def test_codes_past_256_combinations_take_two_bytes() -> None:
+    table = pa.table({"a": pa.array([i % 300 for i in range(600)], pa.int64()), "b": ["x"] * 600})
+    coded = CodedRows(table, ["a", "b"])
+    assert coded._codes.itemsize == 2 and [coded.row(i) for i in (0, 299, 300, 599)] == [(0, "x"), (299, "x"), (0, "x"), (299, "x")]
+    assert CodedRows(pa.table({"a": pa.array([], pa.string())}), ["a"])._rows == []
+
+
+def test_lists_of_numbers_and_strings_without_nulls_read_past_offsets() -> None:
+    numbers = pa.array([[1, 2], None, [3], [], [4, 5, 6]], pa.list_(pa.int32()))[1:]
+    assert [cell_reader(numbers)(i) for i in range(4)] == [None, [3], [], [4, 5, 6]]
+    child = pa.array(["z", "a", "bé", "c"])[1:]  # a sliced child: offsets index into it
+    strings = pa.ListArray.from_arrays(pa.array([0, 2, 2, 3], pa.int32()), child)
+    assert [cell_reader(strings)(i) for i in range(3)] == [["a", "bé"], [], ["c"]] == strings.to_pylist()
+    floats = pa.ListArray.from_arrays(pa.array([0, 1, 3], pa.int32()), pa.array([0.1, 1.5, -0.0], pa.float32()))
+    assert [cell_reader(floats)(i) for i in range(2)] == floats.to_pylist()
+
+
+def test_many_possible_combinations_are_found_by_sorting() -> None:
+    # 201 ** 3 possible keys (200 values and null a column): too many to mark, so the
+    # 201 combinations there are are found by sorting
+    n = 201
+    table = pa.table({"a": pa.array([*range(200), None], pa.int64()), "b": [str(i) for i in range(n)][::-1],
+                      "c": pa.array([i * 7 % 200 for i in range(n)], pa.int32())})
+    coded, plain = CodedRows(table, ["c", "a", "b"]), Rows(table, ["c", "a", "b"])
+    assert [coded.row(i) for i in range(n)] == [plain.row(i) for i in range(n)]
+    assert len(coded._rows) == n and coded.row(200) == (0, None, "0")
