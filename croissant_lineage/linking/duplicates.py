@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA
+from croissant_lineage.linking.codes import equal_codes
 from croissant_lineage.linking.normalize import normalize_option, normalize_stem
 from croissant_lineage.linking.sides import Side
 
@@ -47,25 +48,16 @@ def side_duplicates(name: str, side: Side) -> list[DuplicateGroup]:
     """Groups of identical items (see :func:`find_duplicates`) of one dataset.
 
     Only items whose normalised stem occurs more than once can be in a group: they are
-    found over the Arrow column (``dictionary_encode`` and counts), and only their stems,
-    options (normalised only for them, when linking has not done so already) and ids are
-    built as Python objects.
+    found over the Arrow column (:func:`.codes.equal_codes` and counts), and only their
+    stems, options (normalised only for them, when linking has not done so already) and
+    ids are built as Python objects.
     """
     stems = side.norm_stems.array
     if not len(stems):
         return []
-    encoded = pc.dictionary_encode(stems)
-    # A long side's stems are chunked (normalised a slice at a time): their codes must
-    # index one dictionary (Arrow builds one over all chunks; unified should it not).
-    parts = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-    if any(not p.dictionary.equals(parts[-1].dictionary) for p in parts):
-        parts = encoded.unify_dictionaries().chunks
-    codes = np.concatenate([p.indices.to_numpy(zero_copy_only=False) for p in parts])
-    dictionary = parts[-1].dictionary
-    repeated = (np.bincount(codes, minlength=len(dictionary)) > 1) & (
-        pc.not_equal(dictionary, "").to_numpy(zero_copy_only=False)
-    )
-    rows = np.flatnonzero(repeated[codes])
+    (codes,) = equal_codes(stems)
+    repeated = np.bincount(codes)[codes] > 1
+    rows = np.flatnonzero(repeated & pc.not_equal(stems, "").to_numpy(zero_copy_only=False))
     if not len(rows):
         return []
     groups: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)

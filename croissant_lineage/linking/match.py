@@ -47,6 +47,7 @@ from croissant_lineage.linking.assign import (
     candidate_weight,
     children_in_collision,
 )
+from croissant_lineage.linking.codes import equal_codes
 from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, diff_pairs
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
@@ -298,14 +299,20 @@ def _block_stem_keys(
     child: Side, kid_rows: np.ndarray, kid_block: np.ndarray, parent: Side, pool_rows: np.ndarray, pool_block: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """One integer per (block, normalised stem) of the children's and the parents' rows,
-    equal where both are (the exact join's keys). The stems' copies and their dictionary
-    are freed on return, before the candidates' evidence is computed."""
-    stems = pa.concat_arrays([take_rows(child.norm_stems.array, kid_rows), take_rows(parent.norm_stems.array, pool_rows)])
-    encoded = pc.dictionary_encode(stems)
-    del stems
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    width = max(len(encoded.dictionary), 1)
-    return kid_block * width + codes[: len(kid_rows)], pool_block * width + codes[len(kid_rows) :]
+    equal where both are (the exact join's keys). The stems are numbered by
+    :func:`.codes.equal_codes` (no copy of them): a whole side's column when the rows are
+    a quarter of it or more, else a copy of just those rows' stems."""
+    whole = [4 * len(rows) >= len(side) for side, rows in ((child, kid_rows), (parent, pool_rows))]
+    columns = [
+        side.norm_stems.array if w else take_rows(side.norm_stems.array, rows)
+        for side, rows, w in ((child, kid_rows, whole[0]), (parent, pool_rows, whole[1]))
+    ]
+    width = max(sum(len(c) for c in columns), 1)  # more than any code
+    kid_codes, pool_codes = equal_codes(*columns)
+    del columns
+    kid_codes = kid_codes[kid_rows] if whole[0] else kid_codes
+    pool_codes = pool_codes[pool_rows] if whole[1] else pool_codes
+    return kid_block * width + kid_codes, pool_block * width + pool_codes
 
 
 @dataclass

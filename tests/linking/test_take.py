@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
@@ -14,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croissant_lineage.linking.take import take_rows
+from tests.linking.pool_peak import pool_peak
 
 _VALUES = st.one_of(
     st.lists(st.one_of(st.none(), st.text(max_size=5)), max_size=12).map(lambda v: (v, pa.string())),
@@ -49,13 +48,9 @@ def test_take_rows_refuses_rows_outside_the_column(row: int) -> None:
 def test_take_rows_takes_from_each_chunk_only_its_rows() -> None:
     # The point of it: no chunk is joined to the others (ChunkedArray.take copies the
     # whole column first). In a fresh process, so that the pool's peak is this test's.
-    code = (
-        "import pyarrow as pa\n"
+    setup = (
         "from croissant_lineage.linking.take import take_rows\n"
-        "c = pa.chunked_array([pa.array(['x' * 100] * 100_000) for _ in range(4)])\n"
-        "pool = pa.default_memory_pool(); before = pool.max_memory()\n"
-        "assert take_rows(c, [399_999, 0, 150_000]).to_pylist() == ['x' * 100] * 3\n"
-        "print(pool.max_memory() - before)\n"
+        "c = pa.chunked_array([pa.array(['x' * 100] * 100_000) for _ in range(4)])"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert int(out.stdout) < 1 << 20  # the column is 40 MB
+    peak = pool_peak(setup, "assert take_rows(c, [399_999, 0, 150_000]).to_pylist() == ['x' * 100] * 3")
+    assert peak < 1 << 20  # the column is 40 MB
