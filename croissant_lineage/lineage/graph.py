@@ -16,7 +16,7 @@ from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.cells import CodedRows, Rows, few_valued_rows
 from croissant_lineage.lineage.model import Lineage, release_memory
-from croissant_lineage.lineage.refids import EdgeIndex, RefIds, joined_refs, last_rows, number_refs
+from croissant_lineage.lineage.refids import EdgeIndex, RefIds, RefRows, joined_refs, number_refs
 from croissant_lineage.lineage.schema import join_ref, split_ref
 
 #: The edge columns an :class:`Edge` is read from (its ends come from the ref numbers):
@@ -210,22 +210,21 @@ class LineageGraph:
 
     def __init__(self, lineage: Lineage, *, with_items: bool = True):
         self.lineage = lineage
-        e, items = lineage.edges, lineage.items
-        refs, numbers = number_refs([
+        e = lineage.edges
+        refs, (self._child, self._parent) = number_refs([
             joined_refs(e.column("child_dataset"), e.column("child_item")),
             joined_refs(e.column("parent_dataset"), e.column("parent_item")),
-            *([joined_refs(items.column("dataset"), items.column("item"))] if with_items else []),
         ])
         release_memory()  # the joined refs and the hash table, before the indexes
-        self._child, self._parent = numbers[:2]
-        # The edges' ends and the items, and each one's row in the items table.
-        self._ids = RefIds(refs, last_rows(numbers[2], len(refs)) if with_items else None)
-        del refs, numbers
+        self._ids = RefIds(refs)  # the edges' ends
+        del refs
         # The edges' ends by row, read as Python ints.
         self._child_at, self._parent_at = self._child.data, self._parent.data
         # Edge rows by child (up) and by parent (down), in row order within a ref.
         self._up = EdgeIndex(self._child)
         self._down = EdgeIndex(self._parent)
+        items = lineage.items
+        self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
         # Edge objects and cell readers are built the first time a query touches them.
         self._edge_cells: tuple[CodedRows | Rows, Rows] | None = None
         self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
@@ -250,14 +249,14 @@ class LineageGraph:
 
     def _row(self, ref: str) -> int | None:
         """The items table's row of ``ref``, or None."""
-        return self._ids.locate(ref)[0]
+        return None if self._items is None else self._items.find(ref)
 
     def __contains__(self, ref: object) -> bool:
-        # (every numbered ref is an item or an end of an edge)
-        return isinstance(ref, str) and self._ids.find(ref) is not None
+        # (every numbered ref is an end of an edge)
+        return isinstance(ref, str) and (self._row(ref) is not None or self._ids.find(ref) is not None)
 
-    def _locate(self, ref: str) -> tuple[int | None, int]:
-        """The items table's row of ``ref`` and its number among the items and the edges' ends.
+    def _locate(self, ref: str) -> tuple[int | None, int | None]:
+        """The items table's row of ``ref`` and its number among the edges' ends.
 
         Raises:
             InputError: not a ref, or neither in the items nor an end of an edge.
@@ -266,8 +265,8 @@ class LineageGraph:
             split_ref(ref)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-        row, number = self._ids.locate(ref)
-        if number is None:
+        row, number = self._row(ref), self._ids.find(ref)
+        if row is None and number is None:
             dataset = ref.partition(":")[0]
             known = sorted({d["name"] for d in self.lineage.family.get("datasets", [])})
             hint = "check the item id" if dataset in known else f"datasets are: {', '.join(known)}"

@@ -2,14 +2,15 @@
 
 A graph over a million items keyed by ref strings in Python dictionaries costs ~0.4 GB (a
 string, a dictionary slot and a list per ref). :class:`RefIds` keeps the refs of the edges'
-ends and of the items once, sorted and unique, in one Arrow string array: a ref's number is
-its place there, so numbers compare as the refs do (:func:`number_refs` numbers whole
-columns in one pass), and beside it the item table's row of each ref (:func:`last_rows`),
-so one look-up gives both. :class:`EdgeIndex` gives the rows of a table whose key column
-(ref numbers) holds a given number, in row order. A ref is found by its Python hash (a
-sorted NumPy array of them, with where each bucket of their top bits starts), then checked
-against the strings. A query reads these arrays through memoryviews (slices give Python
-ints): a NumPy call per look-up costs more than the look-up."""
+ends once, sorted and unique, in one Arrow string array: a ref's number is its place there,
+so numbers compare as the refs do (:func:`number_refs` numbers whole columns in one pass).
+:class:`EdgeIndex` gives the rows of a table whose key column (ref numbers) holds a given
+number, in row order; :class:`RefRows`, the row of an item table that holds a ref. A ref is
+found by its Python hash (a sorted NumPy array of them, and where each bucket of their top
+bits starts), then checked against the strings. A query reads these arrays through
+memoryviews (slices give Python ints):
+a NumPy call per look-up costs more than the look-up.
+"""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from croissant_lineage.lineage.cells import cell_reader
+from croissant_lineage.lineage.cells import Rows, cell_reader
 from croissant_lineage.lineage.schema import join_ref
 
-__all__ = ["EdgeIndex", "RefIds", "joined_refs", "last_rows", "number_refs"]
+__all__ = ["EdgeIndex", "RefIds", "RefRows", "joined_refs", "number_refs"]
 
 #: Refs hashed per Python list (bounds the strings alive while the index is built).
 _HASH_ROWS = 1 << 16
@@ -61,7 +62,7 @@ def joined_refs(dataset: pa.ChunkedArray | pa.Array, item: pa.ChunkedArray | pa.
 
 class _HashIndex:
     """Positions by the Python hash of the ref at each: the hashes sorted in a NumPy array,
-    and where each bucket of their top bits starts (about one hash a bucket), read through
+    and where each bucket of their top bits starts (two to four hashes a bucket), read through
     memoryviews: a look-up reads a few Python ints, no bisection, no NumPy call."""
 
     __slots__ = ("_half", "_hashes", "_positions", "_shift", "_starts")
@@ -74,7 +75,7 @@ class _HashIndex:
             at += len(part)
         positions = np.argsort(hashes, kind="stable").astype(np.int32)
         hashes = hashes[positions]
-        bits = max(1, n.bit_length() - 1)  # 2**bits buckets: from n / 2 to n
+        bits = max(1, n.bit_length() - 2)  # 2**bits buckets: from n / 4 to n / 2
         self._shift, self._half = 64 - bits, 1 << (bits - 1)
         # (an arithmetic shift: the buckets of the sorted signed hashes are sorted too)
         buckets = (hashes >> self._shift) + self._half
@@ -90,37 +91,20 @@ class _HashIndex:
         return [positions[k] for k in range(self._starts[b], self._starts[b + 1]) if hashes[k] == h]
 
 
-def last_rows(numbers: np.ndarray, size: int) -> np.ndarray:
-    """Per number below ``size``, the last row of ``numbers`` holding it (-1 where none)."""
-    kind = np.int32 if len(numbers) < 2**31 else np.int64
-    rows = np.full(size, -1, kind)
-    order = np.argsort(numbers, kind="stable")
-    ranked = numbers[order]
-    last = np.flatnonzero(np.append(ranked[1:] != ranked[:-1], True)) if len(ranked) else ranked
-    rows[ranked[last]] = order[last]
-    return rows
-
-
 class RefIds:
-    """Distinct refs, numbered in sorted order (as :func:`number_refs` numbers them), and
-    the row of an item table that holds each ref, found by the same look-up.
+    """Distinct refs, numbered in sorted order (as :func:`number_refs` numbers them).
 
     Args:
         refs: The distinct refs, sorted (strings, no nulls).
-        rows: Per ref, the item table's row holding it (-1 where none; see
-            :func:`last_rows`), or None without an item table.
     """
 
-    __slots__ = ("_index", "_read", "_refs", "_rows")
+    __slots__ = ("_index", "_read", "_refs")
 
-    def __init__(self, refs: pa.Array, rows: np.ndarray | None = None):
-        if rows is not None and len(rows) != len(refs):
-            raise ValueError(f"{len(rows):,} rows for {len(refs):,} refs")
+    def __init__(self, refs: pa.Array):
         self._refs = refs
         self._read = cell_reader(refs)
         parts = (refs.slice(at, _HASH_ROWS).to_pylist() for at in range(0, len(refs), _HASH_ROWS))
         self._index = _HashIndex(parts, len(refs))
-        self._rows = None if rows is None else rows.data
 
     def __len__(self) -> int:
         return len(self._refs)
@@ -132,19 +116,35 @@ class RefIds:
                 return i
         return None
 
-    def locate(self, ref: str) -> tuple[int | None, int | None]:
-        """The item table's row of ``ref`` (None when it has none, or no rows were given)
-        and its number (None when it is not one of them)."""
-        i = self.find(ref)
-        if i is None or self._rows is None:
-            return None, i
-        row: int = self._rows[i]
-        return (None if row < 0 else row), i
-
     def ref(self, i: int) -> str:
         """The ref numbered ``i``."""
         value: str = self._read(i)
         return value
+
+
+class RefRows:
+    """The rows of a table by the ref of their ``dataset`` and ``item`` columns, found by
+    hash and checked against the columns: no joined ref is kept.
+
+    Args:
+        dataset, item: The table's columns.
+    """
+
+    __slots__ = ("_index", "_rows")
+
+    def __init__(self, dataset: pa.ChunkedArray, item: pa.ChunkedArray):
+        self._rows = Rows(pa.table({"dataset": dataset, "item": item}), ("dataset", "item"))
+        parts = (joined_refs(dataset.slice(at, _HASH_ROWS), item.slice(at, _HASH_ROWS)).to_pylist()
+                 for at in range(0, len(dataset), _HASH_ROWS))
+        self._index = _HashIndex(parts, len(dataset))
+
+    def find(self, ref: str) -> int | None:
+        """The row of ``ref`` (the last, when the table lists it twice), or None."""
+        found = None
+        for r in self._index.candidates(ref):
+            if join_ref(*self._rows.row(r)) == ref:
+                found = r
+        return found
 
 
 class EdgeIndex:

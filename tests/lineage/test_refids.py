@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from croissant_lineage.lineage.refids import EdgeIndex, RefIds, joined_refs, last_rows, number_refs
+from croissant_lineage.lineage.refids import EdgeIndex, RefIds, number_refs
 
 REFS = st.lists(st.text(min_size=1, max_size=6), max_size=40)
 
@@ -51,34 +51,12 @@ def test_edge_rows_by_key_in_row_order(keys: list[int], key: int) -> None:
 
 
 def test_item_rows_by_ref_last_row_wins_and_nulls_join_as_join_ref() -> None:
+    from croissant_lineage.lineage.refids import RefRows
+
     dataset = pa.chunked_array([pa.array(["a", "b"]), pa.array(["a", None, "a"])])
     item = pa.chunked_array([pa.array(["1", "1"]), pa.array(["2", "x", "1"])])
-    refs, (numbers,) = number_refs([joined_refs(dataset, item)])
-    ids = RefIds(refs, last_rows(numbers, len(refs)))
-    assert [ids.locate(r)[0] for r in ("a:1", "b:1", "a:2", "None:x", "a:3", "b")] == [4, 1, 2, 3, None, None]
-    assert [ids.locate(r)[1] for r in ("a:1", "b:1", "a:2", "None:x", "a:3")] == [1, 3, 2, 0, None]
-    assert RefIds(refs).locate("a:1") == (None, 1)  # no rows given
-    with pytest.raises(ValueError, match="2 rows for 4 refs"):
-        RefIds(refs, np.zeros(2, np.int32))
-
-
-@given(parts=st.lists(REFS, max_size=3), items=REFS, other=st.text(max_size=6))
-def test_one_look_up_gives_the_number_and_the_last_item_row(parts: list[list[str]], items: list[str], other: str) -> None:
-    """What RefIds(edge ends) + RefRows(items) answered, from one index over both."""
-    refs, numbers = number_refs([pa.array(p, pa.string()) for p in [*parts, items]])
-    ids = RefIds(refs, last_rows(numbers[-1], len(refs)))
-    last = {r: row for row, r in enumerate(items)}  # (later rows overwrite earlier ones)
-    distinct = sorted({r for p in [*parts, items] for r in p})
-    for r in [*distinct, other]:
-        number = distinct.index(r) if r in distinct else None
-        assert ids.locate(r) == (last.get(r), number)
-        assert ids.find(r) == number
-
-
-@given(numbers=st.lists(st.integers(0, 6), max_size=30))
-def test_last_rows_is_the_last_row_of_each_number(numbers: list[int]) -> None:
-    rows = last_rows(np.array(numbers, np.int32), 7)
-    assert rows.tolist() == [max((i for i, n in enumerate(numbers) if n == k), default=-1) for k in range(7)]
+    rows = RefRows(dataset, item)
+    assert [rows.find(r) for r in ("a:1", "b:1", "a:2", "None:x", "a:3", "b")] == [4, 1, 2, 3, None, None]
 
 
 @given(hashes=st.lists(st.sampled_from([-(2**63), -(2**63) + 1, -(2**62), -2, 0, 1, 2**62, 2**63 - 1])
