@@ -225,12 +225,13 @@ class LineageGraph:
         self._down = EdgeIndex(self._parent)
         items = lineage.items
         self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
-        # Edge objects and cell readers are built the first time a query touches them.
+        # Edge fields and cell readers are read the first time a query touches them.
         self._edge_cells: tuple[CodedRows | Rows, Rows] | None = None
         self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
-        # The fields of the edges built, by row (each query builds its Edge objects from
-        # them): dicts of strings, numbers and shared tuples, which the cyclic GC does not
-        # track once those tuples are old (kept Edge objects would be tracked).
+        # The fields of the edges read, by row (each query builds its Edge objects from
+        # them): dicts of strings, numbers and shared tuples, which the cyclic GC leaves
+        # untracked (from the start once the shared option maps are old), where kept Edge
+        # objects stay tracked and every full collection walks them.
         self._edges: dict[int, dict[str, Any]] = {}
         self._option_maps: dict[tuple[int, ...], tuple[int, ...]] = {}  # each option map once
         self._with_items = with_items
