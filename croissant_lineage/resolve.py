@@ -381,13 +381,14 @@ class Resolver:
         Raises:
             InputError: the item is not in these descriptors' lineage.
         """
-        from croissant_lineage.findings.routing import relevant_findings
-
         fam = relatives_of(self.graph, ref)
         # Every relative routing can reach is in the item's connected component: skip the
         # walk for the (many) components no finding touches.
         if ref not in self._with_findings:
             return fam
+        # (imported here: routing's imports, only when a finding may apply)
+        from croissant_lineage.findings.routing import relevant_findings
+
         found = relevant_findings(self.graph, ref, self.findings)
         return replace(fam, findings=tuple(f.to_dict() for f in found))
 

@@ -225,10 +225,15 @@ class LineageGraph:
         self._down = EdgeIndex(self._parent)
         items = lineage.items
         self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
-        # Edge objects and cell readers are built the first time a query touches them.
+        # Edge fields and cell readers are read the first time a query touches them.
         self._edge_cells: tuple[CodedRows | Rows, Rows] | None = None
         self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
-        self._edges: dict[int, Edge] = {}
+        # The fields of the edges read, by row (each query builds its Edge objects from
+        # them): dicts of strings, numbers and shared tuples, which the cyclic GC leaves
+        # untracked (from the start once the shared option maps are old), where kept Edge
+        # objects stay tracked and every full collection walks them.
+        self._edges: dict[int, dict[str, Any]] = {}
+        self._option_maps: dict[tuple[int, ...], tuple[int, ...]] = {}  # each option map once
         self._with_items = with_items
         self._dups: dict[str, tuple[str, ...]] = {}
         groups: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -301,25 +306,30 @@ class LineageGraph:
         return _filled(ItemRecord, {"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
                                     "options": tuple(options) if options else (), "key": key})
 
-    def _edge(self, i: int) -> Edge:
-        """The edge of row ``i`` (built once, then kept)."""
-        edge = self._edges.get(i)
-        if edge is not None:
-            return edge
+    def _edge_fields(self, i: int, near: str | None = None, up: bool = True) -> dict[str, Any]:
+        """The fields of the edge of row ``i``, in :class:`Edge`'s order (read once, then
+        kept); ``near``: the ref of its child (``up``) or parent end, when the caller has it."""
+        kept = self._edges.get(i)
+        if kept is not None:
+            return kept
+        if near is not None and type(near) is not str:  # (a str subclass: keep the graph's own)
+            near = None
         if self._edge_cells is None:
             edges = self.lineage.edges
             self._edge_cells = few_valued_rows(edges, _EDGE_KINDS), Rows(edges, _EDGE_CELLS)
             release_memory()  # the coding's scratch
         pds, activity, method, copied, added, dropped, key_inherited, stem_changed, ambiguous = self._edge_cells[0].row(i)
         score, options_score, option_map, alternatives = self._edge_cells[1].row(i)
-        edge = _filled(Edge, {
-            "child": self._ids.ref(self._child_at[i]),
-            "parent": self._ids.ref(self._parent_at[i]),
+        option_map = self._option_maps.setdefault(m := tuple(option_map), m) if option_map else ()
+        read = self._ids.ref
+        kept = {
+            "child": near if near is not None and up else read(self._child_at[i]),
+            "parent": near if near is not None and not up else read(self._parent_at[i]),
             "activity": activity,
             "method": method,
             "score": score,
             "options_score": options_score,
-            "option_map": tuple(option_map) if option_map else (),
+            "option_map": option_map,
             "options_copied": copied,
             "options_added": added,
             "options_dropped": dropped,
@@ -327,8 +337,14 @@ class LineageGraph:
             "stem_changed": stem_changed,
             "ambiguous": bool(ambiguous),
             "alternatives": tuple([join_ref(pds, a) for a in alternatives]) if alternatives else (),
-        })
-        self._edges[i] = edge
+        }
+        self._edges[i] = kept
+        return kept
+
+    def _edge(self, i: int, near: str | None = None, up: bool = True) -> Edge:
+        """The edge of row ``i`` (a new object, of the fields kept)."""
+        edge = _new(Edge)
+        edge.__dict__.update(self._edge_fields(i, near, up))
         return edge
 
     def _edge_rows(self, ref: str, up: bool) -> list[int]:
@@ -338,20 +354,20 @@ class LineageGraph:
 
     def parents(self, ref: str) -> list[Edge]:
         """Edges to the item's parents."""
-        return [self._edge(i) for i in self._edge_rows(ref, up=True)]
+        return [self._edge(i, ref, up=True) for i in self._edge_rows(ref, up=True)]
 
     def children(self, ref: str) -> list[Edge]:
         """Edges from the item's children."""
-        return [self._edge(i) for i in self._edge_rows(ref, up=False)]
+        return [self._edge(i, ref, up=False) for i in self._edge_rows(ref, up=False)]
 
-    def _walk(self, start: int | None, up: bool) -> list[Relative]:
-        """The relatives of the ref numbered ``start`` (none when None), breadth first."""
+    def _walk(self, start: int | None, ref: str, up: bool) -> list[Relative]:
+        """The relatives of ``ref``, numbered ``start`` (none when None), breadth first."""
         index, far = (self._up, self._parent_at) if up else (self._down, self._child_at)
         if start is None or not (rows := index.rows(start)):
             return []
         seen = {start}
         out: list[Relative] = []
-        queue: deque[tuple[int, tuple[Edge, ...]]] = deque()
+        queue: deque[tuple[int, str, tuple[Edge, ...]]] = deque()
         path: tuple[Edge, ...] = ()
         while True:
             if len(rows) > 1:  # by the far end's ref (numbers follow ref order), row order among equals
@@ -361,23 +377,24 @@ class LineageGraph:
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                e = self._edge(i)
+                e = self._edge(i, ref, up)
                 step = (*path, e)
                 # (the edge's far end is the relative's ref, already read)
-                out.append(_filled(Relative, {"ref": e.parent if up else e.child, "depth": len(step), "path": step}))
-                queue.append((nxt, step))
+                relative = e.parent if up else e.child
+                out.append(_filled(Relative, {"ref": relative, "depth": len(step), "path": step}))
+                queue.append((nxt, relative, step))
             if not queue:
                 return out
-            cur, path = queue.popleft()
+            cur, ref, path = queue.popleft()
             rows = index.rows(cur)
 
     def ancestors(self, ref: str) -> list[Relative]:
         """Parents, grandparents... breadth first (nearest first)."""
-        return self._walk(self._locate(ref)[1], up=True)
+        return self._walk(self._locate(ref)[1], ref, up=True)
 
     def descendants(self, ref: str) -> list[Relative]:
         """Children, grandchildren... breadth first (nearest first)."""
-        return self._walk(self._locate(ref)[1], up=False)
+        return self._walk(self._locate(ref)[1], ref, up=False)
 
     def duplicates(self, ref: str) -> list[str]:
         """Identical items in the same dataset (same stem, same options as a multiset)."""
@@ -406,7 +423,7 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
     """
     graph = lineage if isinstance(lineage, LineageGraph) else LineageGraph(lineage)
     row, number = graph._locate(ref)  # once for the walks and the record
-    ancestors = graph._walk(number, up=True)
+    ancestors = graph._walk(number, ref, up=True)
     item = None if row is None else graph._record(ref, row)
     datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
     documented: list[dict[str, Any]] = []
@@ -416,7 +433,7 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
         "ref": ref,
         "item": item,
         "ancestors": tuple(ancestors),
-        "descendants": tuple(graph._walk(number, up=False)),
+        "descendants": tuple(graph._walk(number, ref, up=False)),
         "duplicates": tuple(graph.duplicates(ref)),
         "documented": tuple(documented),
         "findings": (),

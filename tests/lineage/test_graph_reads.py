@@ -60,3 +60,60 @@ def test_columns_that_do_not_code_answer_the_same(monkeypatch: pytest.MonkeyPatc
     plain = LineageGraph(TOY)
     assert [repr(o) for o in _objects(plain)] == expected
     assert [type(c).__name__ for c in (*plain._edge_cells, *plain._item_cells)] == ["Rows"] * 4
+
+
+def _both_ends_read(g: LineageGraph, i: int) -> Edge:
+    """The edge of row ``i`` as built with both ends read from the ref numbers (no near end given)."""
+    fresh = LineageGraph(g.lineage)
+    return fresh._edge(i)
+
+
+@pytest.mark.parametrize("order", ["queries first", "parents first"])
+def test_edges_built_from_a_walk_are_the_edges_read_end_to_end(order: str) -> None:
+    """A walk hands each edge the ref of its near end; the edge kept is the same either way,
+    whichever query builds it first."""
+    g = LineageGraph(TOY)
+    if order == "parents first":
+        for ref in REFS:
+            g.parents(ref), g.children(ref)
+    answers = [repr(relatives_of(g, ref)) for ref in REFS] + [repr((g.parents(r), g.children(r))) for r in REFS]
+    n = TOY.edges.num_rows
+    assert len(g._edges) == n  # every edge reached
+    assert [g._edge(i) for i in range(n)] == [_both_ends_read(g, i) for i in range(n)]
+    assert answers == [repr(relatives_of(LineageGraph(TOY), ref)) for ref in REFS] + [
+        repr((LineageGraph(TOY).parents(r), LineageGraph(TOY).children(r))) for r in REFS]
+
+
+def test_a_ref_of_a_str_subclass_is_not_kept_in_an_edge() -> None:
+    class Ref(str):
+        pass
+
+    g = LineageGraph(TOY)
+    for ref in REFS:
+        family = relatives_of(g, Ref(ref))
+        parents, children = g.parents(Ref(ref)), g.children(Ref(ref))
+        edges = [e for r in (*family.ancestors, *family.descendants) for e in r.path] + parents + children
+        assert all(type(e.child) is str and type(e.parent) is str for e in edges)
+    assert all(type(f["child"]) is str and type(f["parent"]) is str for f in g._edges.values())
+    assert len(g._edges) == TOY.edges.num_rows
+
+
+def test_kept_edges_are_fields_the_cyclic_gc_stops_tracking() -> None:
+    """Each query builds new Edge objects from fields kept once per edge: the kept dicts hold
+    only strings, numbers and shared option maps, which the GC untracks once they are old
+    (kept Edge objects would stay tracked, and every full collection would walk them)."""
+    import gc
+
+    g = LineageGraph(TOY)
+    first = [relatives_of(g, ref) for ref in REFS]
+    again = [relatives_of(g, ref) for ref in REFS]
+    assert first == again
+    edges = [(a, b) for f, h in zip(first, again, strict=True) for r, s in zip(f.ancestors, h.ancestors, strict=True)
+             for a, b in zip(r.path, s.path, strict=True)]
+    assert edges and all(a == b and a is not b for a, b in edges)  # equal, built anew
+    kept = list(g._edges.values())
+    assert all(list(f) == [x.name for x in fields(Edge)] for f in kept)
+    maps = [f["option_map"] for f in kept]
+    assert len({id(m) for m in maps}) == len(set(maps))  # each option map once
+    gc.collect()
+    assert not any(gc.is_tracked(f) for f in kept)

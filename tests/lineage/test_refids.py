@@ -57,3 +57,22 @@ def test_item_rows_by_ref_last_row_wins_and_nulls_join_as_join_ref() -> None:
     item = pa.chunked_array([pa.array(["1", "1"]), pa.array(["2", "x", "1"])])
     rows = RefRows(dataset, item)
     assert [rows.find(r) for r in ("a:1", "b:1", "a:2", "None:x", "a:3", "b")] == [4, 1, 2, 3, None, None]
+
+
+@given(hashes=st.lists(st.sampled_from([-(2**63), -(2**63) + 1, -(2**62), -2, 0, 1, 2**62, 2**63 - 1])
+                       | st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=40, unique=True),
+       probe=st.integers(-(2**63), 2**63 - 1))
+def test_hash_buckets_cover_the_whole_range_of_hashes(hashes: list[int], probe: int) -> None:
+    """Buckets of the top bits of signed 64-bit hashes, at their extremes too: every ref is found."""
+    from croissant_lineage.lineage import refids
+
+    refs = [f"r{i}" for i in range(len(hashes))]
+    own = dict(zip(refs, hashes, strict=True))
+    index = refids._HashIndex.__new__(refids._HashIndex)
+    try:
+        refids.hash = lambda s: own.get(s, probe)  # type: ignore[attr-defined]
+        index.__init__([refs], len(refs))  # type: ignore[misc]
+        assert [index.candidates(r) for r in refs] == [[i] for i in range(len(refs))]
+        assert index.candidates("other") == [i for i, h in enumerate(hashes) if h == probe]
+    finally:
+        del refids.hash  # type: ignore[attr-defined]
