@@ -34,6 +34,7 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 from text_to_num import alpha2digit
 
 from croissant_lineage.linking.regex_columns import search_column
+from croissant_lineage.linking.spelled_numbers import may_change
 
 __all__ = [
     "MIN_EVIDENCE_WEIGHT",
@@ -178,6 +179,16 @@ class NumberReader:
             return alpha2digit(text, self.language.split("-")[0].lower())
         except (ValueError, TypeError):  # text2num refuses some inputs: keep the text as written
             return text
+
+    def prepare_many(self, texts: list[str], column: pa.Array) -> list[str]:
+        """:meth:`prepare` of every text (``column``: the same texts as an Arrow array),
+        asked only of those :func:`.spelled_numbers.may_change` says it may change."""
+        if not self.spelled or self.language is None:
+            return texts
+        may = may_change(column, self.language.split("-")[0].lower())
+        if may is None:
+            return [self.prepare(t) for t in texts]
+        return [self.prepare(t) if m else t for t, m in zip(texts, may.to_pylist(), strict=True)]
 
     def readings(self, text: str) -> list[str]:
         """The values of one number as written: the locale's reading first (if it can read
@@ -387,6 +398,8 @@ def extract_evidence_many(
     needs: a digit (Python's ``\\d``, after spelled-out numbers are read) for numbers,
     ``\\[A-Za-z]`` for LaTeX commands, a letter right before an ASCII digit for formulas,
     two of ``IVX`` for Roman numerals; each text runs only the patterns it can match.
+    Spelled-out numbers are read only in the texts that hold a number word of the
+    language (:meth:`NumberReader.prepare_many`).
 
     Args:
         items: ``(stem, options)`` per item.
@@ -397,8 +410,8 @@ def extract_evidence_many(
     """
     reader = reader or number_reader(None)
     texts = [_joined(stem, options) for stem, options in items]
-    prepared = [reader.prepare(t) for t in texts]
     column = pa.array(texts, pa.string())
+    prepared = reader.prepare_many(texts, column)
     gates = [
         search_column(column if prepared == texts else pa.array(prepared, pa.string()), _NEEDS_DIGIT),
         search_column(column, _LATEX),

@@ -35,6 +35,7 @@ from croissant_lineage.linking.normalize_columns import (
     repair_may_change,
 )
 from croissant_lineage.linking.options import OptionTexts
+from croissant_lineage.linking.record_fields import read_field
 from croissant_lineage.linking.take import take_rows
 
 __all__ = ["CHUNK", "Rows", "Side"]
@@ -149,12 +150,7 @@ class _RecordColumns(Mapping[str, list[Any]]):
         if key and self._names is None and self._absent_from_text(key):
             self._absent.add(key)
             return
-        names: dict[str, None] = {}
-        values: list[Any] = []
-        for r in self._side.record_texts():
-            rec = json.loads(r) if r else {}
-            names.update(dict.fromkeys(rec))
-            values.append(rec.get(key))
+        names, values = read_field(self._side.record_chunks(), key) or self._parsed(key)
         self._names = names
         if key in names:
             self._cols[key] = values
@@ -162,6 +158,17 @@ class _RecordColumns(Mapping[str, list[Any]]):
         # Parsing every record left the C heap holding the parsed records' pages (~160 MB
         # at 250k records), under every step after it: hand them back.
         release_memory()
+
+    def _parsed(self, key: str) -> tuple[dict[str, None], list[Any]]:
+        """The records' keys and the values of ``key``, each record parsed by :func:`json.loads`
+        (what :func:`.record_fields.read_field` gives where it answers)."""
+        names: dict[str, None] = {}
+        values: list[Any] = []
+        for r in self._side.record_texts():
+            rec = json.loads(r) if r else {}
+            names.update(dict.fromkeys(rec))
+            values.append(rec.get(key))
+        return names, values
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str):

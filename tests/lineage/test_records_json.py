@@ -7,12 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croissant_lineage.lineage.items import _as_text
-from croissant_lineage.lineage.records_json import filter_where, json_strings, records_json
+from croissant_lineage.lineage.records_json import (
+    NEEDS_ESCAPING,
+    _needs_escaping,
+    filter_where,
+    json_strings,
+    records_json,
+)
 
 
 def _reference(table: pa.Table) -> list[str]:
@@ -82,3 +89,22 @@ def test_every_family_record_as_json_dumps_writes_it(shared_data: Path) -> None:
         assert got == _reference(table), ds.name
         seen += table.num_rows
     assert seen > 90_000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXT, max_size=12), st.integers(0, 12), st.integers(0, 12))
+def test_needs_escaping_is_the_regex(texts: list[str | None], lo: int, hi: int) -> None:
+    """The byte scan tells what the RE2 search tells, on whole arrays and on slices (an
+    offset into shared buffers), null rows false."""
+    arr = pa.array(texts, pa.string())
+    for part in (arr, arr.slice(min(lo, len(arr)), hi)):
+        expected = pc.fill_null(pc.match_substring_regex(part, NEEDS_ESCAPING), False)
+        assert _needs_escaping(part).equals(expected)
+
+
+def test_needs_escaping_reads_null_slots_as_false() -> None:
+    # A null whose slot still holds bytes (Arrow allows it): the bytes do not count.
+    offsets = pa.py_buffer(bytes([0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]))
+    arr = pa.Array.from_buffers(pa.string(), 3, [pa.py_buffer(b"\x06"), offsets, pa.py_buffer(b'"ab\\')])
+    assert arr.to_pylist() == [None, "ab", "\\"]
+    assert _needs_escaping(arr).to_pylist() == [False, False, True]

@@ -137,6 +137,16 @@ def test_repair_may_change_covers_every_repair(values: list[str | None]) -> None
 
 
 @given(_TEXTS)
+def test_repair_may_change_is_the_same_by_re2_and_by_python(values: list[str | None]) -> None:
+    """ftfy's heuristic for few texts (Python's pattern) and for many (RE2's) agree."""
+    column = pa.array(values, pa.string())
+    with patch.object(normalize_columns, "PYTHON_BAD_ROWS", 0):
+        by_re2 = repair_may_change(column).to_pylist()
+    with patch.object(normalize_columns, "PYTHON_BAD_ROWS", 1 << 30):
+        assert repair_may_change(column).to_pylist() == by_re2
+
+
+@given(_TEXTS)
 def test_without_re2_forms_every_non_ascii_row_is_the_reference(values: list[str | None]) -> None:
     """The fallback when ftfy's pattern has no RE2 form: the reference on every such row."""
     with patch.object(normalize_columns, "_rules", lambda: None):
