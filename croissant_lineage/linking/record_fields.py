@@ -59,11 +59,13 @@ def read_field(chunks: Iterable[pa.Array], key: str) -> tuple[dict[str, None], l
             first = list(json.loads(chunk[0].as_py()))
         if not set(table.column_names) <= set(first):
             return None
-        if key in first:
+        if key in table.column_names:
             column = table.column(key)
             if column.type not in (pa.string(), pa.null()):
                 return None
             values.extend(column.to_pylist())
+        elif key in first:  # no record of this part has it (an earlier part's record does)
+            values.extend([None] * len(chunk))
     return dict.fromkeys(first or ()), values
 
 
