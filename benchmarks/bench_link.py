@@ -9,6 +9,9 @@
   datasets mlcroissant reads) as well as whole family against what it can read.
 * **pyarrow**: the same data files read with pyarrow's own readers (CSV with the
   delimiter of the first line, JSON Lines, Parquet, Arrow IPC), nothing else.
+* **parts of link** (not targets): loading every dataset's items alone (read, clean, roles,
+  the records' JSON: ``load_items_packed``) and writing the linked lineage folder alone (bytes
+  fixed by the golden hashes), each against the same pyarrow read: what (b) cannot go under.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from common import Report, Stat, Target, interleaved
 
 from croissant_lineage.croissant.descriptor import read_descriptor
 from croissant_lineage.family.spec import FamilySpec
+from croissant_lineage.lineage.items import load_items_packed
 from croissant_lineage.linking.linker import link
 
 
@@ -180,6 +184,14 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
 
     items = link_all()  # warm-up: imports (pandas through pyarrow) and file cache
     same_items = link_same()
+    held = {"lineage": link(spec, data_dir=data_dir)}  # what "writing alone" writes
+
+    def write_all() -> int:
+        held["lineage"].write(scratch, overwrite=True)
+        return int(held["lineage"].items.num_rows)
+
+    def load_all() -> int:
+        return sum(load_items_packed(spec.datasets[n], data_dir=data_dir)[0].num_rows for n in names)
     pyarrow_read(all_files)
     report.line(f"  items: {items:,} (whole family), {same_items:,} (datasets mlcroissant reads); "
                 f"files: {len(all_files)} ({sum(p.stat().st_size for p, _, _ in all_files) / 1e6:.1f} MB)")
@@ -188,17 +200,22 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
         "link_same": link_same,
         "pyarrow_all": lambda: pyarrow_read(all_files),
         "pyarrow_same": lambda: pyarrow_read(same_files),
+        "load_all": load_all,
+        "write_all": write_all,
     }
     if readable:
         measures["mlcroissant_same"] = lambda: mlcroissant_records(spec, readable, data_dir)
     stats = interleaved(measures, runs)
     shutil.rmtree(scratch, ignore_errors=True)
+    held.clear()
     labels = {
         "link_all": f"link, whole family ({len(names)} datasets)",
         "link_same": f"link, the {len(readable)} datasets mlcroissant reads",
         "mlcroissant_same": f"mlcroissant records(), the same {len(readable)} datasets",
         "pyarrow_all": f"pyarrow read, whole family ({len(all_files)} files)",
         "pyarrow_same": f"pyarrow read, the {len(readable)} datasets' files",
+        "load_all": "part of link: loading the items, whole family",
+        "write_all": "part of link: writing the lineage folder",
     }
     report.header()
     for name, stat in stats.items():
@@ -225,6 +242,12 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
     r = ratio(stats["link_same"], stats["pyarrow_same"])
     ratios["link_same_over_pyarrow"] = r
     report.ratio_row("(b') link / pyarrow read, same datasets", *r)
+    # Parts of (b): what loading (read, clean, roles, the records' JSON) and writing (fixed
+    # bytes: the golden hashes) alone cost against the same read.
+    for part in ("load_all", "write_all"):
+        r = ratio(stats[part], stats["pyarrow_all"])
+        ratios[f"{part}_over_pyarrow"] = r
+        report.ratio_row(f"(b'') {labels[part].removeprefix('part of link: ')} / pyarrow read", *r)
     report.put(key, "ratios", ratios)
     report.put(key, "items", items)
     return {"lineage_dir": lineage_dir, "items": items}
