@@ -36,6 +36,8 @@ def test_prints_every_section_with_ratios(quick: tuple[str, dict]) -> None:
     for label in (
         r"\(a\) link / mlcroissant, same datasets",
         r"\(b\) link / pyarrow read, whole family",
+        r"\(b''\) loading the items, whole family / pyarrow read",
+        r"\(b''\) writing the lineage folder / pyarrow read",
         r"speed-up of rapidfuzz over difflib",
         r"cold start \(\w+\) / import mlcroissant",
         r"enrich / json.dump of the same JSON",
@@ -51,8 +53,12 @@ def test_json_holds_the_figures(quick: tuple[str, dict]) -> None:
     assert set(sections) == {"link", "fuzzy", "enrich", "resolve", "scale", "prov"}
     link = sections["link"]
     assert link["mlcroissant_readable"]  # the synthetic descriptors are readable by mlcroissant
-    for name in ("link_all", "link_same", "pyarrow_all", "mlcroissant_same"):
+    for name in ("link_all", "link_same", "pyarrow_all", "mlcroissant_same", "load_all", "write_all"):
         assert link["times"][name]["median_wall"] > 0
+    # the parts of link each cost less than the whole link (same family, same run)
+    for part in ("load_all", "write_all"):
+        assert link["times"][part]["median_cpu"] < link["times"]["link_all"]["median_cpu"]
+        assert link["ratios"][f"{part}_over_pyarrow"][0] > 0
     assert sections["fuzzy"]["pairs"] > 0 and sections["fuzzy"]["speedup"]["difflib"][0] > 1
     assert sections["resolve"]["warm_qps"]["relatives_of"]["median_wall"] > 0
     rows = sections["scale"]["rows"]
