@@ -30,7 +30,7 @@ from typing import Any
 import pyarrow as pa
 
 from croissant_lineage.croissant.descriptor import CL_NS, Descriptor, FieldNode
-from croissant_lineage.croissant.tables import read_table
+from croissant_lineage.croissant.file_batches import read_tables
 from croissant_lineage.errors import DataError, DescriptorError
 
 __all__ = ["FILE_COLUMN", "ROW_COLUMN", "apply_regex", "read_record_set"]
@@ -183,8 +183,7 @@ def read_record_set(
     first_columns: list[str] = []
     parts: list[pa.Table] = []
     needed = sorted({name for kind, name in extracts.values() if kind == "column"})
-    for path in paths:
-        table = read_table(path, fnode.encoding_format, csv_columns=csv_cols, columns=needed)
+    for path, table in read_tables(paths, fnode.encoding_format, csv_columns=csv_cols, columns=needed):
         first_columns = first_columns or list(table.column_names)
         rel = os.path.relpath(path, desc.base_dir).replace(os.sep, "/")
         n = table.num_rows
