@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from croissant_lineage.croissant.descriptor import CL_NS, Descriptor, FieldNode
@@ -187,6 +188,7 @@ def read_record_set(
         first_columns = first_columns or list(table.column_names)
         rel = os.path.relpath(path, desc.base_dir).replace(os.sep, "/")
         n = table.num_rows
+        has = set(table.column_names)
         cols: dict[str, Any] = {}
         for f in wanted:
             kind, name = extracts[f.name]
@@ -200,7 +202,7 @@ def read_record_set(
                     )
                 col = [path.name if name == "filename" else rel] * n
                 found.add(f.name)
-            elif name in table.column_names:
+            elif name in has:
                 col = table.column(name)
                 found.add(f.name)
             else:
@@ -209,8 +211,9 @@ def read_record_set(
             if f.regexes:
                 col = _regexes_column(col, f.regexes)
             cols[f.name] = col
-        cols[FILE_COLUMN] = [rel] * n
-        cols[ROW_COLUMN] = pa.array(range(n), pa.int64())
+        # (A file of no rows: a column of type null, which the concatenation promotes.)
+        cols[FILE_COLUMN] = pa.repeat(pa.scalar(rel, pa.string()), n) if n else []
+        cols[ROW_COLUMN] = pa.array(np.arange(n, dtype=np.int64))
         parts.append(pa.table(cols))
         if len(parts) >= _MERGE_EVERY:  # a FileSet of many small files: few small tables live at once
             parts = [_concat(parts, file_id, desc).combine_chunks()]
