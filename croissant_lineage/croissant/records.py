@@ -27,10 +27,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from croissant_lineage.croissant.descriptor import CL_NS, Descriptor, FieldNode
-from croissant_lineage.croissant.tables import read_table
+from croissant_lineage.croissant.file_batches import read_tables
 from croissant_lineage.errors import DataError, DescriptorError
 
 __all__ = ["FILE_COLUMN", "ROW_COLUMN", "apply_regex", "read_record_set"]
@@ -183,11 +184,11 @@ def read_record_set(
     first_columns: list[str] = []
     parts: list[pa.Table] = []
     needed = sorted({name for kind, name in extracts.values() if kind == "column"})
-    for path in paths:
-        table = read_table(path, fnode.encoding_format, csv_columns=csv_cols, columns=needed)
+    for path, table in read_tables(paths, fnode.encoding_format, csv_columns=csv_cols, columns=needed):
         first_columns = first_columns or list(table.column_names)
         rel = os.path.relpath(path, desc.base_dir).replace(os.sep, "/")
         n = table.num_rows
+        has = set(table.column_names)
         cols: dict[str, Any] = {}
         for f in wanted:
             kind, name = extracts[f.name]
@@ -201,7 +202,7 @@ def read_record_set(
                     )
                 col = [path.name if name == "filename" else rel] * n
                 found.add(f.name)
-            elif name in table.column_names:
+            elif name in has:
                 col = table.column(name)
                 found.add(f.name)
             else:
@@ -210,8 +211,9 @@ def read_record_set(
             if f.regexes:
                 col = _regexes_column(col, f.regexes)
             cols[f.name] = col
-        cols[FILE_COLUMN] = [rel] * n
-        cols[ROW_COLUMN] = pa.array(range(n), pa.int64())
+        # (A file of no rows: a column of type null, which the concatenation promotes.)
+        cols[FILE_COLUMN] = pa.repeat(pa.scalar(rel, pa.string()), n) if n else []
+        cols[ROW_COLUMN] = pa.array(np.arange(n, dtype=np.int64))
         parts.append(pa.table(cols))
         if len(parts) >= _MERGE_EVERY:  # a FileSet of many small files: few small tables live at once
             parts = [_concat(parts, file_id, desc).combine_chunks()]

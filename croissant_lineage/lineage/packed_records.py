@@ -13,6 +13,11 @@ a temporary file (:class:`_SpillFile`, unnamed in the system's temporary folder,
 the records are freed): at ten million items the packed records were 1.5 GB of the link's
 memory. Parts are read back with ``pread`` when asked for; if the file cannot be made or
 written (no space), the parts stay in memory.
+
+A dataset whose records take at most :data:`PLAIN_UP_TO` bytes is held as it was given,
+uncompressed (:class:`_Plain` parts): compressing and decompressing a small dataset's
+records costs CPU (a sixth of loading the MMLU family) to save memory that does not matter
+at that size.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["CHUNK_ROWS", "SPILL_FROM", "PackedRecords"]
+__all__ = ["CHUNK_ROWS", "PLAIN_UP_TO", "SPILL_FROM", "PackedRecords"]
 
 #: Rows per compressed part.
 CHUNK_ROWS = 1 << 16
@@ -33,6 +39,11 @@ CHUNK_ROWS = 1 << 16
 #: Compressed bytes of one dataset's records kept in memory; the parts after them go to a
 #: temporary file (None: never). The MMLU family's largest dataset packs to 2.6 MB.
 SPILL_FROM: int | None = 4 << 20
+
+#: Bytes of one dataset's records (uncompressed) held as they are, not compressed (None:
+#: always compressed). A dataset past them is compressed whole: at most this many bytes are
+#: held uncompressed at once. The MMLU family's largest dataset takes 12.1 MB.
+PLAIN_UP_TO: int | None = 16 << 20
 
 #: zstd at level 1: 3x smaller JSON at ~150 MB/s, read back at ~500 MB/s.
 _CODEC = pa.Codec("zstd", compression_level=1)
@@ -162,6 +173,33 @@ class _Part:
         )
 
 
+@dataclass(frozen=True)
+class _Plain:
+    """One string array held as it is (see :data:`PLAIN_UP_TO`)."""
+
+    values: pa.Array
+
+    @property
+    def length(self) -> int:
+        return len(self.values)
+
+    @property
+    def null_count(self) -> int:
+        return self.values.null_count
+
+    def array(self) -> pa.Array:
+        return self.values
+
+    @property
+    def nbytes(self) -> int:
+        return self.values.nbytes
+
+    @property
+    def memory(self) -> int:
+        """Bytes held in memory (all of them)."""
+        return self.values.nbytes
+
+
 class _Spilling:
     """The parts of one :class:`PackedRecords` as they are made: in memory up to
     :data:`SPILL_FROM` compressed bytes, then moved to one spill file (kept in memory when
@@ -187,7 +225,8 @@ class _Spilling:
 
 
 class PackedRecords:
-    """One dataset's ``record`` column (strings), compressed in parts.
+    """One dataset's ``record`` column (strings), compressed in parts (held as they are
+    when they take at most :data:`PLAIN_UP_TO` bytes).
 
     Args:
         arrays: The column's values, in row order, as string arrays (any split).
@@ -197,25 +236,33 @@ class PackedRecords:
 
     def __init__(self, arrays: Iterable[pa.Array | pa.ChunkedArray]):
         parts: list[_Part] = []
+        plain: list[pa.Array] | None = []  # the parts while they take at most PLAIN_UP_TO bytes
+        held = 0
         spilling = _Spilling()
-        for arr in arrays:
-            chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
-            for chunk in chunks:
-                chunk = chunk.cast(pa.string())
-                parts.extend(spilling.part(_Part.of(chunk.slice(s, CHUNK_ROWS))) for s in range(0, len(chunk), CHUNK_ROWS))
-        self._parts = tuple(parts)
+        for piece in _pieces(arrays):
+            if plain is None:
+                parts.append(spilling.part(_Part.of(piece)))
+                continue
+            plain.append(piece)
+            held += piece.nbytes
+            if PLAIN_UP_TO is None or held > PLAIN_UP_TO:  # too big: all compressed
+                parts.extend(spilling.part(_Part.of(p)) for p in plain)
+                plain = None
+        self._parts: tuple[_Part, ...] | tuple[_Plain, ...] = (
+            tuple(parts) if plain is None else tuple(_Plain(p) for p in plain)
+        )
 
     def __len__(self) -> int:
         return sum(p.length for p in self._parts)
 
     @property
     def nbytes(self) -> int:
-        """Bytes held (compressed), in memory or spilled."""
+        """Bytes held (compressed, unless held plain), in memory or spilled."""
         return sum(p.nbytes for p in self._parts)
 
     @property
     def memory(self) -> int:
-        """Compressed bytes held in memory (the rest are in a temporary file)."""
+        """Bytes held in memory (the rest are in a temporary file)."""
         return sum(p.memory for p in self._parts)
 
     def chunks(self, start: int = 0, stop: int | None = None) -> Iterator[pa.Array]:
@@ -231,20 +278,31 @@ class PackedRecords:
             at += p.length
 
     def array(self) -> pa.Array:
-        """The values as one string array (a new copy each call), built in place: one
-        part is decompressed at a time."""
+        """The values as one string array (of compressed parts, a new copy each call), built
+        in place: one part is decompressed at a time."""
         if not self._parts:
             return pa.array([], pa.string())
-        if len(self._parts) == 1 or any(p.null_count for p in self._parts):
+        if len(self._parts) == 1:
+            return self._parts[0].array()
+        if isinstance(self._parts[0], _Plain) or any(p.null_count for p in self._parts):
             return pa.concat_arrays(list(self.chunks()))
+        parts = cast("tuple[_Part, ...]", self._parts)
         n = len(self)
         offsets = np.empty(n + 1, np.int32)
-        data = np.empty(sum(p.data.size for p in self._parts), np.uint8)
+        data = np.empty(sum(p.data.size for p in parts), np.uint8)
         row = end = 0
         offsets[0] = 0
-        for p in self._parts:
+        for p in parts:
             part_offsets = np.frombuffer(p.offsets.get(), np.int32)
             offsets[row + 1 : row + p.length + 1] = part_offsets[1:] + end
             data[end : end + p.data.size] = np.frombuffer(p.data.get(), np.uint8)
             row, end = row + p.length, end + p.data.size
         return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def _pieces(arrays: Iterable[pa.Array | pa.ChunkedArray]) -> Iterator[pa.Array]:
+    """The string arrays of ``arrays`` cut into parts of at most :data:`CHUNK_ROWS` rows."""
+    for arr in arrays:
+        for chunk in arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]:
+            chunk = chunk.cast(pa.string())
+            yield from (chunk.slice(s, CHUNK_ROWS) for s in range(0, len(chunk), CHUNK_ROWS))

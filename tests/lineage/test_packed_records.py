@@ -20,6 +20,13 @@ from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
 TEXTS = st.lists(st.one_of(st.none(), st.text(max_size=40)), max_size=60)
 
 
+@pytest.fixture(autouse=True)
+def _always_compressed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests' small records compressed, as a big dataset's are (tests of the records
+    held plain set PLAIN_UP_TO themselves)."""
+    monkeypatch.setattr(packed_records, "PLAIN_UP_TO", None)
+
+
 def _split(values: list[str | None], cuts: list[int]) -> list[pa.Array]:
     """``values`` as string arrays cut at ``cuts`` (some of them slices of one array)."""
     whole = pa.array(values, pa.string())
@@ -29,15 +36,23 @@ def _split(values: list[str | None], cuts: list[int]) -> list[pa.Array]:
 
 @settings(max_examples=150, deadline=None)
 @given(values=TEXTS, cuts=st.lists(st.integers(0, 100), max_size=4), rows=st.sampled_from([1, 2, 3, 7, 1 << 16]),
-       spill_from=st.sampled_from([None, 0, 60, 1 << 25]))
+       spill_from=st.sampled_from([None, 0, 60, 1 << 25]), plain_up_to=st.sampled_from([None, 0, 100, 1 << 24]))
 def test_packed_values_come_back_the_same_however_split(
-    values: list[str | None], cuts: list[int], rows: int, spill_from: int | None
+    values: list[str | None], cuts: list[int], rows: int, spill_from: int | None, plain_up_to: int | None
 ) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(packed_records, "CHUNK_ROWS", rows)
         mp.setattr(packed_records, "SPILL_FROM", spill_from)
+        mp.setattr(packed_records, "PLAIN_UP_TO", plain_up_to)
         packed = PackedRecords(_split(values, cuts))
-    if spill_from is None or packed.nbytes <= spill_from:
+    plain_bytes = sum(chunk.nbytes for chunk in _split(values, cuts))  # what the parts take uncompressed
+    held_plain = plain_up_to is not None and plain_bytes <= plain_up_to
+    if held_plain:  # held as they are: nothing compressed
+        assert all(isinstance(p, packed_records._Plain) for p in packed._parts)
+        assert packed.nbytes == packed.memory == sum(p.values.nbytes for p in packed._parts)
+    else:  # compressed, all of them
+        assert all(isinstance(p, packed_records._Part) for p in packed._parts)
+    if spill_from is None or packed.nbytes <= spill_from or held_plain:
         assert packed.memory == packed.nbytes  # nothing spilled
     else:  # the parts past SPILL_FROM compressed bytes are in the spill file
         assert packed.memory <= spill_from < packed.nbytes
@@ -74,6 +89,20 @@ def test_json_records_shrink() -> None:
     packed = PackedRecords([pa.array(values)])
     assert packed.nbytes * 3 < pa.array(values).nbytes
     assert packed.array().to_pylist() == values
+
+
+def test_a_small_dataset_is_held_plain_and_a_big_one_compressed_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    values = [f'{{"question": "What is {i} plus {i}?", "answer": "B", "id": {i}}}' for i in range(20_000)]
+    monkeypatch.setattr(packed_records, "CHUNK_ROWS", 1_000)
+    raw = pa.array(values).nbytes
+    monkeypatch.setattr(packed_records, "PLAIN_UP_TO", raw)
+    small = PackedRecords([pa.array(values)])
+    assert small.nbytes == small.memory == raw and len(small._parts) == 20
+    assert small.array().to_pylist() == values
+    monkeypatch.setattr(packed_records, "PLAIN_UP_TO", raw - 1)  # one byte more than kept plain
+    big = PackedRecords([pa.array(values)])
+    assert all(isinstance(p, packed_records._Part) for p in big._parts) and big.nbytes * 3 < raw
+    assert big.array().to_pylist() == values
 
 
 def _items(parts: list[list[str | None]]) -> pa.Table:
@@ -130,7 +159,11 @@ def _write_plain_and_held(table: pa.Table, folder: Path) -> Lineage:
     return held
 
 
-def test_written_items_are_byte_identical_held_or_not(tmp_path: Path) -> None:
+@pytest.mark.parametrize("plain_up_to", [None, 1 << 20])
+def test_written_items_are_byte_identical_held_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plain_up_to: int | None
+) -> None:
+    monkeypatch.setattr(packed_records, "PLAIN_UP_TO", plain_up_to)
     recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], ['{"a": "é\\n"}'] * 700]
     table = _items(recs)
     held = _write_plain_and_held(table, tmp_path)
@@ -158,9 +191,10 @@ def test_link_holds_the_records_packed_and_gives_the_loaded_items() -> None:
     assert lin.items.equals(pa.concat_tables(loaded))
 
 
+@pytest.mark.parametrize("plain_up_to", [None, 1 << 20])
 @pytest.mark.parametrize("group", [1_000, 3_000, 3_700, 1 << 17])
 def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, group: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, group: int, plain_up_to: int | None
 ) -> None:
     """Held or not, ``items.parquet`` has row groups of ITEMS_ROW_GROUP rows (one when fewer):
     the bytes ``pq.write_table`` gives for that group size, the records built a group at a time."""
@@ -169,6 +203,7 @@ def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
 
     monkeypatch.setattr(model, "ITEMS_ROW_GROUP", group)
     monkeypatch.setattr(packed_records, "CHUNK_ROWS", 512)
+    monkeypatch.setattr(packed_records, "PLAIN_UP_TO", plain_up_to)
     recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], [None, '{"a": "é"}'] * 350, []]
     table = _items(recs)
     _write_plain_and_held(table, tmp_path)

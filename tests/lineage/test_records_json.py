@@ -38,22 +38,29 @@ _TEXT = st.one_of(st.none(), st.text(max_size=12), st.text(alphabet='"\\\x00\x01
     ints=st.lists(st.one_of(st.none(), st.integers(-(2**40), 2**40)), min_size=8, max_size=8),
     floats=st.lists(st.one_of(st.none(), st.floats(allow_nan=True)), min_size=8, max_size=8),
     lists=st.lists(st.one_of(st.none(), st.lists(_TEXT, max_size=3)), min_size=8, max_size=8),
+    bools=st.lists(st.one_of(st.none(), st.booleans()), min_size=8, max_size=8),
+    cut=st.integers(0, 8),
 )
-def test_records_json_is_what_json_dumps_writes(texts, ints, floats, lists) -> None:
+def test_records_json_is_what_json_dumps_writes(texts, ints, floats, lists, bools, cut) -> None:
     n = len(texts)
+    full = [t if t is not None else "" for t in texts]  # no null: quoted by the text around it
     table = pa.table({
+        "full": pa.chunked_array([full[:cut], full[cut:]], pa.string()),
+        "k": pa.array(bools[:n], pa.bool_()),
         "q": pa.array(texts, pa.string()),
         "big": pa.array(texts, pa.large_string()),
         "n": pa.array(ints[:n], pa.int64()),
         "x": pa.array(floats[:n], pa.float64()),
         "opts": pa.array(lists[:n], pa.list_(pa.string())),
         "_file": pa.array(["f"] * n),
+        "again": pa.array(full, pa.large_string()),  # two in a row, the last
+        "last": pa.array(full[::-1], pa.string()),
     })
     assert records_json(table).to_pylist() == _reference(table)
 
 
 def test_json_strings_escapes_as_json_does() -> None:
-    values = ['a"b\\c', "\x00\x1f\x7f", "\n\r\t\b\f", "\u2028é", "", None]
+    values = ['a"b\\c', "\x00\x1f\x7f", "\n\r\t\b\f", "\u2028é", "", None, '\\"\x01\n\\n']
     assert json_strings(pa.chunked_array([values[:3], values[3:]])).to_pylist() == [
         "null" if v is None else json.dumps(v, ensure_ascii=False) for v in values
     ]
