@@ -27,7 +27,7 @@ import math
 import re
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -103,6 +103,13 @@ class TokenWeights:
     def __init__(self, members: Mapping[tuple[str, str | None], Sequence[JoinItem]]):
         self._members = members
         self._fns: dict[tuple[str, str | None], Callable[[str], float]] = {}
+
+    def read(self, groups: Iterable[tuple[str, str | None]]) -> None:
+        """Read in one :meth:`JoinItem.read_evidence` call the evidence of the members of
+        ``groups`` whose weights are not built yet (what :meth:`for_group` of each would read
+        one group at a time: the column-wide gates and their patterns run once, not per group)."""
+        pending = [k for k in dict.fromkeys(groups) if k not in self._fns]
+        JoinItem.read_evidence([item for k in pending for item in self._members.get(k, ())])
 
     def for_group(self, dataset: str, subject: str | None) -> Callable[[str], float]:
         """Token -> weight among the items of ``dataset`` in ``subject``."""
@@ -372,6 +379,9 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
     groups: dict[str | None, list[_Join]] = defaultdict(list)
     items = [checker.index[(deriv.child, child.ids[m.child])] for m in matches]
     read_probe_evidence(items, clang, plang)
+    if not _same_language(clang, plang):  # the token weights the unshifted probes ask, read at once
+        declared = (checker.index.get((deriv.parent, parent.ids[m.parent])) for m in matches)
+        checker.weights.read((deriv.parent, p.subject) for p in declared if p is not None)
     for m, item in zip(matches, items, strict=True):
         mode = probe_mode(item, clang, plang)
         probes: list[Probe | None] = [None] * len(SHIFTS)
@@ -379,11 +389,32 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
         groups[item.subject or checker.index[(deriv.parent, parent.ids[m.parent])].subject].append(
             _Join(m, item, mode, probes)
         )
-    index = {pid: j for j, pid in enumerate(parent.ids)}
+    index = _RowIndex(parent.ids)
     out: list[Match] = []
     for subject in sorted(groups, key=str):
         out.extend(_check_group(groups[subject], checker, deriv.parent, index))
     return sorted(out, key=lambda m: m.child)
+
+
+class _RowIndex(Mapping[str, int]):
+    """Parent item id -> row, built the first time a disproved join is re-linked (most
+    derivations have none)."""
+
+    def __init__(self, ids: Sequence[str]):
+        self._ids = ids
+
+    @cached_property
+    def _rows(self) -> dict[str, int]:
+        return {pid: j for j, pid in enumerate(self._ids)}
+
+    def __getitem__(self, pid: str) -> int:
+        return self._rows[pid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 #: Per parent side, the checker of its items per (dataset name, number reader): built by

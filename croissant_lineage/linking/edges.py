@@ -148,7 +148,7 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         repaired = pa.array(child.repaired_rows[ci] | parent.repaired_rows[pi], pa.bool_())
 
     def const(value: str) -> pa.Array:
-        return pa.array([value] * n, pa.string())
+        return pa.repeat(pa.scalar(value, pa.string()), n)
 
     columns = {
         "child_dataset": const(deriv.child),

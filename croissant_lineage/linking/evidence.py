@@ -214,13 +214,30 @@ class NumberReader:
 _DECIMAL = re.compile(r"\d+(?:\.\d+)?")
 
 
-@lru_cache(maxsize=1 << 16)
 def _readings(reader: NumberReader, text: str) -> tuple[str, ...]:
     """:meth:`NumberReader.readings`, once per reader and number as written (numbers repeat
     across items)."""
-    plain = _plain_number(text)
-    local = reader._locale_reading(text)
-    return (local, plain) if local is not None and local != plain else (plain,)
+    return _readings_of(reader)(text)
+
+
+@lru_cache(maxsize=64)
+def _readings_of(reader: NumberReader) -> Callable[[str], tuple[str, ...]]:
+    """:func:`_readings` of one reader, cached per number as written (the reader is hashed
+    once, not once per number: its dataclass hash builds a tuple of its fields)."""
+
+    @lru_cache(maxsize=1 << 16)
+    def readings(text: str) -> tuple[str, ...]:
+        plain = _plain_number(text)
+        local = reader._locale_reading(text)
+        return (local, plain) if local is not None and local != plain else (plain,)
+
+    return readings
+
+
+@lru_cache(maxsize=64)
+def _scale_exponents(scales: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    """Scale word (lower-cased) -> its power of ten."""
+    return {w.lower(): e for w, e in scales}
 
 
 @lru_cache(maxsize=1 << 12)
@@ -312,15 +329,16 @@ def _number_tokens(text: str, reader: NumberReader, original: str | None = None)
     spelled-out numbers were turned into digits) does not write in digits are ``s:``."""
     tokens: set[str] = set()
     scale_rx = reader.scale_pattern
-    scales = dict((w.lower(), e) for w, e in reader.scales)
+    scales = _scale_exponents(reader.scales)
     spelled_read, bare = reader.spelled, reader.bare
+    read = _readings_of(reader)
     skip_to = -1
     for m in _NUMBER.finditer(text):
         start, end = m.span()
         if start < skip_to:
             continue
         number = m.group()
-        values = list(_readings(reader, number))
+        values = list(read(number))
         power = _POWER_AFTER.match(text, end) if spelled_read else None
         scale = scale_rx.match(text, end) if scale_rx is not None else None
         if power is not None:
@@ -341,7 +359,7 @@ def _number_tokens(text: str, reader: NumberReader, original: str | None = None)
             # a scale word this language has no rule for ("8万"), or a round number ("80,000")
             values = [*values, "*" + _mantissa(values[0])]
         spelled = original is not None and not _written(number).search(original)
-        tokens.add(("s:" if spelled else "n:") + "~".join(dict.fromkeys(values)))
+        tokens.add(("s:" if spelled else "n:") + (values[0] if len(values) == 1 else "~".join(dict.fromkeys(values))))
     return tokens
 
 

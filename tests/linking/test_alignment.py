@@ -5,6 +5,7 @@ Invented items for the rules; the real MMMLU zh-cn case from ../shared/data (rea
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from croissant_lineage.lineage.schema import ITEMS_SCHEMA, METHODS
 from croissant_lineage.linking.alignment import (
     SHIFTED_METHOD,
     UNVERIFIED_METHOD,
+    Checker,
+    _RowIndex,
     readers_for,
     shifted_item,
 )
@@ -222,3 +225,26 @@ def test_language_rules_are_checked_by_the_spec_schema() -> None:
     doc["language_rules"] = {"zh": {"decades": {}}}
     with pytest.raises(SpecError):
         parse_family(doc)
+
+
+def test_token_weights_read_reads_each_asked_group_once_and_only_those() -> None:
+    table = _items("src", [_source(k) for k in range(4)] + [("boxes/test/0", "How many of the 12 boxes?", ["1"], "A")])
+    checker = Checker(table, {"src": number_reader("en")})
+    crates = [checker.index[("src", f"crates/test/{k}")] for k in range(4)]
+    boxes = checker.index[("src", "boxes/test/0")]
+    checker.weights.read([("src", "crates"), ("src", "crates"), ("src", "missing")])
+    assert all("evidence" in item.__dict__ for item in crates) and "evidence" not in boxes.__dict__
+    assert [item.evidence for item in crates] == [extract_evidence(s, o, reader=number_reader("en"))
+                                                  for _, s, o, _ in (_source(k) for k in range(4))]
+    weight = checker.weights.for_group("src", "crates")  # built from the evidence read
+    assert weight("n:1500") == pytest.approx(math.log(5 / 2)) and weight("w:absent") == pytest.approx(math.log(5))
+    before = crates[0].__dict__["evidence"]
+    checker.weights.read([("src", "crates")])  # built already: nothing read again
+    assert crates[0].__dict__["evidence"] is before
+
+
+def test_a_row_index_is_built_only_when_asked() -> None:
+    ids = ["a/test/0", "a/test/1", "a/test/1"]
+    index = _RowIndex(ids)
+    assert "_rows" not in index.__dict__
+    assert index["a/test/1"] == 2 and "a/test/2" not in index and len(index) == 2 and list(index) == ids[:2]

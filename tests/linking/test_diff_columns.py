@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
-from croissant_lineage.linking.diff_columns import OptionColumns, diff_pairs
+from croissant_lineage.linking.diff_columns import OptionColumns, _scores, diff_pairs
 from croissant_lineage.linking.options import OptionTexts, diff_texts
 from croissant_lineage.linking.sides import Side
 
@@ -124,3 +124,11 @@ def test_chunks_give_the_diffs_of_one_chunk(monkeypatch: Any) -> None:
     chunked = diff_pairs(Side(_table("c", children)).option_columns(), Side(_table("p", parents)).option_columns(),
                          *(np.array([p[k] for p in pairs]) for k in range(4)))
     assert [chunked.diff(k) for k in range(len(pairs))] == [whole.diff(k) for k in range(len(pairs))]
+
+
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=60))
+def test_scores_are_diff_texts_rounding_per_pair(pairs: list[tuple[int, int]]) -> None:
+    copied = np.array([a for a, _ in pairs], np.int64)
+    n_parent = np.array([b for _, b in pairs], np.int64)
+    expected = [round(100.0 * a / b, 2) if b else 100.0 for a, b in pairs]
+    assert _scores(copied, n_parent).tolist() == expected

@@ -100,3 +100,13 @@ def test_every_family_text(shared_data: Path) -> None:
             checked += 1
     assert checked > 90_000
     assert numbers > 50_000
+
+
+def test_readings_are_cached_per_reader() -> None:
+    en, fr = number_reader("en"), number_reader("fr")
+    assert evidence._readings_of(en) is evidence._readings_of(number_reader("en"))
+    assert evidence._readings_of(en) is not evidence._readings_of(fr)
+    # the same number read by each reader, in either order: no reader's answer leaks to the other
+    assert evidence._readings(fr, "1,500") == ("1.5", "1500") and evidence._readings(en, "1,500") == ("1500",)
+    assert en.readings("1,500") == ["1500"] and fr.readings("1,500") == ["1.5", "1500"]
+    assert evidence._number_tokens("1,500 and 2 000", fr) == {"n:1.5~1500", "n:2000~*2"}

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from text_to_num import alpha2digit
 
 from croissant_lineage.linking.evidence import number_reader
-from croissant_lineage.linking.spelled_numbers import VOCABULARY, may_change
+from croissant_lineage.linking.spelled_numbers import BELOW_THRESHOLD, VOCABULARY, may_change
 
 #: Number words written out here, not taken from the module (a word it drops must fail).
 _EN = [
@@ -53,10 +53,30 @@ def test_what_the_gate_passes_over_is_unchanged(texts: list[str]) -> None:
             assert alpha2digit(text, "en") == text
 
 
+#: The number words below alpha2digit's threshold (3), written out here too.
+_BELOW = ["zero", "o", "one", "first", "two", "second"]
+
+
 @pytest.mark.parametrize("word", _EN)
 def test_every_word_opens_the_gate(word: str) -> None:
     texts = [f"about {word} items", f"{word.upper()}-fold", f"({word}s)", word]
-    assert _gate(texts) == [True] * 4
+    assert _gate(texts) == [word not in _BELOW] * 4  # a word below the threshold alone: passed over
+    with_another = [f"{word} two", f"one, {word.upper()}s", f"{word}\n\nx ({word})", f"o-{word}"]
+    assert _gate(with_another) == [True] * 4
+
+
+@pytest.mark.parametrize("word", _BELOW)
+def test_a_word_below_the_threshold_alone_is_left_as_written(word: str) -> None:
+    alone = [f"about {word} items", f"The {word.title()}.", f"{word} or 3", f"({word}s)", f"x_{word}"]
+    assert [alpha2digit(t, "en") for t in alone] == alone  # what the gate relies on
+    assert _gate(alone) == [False] * len(alone)
+    joined = [f"{word} three", f"{word}, one", f"{word}\ttwo", f"{word} hundred"]
+    assert alpha2digit(f"{word} hundred", "en") != f"{word} hundred"
+    assert _gate(joined) == [True] * len(joined)
+
+
+def test_the_words_below_the_threshold_are_the_words() -> None:
+    assert sorted(BELOW_THRESHOLD["en"]) == sorted(_BELOW)
 
 
 def test_the_words_changed_in_sentences_open_the_gate() -> None:
@@ -66,8 +86,8 @@ def test_the_words_changed_in_sentences_open_the_gate() -> None:
 
 
 def test_words_inside_other_words_do_not() -> None:
-    texts = ["someone often wrote", "Tension is done", "the 5ten plan", "x_one", "", "onerous", "hundreds_", "éone"]
-    assert _gate(texts) == [False, False, False, True, False, False, True, True]  # "éone": found, never read
+    texts = ["someone often wrote", "Tension is done", "the 5ten plan", "x_three", "", "onerous", "hundreds_", "éten"]
+    assert _gate(texts) == [False, False, False, True, False, False, True, True]  # "éten": found, never read
 
 
 def test_the_vocabulary_is_the_words() -> None:
