@@ -266,7 +266,8 @@ class LineageGraph:
             split_ref(ref)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-        row, number = self._row(ref), self._ids.find(ref)
+        row = None if self._items is None else self._items.find(ref)  # (self._row, inline)
+        number = self._ids.find(ref)
         if row is None and number is None:
             dataset = ref.partition(":")[0]
             known = sorted({d["name"] for d in self.lineage.family.get("datasets", [])})
@@ -303,8 +304,10 @@ class LineageGraph:
             release_memory()  # the coding's scratch (~50 MB at a million items)
         dataset, subject, key = self._item_cells[0].row(n)
         item, stem, options = self._item_cells[1].row(n)
-        return _filled(ItemRecord, {"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
-                                    "options": tuple(options) if options else (), "key": key})
+        record = _new(ItemRecord)  # (_filled, inline)
+        record.__dict__.update({"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
+                                "options": tuple(options) if options else (), "key": key})
+        return record
 
     def _edge_fields(self, i: int, near: str | None = None, up: bool = True) -> dict[str, Any]:
         """The fields of the edge of row ``i``, in :class:`Edge`'s order (read once, then
@@ -369,6 +372,7 @@ class LineageGraph:
         out: list[Relative] = []
         queue: deque[tuple[int, str, tuple[Edge, ...]]] = deque()
         path: tuple[Edge, ...] = ()
+        kept, end = self._edges, "parent" if up else "child"
         while True:
             if len(rows) > 1:  # by the far end's ref (numbers follow ref order), row order among equals
                 rows.sort(key=far.__getitem__)
@@ -377,11 +381,15 @@ class LineageGraph:
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                e = self._edge(i, ref, up)
+                # (self._edge and _filled, inline: a walk builds most of a query's objects)
+                fields = kept.get(i) or self._edge_fields(i, ref, up)
+                e = _new(Edge)
+                e.__dict__.update(fields)
                 step = (*path, e)
-                # (the edge's far end is the relative's ref, already read)
-                relative = e.parent if up else e.child
-                out.append(_filled(Relative, {"ref": relative, "depth": len(step), "path": step}))
+                relative = fields[end]  # (the edge's far end is the relative's ref, already read)
+                r = _new(Relative)
+                r.__dict__.update({"ref": relative, "depth": len(step), "path": step})
+                out.append(r)
                 queue.append((nxt, relative, step))
             if not queue:
                 return out
@@ -425,16 +433,20 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
     row, number = graph._locate(ref)  # once for the walks and the record
     ancestors = graph._walk(number, ref, up=True)
     item = None if row is None else graph._record(ref, row)
-    datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
     documented: list[dict[str, Any]] = []
-    for ds in dict.fromkeys(datasets):
-        documented.extend(graph.documented_children(ds))
-    return _filled(Relatives, {
+    if docs := graph._documented:  # (a family without documented derivations lists no datasets)
+        datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
+        for ds in dict.fromkeys(datasets):
+            if ds in docs:
+                documented.extend(graph.documented_children(ds))
+    family = _new(Relatives)  # (_filled, inline)
+    family.__dict__.update({
         "ref": ref,
         "item": item,
         "ancestors": tuple(ancestors),
         "descendants": tuple(graph._walk(number, ref, up=False)),
-        "duplicates": tuple(graph.duplicates(ref)),
+        "duplicates": graph._dups.get(ref, ()),  # (a tuple already)
         "documented": tuple(documented),
         "findings": (),
     })
+    return family

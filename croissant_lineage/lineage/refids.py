@@ -14,7 +14,7 @@ a NumPy call per look-up costs more than the look-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -87,8 +87,12 @@ class _HashIndex:
         """The positions whose ref has the hash of ``ref``, ascending."""
         h = hash(ref)
         b = (h >> self._shift) + self._half
-        hashes, positions = self._hashes, self._positions
-        return [positions[k] for k in range(self._starts[b], self._starts[b + 1]) if hashes[k] == h]
+        hashes = self._hashes
+        out = []
+        for k in range(self._starts[b], self._starts[b + 1]):  # (a loop: no comprehension's frame)
+            if hashes[k] == h:
+                out.append(self._positions[k])
+        return out
 
 
 class RefIds:
@@ -98,11 +102,14 @@ class RefIds:
         refs: The distinct refs, sorted (strings, no nulls).
     """
 
-    __slots__ = ("_index", "_read", "_refs")
+    __slots__ = ("_index", "_refs", "ref")
+
+    #: The ref numbered ``i``: ``ref(i)`` (the array's reader itself, not a method calling it).
+    ref: Callable[[int], str]
 
     def __init__(self, refs: pa.Array):
         self._refs = refs
-        self._read = cell_reader(refs)
+        self.ref = cell_reader(refs)
         parts = (refs.slice(at, _HASH_ROWS).to_pylist() for at in range(0, len(refs), _HASH_ROWS))
         self._index = _HashIndex(parts, len(refs))
 
@@ -112,14 +119,9 @@ class RefIds:
     def find(self, ref: str) -> int | None:
         """The number of ``ref``, or None when it is not one of them."""
         for i in self._index.candidates(ref):
-            if self._read(i) == ref:
+            if self.ref(i) == ref:
                 return i
         return None
-
-    def ref(self, i: int) -> str:
-        """The ref numbered ``i``."""
-        value: str = self._read(i)
-        return value
 
 
 class RefRows:
