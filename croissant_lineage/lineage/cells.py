@@ -202,6 +202,14 @@ class CodedRows:
         return self._rows[self._codes[i]]
 
 
+def _uniform(array: pa.Array) -> Reader:
+    """The reader of ``array``: a constant when it holds one value (not null) throughout."""
+    if len(array) and not array.null_count and pc.all(pc.equal(array, array[0])).as_py():
+        value = array[0].as_py()
+        return lambda i: value
+    return cell_reader(array)
+
+
 def _row_reader(readers: Sequence[Reader]) -> Callable[[int], tuple[Any, ...]]:
     """``i -> tuple(read(i) for read in readers)``, for up to four readers without a loop."""
     if len(readers) == 2:
@@ -222,17 +230,23 @@ class Rows:
     Args:
         table: The table.
         columns: The columns read, in the order of each row's tuple.
+        uniform: Those of ``columns`` likely to hold one value per batch (e.g. the
+            dataset of items read from one file per dataset): in a batch where they
+            do, their value is read once, not a row at a time.
     """
 
     __slots__ = ("_readers", "_starts")
 
-    def __init__(self, table: pa.Table, columns: Sequence[str]):
+    def __init__(self, table: pa.Table, columns: Sequence[str], uniform: Sequence[str] = ()):
         # Batches share their chunking across columns: the row's batch is found once.
         batches = table.select(list(columns)).to_batches()
         self._starts = [0]
         for b in batches:
             self._starts.append(self._starts[-1] + b.num_rows)
-        self._readers = [_row_reader([cell_reader(c) for c in b.columns]) for b in batches]
+        self._readers = [
+            _row_reader([_uniform(c) if name in uniform else cell_reader(c) for name, c in zip(columns, b.columns)])  # noqa: B905
+            for b in batches
+        ]
 
     def row(self, i: int) -> tuple[Any, ...]:
         """The values of row ``i`` (0 <= i < the table's rows)."""

@@ -15,6 +15,7 @@ a NumPy call per look-up costs more than the look-up.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -135,10 +136,15 @@ class RefRows:
     __slots__ = ("_index", "_rows")
 
     def __init__(self, dataset: pa.ChunkedArray, item: pa.ChunkedArray):
-        self._rows = Rows(pa.table({"dataset": dataset, "item": item}), ("dataset", "item"))
+        self._rows = Rows(pa.table({"dataset": dataset, "item": item}), ("dataset", "item"), uniform=("dataset",))
         parts = (joined_refs(dataset.slice(at, _HASH_ROWS), item.slice(at, _HASH_ROWS)).to_pylist()
                  for at in range(0, len(dataset), _HASH_ROWS))
         self._index = _HashIndex(parts, len(dataset))
+
+    def parts(self, row: int) -> tuple[Any, Any]:
+        """The dataset and the item of ``row``."""
+        dataset, item = self._rows.row(row)
+        return dataset, item
 
     def find(self, ref: str) -> int | None:
         """The row of ``ref`` (the last, when the table lists it twice), or None."""
