@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import struct
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -94,7 +95,7 @@ def _text_lists(child: pa.Array, starts: memoryview) -> Reader:
         whole = str(data[lo:hi], "utf-8")
         if len(whole) == hi - lo:
             ends = offsets[a : b + 1].tolist()
-            return [whole[x - lo : y - lo] for x, y in zip(ends, ends[1:])]  # noqa: B905
+            return [whole[x - lo : y - lo] for x, y in pairwise(ends)]
         return [str(data[offsets[j] : offsets[j + 1]], "utf-8") for j in range(a, b)]
 
     return get
