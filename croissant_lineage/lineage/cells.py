@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import struct
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -65,13 +66,39 @@ def _booleans(array: pa.Array) -> Reader:
                       if valid[(base + i) >> 3] >> ((base + i) & 7) & 1 else None)
 
 
+def _text(array: pa.Array) -> tuple[memoryview, memoryview]:
+    """The offsets (from the array's first value on) and the data of a string array."""
+    buffers = array.buffers()
+    offsets = _view(buffers[1], "i" if array.type == pa.string() else "q", array.offset + len(array) + 1)[array.offset:]
+    return offsets, memoryview(buffers[2] if buffers[2] is not None else b"")
+
+
 def _strings(array: pa.Array) -> Reader:
-    base, valid, buffers = array.offset, _valid(array), array.buffers()
-    offsets = _view(buffers[1], "i" if array.type == pa.string() else "q", base + len(array) + 1)[base:]
-    data = memoryview(buffers[2] if buffers[2] is not None else b"")
+    base, valid = array.offset, _valid(array)
+    offsets, data = _text(array)
     if valid is None:
         return lambda i: str(data[offsets[i] : offsets[i + 1]], "utf-8")
     return lambda i: str(data[offsets[i] : offsets[i + 1]], "utf-8") if valid[(base + i) >> 3] >> ((base + i) & 7) & 1 else None
+
+
+def _text_lists(child: pa.Array, starts: memoryview) -> Reader:
+    """Lists of strings (``child`` without nulls, ``starts`` its list offsets): the texts of a
+    list decoded at once, then sliced when they are ASCII (a character a byte), else each
+    decoded alone; an empty list read no further."""
+    offsets, data = _text(child)
+
+    def get(i: int) -> list[str]:
+        a, b = starts[i], starts[i + 1]
+        if a == b:
+            return []
+        lo, hi = offsets[a], offsets[b]
+        whole = str(data[lo:hi], "utf-8")
+        if len(whole) == hi - lo:
+            ends = offsets[a : b + 1].tolist()
+            return [whole[x - lo : y - lo] for x, y in pairwise(ends)]
+        return [str(data[offsets[j] : offsets[j + 1]], "utf-8") for j in range(a, b)]
+
+    return get
 
 
 def _lists(array: pa.Array) -> Reader:
@@ -84,8 +111,7 @@ def _lists(array: pa.Array) -> Reader:
         values = _view(child.buffers()[1], _FORMATS[child.type], child.offset + len(child))[child.offset:]
         get = lambda i: values[starts[i] : starts[i + 1]].tolist()  # noqa: E731
     elif child.type in (pa.string(), pa.large_string()) and not child.null_count:
-        text = _strings(child)
-        get = lambda i: [text(j) for j in range(starts[i], starts[i + 1])]  # noqa: E731
+        get = _text_lists(child, starts)
     else:
         item = cell_reader(child)
         get = lambda i: [item(j) for j in range(starts[i], starts[i + 1])]  # noqa: E731
@@ -177,29 +203,56 @@ class CodedRows:
         return self._rows[self._codes[i]]
 
 
+def _uniform(array: pa.Array) -> Reader:
+    """The reader of ``array``: a constant when it holds one value (not null) throughout."""
+    if len(array) and not array.null_count and pc.all(pc.equal(array, array[0])).as_py():
+        value = array[0].as_py()
+        return lambda i: value
+    return cell_reader(array)
+
+
+def _row_reader(readers: Sequence[Reader]) -> Callable[[int], tuple[Any, ...]]:
+    """``i -> tuple(read(i) for read in readers)``, for up to four readers without a loop."""
+    if len(readers) == 2:
+        a, b = readers
+        return lambda i: (a(i), b(i))
+    if len(readers) == 3:
+        a, b, c = readers
+        return lambda i: (a(i), b(i), c(i))
+    if len(readers) == 4:
+        a, b, c, d = readers
+        return lambda i: (a(i), b(i), c(i), d(i))
+    return lambda i: tuple([read(i) for read in readers])
+
+
 class Rows:
     """Rows of some columns of a (chunked) table, each row's values as a tuple.
 
     Args:
         table: The table.
         columns: The columns read, in the order of each row's tuple.
+        uniform: Those of ``columns`` likely to hold one value per batch (e.g. the
+            dataset of items read from one file per dataset): in a batch where they
+            do, their value is read once, not a row at a time.
     """
 
     __slots__ = ("_readers", "_starts")
 
-    def __init__(self, table: pa.Table, columns: Sequence[str]):
+    def __init__(self, table: pa.Table, columns: Sequence[str], uniform: Sequence[str] = ()):
         # Batches share their chunking across columns: the row's batch is found once.
         batches = table.select(list(columns)).to_batches()
         self._starts = [0]
         for b in batches:
             self._starts.append(self._starts[-1] + b.num_rows)
-        self._readers = [[cell_reader(c) for c in b.columns] for b in batches]
+        self._readers = [
+            _row_reader([_uniform(c) if name in uniform else cell_reader(c) for name, c in zip(columns, b.columns)])  # noqa: B905
+            for b in batches
+        ]
 
     def row(self, i: int) -> tuple[Any, ...]:
         """The values of row ``i`` (0 <= i < the table's rows)."""
         k = bisect.bisect_right(self._starts, i) - 1
-        at = i - self._starts[k]
-        return tuple([read(at) for read in self._readers[k]])
+        return self._readers[k](i - self._starts[k])
 
 
 def few_valued_rows(table: pa.Table, columns: Sequence[str]) -> CodedRows | Rows:

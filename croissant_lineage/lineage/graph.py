@@ -12,6 +12,8 @@ from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
+import pyarrow as pa
+
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.cells import CodedRows, Rows, few_valued_rows
@@ -25,7 +27,8 @@ _EDGE_KINDS = ("parent_dataset", "activity", "method", "options_copied", "option
                "key_inherited", "stem_changed", "ambiguous")
 _EDGE_CELLS = ("score", "options_score", "option_map", "alternatives")
 #: The same for the item columns an :class:`ItemRecord` is read from.
-_ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("item", "stem", "options")
+#: (The item's id is read from its ref: see :meth:`LineageGraph._record`.)
+_ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("stem", "options")
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
 
@@ -225,6 +228,9 @@ class LineageGraph:
         self._down = EdgeIndex(self._parent)
         items = lineage.items
         self._items = RefRows(items.column("dataset"), items.column("item")) if with_items else None
+        # Item ids that are strings, none missing: the rest of the ref that found their row.
+        ids = items.column("item")
+        self._ids_in_refs = (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) and not ids.null_count
         # Edge fields and cell readers are read the first time a query touches them.
         self._edge_cells: tuple[CodedRows | Rows, Rows] | None = None
         self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
@@ -266,7 +272,8 @@ class LineageGraph:
             split_ref(ref)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-        row, number = self._row(ref), self._ids.find(ref)
+        row = None if self._items is None else self._items.find(ref)  # (self._row, inline)
+        number = self._ids.find(ref)
         if row is None and number is None:
             dataset = ref.partition(":")[0]
             known = sorted({d["name"] for d in self.lineage.family.get("datasets", [])})
@@ -296,15 +303,22 @@ class LineageGraph:
         return self._record(ref, n)
 
     def _record(self, ref: str, n: int) -> ItemRecord:
-        """The record of the items table's row ``n``."""
+        """The record of the items table's row ``n``, the row ``ref`` was found at (its
+        dataset, ``:`` and its item id make ``ref``: the id is read from ``ref``)."""
         if self._item_cells is None:
             items = self.lineage.items
             self._item_cells = few_valued_rows(items, _ITEM_KINDS), Rows(items, _ITEM_CELLS)
             release_memory()  # the coding's scratch (~50 MB at a million items)
         dataset, subject, key = self._item_cells[0].row(n)
-        item, stem, options = self._item_cells[1].row(n)
-        return _filled(ItemRecord, {"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
-                                    "options": tuple(options) if options else (), "key": key})
+        stem, options = self._item_cells[1].row(n)
+        if type(dataset) is str and self._ids_in_refs:
+            item = ref[len(dataset) + 1 :]
+        else:  # (a missing dataset or id joins as "None", an id of another type as its text)
+            item = self._items.parts(n)[1]  # type: ignore[union-attr]
+        record = _new(ItemRecord)  # (_filled, inline)
+        record.__dict__.update({"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
+                                "options": tuple(options) if options else (), "key": key})
+        return record
 
     def _edge_fields(self, i: int, near: str | None = None, up: bool = True) -> dict[str, Any]:
         """The fields of the edge of row ``i``, in :class:`Edge`'s order (read once, then
@@ -369,6 +383,7 @@ class LineageGraph:
         out: list[Relative] = []
         queue: deque[tuple[int, str, tuple[Edge, ...]]] = deque()
         path: tuple[Edge, ...] = ()
+        kept, end = self._edges, "parent" if up else "child"
         while True:
             if len(rows) > 1:  # by the far end's ref (numbers follow ref order), row order among equals
                 rows.sort(key=far.__getitem__)
@@ -377,11 +392,16 @@ class LineageGraph:
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                e = self._edge(i, ref, up)
+                # (self._edge and _filled, inline: a walk builds most of a query's objects)
+                fields = kept.get(i) or self._edge_fields(i, ref, up)
+                e = _new(Edge)
+                e.__dict__.update(fields)
                 step = (*path, e)
-                # (the edge's far end is the relative's ref, already read)
-                relative = e.parent if up else e.child
-                out.append(_filled(Relative, {"ref": relative, "depth": len(step), "path": step}))
+                relative = fields[end]  # (the edge's far end is the relative's ref, already read)
+                r = _new(Relative)
+                d = r.__dict__  # (its fields set one by one: no dict built to copy)
+                d["ref"], d["depth"], d["path"] = relative, len(step), step
+                out.append(r)
                 queue.append((nxt, relative, step))
             if not queue:
                 return out
@@ -425,16 +445,20 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
     row, number = graph._locate(ref)  # once for the walks and the record
     ancestors = graph._walk(number, ref, up=True)
     item = None if row is None else graph._record(ref, row)
-    datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
     documented: list[dict[str, Any]] = []
-    for ds in dict.fromkeys(datasets):
-        documented.extend(graph.documented_children(ds))
-    return _filled(Relatives, {
+    if docs := graph._documented:  # (a family without documented derivations lists no datasets)
+        datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
+        for ds in dict.fromkeys(datasets):
+            if ds in docs:
+                documented.extend(map(dict, docs[ds]))  # (documented_children, inline)
+    family = _new(Relatives)  # (_filled, inline)
+    family.__dict__.update({
         "ref": ref,
         "item": item,
         "ancestors": tuple(ancestors),
         "descendants": tuple(graph._walk(number, ref, up=False)),
-        "duplicates": tuple(graph.duplicates(ref)),
+        "duplicates": graph._dups.get(ref, ()),  # (a tuple already)
         "documented": tuple(documented),
         "findings": (),
     })
+    return family

@@ -14,7 +14,8 @@ a NumPy call per look-up costs more than the look-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -87,8 +88,12 @@ class _HashIndex:
         """The positions whose ref has the hash of ``ref``, ascending."""
         h = hash(ref)
         b = (h >> self._shift) + self._half
-        hashes, positions = self._hashes, self._positions
-        return [positions[k] for k in range(self._starts[b], self._starts[b + 1]) if hashes[k] == h]
+        hashes = self._hashes
+        out = []
+        for k in range(self._starts[b], self._starts[b + 1]):  # (a loop: no comprehension's frame)
+            if hashes[k] == h:
+                out.append(self._positions[k])
+        return out
 
 
 class RefIds:
@@ -98,11 +103,14 @@ class RefIds:
         refs: The distinct refs, sorted (strings, no nulls).
     """
 
-    __slots__ = ("_index", "_read", "_refs")
+    __slots__ = ("_index", "_refs", "ref")
+
+    #: The ref numbered ``i``: ``ref(i)`` (the array's reader itself, not a method calling it).
+    ref: Callable[[int], str]
 
     def __init__(self, refs: pa.Array):
         self._refs = refs
-        self._read = cell_reader(refs)
+        self.ref = cell_reader(refs)
         parts = (refs.slice(at, _HASH_ROWS).to_pylist() for at in range(0, len(refs), _HASH_ROWS))
         self._index = _HashIndex(parts, len(refs))
 
@@ -112,14 +120,9 @@ class RefIds:
     def find(self, ref: str) -> int | None:
         """The number of ``ref``, or None when it is not one of them."""
         for i in self._index.candidates(ref):
-            if self._read(i) == ref:
+            if self.ref(i) == ref:
                 return i
         return None
-
-    def ref(self, i: int) -> str:
-        """The ref numbered ``i``."""
-        value: str = self._read(i)
-        return value
 
 
 class RefRows:
@@ -133,10 +136,15 @@ class RefRows:
     __slots__ = ("_index", "_rows")
 
     def __init__(self, dataset: pa.ChunkedArray, item: pa.ChunkedArray):
-        self._rows = Rows(pa.table({"dataset": dataset, "item": item}), ("dataset", "item"))
+        self._rows = Rows(pa.table({"dataset": dataset, "item": item}), ("dataset", "item"), uniform=("dataset",))
         parts = (joined_refs(dataset.slice(at, _HASH_ROWS), item.slice(at, _HASH_ROWS)).to_pylist()
                  for at in range(0, len(dataset), _HASH_ROWS))
         self._index = _HashIndex(parts, len(dataset))
+
+    def parts(self, row: int) -> tuple[Any, Any]:
+        """The dataset and the item of ``row``."""
+        dataset, item = self._rows.row(row)
+        return dataset, item
 
     def find(self, ref: str) -> int | None:
         """The row of ``ref`` (the last, when the table lists it twice), or None."""

@@ -143,3 +143,45 @@ def test_many_possible_combinations_are_found_by_sorting() -> None:
     coded, plain = CodedRows(table, ["c", "a", "b"]), Rows(table, ["c", "a", "b"])
     assert [coded.row(i) for i in range(n)] == [plain.row(i) for i in range(n)]
     assert len(coded._rows) == n and coded.row(200) == (0, None, "0")
+
+
+@given(lists=st.lists(st.none() | st.lists(st.text(alphabet="ab:é漢\n", max_size=4) | st.text(alphabet="xyz", max_size=3),
+                                           max_size=5), max_size=8),
+       cut=st.integers(0, 3), child_cut=st.integers(0, 2))
+def test_lists_of_strings_read_whole_or_one_by_one_as_as_py(lists: list[list[str] | None], cut: int, child_cut: int) -> None:
+    """Lists of strings without nulls are decoded at once and sliced when ASCII, else text by
+    text: both, and empty lists, give what ``as_py`` gives, past the offsets of a slice and
+    of a sliced child."""
+    array = pa.array(lists, pa.list_(pa.string()))[min(cut, len(lists)):]
+    assert [cell_reader(array)(i) for i in range(len(array))] == array.to_pylist()
+    flat = [t for x in lists if x for t in x]
+    child = pa.array(["zz"] * child_cut + flat, pa.string())[child_cut:]
+    sizes = [len(x) if x else 0 for x in lists]
+    offsets = pa.array([sum(sizes[:k]) for k in range(len(sizes) + 1)], pa.int32())
+    built = pa.ListArray.from_arrays(offsets, child)
+    read = cell_reader(built)
+    got = [read(i) for i in range(len(built))]
+    assert got == [x or [] for x in lists] == built.to_pylist()
+    assert all(type(t) is str for x in got for t in x)
+
+
+def test_a_batch_of_one_value_reads_it_without_reading_rows() -> None:
+    from croissant_lineage.lineage.cells import _uniform
+
+    same, mixed = pa.array(["d", "d", "d"]), pa.array(["d", "e", "d"])
+    assert _uniform(same)(10**9) == "d"  # (a constant: no row is read)
+    with pytest.raises(IndexError):
+        _uniform(mixed)(10**9)
+    assert [_uniform(a)(i) for a in (mixed, pa.array(["d", None]), pa.array([1, 1])) for i in range(2)] == ["d", "e", "d", None, 1, 1]
+    assert _uniform(pa.array([], pa.string()))  # (nothing to read: a plain reader)
+    table = pa.table({"dataset": pa.chunked_array([["a", "a"], ["b", "c"], [None, None], ["d"]]),
+                      "item": pa.chunked_array([["1", "2"], ["3", "4"], ["5", "6"], ["7"]])})
+    rows = Rows(table, ["dataset", "item"], uniform=["dataset"])
+    assert [rows.row(i) for i in range(7)] == list(zip(*(table.column(c).to_pylist() for c in ("dataset", "item")), strict=True))
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 5])
+def test_rows_of_any_width_read_each_column_in_order(width: int) -> None:
+    table = pa.table({f"c{k}": pa.chunked_array([[k * 10 + i for i in range(3)], [k * 10 + 3]]) for k in range(width)})
+    rows = Rows(table, [f"c{k}" for k in reversed(range(width))])
+    assert [rows.row(i) for i in range(4)] == [tuple(k * 10 + i for k in reversed(range(width))) for i in range(4)]

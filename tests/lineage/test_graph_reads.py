@@ -117,3 +117,40 @@ def test_kept_edges_are_fields_the_cyclic_gc_stops_tracking() -> None:
     assert len({id(m) for m in maps}) == len(set(maps))  # each option map once
     gc.collect()
     assert not any(gc.is_tracked(f) for f in kept)
+
+
+def test_an_item_id_read_from_its_ref_is_the_one_its_row_holds() -> None:
+    """The record takes the item's id from the ref that found its row (dataset, ``:``,
+    id); when ids could be missing or not strings it reads the row: the same records."""
+    g = LineageGraph(TOY)
+    assert g._ids_in_refs
+    fast = [g._record(ref, g._row(ref)) for ref in REFS]  # type: ignore[arg-type]
+    g._ids_in_refs = False
+    read = [g._record(ref, g._row(ref)) for ref in REFS]  # type: ignore[arg-type]
+    assert fast == read and [r.item for r in fast] == [ref.partition(":")[2] for ref in REFS]
+    assert all(type(r.item) is str for r in fast)
+
+
+def test_item_ids_that_are_not_all_strings_are_read_from_their_rows() -> None:
+    import pyarrow as pa
+
+    from croissant_lineage.lineage.model import Lineage
+
+    items = TOY.items
+    ids = items.column("item").to_pylist()
+    colon = items.set_column(items.schema.get_field_index("item"), "item", pa.array([f"x:{i}" for i in ids]))
+    lineage = Lineage(family=TOY.family, items=colon, edges=TOY.edges.slice(0, 0), duplicates=TOY.duplicates.slice(0, 0))
+    g = LineageGraph(lineage)
+    assert g._ids_in_refs
+    refs = [f"{d}:x:{i}" for d, i in zip(items.column("dataset").to_pylist(), ids, strict=True)]
+    assert [g.item(r).item for r in refs] == [f"x:{i}" for i in ids]  # (an id with a colon: the ref's rest)
+    wide = items.set_column(items.schema.get_field_index("item"), pa.field("item", pa.large_string()),
+                            pa.array(ids, pa.large_string()))
+    assert LineageGraph(Lineage(family=TOY.family, items=wide, edges=TOY.edges, duplicates=TOY.duplicates))._ids_in_refs
+    numbers = items.set_column(items.schema.get_field_index("item"), pa.field("item", pa.int64()),
+                               pa.array(range(len(ids)), pa.int64()))
+    g = LineageGraph(Lineage(family=TOY.family, items=numbers, edges=TOY.edges.slice(0, 0),
+                             duplicates=TOY.duplicates.slice(0, 0)))
+    assert not g._ids_in_refs
+    first = f"{items.column('dataset')[0].as_py()}:0"
+    assert g.item(first).item == 0  # (read from the row: an int, not the ref's text)
