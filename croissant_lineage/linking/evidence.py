@@ -21,6 +21,7 @@ a decade year also reads as its two last digits (``1960`` is also ``60``: "the 6
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -527,12 +528,19 @@ def evidence_score(
         return None
     c = [t for t in child if t[:2] in classes]
     p = [t for t in parent if t[:2] in classes]
-    wc = sum(weight(t) for t in c)
-    wp = sum(weight(t) for t in p)
+    wc, wp = _total(weight, c), _total(weight, p)
     if min(wc, wp) < MIN_EVIDENCE_WEIGHT:
         return None
     small, other = (c, p) if wc <= wp else (p, c)
     other_readings = set().union(*(token_readings(t) for t in other))
-    shared = sum(weight(t) for t in small if not token_readings(t).isdisjoint(other_readings))
+    shared = _total(weight, [t for t in small if not token_readings(t).isdisjoint(other_readings)])
     return round(100.0 * shared / min(wc, wp), 2)
+
+
+def _total(weight: Callable[[str], float], tokens: Iterable[str]) -> float:
+    """The tokens' weights summed exactly rounded (:func:`math.fsum`): the same float in
+    whatever order the tokens come. Token sets iterate in an order that depends on the
+    process's string hash seed, and a float sum in set order could differ in its last bits
+    from one process to the next, and with it a score at a rounding boundary."""
+    return math.fsum(weight(t) for t in tokens)
 
