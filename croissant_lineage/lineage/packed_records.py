@@ -15,9 +15,9 @@ memory. Parts are read back with ``pread`` when asked for; if the file cannot be
 written (no space), the parts stay in memory.
 
 A dataset whose records take at most :data:`PLAIN_UP_TO` bytes is held as it was given,
-uncompressed (:class:`_Plain` parts): compressing and decompressing a small dataset's
-records costs CPU (a sixth of loading the MMLU family) to save memory that does not matter
-at that size.
+uncompressed (the same parts, their buffers held as they are): compressing and decompressing
+a small dataset's records costs CPU (a sixth of loading the MMLU family) to save memory that
+does not matter at that size.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -81,49 +80,56 @@ class _SpillFile:
 
 @dataclass(frozen=True)
 class _Buffer:
-    """One compressed Arrow buffer and its size before compression.
+    """One Arrow buffer, held zstd-compressed or as it is, and its size before compression.
 
     Attributes:
-        data: The compressed bytes (empty when spilled).
+        data: The bytes held (empty when spilled): compressed, or the buffer itself.
         size: The buffer's size before compression.
-        stored: The compressed size.
+        stored: The size held (``size`` when not compressed).
+        plain: Held as it is, not compressed.
         spill, offset: Where the compressed bytes were moved to (None: in ``data``).
     """
 
-    data: bytes
+    data: bytes | pa.Buffer
     size: int
     stored: int
+    plain: bool = False
     spill: _SpillFile | None = None
     offset: int = 0
 
     @classmethod
-    def of(cls, buf: pa.Buffer) -> _Buffer:
+    def of(cls, buf: pa.Buffer, *, compress: bool = True) -> _Buffer:
+        if not compress:
+            return cls(buf, buf.size, buf.size, plain=True)
         # As bytes: the Buffer that ``compress`` returns keeps the allocation of the
         # worst case (the input's size) however small the output.
         data = _CODEC.compress(buf, asbytes=True)
         return cls(data, buf.size, len(data))
 
-    def compressed(self) -> bytes:
-        """The compressed bytes (read back from the spill file when spilled)."""
+    def held(self) -> bytes | pa.Buffer:
+        """The bytes held (read back from the spill file when spilled)."""
         return self.data if self.spill is None else self.spill.get(self.offset, self.stored)
 
     def spilled_to(self, spill: _SpillFile) -> _Buffer:
         """This buffer moved to ``spill`` (itself when already spilled)."""
         if self.spill is not None:
             return self
-        return _Buffer(b"", self.size, self.stored, spill, spill.put(self.data))
+        return _Buffer(b"", self.size, self.stored, self.plain, spill, spill.put(self.data))
 
     def get(self) -> pa.Buffer:
-        return _CODEC.decompress(self.compressed(), self.size)
+        held = self.held()
+        if self.plain:
+            return held if isinstance(held, pa.Buffer) else pa.py_buffer(held)
+        return _CODEC.decompress(held, self.size)
 
-    def __reduce__(self) -> tuple[type[_Buffer], tuple[bytes, int, int]]:
+    def __reduce__(self) -> tuple[type[_Buffer], tuple[bytes | pa.Buffer, int, int, bool]]:
         # Pickled in memory: a spill file is this process's.
-        return (_Buffer, (self.compressed(), self.size, self.stored))
+        return (_Buffer, (self.held(), self.size, self.stored, self.plain))
 
 
 @dataclass(frozen=True)
 class _Part:
-    """One string array's validity, offsets and data, compressed."""
+    """One string array's validity, offsets and data, compressed or held as they are."""
 
     length: int
     null_count: int
@@ -132,19 +138,19 @@ class _Part:
     data: _Buffer
 
     @classmethod
-    def of(cls, arr: pa.Array) -> _Part:
+    def of(cls, arr: pa.Array, *, compress: bool = True) -> _Part:
         if arr.offset:  # a slice: its own buffers from offset 0
             arr = pa.concat_arrays([arr])
         validity, offsets, data = arr.buffers()
         n = len(arr)
         offsets = offsets.slice(0, (n + 1) * 4)
-        end = int.from_bytes(offsets.to_pybytes()[-4:], "little", signed=True) if n else 0
+        end = int.from_bytes(offsets.slice(n * 4, 4).to_pybytes(), "little", signed=True) if n else 0
         return cls(
             n,
             arr.null_count,
-            _Buffer.of(validity) if (validity is not None and arr.null_count) else None,
-            _Buffer.of(offsets),
-            _Buffer.of(data.slice(0, end) if data is not None else pa.py_buffer(b"")),
+            _Buffer.of(validity, compress=compress) if (validity is not None and arr.null_count) else None,
+            _Buffer.of(offsets, compress=compress),
+            _Buffer.of(data.slice(0, end) if data is not None else pa.py_buffer(b""), compress=compress),
         )
 
     def array(self) -> pa.Array:
@@ -159,7 +165,7 @@ class _Part:
 
     @property
     def memory(self) -> int:
-        """Compressed bytes held in memory (not spilled)."""
+        """Bytes held in memory (not spilled)."""
         return sum(len(b.data) for b in self._buffers())
 
     def _buffers(self) -> list[_Buffer]:
@@ -171,33 +177,6 @@ class _Part:
             self.length, self.null_count, None if self.validity is None else self.validity.spilled_to(spill),
             self.offsets.spilled_to(spill), self.data.spilled_to(spill),
         )
-
-
-@dataclass(frozen=True)
-class _Plain:
-    """One string array held as it is (see :data:`PLAIN_UP_TO`)."""
-
-    values: pa.Array
-
-    @property
-    def length(self) -> int:
-        return len(self.values)
-
-    @property
-    def null_count(self) -> int:
-        return self.values.null_count
-
-    def array(self) -> pa.Array:
-        return self.values
-
-    @property
-    def nbytes(self) -> int:
-        return self.values.nbytes
-
-    @property
-    def memory(self) -> int:
-        """Bytes held in memory (all of them)."""
-        return self.values.nbytes
 
 
 class _Spilling:
@@ -248,9 +227,7 @@ class PackedRecords:
             if PLAIN_UP_TO is None or held > PLAIN_UP_TO:  # too big: all compressed
                 parts.extend(spilling.part(_Part.of(p)) for p in plain)
                 plain = None
-        self._parts: tuple[_Part, ...] | tuple[_Plain, ...] = (
-            tuple(parts) if plain is None else tuple(_Plain(p) for p in plain)
-        )
+        self._parts = tuple(parts) if plain is None else tuple(_Part.of(p, compress=False) for p in plain)
 
     def __len__(self) -> int:
         return sum(p.length for p in self._parts)
@@ -284,9 +261,9 @@ class PackedRecords:
             return pa.array([], pa.string())
         if len(self._parts) == 1:
             return self._parts[0].array()
-        if isinstance(self._parts[0], _Plain) or any(p.null_count for p in self._parts):
+        if any(p.null_count for p in self._parts):
             return pa.concat_arrays(list(self.chunks()))
-        parts = cast("tuple[_Part, ...]", self._parts)
+        parts = self._parts
         n = len(self)
         offsets = np.empty(n + 1, np.int32)
         data = np.empty(sum(p.data.size for p in parts), np.uint8)

@@ -47,18 +47,19 @@ def test_packed_values_come_back_the_same_however_split(
         packed = PackedRecords(_split(values, cuts))
     plain_bytes = sum(chunk.nbytes for chunk in _split(values, cuts))  # what the parts take uncompressed
     held_plain = plain_up_to is not None and plain_bytes <= plain_up_to
-    if held_plain:  # held as they are: nothing compressed
-        assert all(isinstance(p, packed_records._Plain) for p in packed._parts)
-        assert packed.nbytes == packed.memory == sum(p.values.nbytes for p in packed._parts)
+    buffers = [b for p in packed._parts for b in p._buffers()]
+    if held_plain:  # held as they are: nothing compressed, the buffers' own bytes
+        assert all(b.plain and b.stored == b.size for b in buffers)
+        assert packed.nbytes == packed.memory == sum(b.get().size for b in buffers)
     else:  # compressed, all of them
-        assert all(isinstance(p, packed_records._Part) for p in packed._parts)
+        assert not any(b.plain for b in buffers)
     if spill_from is None or packed.nbytes <= spill_from or held_plain:
         assert packed.memory == packed.nbytes  # nothing spilled
     else:  # the parts past SPILL_FROM compressed bytes are in the spill file
         assert packed.memory <= spill_from < packed.nbytes
         assert pickle.loads(pickle.dumps(packed._parts)) == tuple(  # pickled: read back into memory
             packed_records._Part(p.length, p.null_count, *(
-                None if b is None else packed_records._Buffer(b.compressed(), b.size, b.stored)
+                None if b is None else packed_records._Buffer(b.held(), b.size, b.stored, b.plain)
                 for b in (p.validity, p.offsets, p.data)
             )) for p in packed._parts
         )
@@ -97,11 +98,13 @@ def test_a_small_dataset_is_held_plain_and_a_big_one_compressed_whole(monkeypatc
     raw = pa.array(values).nbytes
     monkeypatch.setattr(packed_records, "PLAIN_UP_TO", raw)
     small = PackedRecords([pa.array(values)])
-    assert small.nbytes == small.memory == raw and len(small._parts) == 20
+    # Nothing compressed: the bytes held are the parts' own buffers, all in memory.
+    held = sum(b.size for p in small._parts for b in p._buffers())
+    assert small.nbytes == small.memory == held and raw <= held < raw * 1.01 and len(small._parts) == 20
     assert small.array().to_pylist() == values
     monkeypatch.setattr(packed_records, "PLAIN_UP_TO", raw - 1)  # one byte more than kept plain
     big = PackedRecords([pa.array(values)])
-    assert all(isinstance(p, packed_records._Part) for p in big._parts) and big.nbytes * 3 < raw
+    assert not any(b.plain for p in big._parts for b in p._buffers()) and big.nbytes * 3 < raw
     assert big.array().to_pylist() == values
 
 
