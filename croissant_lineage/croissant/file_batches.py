@@ -11,12 +11,13 @@ files is read alone, with the errors that gives): every file a regular file with
 :data:`~croissant_lineage.croissant.tables.MAX_DECOMPRESSED_BYTES`, with a record on its
 first non-blank line holding the keys of the first file's, in the same order, and not
 ending with a bare ``\\r``; and the joined bytes a clean file (see
-:func:`~croissant_lineage.croissant.tables._read_clean_jsonl`) whose table has those keys
+:func:`~croissant_lineage.croissant.tables.read_clean_jsonl`) whose table has those keys
 as its columns. Then each file alone gives the same rows (its non-blank lines) and columns:
 read by pyarrow, or by the standard library where pyarrow would infer another type from its
 values alone (a timestamp), which gives the same table; a column's type can differ only
 where a file's values are all null (``null``, or lists of nulls alone), which the record
-reader's concatenation promotes to the batch's type.
+reader's concatenation promotes to the batch's type. Where a batch is not read so, the bytes
+of its files read already are handed to the reader of one file, not read again.
 """
 
 from __future__ import annotations
@@ -50,9 +51,14 @@ def read_tables(
     fmt = encoding_format.split(";")[0].strip().lower()
     batches = _batches(paths) if fmt in JSONL_FORMATS else [[p] for p in paths]
     for batch in batches:
-        read = _read_batch(batch) if len(batch) > 1 else None
+        raws: dict[Path, bytes] = {}
+        read = _read_batch(batch, raws) if len(batch) > 1 else None
         if read is None:
-            read = [read_table(p, encoding_format, csv_columns=csv_columns, columns=columns) for p in batch]
+            read = [
+                tables.read_jsonl_bytes(p, raws[p]) if p in raws
+                else read_table(p, encoding_format, csv_columns=csv_columns, columns=columns)
+                for p in batch
+            ]
         yield from zip(batch, read, strict=True)
 
 
@@ -75,8 +81,9 @@ def _batches(paths: list[Path]) -> list[list[Path]]:
     return [*out, run] if run else out
 
 
-def _read_batch(paths: list[Path]) -> list[pa.Table] | None:
-    """Each file's table, read as one (see the module docstring), or None to read them alone."""
+def _read_batch(paths: list[Path], read: dict[Path, bytes]) -> list[pa.Table] | None:
+    """Each file's table, read as one (see the module docstring), or None to read them alone
+    (``read`` then holds the bytes of the files read so far, by path)."""
     if not all(p.is_file() and p.stat().st_size <= tables.MAX_DECOMPRESSED_BYTES for p in paths):
         return None
     raws: list[bytes] = []
@@ -84,7 +91,7 @@ def _read_batch(paths: list[Path]) -> list[pa.Table] | None:
     keys: list[str] | None = None
     for path in paths:
         note_input(path)
-        raw = path.read_bytes()
+        read[path] = raw = path.read_bytes()
         raw = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
         lines = [line for line in raw.split(b"\n") if line.strip()]
         first = _first_keys(lines)
@@ -93,7 +100,7 @@ def _read_batch(paths: list[Path]) -> list[pa.Table] | None:
         keys = first
         raws.append(raw if raw.endswith(b"\n") else raw + b"\n")
         rows.append(len(lines))
-    table = tables._read_clean_jsonl(b"".join(raws))
+    table = tables.read_clean_jsonl(b"".join(raws))
     if table is None or table.column_names != keys or table.num_rows != sum(rows):
         return None
     out, at = [], 0

@@ -52,7 +52,14 @@ import pyarrow.parquet as pq
 from croissant_lineage._io import loads_json, note_input, read_text
 from croissant_lineage.errors import DataError, InputError, SizeLimitError
 
-__all__ = ["MAX_DECOMPRESSED_BYTES", "MAX_FIELD_CHARS", "read_table", "sniff_delimiter"]
+__all__ = [
+    "MAX_DECOMPRESSED_BYTES",
+    "MAX_FIELD_CHARS",
+    "read_clean_jsonl",
+    "read_jsonl_bytes",
+    "read_table",
+    "sniff_delimiter",
+]
 
 CSV_FORMATS = {"text/csv", "text/tab-separated-values"}
 JSONL_FORMATS = {"application/jsonlines", "application/jsonl", "application/x-jsonlines"}
@@ -334,7 +341,7 @@ def _plain_json_type(t: pa.DataType) -> bool:
     return t in _PLAIN_JSON_TYPES
 
 
-def _read_clean_jsonl(raw: bytes) -> pa.Table | None:
+def read_clean_jsonl(raw: bytes) -> pa.Table | None:
     """A clean JSON Lines file read by pyarrow's JSON reader, or None when the file is not
     clean and the standard library must read it (which then gives the same table, or the
     error that :func:`_read_jsonl` names).
@@ -378,7 +385,13 @@ def _read_clean_jsonl(raw: bytes) -> pa.Table | None:
 
 
 def _read_jsonl(path: Path) -> pa.Table:
-    fast = _read_clean_jsonl(path.read_bytes())
+    return read_jsonl_bytes(path, path.read_bytes())
+
+
+def read_jsonl_bytes(path: Path, raw: bytes) -> pa.Table:
+    """The table of the JSON Lines file ``path`` whose bytes ``raw`` were read already: what
+    :func:`read_table` gives for it (the file is read again only when it is not clean)."""
+    fast = read_clean_jsonl(raw)
     if fast is not None:
         return fast
     return _read_jsonl_tolerant(path)

@@ -1,6 +1,6 @@
 """The pyarrow fast path of JSON Lines reading against the standard library's reader.
 
-``tables._read_clean_jsonl`` reads a file only when it is clean; whatever it reads must be
+``tables.read_clean_jsonl`` reads a file only when it is clean; whatever it reads must be
 exactly what ``tables._read_jsonl_tolerant`` reads (same schema, same values), and a file
 the tolerant reader refuses must never be read by it.
 """
@@ -57,7 +57,7 @@ def test_fast_path_reads_what_the_tolerant_reader_reads(
     if junk:
         lines.insert(min(where, len(lines)), junk)
     raw = ("\ufeff" if bom else "").encode() + ending.join(lines).encode("utf-8", "surrogatepass")
-    _same(tables._read_clean_jsonl(raw), _tolerant(tmp_path, raw))
+    _same(tables.read_clean_jsonl(raw), _tolerant(tmp_path, raw))
 
 
 @pytest.mark.parametrize(
@@ -79,12 +79,12 @@ def test_fast_path_reads_what_the_tolerant_reader_reads(
     ],
 )
 def test_unclean_files_go_to_the_tolerant_reader(raw: bytes) -> None:
-    assert tables._read_clean_jsonl(raw) is None
+    assert tables.read_clean_jsonl(raw) is None
 
 
 def test_clean_file_is_read_by_pyarrow(tmp_path: Path) -> None:
     raw = b'\xef\xbb\xbf{"q": "\xc3\xa9", "n": 1, "o": ["a", null], "k": true}\r\n\n{"q": "b", "n": null}\n'
-    fast = tables._read_clean_jsonl(raw)
+    fast = tables.read_clean_jsonl(raw)
     assert fast is not None
     _same(fast, _tolerant(tmp_path, raw))
     assert fast.to_pylist()[1] == {"q": "b", "n": None, "o": None, "k": None}
@@ -97,7 +97,7 @@ def test_every_family_jsonl_file_reads_alike(shared_data: Path) -> None:
     assert len(files) > 200
     fast_read = 0
     for path in files:
-        fast = tables._read_clean_jsonl(path.read_bytes())
+        fast = tables.read_clean_jsonl(path.read_bytes())
         if fast is not None:
             fast_read += 1
             _same(fast, tables._read_jsonl_tolerant(path))

@@ -115,14 +115,31 @@ def _files(folder: Path, n: int) -> list[Path]:
 
 def test_clean_files_are_read_by_one_reader_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
-    read = tables._read_clean_jsonl
-    monkeypatch.setattr(tables, "_read_clean_jsonl", lambda raw: calls.append(raw) or read(raw))
+    read = tables.read_clean_jsonl
+    monkeypatch.setattr(tables, "read_clean_jsonl", lambda raw: calls.append(raw) or read(raw))
     paths = _files(tmp_path, 5)
     got = _batched(paths)
     assert len(calls) == 1
     assert [t.num_rows for t in got] == [1, 2, 3, 4, 5]
     assert got[2].to_pylist() == [{"q": f"q2.{r}", "n": r} for r in range(3)]
     _assert_same(paths)
+
+
+@pytest.mark.parametrize("odd", ["keys", "not clean"])
+def test_a_batch_read_alone_reads_each_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, odd: str) -> None:
+    """A batch that cannot be read as one (for its last file) is read a file at a time from
+    the bytes already read: no clean file's bytes are read twice."""
+    paths = _files(tmp_path, 4)
+    last = {"keys": '{"other": 1}\n', "not clean": '{"q": "x", "n": 1.5}\n'}[odd]
+    paths[-1].write_text(last, encoding="utf-8")
+    want = _alone(paths)
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    got = _batched(paths)
+    assert [t.to_pylist() for t in got] == [t.to_pylist() for t in want]
+    # Each once, in order; a file that is not clean is read again as text (its encoding).
+    assert reads == (paths if odd == "keys" else [*paths, paths[-1]])
 
 
 @pytest.mark.parametrize(("files", "size", "want"), [(3, 1 << 20, [[0, 1, 2], [3, 4, 5], [6]]), (256, 60, [[0], [1], [2]])])
