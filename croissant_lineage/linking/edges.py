@@ -30,7 +30,7 @@ from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, diff_pairs
 from croissant_lineage.linking.match import Match
 from croissant_lineage.linking.options import OptionDiff, positional_diff
 from croissant_lineage.linking.sides import Side
-from croissant_lineage.linking.take import take_rows
+from croissant_lineage.linking.take import compare_rows
 
 __all__ = ["edges_table"]
 
@@ -89,10 +89,7 @@ def _stem_columns(
     """Per pair, the stem score (the match's for text links, else 100 or RapidFuzz's ratio
     of the normalised stems) and whether the normalised stems differ."""
     cs, ps = child.norm_stems, parent.norm_stems
-    changed = np.zeros(len(ci), bool)
-    for s in range(0, len(ci), CHUNK_PAIRS):  # the stems compared are copies: a chunk at a time
-        c, p = take_rows(cs.array, ci[s : s + CHUNK_PAIRS]), take_rows(ps.array, pi[s : s + CHUNK_PAIRS])
-        changed[s : s + CHUNK_PAIRS] = pc.not_equal(c, p).to_numpy(zero_copy_only=False)
+    changed = compare_rows(cs.array, ps.array, ci, pi, pc.not_equal, chunk=CHUNK_PAIRS)
     by_text = np.fromiter((m in ("exact", "fuzzy") for m in methods), bool, len(methods))
     out = np.where(by_text, np.asarray(scores, dtype=np.float64), 100.0)
     ratio = np.flatnonzero(~by_text & changed)  # only these stems are built as Python strings

@@ -51,7 +51,7 @@ from croissant_lineage.linking.codes import equal_codes
 from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, diff_pairs
 from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
-from croissant_lineage.linking.take import take_rows
+from croissant_lineage.linking.take import compare_rows, take_rows
 
 __all__ = ["NEAR", "Match", "Unmatched", "evidence_columns", "match_id", "match_text", "option_evidence", "stem_ratios"]
 
@@ -172,15 +172,13 @@ def _stems_equal(child: Side, ci: np.ndarray, parent: Side, pi: np.ndarray) -> n
     """Per pair, whether the two stems as stored are equal (both null counts as equal),
     :data:`~croissant_lineage.linking.diff_columns.CHUNK_PAIRS` pairs at a time: the
     stems taken for a comparison are freed before the option diffs."""
-    out = np.zeros(len(ci), bool)
-    cstems, pstems = child.table.column("stem"), parent.table.column("stem")
-    for s in range(0, len(ci), CHUNK_PAIRS):
-        cs = cstems.take(pa.array(ci[s : s + CHUNK_PAIRS]))
-        ps = pstems.take(pa.array(pi[s : s + CHUNK_PAIRS]))
-        out[s : s + CHUNK_PAIRS] = pc.fill_null(pc.equal(cs, ps), False).to_numpy(zero_copy_only=False) | (
-            pc.and_(pc.is_null(cs), pc.is_null(ps)).to_numpy(zero_copy_only=False)
-        )
-    return out
+    return compare_rows(
+        child.table.column("stem"), parent.table.column("stem"), ci, pi, _equal_or_both_null, chunk=CHUNK_PAIRS
+    )
+
+
+def _equal_or_both_null(left: pa.Array, right: pa.Array) -> pa.Array:
+    return pc.or_(pc.fill_null(pc.equal(left, right), False), pc.and_(pc.is_null(left), pc.is_null(right)))
 
 
 def _common_prefix(texts: list[str]) -> int:

@@ -4,17 +4,18 @@
 takes: a transient copy of the whole column per call. The linker's normalised texts of a
 long side are chunked (:data:`~croissant_lineage.linking.sides.NORMALISE_ROWS`) and are
 taken from a chunk of pairs at a time, so each call would copy the side's texts again.
-:func:`take_rows` takes from each chunk only the rows asked of it.
+:func:`take_rows` takes from each chunk only the rows asked of it; :func:`compare_rows`
+compares two columns' rows pair by pair, a chunk of pairs at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["take_rows"]
+__all__ = ["compare_rows", "take_rows"]
 
 
 def take_rows(values: pa.Array | pa.ChunkedArray, rows: Sequence[int] | np.ndarray | pa.Array) -> pa.Array:
@@ -48,3 +49,30 @@ def take_rows(values: pa.Array | pa.ChunkedArray, rows: Sequence[int] | np.ndarr
     inverse = np.empty(len(order), np.int64)
     inverse[order] = np.arange(len(order))
     return joined.take(pa.array(inverse))
+
+
+def compare_rows(
+    left: pa.Array | pa.ChunkedArray,
+    right: pa.Array | pa.ChunkedArray,
+    left_rows: np.ndarray,
+    right_rows: np.ndarray,
+    compare: Callable[[pa.Array, pa.Array], pa.Array],
+    *,
+    chunk: int,
+) -> np.ndarray:
+    """Per pair ``k``, ``compare`` of ``left``'s row ``left_rows[k]`` and ``right``'s row
+    ``right_rows[k]``, as booleans (a null answer is False). The rows are taken (copies)
+    ``chunk`` pairs at a time, so at most a chunk's are held at once.
+
+    Args:
+        left, right: The two columns.
+        left_rows, right_rows: The pairs' rows (equal lengths).
+        compare: Two arrays of equal length to a boolean array of that length (an Arrow
+            compute function such as ``pyarrow.compute.not_equal``).
+        chunk: Pairs taken at a time.
+    """
+    out = np.zeros(len(left_rows), bool)
+    for s in range(0, len(left_rows), chunk):
+        taken = take_rows(left, left_rows[s : s + chunk]), take_rows(right, right_rows[s : s + chunk])
+        out[s : s + chunk] = compare(*taken).to_numpy(zero_copy_only=False)
+    return out
