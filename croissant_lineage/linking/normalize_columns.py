@@ -26,9 +26,10 @@ are spliced back in row order (``replace_with_mask``):
   (``unicodedata``: Arrow's utf8proc may follow another Unicode version, and
   ``utf8_lower`` is not ``casefold``), the quote and dash table and the white space in
   Arrow (classes spelled out as code points), the damage patterns only on keys with a
-  digit (``str.isdigit``, enumerated). The settling loop runs column-wise too: a key
-  whose next step gives it back is settled; a row whose key moves again goes to the
-  reference.
+  digit (``str.isdigit``, enumerated). The settling loop is not run step by step: a
+  stem's first key is settled when it is in NFKC (proved in :func:`_stem_keys`), an
+  option's folded key when one step gives it back (:func:`_option_keys`); other rows go
+  to the reference.
 * **Option rows that may be damaged** go to the reference too: the spreadsheet-damage
   patterns need look-around, which RE2 lacks. An ASCII option is sent there when it holds
   a substring every damage pattern needs to match (:data:`_MAY_BE_DAMAGED`: ``\\d.0``,
@@ -207,12 +208,6 @@ def _casefolded(values: pa.Array) -> pa.Array:
     return pa.array([t.casefold() for t in values.to_pylist()], pa.string())
 
 
-def _stem_step(texts: pa.Array, rules: _Rules) -> pa.Array:
-    """One step of the reference's stem settling loop, ``_presentation(t).casefold()``,
-    exact where the repair is the identity."""
-    return _casefolded(_presented(texts, rules))
-
-
 def _undamaged_keys(keys: pa.Array, rules: _Rules) -> pa.Array:
     """The reference's ``_undamaged`` of presented keys without trailing dots and spaces.
 
@@ -258,24 +253,43 @@ def _with_reference(keys: pa.Array, done: pa.Array, texts: pa.Array, reference: 
 
 def _stem_keys(texts: pa.Array) -> pa.Array:
     """:func:`~croissant_lineage.linking.normalize.normalize_stem` of non-ASCII texts
-    (distinct, non-empty): its settling loop stops at the first key where one step more
-    gives the key back, every step exact; other rows go to the reference."""
+    (distinct, non-empty).
+
+    The reference's settling loop returns its first key ``k = step(text)`` when one step
+    more gives ``k`` back, ``step`` being ``casefold(white(table(NFKC(repair(t)))))``. That
+    second step is not computed here: it is the identity on ``k`` when the repair is (the
+    RE2 test) and ``k`` is in NFKC (``unicodedata.is_normalized``), because ``k`` is the
+    case folding of a text ``y`` with no character of the quote and dash table and only
+    single inner spaces for white space, and for every code point ``c`` (checked over all
+    of them: ``tests/linking/test_normalize_columns.py``) ``c.casefold()`` holds no
+    character of the table, is ``" "`` for ``" "`` and else non-empty without white space,
+    and folds to itself again; case folding is one code point at a time. So the table and
+    the white space leave ``k`` alone, and folding it again gives ``k``. Rows where the
+    first step is not exact, or the key is not in NFKC (case folding can leave NFKC:
+    ``ǰ``), go to the reference.
+    """
     rules = _rules()
     if rules is None:
         return pa.array([normalize_stem(t) for t in texts.to_pylist()], pa.string())
-    first = _stem_step(texts, rules)
-    again = _stem_step(first, rules)
+    folded = [t.casefold() for t in _presented(texts, rules).to_pylist()]
+    first = pa.array(folded, pa.string())
     exact_text, exact_first = _exact(texts, first)
-    done = pc.and_(pc.and_(exact_text, exact_first), pc.equal(again, first))
-    return _with_reference(first, done, texts, normalize_stem)
+    in_nfkc = pa.array([unicodedata.is_normalized("NFKC", k) for k in folded], pa.bool_())
+    return _with_reference(first, pc.and_(pc.and_(exact_text, exact_first), in_nfkc), texts, normalize_stem)
 
 
 def _option_keys(texts: pa.Array) -> tuple[pa.Array, pa.Array]:
     """:func:`~croissant_lineage.linking.normalize.normalize_option_cased` and
     :func:`~croissant_lineage.linking.normalize.normalize_option` of texts (distinct,
-    non-empty). The folded key is the cased one case-folded when that is ASCII, else the
-    reference's settling loop from it, which stops (as for stems) where one step more
-    gives the key back."""
+    non-empty).
+
+    The folded key starts as the cased one case-folded (``key``); the reference returns it
+    as it is when it is ASCII, else runs its settling loop from it, whose first step
+    (``normalize_option_cased(key).casefold()``) ends the loop with ``key`` when it gives
+    ``key`` back. So one step is taken here, on the non-ASCII keys, exact where the repair
+    is the identity on the key; the rows where it does not give the key back (or is not
+    exact, or the text's own repair is not the identity) go to the reference.
+    """
     rules = _rules()
     if rules is None:
         listed = texts.to_pylist()
@@ -284,19 +298,16 @@ def _option_keys(texts: pa.Array) -> tuple[pa.Array, pa.Array]:
             pa.array([normalize_option(t) for t in listed], pa.string()),
         )
     cased = _cased_step(texts, rules)
-    (exact_text,) = _exact(texts)
-    cased = _with_reference(cased, exact_text, texts, normalize_option_cased)
     folded = _casefolded(cased)
+    exact_text, exact_folded = _exact(texts, folded)  # one pass of the RE2 kernels for both
     rows = pc.invert(pc.string_is_ascii(folded))
-    if not pc.any(rows).as_py():
-        return cased, folded
-    start = pc.filter(folded, rows)
-    first = _folded_step(start, rules)
-    again = _folded_step(first, rules)
-    exact_start, exact_first = _exact(start, first)
-    done = pc.and_(pc.and_(exact_start, exact_first), pc.equal(again, first))
-    keys = pc.replace_with_mask(folded, rows, pc.if_else(done, first, pa.scalar(None, pa.string())))
-    return cased, _with_reference(pc.fill_null(keys, ""), pc.is_valid(keys), texts, normalize_option)
+    settled = exact_text
+    if pc.any(rows).as_py():
+        start = pc.filter(folded, rows)
+        gives_back = pc.replace_with_mask(rows, rows, pc.equal(_folded_step(start, rules), start))
+        settled = pc.and_(settled, pc.and_(exact_folded, pc.or_(pc.invert(rows), gives_back)))
+    cased = _with_reference(cased, exact_text, texts, normalize_option_cased)
+    return cased, _with_reference(folded, settled, texts, normalize_option)
 
 
 def _distinct(values: pa.Array, rows: pa.Array) -> tuple[pa.Array, pa.Array] | None:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from croissant_lineage.linking import normalize_columns
 from croissant_lineage.linking.normalize import (
     _MOJIBAKE_LEAD,
+    _TRANSLATE,
     normalize_option,
     normalize_option_cased,
     normalize_stem,
@@ -187,3 +188,36 @@ def test_every_family_stem_and_option_is_the_reference(shared_data: Path) -> Non
         items += table.num_rows
         options += sum(len(o or ()) for o in opts)
     assert items > 90_000 and options > 350_000
+
+
+def test_case_folding_leaves_a_stem_key_settled() -> None:
+    """What ``_stem_keys`` rests on to skip the settling loop's second step, over every code
+    point a presented text can hold (none of the quote and dash table, no white space but
+    ``" "``): ``c.casefold()`` holds no character of the table, is ``" "`` for ``" "`` and
+    else non-empty without white space, and folds to itself; and folding a text folds it
+    one code point at a time."""
+    table = {chr(p) for p in _TRANSLATE}
+    points = [chr(p) for p in range(0x110000) if not 0xD800 <= p <= 0xDFFF]
+    assert "".join(points).casefold() == "".join(c.casefold() for c in points)
+    held = [c for c in points if c not in table and (c == " " or not c.isspace())]
+    folds = [c.casefold() for c in held]
+    assert not table & set("".join(folds))
+    assert all(f.casefold() == f for f in folds)
+    assert " ".casefold() == " "
+    assert all(f and not any(x.isspace() for x in f) for c, f in zip(held, folds, strict=True) if c != " ")
+    # the test is not empty: the table's characters and other white space were left out
+    assert len(points) - len(held) == len(table) + sum(c.isspace() for c in points if c not in table) - 1
+
+
+@pytest.mark.parametrize("text", ["Café  au\u00a0lait", "ﬁne ‘quotes’", "Straße", "Ⅻ — ｆｕｌｌ", "d\u00e9j\u00e0 vu. "])
+def test_plain_non_ascii_texts_settle_without_the_reference(text: str) -> None:
+    """Non-ASCII texts without mojibake whose keys are in NFKC (stems) or give themselves
+    back after one step (options) get their keys from the columns, not the reference."""
+    expected = [normalize_stem(text), ""], ([normalize_option_cased(text)], [normalize_option(text)])
+    refused = AssertionError("the reference was asked")
+    with (
+        patch.object(normalize_columns, "normalize_stem", side_effect=refused),
+        patch.object(normalize_columns, "normalize_option", side_effect=refused),
+        patch.object(normalize_columns, "normalize_option_cased", side_effect=refused),
+    ):
+        assert (_stems([text, None]), _options([text])) == expected
