@@ -351,7 +351,9 @@ class _Join:
         return p
 
 
-def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: list[Match]) -> list[Match]:
+def check_index_matches(
+    deriv: Derivation, child: Side, parent: Side, matches: Sequence[Match]
+) -> Sequence[Match]:
     """Check the matches of a ``by: index`` rule against the texts; re-link or demote.
 
     Per subject the row shift is tested (:func:`needs_shift_test`, :func:`detect_shift`).
@@ -369,10 +371,11 @@ def check_index_matches(deriv: Derivation, child: Side, parent: Side, matches: l
         matches: The index matches, in child order.
 
     Returns:
-        The matches, unchanged for other rules and for joins that hold.
+        The matches (the sequence given, for other rules), unchanged for joins that hold.
     """
     if deriv.link is None or deriv.link.by != "index" or not matches:
         return matches
+    matches = list(matches)  # read three times below: one Match object each
     checker = _checker(deriv, child, parent)
     clang = deriv.child_languages[0] if deriv.child_languages else None
     plang = deriv.parent_languages[0] if deriv.parent_languages else None

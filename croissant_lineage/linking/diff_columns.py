@@ -38,7 +38,7 @@ from rapidfuzz.process import cpdist
 from croissant_lineage.linking.options import DIFF_PASSES, NA_STRINGS, OptionDiff
 from croissant_lineage.linking.take import take_rows
 
-__all__ = ["CHUNK_PAIRS", "FormsOf", "OptionColumns", "PairDiffs", "diff_pairs"]
+__all__ = ["CHUNK_PAIRS", "FormsOf", "OptionColumns", "PairDiffs", "diff_pairs", "positional_pairs"]
 
 #: Pairs diffed at a time. At 65,536 a chunk's options and their forms (a million-item
 #: family: ~130 MB of Arrow scratch) set the link's peak; at 16,384 the CPU is the same
@@ -378,4 +378,24 @@ def diff_pairs(
     return PairDiffs(
         offsets.astype(np.int64),
         *(np.concatenate([getattr(part, f) for part in parts]) for f in ("option_map", "paired_by", "copied", "added", "dropped", "score", "identical")),
+    )
+
+
+def positional_pairs(n_child: Sequence[int] | np.ndarray, n_parent: Sequence[int] | np.ndarray) -> PairDiffs:
+    """:func:`~croissant_lineage.linking.options.positional_diff` of pairs whose items have
+    ``n_child[k]`` and ``n_parent[k]`` options (a translation's diff depends only on the
+    counts), as whole arrays: child option ``i`` copies parent option ``i`` when the parent
+    has one, else it is added (``paired_by`` -1: the positional diff records no passes).
+
+    Returns:
+        The diffs, in pair order (:class:`PairDiffs`; ``identical`` all false).
+    """
+    cn, pn = np.asarray(n_child, np.int64), np.asarray(n_parent, np.int64)
+    offsets = np.concatenate(([0], np.cumsum(cn)))
+    pos = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], cn)
+    option_map = np.where(pos < np.repeat(pn, cn), pos, -1).astype(np.int32)
+    copied = np.minimum(cn, pn)
+    return PairDiffs(
+        offsets, option_map, np.full(len(option_map), -1, np.int8), copied.astype(np.int32),
+        (cn - copied).astype(np.int32), (pn - copied).astype(np.int32), _scores(copied, pn), np.zeros(len(cn), bool),
     )

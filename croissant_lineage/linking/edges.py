@@ -5,8 +5,8 @@ two sides' tables by the matches' row indices (Arrow ``take``) or computed over 
 arrays; no per-edge Python object is built for the common cases:
 
 * a **translation**: options pair by position, so the option diff depends only on the two
-  option counts (:func:`~croissant_lineage.linking.options.positional_diff` per distinct
-  pair of counts);
+  option counts (:func:`~croissant_lineage.linking.diff_columns.positional_pairs`, whole
+  arrays, proved equal to :func:`~croissant_lineage.linking.options.positional_diff`);
 * **same-language pairs**: the option diffs of all pairs at once
   (:func:`~croissant_lineage.linking.diff_columns.diff_pairs`: the identity where the
   option lists are equal, integer joins and one RapidFuzz ``cpdist`` for the rest).
@@ -26,61 +26,33 @@ from rapidfuzz import fuzz
 
 from croissant_lineage.family.spec import Derivation
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
-from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, diff_pairs
-from croissant_lineage.linking.match import Match
-from croissant_lineage.linking.options import OptionDiff, positional_diff
+from croissant_lineage.linking.diff_columns import (
+    CHUNK_PAIRS,
+    PairDiffs,
+    diff_pairs,
+    positional_pairs,
+)
+from croissant_lineage.linking.match import IdMatches, Match
 from croissant_lineage.linking.sides import Side
 from croissant_lineage.linking.take import compare_rows
 
 __all__ = ["edges_table"]
 
 
-class _OptionColumns:
-    """The option columns of the edges (translations: filled pair by pair from one diff per pair of counts)."""
-
-    def __init__(self, n: int):
-        self.maps: list[Sequence[int]] | pa.Array = [()] * n
-        self.copied = np.zeros(n, np.int32)
-        self.added = np.zeros(n, np.int32)
-        self.dropped = np.zeros(n, np.int32)
-        self.score = np.zeros(n, np.float64)
-        self.key_inherited: list[bool | None] = [None] * n
-
-    def put(self, row: int, diff: OptionDiff, key_inherited: bool | None) -> None:
-        self.maps[row] = diff.option_map
-        self.copied[row], self.added[row], self.dropped[row] = diff.copied, diff.added, diff.dropped
-        self.score[row] = diff.score
-        self.key_inherited[row] = key_inherited
-
-
-def _positional(
-    child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, ck: np.ndarray, pk: np.ndarray
-) -> _OptionColumns:
-    """Translations: diffs by position, one per distinct pair of option counts."""
-    out = _OptionColumns(len(ci))
-    cn, pn = np.asarray(child.n_options)[ci], np.asarray(parent.n_options)[pi]
-    diffs: dict[tuple[int, int], OptionDiff] = {}
-    for row, (a, b) in enumerate(zip(cn.tolist(), pn.tolist(), strict=True)):
-        d = diffs.get((a, b))
-        if d is None:
-            d = diffs[(a, b)] = positional_diff(("",) * a, ("",) * b)
-        out.put(row, d, None)
+def _positional(ci_n: np.ndarray, pi_n: np.ndarray, ck: np.ndarray, pk: np.ndarray) -> tuple[PairDiffs, pa.Array]:
+    """Translations: diffs by position (:func:`~croissant_lineage.linking.diff_columns.positional_pairs`
+    of the option counts), and the key inherited where both keys are known (same index)."""
     known = (ck >= 0) & (pk >= 0)
-    out.key_inherited = [bool(k) if ok else None for k, ok in zip((ck == pk).tolist(), known.tolist(), strict=True)]
-    return out
+    return positional_pairs(ci_n, pi_n), pa.array(ck == pk, pa.bool_(), mask=~known)
 
 
 def _compared(
     child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, ck: np.ndarray, pk: np.ndarray
-) -> _OptionColumns:
+) -> tuple[PairDiffs, pa.Array]:
     """Same-language pairs: :func:`~croissant_lineage.linking.diff_columns.diff_pairs` of
-    all of them (the identity where the options are equal)."""
+    all of them (the identity where the options are equal), and the key inherited."""
     d = diff_pairs(child.option_columns(), parent.option_columns(), ci, pi, ck, pk)
-    out = _OptionColumns(len(ci))
-    out.maps = d.option_map_column()
-    out.copied, out.added, out.dropped, out.score = d.copied, d.added, d.dropped, d.score
-    out.key_inherited = d.key_inherited(ck, pk)
-    return out
+    return d, pa.array(d.key_inherited(ck, pk), pa.bool_())
 
 
 def _stem_columns(
@@ -109,6 +81,11 @@ def _alternatives(parent: Side, matches: Sequence[Match]) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
 
 
+def _no_alternatives(n: int) -> pa.Array:
+    """``n`` empty ``list<string>`` values (what :func:`_alternatives` gives matches without alternatives)."""
+    return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)), pa.array([], pa.string()))
+
+
 def _column(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(values, pa.ChunkedArray):
         return values.combine_chunks() if values.num_chunks else pa.array([], values.type)
@@ -130,17 +107,23 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         either item's text (None for translations, whose texts are not compared).
     """
     n = len(matches)
-    ci = np.fromiter((m.child for m in matches), np.int64, n)
-    pi = np.fromiter((m.parent for m in matches), np.int64, n)
+    if isinstance(matches, IdMatches):  # one method, score 100, no alternatives: no object per match
+        ci, pi = matches.child, matches.parent
+        methods, scores = [matches.method] * n, [100.0] * n
+        ambiguous, alternatives = pa.repeat(pa.scalar(False), n), _no_alternatives(n)
+    else:
+        ci = np.fromiter((m.child for m in matches), np.int64, n)
+        pi = np.fromiter((m.parent for m in matches), np.int64, n)
+        methods = [m.method for m in matches]
+        scores = [float(m.score) for m in matches]
+        ambiguous, alternatives = pa.array([m.ambiguous for m in matches], pa.bool_()), _alternatives(parent, matches)
     ck, pk = child.key_indices[ci], parent.key_indices[pi]
-    methods = [m.method for m in matches]
-    scores = [float(m.score) for m in matches]
     if translated:
-        opts = _positional(child, parent, ci, pi, ck, pk)
+        opts, key_inherited = _positional(child.n_options[ci], parent.n_options[pi], ck, pk)
         stem_changed: list[bool] | None = None
         repaired: pa.Array = pa.nulls(n, pa.bool_())
     else:
-        opts = _compared(child, parent, ci, pi, ck, pk)
+        opts, key_inherited = _compared(child, parent, ci, pi, ck, pk)
         scores, stem_changed = _stem_columns(child, parent, ci, pi, methods, scores)
         repaired = pa.array(child.repaired_rows[ci] | parent.repaired_rows[pi], pa.bool_())
 
@@ -156,14 +139,14 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         "method": pa.array(methods, pa.string()),
         "score": pa.array(scores, pa.float64()),
         "options_score": pa.array(opts.score, pa.float64()),
-        "option_map": opts.maps if isinstance(opts.maps, pa.Array) else pa.array(opts.maps, pa.list_(pa.int32())),
+        "option_map": opts.option_map_column(),
         "options_copied": pa.array(opts.copied, pa.int32()),
         "options_added": pa.array(opts.added, pa.int32()),
         "options_dropped": pa.array(opts.dropped, pa.int32()),
-        "key_inherited": pa.array(opts.key_inherited, pa.bool_()),
+        "key_inherited": key_inherited,
         "stem_changed": pa.array(stem_changed if stem_changed is not None else [None] * n, pa.bool_()),
-        "ambiguous": pa.array([m.ambiguous for m in matches], pa.bool_()),
-        "alternatives": _alternatives(parent, matches),
+        "ambiguous": ambiguous,
+        "alternatives": alternatives,
         "text_repaired": repaired,
     }
     return pa.Table.from_arrays([columns[f.name] for f in EDGES_SCHEMA], schema=EDGES_SCHEMA)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from croissant_lineage.errors import SpecError
@@ -40,7 +41,7 @@ from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import check_index_matches
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
 from croissant_lineage.linking.edges import edges_table
-from croissant_lineage.linking.match import Match, Unmatched, match_id, match_text
+from croissant_lineage.linking.match import IdMatches, Match, Unmatched, id_matches, match_text
 from croissant_lineage.linking.normalize import (
     normalize_option,
     normalize_option_cased,
@@ -106,12 +107,14 @@ def _link_sides(
         raise SpecError(f"derivation {deriv.child} <- {deriv.parent} has no item link rule")
     where = f"derivation {deriv.child} <- {deriv.parent}: "
     selected = _selected(child, rule, where)
+    matches: Sequence[Match]
     if rule.by == "text":
         one_to_one = deriv.activity in ONE_CHILD_PER_PARENT
         matches, unmatched = match_text(child, parent, rule, selected, where, one_to_one=one_to_one)
+        matches.sort(key=lambda m: m.child)
     else:
-        matches, unmatched = match_id(child, parent, rule, selected, where)
-    matches.sort(key=lambda m: m.child)
+        found, unmatched = id_matches(child, parent, rule, selected, where)
+        matches = found.by_child()  # columns: no Match object per item for id rules
     matches = check_index_matches(deriv, child, parent, matches)  # index joins: re-link by a shift, or demote
     if translated is None:
         translated = deriv.is_translation
@@ -138,7 +141,7 @@ def _selected(child: Side, rule: LinkRule, where: str) -> list[int]:
 
 
 def _edges_table(
-    deriv: Derivation, child: Side, parent: Side, matches: list[Match], *, translated: bool
+    deriv: Derivation, child: Side, parent: Side, matches: Sequence[Match], *, translated: bool
 ) -> pa.Table:
     """The edges (EDGES_SCHEMA) of the matches, in their order (:func:`.edges.edges_table`)."""
     return edges_table(deriv, child, parent, matches, translated=translated)
@@ -171,18 +174,25 @@ def _unmatched_table(deriv: Derivation, child: Side, parent: Side, unmatched: Un
     return pa.table(urows, schema=UNMATCHED_SCHEMA)
 
 
-def _link_counts(matches: list[Match], unmatched: Unmatched, edges: pa.Table) -> dict[str, Any]:
+def _link_counts(matches: Sequence[Match], unmatched: Unmatched, edges: pa.Table) -> dict[str, Any]:
     """The counts of one derivation's stats: linked (per method), unmatched, ambiguous, keys."""
-    key_inherited = edges.column("key_inherited").to_pylist()
+    key_inherited = edges.column("key_inherited")
+    kept = pc.sum(key_inherited).as_py() or 0  # the true values (nulls: no key to compare)
+    if isinstance(matches, IdMatches):  # one method, no alternatives, none ambiguous
+        by_method, ambiguous, with_alternatives = ({matches.method: len(matches)} if len(matches) else {}), 0, 0
+    else:
+        by_method = dict(sorted(Counter(m.method for m in matches).items()))
+        ambiguous = sum(m.ambiguous for m in matches)
+        with_alternatives = sum(bool(m.alternatives) for m in matches)
     return {
         "linked": len(matches),
-        "by_method": dict(sorted(Counter(m.method for m in matches).items())),
+        "by_method": by_method,
         "unmatched": len(unmatched),
-        "ambiguous": sum(m.ambiguous for m in matches),
-        "with_alternatives": sum(bool(m.alternatives) for m in matches),
-        "key_inherited": sum(1 for v in key_inherited if v is True),
-        "key_changed": sum(1 for v in key_inherited if v is False),
-        "options_added": int(sum(edges.column("options_added").to_pylist())),
+        "ambiguous": ambiguous,
+        "with_alternatives": with_alternatives,
+        "key_inherited": kept,
+        "key_changed": len(key_inherited) - key_inherited.null_count - kept,
+        "options_added": pc.sum(edges.column("options_added")).as_py() or 0,
     }
 
 

@@ -30,9 +30,9 @@ fuzzy step's cost per item grow with the number of blocks.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pyarrow as pa
@@ -53,7 +53,10 @@ from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 from croissant_lineage.linking.take import compare_rows, take_rows
 
-__all__ = ["NEAR", "Match", "Unmatched", "evidence_columns", "match_id", "match_text", "option_evidence", "stem_ratios"]
+__all__ = [
+    "NEAR", "IdMatches", "Match", "Unmatched", "evidence_columns", "id_matches", "match_id", "match_text", "option_evidence",
+    "stem_ratios",
+]
 
 #: Fuzzy candidates within this many points of the best stem score compete on options.
 NEAR = 3.0
@@ -79,12 +82,61 @@ class Match:
     ambiguous: bool = False
 
 
+class IdMatches(Sequence[Match]):
+    """The matches of a ``by: id`` / ``by: index`` rule as two columns (child rows, their
+    parents' rows): each is ``Match(child, parent, method, 100.0)``,
+    built only when asked for by index or iteration (the edges and counts of an id link
+    read the columns: one Python object per item cost more than the rest of the link of it).
+
+    Attributes:
+        child, parent: ``int64`` row arrays, equal lengths.
+        method: The rule's ``by`` (every match's method).
+    """
+
+    __slots__ = ("child", "method", "parent")
+
+    def __init__(self, child: np.ndarray, parent: np.ndarray, method: str):
+        self.child = np.asarray(child, np.int64)
+        self.parent = np.asarray(parent, np.int64)
+        self.method = method
+
+    def __len__(self) -> int:
+        return len(self.child)
+
+    @overload
+    def __getitem__(self, k: int) -> Match: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Match]: ...
+
+    def __getitem__(self, k: int | slice) -> Match | list[Match]:
+        if isinstance(k, slice):
+            return [Match(i, j, self.method, 100.0) for i, j in zip(self.child[k].tolist(), self.parent[k].tolist(), strict=True)]
+        return Match(int(self.child[k]), int(self.parent[k]), self.method, 100.0)
+
+    def __iter__(self) -> Iterator[Match]:
+        return iter(self[:])
+
+    def by_child(self) -> IdMatches:
+        """The same matches in child order (``list.sort(key=lambda m: m.child)``)."""
+        if np.all(self.child[1:] > self.child[:-1]):
+            return self
+        order = np.argsort(self.child, kind="stable")
+        return IdMatches(self.child[order], self.parent[order], self.method)
+
+
 def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str) -> tuple[list[Match], Unmatched]:
     """Match selected children to the parent whose id a child field names (``by: id|index``).
 
     Returns:
         ``(matches, unmatched)``; an unmatched child has no candidate (score 0).
     """
+    matches, unmatched = id_matches(child, parent, rule, selected, where)
+    return list(matches), unmatched
+
+
+def id_matches(child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str) -> tuple[IdMatches, Unmatched]:
+    """:func:`match_id` with the matches as columns (:class:`IdMatches`, in the order of ``selected``)."""
     if rule.child_field:
         targets = child.eval(rule.child_field, where + "child_field ")
         keys: Any = pa.array([_id_text(targets[i]) for i in selected], pa.string())
@@ -92,14 +144,10 @@ def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], whe
     else:
         keys = child.ids.array.take(pa.array(selected, pa.int64()))
     rows = _rows_of_ids(parent, keys)
-    matches: list[Match] = []
-    unmatched: Unmatched = {}
-    for i, j in zip(selected, rows.tolist(), strict=True):
-        if j < 0:
-            unmatched[i] = (None, 0.0)
-        else:
-            matches.append(Match(i, j, rule.by, 100.0))
-    return matches, unmatched
+    kids = np.asarray(selected, np.int64)
+    found = rows >= 0
+    unmatched: Unmatched = dict.fromkeys(kids[~found].tolist(), (None, 0.0))
+    return IdMatches(kids[found], rows[found], rule.by), unmatched
 
 
 def _id_text(t: Any) -> str | None:

@@ -19,8 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
-from croissant_lineage.linking.diff_columns import OptionColumns, _scores, diff_pairs
-from croissant_lineage.linking.options import OptionTexts, diff_texts
+from croissant_lineage.linking.diff_columns import (
+    OptionColumns,
+    _scores,
+    diff_pairs,
+    positional_pairs,
+)
+from croissant_lineage.linking.options import OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
 
 _OPTION = st.one_of(
@@ -132,3 +137,19 @@ def test_scores_are_diff_texts_rounding_per_pair(pairs: list[tuple[int, int]]) -
     n_parent = np.array([b for _, b in pairs], np.int64)
     expected = [round(100.0 * a / b, 2) if b else 100.0 for a, b in pairs]
     assert _scores(copied, n_parent).tolist() == expected
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=40))
+def test_positional_pairs_is_positional_diff(counts: list[tuple[int, int]]) -> None:
+    """A translation's diffs as whole arrays equal :func:`positional_diff` pair by pair."""
+    got = positional_pairs([a for a, _ in counts], [b for _, b in counts])
+    assert len(got) == len(counts) and not got.identical.any()
+    for k, (a, b) in enumerate(counts):
+        want = positional_diff(("",) * a, ("",) * b)
+        d = got.diff(k)
+        assert (d.option_map, d.copied, d.added, d.dropped, d.score) == (
+            want.option_map, want.copied, want.added, want.dropped, want.score,
+        ), (a, b)
+        assert d.score.hex() == want.score.hex()
+    maps = got.option_map_column().to_pylist()
+    assert maps == [list(positional_diff(("",) * a, ("",) * b).option_map) for a, b in counts]

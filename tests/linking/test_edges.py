@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,7 +21,7 @@ from croissant_lineage.family.spec import Derivation, LinkRule
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
 from croissant_lineage.linking.edges import edges_table
-from croissant_lineage.linking.match import Match
+from croissant_lineage.linking.match import IdMatches, Match
 from croissant_lineage.linking.options import OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
 
@@ -98,6 +99,33 @@ def test_edges_table_is_the_per_edge_reference(case: tuple[list[Any], list[Any],
     want = _reference(deriv, Side(_table("c", children)), Side(_table("p", parents)), matches, translated)
     assert got.schema == EDGES_SCHEMA
     assert got.to_pylist() == want.to_pylist()
+
+
+@given(_case(), st.sampled_from(["id", "index"]))
+def test_id_matches_as_columns_give_the_edges_of_their_matches(
+    case: tuple[list[Any], list[Any], list[Match], bool], method: str
+) -> None:
+    """An id link's matches as columns (:class:`IdMatches`: no Match object per edge) give
+    the edges of the same matches as objects, and the per-edge reference's."""
+    children, parents, drawn, translated = case
+    pairs = sorted({m.child: m.parent for m in drawn}.items())
+    columns = IdMatches(np.array([i for i, _ in pairs], np.int64), np.array([j for _, j in pairs], np.int64), method)
+    matches = [Match(i, j, method, 100.0) for i, j in pairs]
+    assert list(columns) == matches and columns[:] == matches and columns.by_child() is columns
+    assert [columns[k] for k in range(len(matches))] == matches
+    deriv = Derivation("c", "p", "translation" if translated else "copy", LinkRule(by=method))
+    child, parent = Side(_table("c", children)), Side(_table("p", parents))
+    got = edges_table(deriv, child, parent, columns, translated=translated)
+    assert got.schema == EDGES_SCHEMA
+    assert got.equals(edges_table(deriv, child, parent, matches, translated=translated))
+    want = _reference(deriv, Side(_table("c", children)), Side(_table("p", parents)), matches, translated)
+    assert got.to_pylist() == want.to_pylist()
+
+
+def test_id_matches_by_child_sorts_as_a_list_sort() -> None:
+    columns = IdMatches(np.array([3, 1, 2]), np.array([0, 5, 4]), "id")
+    assert list(columns.by_child()) == sorted(columns, key=lambda m: m.child)
+    assert list(columns) == [Match(3, 0, "id", 100.0), Match(1, 5, "id", 100.0), Match(2, 4, "id", 100.0)]
 
 
 def test_no_matches_give_an_empty_table() -> None:
