@@ -110,8 +110,8 @@ def _link_sides(
     matches: Sequence[Match]
     if rule.by == "text":
         one_to_one = deriv.activity in ONE_CHILD_PER_PARENT
-        matches, unmatched = match_text(child, parent, rule, selected, where, one_to_one=one_to_one)
-        matches.sort(key=lambda m: m.child)
+        by_text, unmatched = match_text(child, parent, rule, selected, where, one_to_one=one_to_one)
+        matches = sorted(by_text, key=lambda m: m.child)
     else:
         found, unmatched = id_matches(child, parent, rule, selected, where)
         matches = found.by_child()  # columns: no Match object per item for id rules
