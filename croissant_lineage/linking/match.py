@@ -146,7 +146,7 @@ def id_matches(child: Side, parent: Side, rule: LinkRule, selected: list[int], w
     rows = _rows_of_ids(parent, keys)
     kids = np.asarray(selected, np.int64)
     found = rows >= 0
-    unmatched: Unmatched = dict.fromkeys(kids[~found].tolist(), (None, 0.0))
+    unmatched: Unmatched = {i: (None, 0.0) for i in kids[~found].tolist()}
     return IdMatches(kids[found], rows[found], rule.by), unmatched
 
 
