@@ -92,7 +92,7 @@ def link_pairs(
         The edges, in child row order.
     """
     child, parent = Side(child_table), Side(parent_table)
-    matches = sorted((Match(i, j, method, float(score)) for i, j, score in pairs), key=lambda m: m.child)
+    matches: Sequence[Match] = sorted((Match(i, j, method, float(score)) for i, j, score in pairs), key=lambda m: m.child)
     matches = check_index_matches(deriv, child, parent, matches)  # a ``by: index`` rule: re-link by a shift, or demote
     return _edges_table(deriv, child, parent, matches, translated=translated)
 
