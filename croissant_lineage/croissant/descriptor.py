@@ -15,6 +15,7 @@ import fnmatch
 import functools
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -330,13 +331,13 @@ class Descriptor:
                 resolve_inside(self.base_dir, url, allow_outside=allow_outside)
                 root = self.base_dir / url
         found: dict[str, Path] = {}
+        is_file = _FileCheck(root, allow_outside=allow_outside)
         for pattern in includes:
             for rel in match_files(root, pattern, allow_outside=allow_outside):
                 if any(_glob_regex(ex).match(rel) for ex in excludes):
                     continue
                 path = root / rel
-                resolve_inside(root, rel, allow_outside=allow_outside)
-                if path.is_file():
+                if is_file(rel, path):
                     found[os.fspath(path)] = path
         return [found[k] for k in sorted(found)]
 
@@ -351,6 +352,37 @@ class Descriptor:
             elif isinstance(cur, list):
                 stack.extend(reversed(cur))
 
+
+
+class _FileCheck:
+    """Whether a path under a FileSet's folder is a file to read, refusing one that leads
+    outside the folder: :func:`~croissant_lineage._io.resolve_inside` then
+    :meth:`Path.is_file`, with the folders' real paths found once (a plain file's real path
+    is its folder's with its name), not once per file."""
+
+    def __init__(self, root: Path, *, allow_outside: bool):
+        self._root = root
+        self._allow_outside = allow_outside
+        self._real_root = os.path.realpath(root).rstrip(os.sep) + os.sep
+        self._real_dirs: dict[str, str] = {}
+
+    def __call__(self, rel: str, path: Path) -> bool:
+        try:
+            mode = path.lstat().st_mode
+        except OSError:
+            mode = 0
+        if not stat.S_ISREG(mode):  # a link (its target decides), or no file: the plain way
+            resolve_inside(self._root, rel, allow_outside=self._allow_outside)
+            return path.is_file()
+        if self._allow_outside:
+            return True
+        folder, name = os.path.split(os.fspath(path))
+        real = self._real_dirs.get(folder)
+        if real is None:
+            real = self._real_dirs[folder] = os.path.realpath(folder)
+        if not os.path.join(real, name).startswith(self._real_root):
+            resolve_inside(self._root, rel)  # raises its error
+        return True
 
 
 @functools.cache

@@ -30,7 +30,8 @@ import pyarrow as pa
 
 from croissant_lineage._io import note_input
 from croissant_lineage.croissant import tables
-from croissant_lineage.croissant.tables import JSONL_FORMATS, read_table
+from croissant_lineage.croissant.csv_batches import read_csv_batch
+from croissant_lineage.croissant.tables import CSV_FORMATS, JSONL_FORMATS, read_table
 
 __all__ = ["BATCH_BYTES", "BATCH_FILES", "read_tables"]
 
@@ -49,6 +50,9 @@ def read_tables(
     """Each path with :func:`~croissant_lineage.croissant.tables.read_table`'s table of it,
     in order (the same arguments, the same errors)."""
     fmt = encoding_format.split(";")[0].strip().lower()
+    if fmt in CSV_FORMATS:  # (CSV files sharing a header: see :mod:`.csv_batches`)
+        yield from _csv_tables(paths, encoding_format, csv_columns)
+        return
     batches = _batches(paths) if fmt in JSONL_FORMATS else [[p] for p in paths]
     for batch in batches:
         raws: dict[Path, bytes] = {}
@@ -60,6 +64,16 @@ def read_tables(
                 for p in batch
             ]
         yield from zip(batch, read, strict=True)
+
+
+def _csv_tables(paths: list[Path], encoding_format: str, csv_columns: list[str] | None) -> Iterator[tuple[Path, pa.Table]]:
+    """:func:`read_tables` of CSV files: batches read by :func:`.csv_batches.read_csv_batch`,
+    the files it leaves (None) read alone, in order."""
+    delimiter = "\t" if encoding_format.split(";")[0].strip().lower().endswith("values") else None
+    for batch in _batches(paths):
+        read = read_csv_batch(batch, csv_columns, delimiter) if len(batch) > 1 else [None]
+        for path, table in zip(batch, read, strict=True):
+            yield path, table if table is not None else read_table(path, encoding_format, csv_columns=csv_columns)
 
 
 def _batches(paths: list[Path]) -> list[list[Path]]:

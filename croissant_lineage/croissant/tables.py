@@ -39,7 +39,7 @@ import io
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -241,16 +241,25 @@ def _standard_quoting(data: np.ndarray, delimiter: int) -> bool:
     return bool(ok_open.all() and ok_close.all())
 
 
-def _read_clean_csv(raw: bytes, columns: list[str] | None, delimiter: str | None) -> pa.Table | None:
-    """A clean CSV read by pyarrow's multi-threaded reader, or None when the file is not
-    clean and the tolerant reader must read it (which then gives the same rows, or the
-    error the module docstring names).
+class CleanCsv(NamedTuple):
+    """A clean CSV file's layout (see :func:`clean_csv`): its bytes without a BOM, its
+    column names, its delimiter and where its rows start (after the header line)."""
 
-    Clean: valid UTF-8 (a BOM is dropped), no NUL byte, not starting with a blank line,
-    a header line (when the file has one) with balanced quotes, every quote standard
-    (:func:`_standard_quoting`), at least two columns, every row as wide as the header,
-    no field longer than :data:`MAX_FIELD_CHARS`. On such a file pyarrow and the
-    standard library's strict reader find the same rows and cells.
+    raw: bytes
+    names: list[str]
+    delimiter: str
+    body: int
+
+
+def clean_csv(raw: bytes, columns: list[str] | None, delimiter: str | None) -> CleanCsv | None:
+    """The layout of a CSV file that pyarrow's reader reads as the standard library's
+    strict reader does, or None when the file is not clean (see :func:`_read_clean_csv`).
+
+    Checked here: valid UTF-8 header line, no NUL byte, not starting with a blank line, a
+    header line (when the file has one) with balanced quotes, every quote standard
+    (:func:`_standard_quoting`), at least two columns. Left to the read
+    (:func:`read_clean_csv_rows`): every row as wide as the header, valid UTF-8, no field
+    longer than :data:`MAX_FIELD_CHARS`.
     """
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
@@ -264,16 +273,41 @@ def _read_clean_csv(raw: bytes, columns: list[str] | None, delimiter: str | None
     delim = delimiter or sniff_delimiter(first)
     if (columns is None and first.count('"') % 2) or not _standard_quoting(np.frombuffer(raw, np.uint8), ord(delim)):
         return None
-    header = columns is None
     names = _unique_header(next(csv.reader([first], delimiter=delim))) if columns is None else list(columns)
     if len(names) < 2:  # a row of one quoted empty cell is a blank line to the standard library
         return None
+    body = 0 if columns is not None else end + (2 if raw[end : end + 2] == b"\r\n" else 1)
+    return CleanCsv(raw, names, delim, min(body, len(raw)))
+
+
+def _read_clean_csv(raw: bytes, columns: list[str] | None, delimiter: str | None) -> pa.Table | None:
+    """A clean CSV read by pyarrow's multi-threaded reader, or None when the file is not
+    clean and the tolerant reader must read it (which then gives the same rows, or the
+    error the module docstring names).
+
+    Clean: valid UTF-8 (a BOM is dropped), no NUL byte, not starting with a blank line,
+    a header line (when the file has one) with balanced quotes, every quote standard
+    (:func:`_standard_quoting`), at least two columns, every row as wide as the header,
+    no field longer than :data:`MAX_FIELD_CHARS`. On such a file pyarrow and the
+    standard library's strict reader find the same rows and cells.
+    """
+    head = clean_csv(raw, columns, delimiter)
+    if head is None:
+        return None
+    return read_clean_csv_rows(head.raw, head.names, head.delimiter, skip_rows=1 if columns is None else 0)
+
+
+def read_clean_csv_rows(raw: bytes, names: list[str], delimiter: str, *, skip_rows: int = 0) -> pa.Table | None:
+    """The rows of clean CSV bytes (after ``skip_rows`` rows: the header) as string columns
+    named ``names``, read by pyarrow; None when a row is not ``len(names)`` cells wide, a
+    cell is not valid UTF-8 or is longer than :data:`MAX_FIELD_CHARS` (the tolerant reader
+    must then read the file)."""
     slots = [f"c{i}" for i in range(len(names))]
     try:
         table = pcsv.read_csv(
             pa.BufferReader(raw),
-            read_options=pcsv.ReadOptions(column_names=slots, skip_rows=1 if header else 0),
-            parse_options=pcsv.ParseOptions(delimiter=delim, newlines_in_values=True, ignore_empty_lines=True),
+            read_options=pcsv.ReadOptions(column_names=slots, skip_rows=skip_rows),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True, ignore_empty_lines=True),
             convert_options=pcsv.ConvertOptions(
                 column_types=dict.fromkeys(slots, pa.string()), strings_can_be_null=False, check_utf8=True
             ),

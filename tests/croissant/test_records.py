@@ -268,6 +268,47 @@ def test_symlink_inside_is_read_folder_symlink_not_followed(bench: Path) -> None
     assert not any(f.startswith("linked/") for f in files)
 
 
+def _paths_one_by_one(desc: Descriptor, root: Path, patterns: list[str], allow_outside: bool) -> list[Path]:
+    """What ``local_paths`` gave before it found folders' real paths once: each file resolved
+    and checked alone."""
+    from croissant_lineage._io import resolve_inside
+
+    found = {}
+    for pattern in patterns:
+        for rel in match_files(root, pattern, allow_outside=allow_outside):
+            resolve_inside(root, rel, allow_outside=allow_outside)
+            if (root / rel).is_file():
+                found[os.fspath(root / rel)] = root / rel
+    return [found[k] for k in sorted(found)]
+
+
+@pytest.mark.parametrize("pattern", ["*_test.csv", "out/*.csv", "out/secret.csv", "alias/*.csv", "*", "dead.csv"])
+@pytest.mark.parametrize("allow_outside", [False, True])
+def test_file_set_paths_are_those_each_file_resolved_alone_gives(
+    tmp_path: Path, bench: Path, outside: Path, pattern: str, allow_outside: bool
+) -> None:
+    """Links to files and folders inside and outside, a dangling link, a base folder
+    reached through a link: the same files, or the same refusal."""
+    os.symlink(bench / "algebra_test.csv", bench / "extra" / "alias_test.csv")
+    os.symlink(outside.parent, bench / "out")  # a folder outside, named by a literal path
+    os.symlink(bench / "extra", bench / "alias")
+    os.symlink(tmp_path / "nowhere.csv", bench / "dead.csv")
+    os.symlink(bench, tmp_path / "linked_base")
+    for base in (bench, tmp_path / "linked_base"):
+        desc = _descriptor(base, [_file_set(pattern)], [_field("q", FS, {"column": "q"})])
+        try:
+            want: Any = _paths_one_by_one(desc, base, [pattern], allow_outside)
+        except UnsafePathError as exc:
+            want = (f"file 'fs': {exc.message}", exc.hint)  # local_paths names the FileSet first
+        try:
+            got: Any = desc.local_paths("fs", allow_outside=allow_outside)
+        except UnsafePathError as exc:
+            got = (exc.message, exc.hint)
+        assert got == want
+    if pattern == "out/secret.csv" and not allow_outside:
+        assert isinstance(want, tuple) and "resolves outside" in want[0]
+
+
 def test_base_dir_override(bench: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "meta"
     elsewhere.mkdir()
