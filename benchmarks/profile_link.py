@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-STEPS = ("load_items_packed", "match_text", "match_id", "check_index_matches", "edges_table",
+STEPS = ("load_items_packed", "match_text", "match_id", "id_matches", "check_index_matches", "edges_table",
          "side_duplicates", "assemble_lineage")
 
 
