@@ -106,8 +106,4 @@ def _read_group(heads: list[tables.CleanCsv], names: list[str], delimiter: str) 
     table = tables.read_clean_csv_rows(b"".join(bodies), names, delimiter)
     if table is None or table.num_rows != sum(rows):
         return None
-    out, at = [], 0
-    for n in rows:
-        out.append(table.slice(at, n))
-        at += n
-    return out
+    return tables.split_rows(table, rows)

@@ -117,11 +117,7 @@ def _read_batch(paths: list[Path], read: dict[Path, bytes]) -> list[pa.Table] | 
     table = tables.read_clean_jsonl(b"".join(raws))
     if table is None or table.column_names != keys or table.num_rows != sum(rows):
         return None
-    out, at = [], 0
-    for n in rows:
-        out.append(table.slice(at, n))
-        at += n
-    return out
+    return tables.split_rows(table, rows)
 
 
 def _first_keys(lines: list[bytes]) -> list[str] | None:

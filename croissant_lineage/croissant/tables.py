@@ -55,10 +55,14 @@ from croissant_lineage.errors import DataError, InputError, SizeLimitError
 __all__ = [
     "MAX_DECOMPRESSED_BYTES",
     "MAX_FIELD_CHARS",
+    "CleanCsv",
+    "clean_csv",
+    "read_clean_csv_rows",
     "read_clean_jsonl",
     "read_jsonl_bytes",
     "read_table",
     "sniff_delimiter",
+    "split_rows",
 ]
 
 CSV_FORMATS = {"text/csv", "text/tab-separated-values"}
@@ -420,6 +424,16 @@ def read_clean_jsonl(raw: bytes) -> pa.Table | None:
 
 def _read_jsonl(path: Path) -> pa.Table:
     return read_jsonl_bytes(path, path.read_bytes())
+
+
+def split_rows(table: pa.Table, rows: list[int]) -> list[pa.Table]:
+    """``table`` cut into consecutive slices of ``rows[k]`` rows each (zero-copy): the files
+    of a batch read as one, given back one table per file."""
+    out, at = [], 0
+    for n in rows:
+        out.append(table.slice(at, n))
+        at += n
+    return out
 
 
 def read_jsonl_bytes(path: Path, raw: bytes) -> pa.Table:

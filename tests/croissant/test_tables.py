@@ -10,7 +10,12 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 
-from croissant_lineage.croissant.tables import MAX_FIELD_CHARS, read_table, sniff_delimiter
+from croissant_lineage.croissant.tables import (
+    MAX_FIELD_CHARS,
+    read_table,
+    sniff_delimiter,
+    split_rows,
+)
 from croissant_lineage.errors import DataError, InputError, SizeLimitError
 
 CSV = "text/csv"
@@ -235,3 +240,10 @@ def test_unsupported_encoding_format(tmp_path: Path) -> None:
 def test_encoding_format_parameters_and_case(tmp_path: Path) -> None:
     path = _write(tmp_path, "c.csv", "q\nx\n")
     assert read_table(path, "Text/CSV; charset=utf-8").column("q").to_pylist() == ["x"]
+
+
+def test_split_rows_gives_each_file_its_rows() -> None:
+    table = pa.table({"q": ["a", "b", "c", "d", "e"]})
+    parts = split_rows(table, [2, 0, 3])
+    assert [p.column("q").to_pylist() for p in parts] == [["a", "b"], [], ["c", "d", "e"]]
+    assert split_rows(table, []) == []
