@@ -96,6 +96,13 @@ def test_a_ref_of_a_str_subclass_is_not_kept_in_an_edge() -> None:
         assert all(type(e.child) is str and type(e.parent) is str for e in edges)
     assert all(type(f["child"]) is str and type(f["parent"]) is str for f in g._edges.values())
     assert len(g._edges) == TOY.edges.num_rows
+    # and the ends read instead are the refs themselves (each query first on a new graph)
+    for ref in REFS:
+        plain = LineageGraph(TOY)
+        assert LineageGraph(TOY).parents(Ref(ref)) == plain.parents(ref)
+        assert LineageGraph(TOY).children(Ref(ref)) == plain.children(ref)
+        assert LineageGraph(TOY).ancestors(Ref(ref)) == plain.ancestors(ref)
+        assert LineageGraph(TOY).descendants(Ref(ref)) == plain.descendants(ref)
 
 
 def test_kept_edges_are_fields_the_cyclic_gc_stops_tracking() -> None:

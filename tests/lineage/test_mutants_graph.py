@@ -2,7 +2,8 @@
 
 The invented family of tests/findings_helpers.py: every query's answer in full, the
 family table's columns and types, chunked item tables, refs that Arrow cannot join,
-and the error messages for unknown refs.
+null cells (option maps, alternatives, options), datasets that are not strings, and the
+error messages for unknown refs.
 """
 
 from __future__ import annotations
@@ -289,3 +290,42 @@ def test_an_item_in_no_edge_is_in_the_graph() -> None:
     # membership asks the item table too, not only the edges' ends
     g = LineageGraph(lineage([items_table("base", BASE)], []))
     assert "base:s/0" in g and "base:s/9" not in g and g.ancestors("base:s/0") == []
+
+
+# --- survivors of session 13's run (graph.py after the warm-query work) --------------------------
+
+
+def test_cells_left_empty_read_as_empty_tuples() -> None:
+    # option_map and alternatives may be null in an edge row, options in an item row: each
+    # reads as (), not as a failure to iterate None; a filled alternatives list is joined
+    # with the parent's dataset
+    rows = [dict(PRO[0], options=None, key=None), PRO[1]]
+    lin = lineage([items_table("base", BASE), items_table("pro", rows)], [
+        dict(edge("pro:10", "base:s/0", "copy", [0, 1, 2, 3]), option_map=None, alternatives=None),
+        dict(edge("pro:11", "base:s/0", "copy", [0, 1, 2, 3]), alternatives=["s/1"], ambiguous=True),
+    ])
+    g = LineageGraph(lin)
+    bare, tied = g.parents("pro:10")[0], g.parents("pro:11")[0]
+    assert (bare.option_map, bare.alternatives) == ((), ()) and bare.to_dict()["option_map"] == []
+    assert (tied.option_map, tied.alternatives) == ((0, 1, 2, 3), ("base:s/1",))
+    assert [r.path[0] for r in LineageGraph(lin).descendants("base:s/0")] == [bare, tied]
+    record = g.item("pro:10")
+    assert (record.options, record.key, record.key_text) == ((), None, None)
+    assert relatives_of(g, "pro:10").to_dict()["item"]["options"] == []
+    assert g.item("pro:11").options == tuple(PRO[1]["options"])
+
+
+@pytest.mark.parametrize("dataset", [pa.array([None] * len(BASE), pa.string()), pa.array([7] * len(BASE))],
+                         ids=["null", "int"])
+def test_an_item_whose_dataset_is_not_a_string_reads_its_id_from_its_row(dataset: pa.Array) -> None:
+    # the ref joins a missing dataset as "None" and an int as its text; the record keeps the
+    # dataset as the row holds it, and the id is the row's (not the ref cut at len(dataset))
+    items = items_table("base", BASE)
+    items = items.set_column(items.schema.get_field_index("dataset"), pa.field("dataset", dataset.type), dataset)
+    empty = lineage([items_table("base", BASE)], [])
+    g = LineageGraph(Lineage(family=empty.family, items=items, edges=empty.edges, duplicates=empty.duplicates))
+    name = dataset[0].as_py()
+    ref = f"{name}:s/1"
+    assert g._ids_in_refs  # (the ids are strings: only the dataset sends the record to its row)
+    assert g.item(ref) == ItemRecord(ref, name, "s/1", "s", BASE[1]["stem"], tuple(BASE[1]["options"]), "C")
+    assert relatives_of(g, ref).item == g.item(ref)
