@@ -329,3 +329,40 @@ def test_an_item_whose_dataset_is_not_a_string_reads_its_id_from_its_row(dataset
     assert g._ids_in_refs  # (the ids are strings: only the dataset sends the record to its row)
     assert g.item(ref) == ItemRecord(ref, name, "s/1", "s", BASE[1]["stem"], tuple(BASE[1]["options"]), "C")
     assert relatives_of(g, ref).item == g.item(ref)
+
+
+REFS = sorted({f"{d}:{i}" for d, i in zip(TOY.items.column("dataset").to_pylist(), TOY.items.column("item").to_pylist(),
+                                         strict=True)})
+
+
+def _anew(ref: str) -> str:
+    """``ref`` as a new string object (equal, neither the literal nor the graph's own)."""
+    dataset, _, item = ref.partition(":")
+    return ":".join([dataset, item])
+
+
+def _shares_near_ends(walk: list[Any], ref: str, up: bool) -> bool:
+    near, far = ("child", "parent") if up else ("parent", "child")
+    return all(getattr(r.path[0], near) is ref and getattr(r.path[-1], far) is r.ref
+               and all(getattr(b, near) is getattr(a, far) for a, b in zip(r.path, r.path[1:], strict=False)) for r in walk)
+
+
+def test_edges_hold_the_refs_their_query_already_has() -> None:
+    # An edge's fields are read once and kept; the end a query comes from is the ref it
+    # already holds (the one asked about, or the relative a walk reached), not a copy read
+    # back from the numbered refs: an item's edges share its ref string as they share
+    # option maps (memory: one string per item, not one per edge end kept)
+    for ref in REFS:
+        q = _anew(ref)
+        assert all(e.child is q for e in LineageGraph(TOY).parents(q))
+        assert all(e.parent is q for e in LineageGraph(TOY).children(q))
+        assert _shares_near_ends(LineageGraph(TOY).ancestors(q), q, up=True)
+        assert _shares_near_ends(LineageGraph(TOY).descendants(q), q, up=False)
+        family = relatives_of(LineageGraph(TOY), q)
+        assert _shares_near_ends(list(family.ancestors), q, True) and _shares_near_ends(list(family.descendants), q, False)
+        # read once: a second query is answered from the fields the first kept
+        g = LineageGraph(TOY)
+        first, again = g.parents(q), g.parents(_anew(ref))
+        assert [(e.child, e.parent) for e in again] == [(e.child, e.parent) for e in first]
+        assert all(a.child is q and a.parent is b.parent for a, b in zip(again, first, strict=True))
+    assert any(r.depth == 2 for r in LineageGraph(TOY).ancestors("prosnap:11"))  # (paths of two edges are checked)
