@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import pyarrow as pa
 
@@ -32,17 +32,11 @@ _ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("stem", "options")
 
 __all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
 
-T = TypeVar("T")
+#: An object without its ``__init__`` run: the graph fills its frozen dataclasses (none has a
+#: ``__post_init__``) as ``obj = _new(cls); obj.__dict__.update(fields)`` with every field in
+#: order, which is what ``cls(**fields)`` builds without the ``object.__setattr__`` call per
+#: field of a frozen dataclass's ``__init__`` (half the cost of building an edge).
 _new = object.__new__
-
-
-def _filled(cls: type[T], fields: dict[str, Any]) -> T:
-    """What ``cls(**fields)`` builds, for a frozen dataclass ``cls`` without ``__post_init__``
-    given every field in order, without the ``object.__setattr__`` call per field of a frozen
-    dataclass's ``__init__`` (half the cost of building an edge)."""
-    obj = _new(cls)
-    obj.__dict__.update(fields)
-    return obj
 
 
 @dataclass(frozen=True)
@@ -315,7 +309,7 @@ class LineageGraph:
             item = ref[len(dataset) + 1 :]
         else:  # (a missing dataset or id joins as "None", an id of another type as its text)
             item = self._items.parts(n)[1]  # type: ignore[union-attr]
-        record = _new(ItemRecord)  # (_filled, inline)
+        record = _new(ItemRecord)  # (filled as _new says)
         record.__dict__.update({"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
                                 "options": tuple(options) if options else (), "key": key})
         return record
@@ -392,7 +386,7 @@ class LineageGraph:
                 if nxt in seen:
                     continue
                 seen.add(nxt)
-                # (self._edge and _filled, inline: a walk builds most of a query's objects)
+                # (self._edge, inline, filled as _new says: a walk builds most of a query's objects)
                 fields = kept.get(i) or self._edge_fields(i, ref, up)
                 e = _new(Edge)
                 e.__dict__.update(fields)
@@ -451,7 +445,7 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
         for ds in dict.fromkeys(datasets):
             if ds in docs:
                 documented.extend(map(dict, docs[ds]))  # (documented_children, inline)
-    family = _new(Relatives)  # (_filled, inline)
+    family = _new(Relatives)  # (filled as _new says)
     family.__dict__.update({
         "ref": ref,
         "item": item,

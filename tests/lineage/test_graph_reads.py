@@ -1,7 +1,7 @@
 """The graph's answers are what the dataclasses' constructors build, coded or not.
 
 Edges, relatives, item records and families are filled without the frozen dataclass's
-``__init__`` (graph._filled), and the few-valued columns are read through one code a row
+``__init__`` (graph._new), and the few-valued columns are read through one code a row
 (cells.CodedRows): both must give exactly what the plain way gives.
 """
 
