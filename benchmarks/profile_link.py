@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/profile_link.py [FAMILY] [--data-dir DIR] [--steps] [--top N]
+    python benchmarks/profile_link.py [FAMILY] [--data-dir DIR] [--datasets A,B,...] [--steps] [--top N]
 
 ``FAMILY`` is a family spec (a bundled name such as ``mmlu``, or a path; default ``mmlu``).
 Without ``--steps``: ``cProfile`` on the CPU clock (``time.process_time``) around
@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-STEPS = ("load_items_packed", "match_text", "match_id", "id_matches", "check_index_matches", "edges_table",
+STEPS = ("load_items_packed", "match_text", "id_matches", "check_index_matches", "edges_table",
          "side_duplicates", "assemble_lineage")
 
 
@@ -63,15 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=45, help="functions listed per ordering (default 45)")
     ap.add_argument("--sampled", action="store_true", help="py-spy's sample shares of a second link + write")
     ap.add_argument("--rate", type=int, default=200, help="py-spy samples per second (default 200)")
+    ap.add_argument("--datasets", default=None,
+                    help="link only these datasets of the family (comma-separated; derivations with both ends "
+                         "kept), e.g. the 12 that section 1's 1a compares with mlcroissant")
     ap.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)  # what --sampled runs under py-spy
     args = ap.parse_args(argv)
+    family = _family(args.family, args.datasets)
     if args.sampled:
         return _sampled(args)
     if args.plain:
         from croissant_lineage.linking import linker
 
-        _warm_up(linker, args.family, args.data_dir)
-        _measured(linker, args.family, args.data_dir)
+        _warm_up(linker, family, args.data_dir)
+        _measured(linker, family, args.data_dir)
         return 0
     from croissant_lineage.linking import linker
 
@@ -84,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         profiler.enable()
     with tempfile.TemporaryDirectory() as out:
         t0 = time.process_time()
-        lineage = linker.link(args.family, data_dir=args.data_dir)
+        lineage = linker.link(family, data_dir=args.data_dir)
         t1 = time.process_time()
         lineage.write(out, overwrite=True)
         t2 = time.process_time()
@@ -101,17 +105,33 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _warm_up(linker: Any, family: str, data_dir: str | None) -> None:
+def _family(name_or_path: str, datasets: str | None) -> Any:
+    """The family to link: the spec itself, or cut to ``datasets`` (:func:`bench_link.subset`)."""
+    if not datasets:
+        return name_or_path
+    from bench_link import subset
+
+    from croissant_lineage.family.spec import load_family
+
+    spec = load_family(name_or_path)
+    names = [n.strip() for n in datasets.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(spec.datasets))
+    if unknown:
+        raise SystemExit(f"--datasets: not in family {spec.name}: {', '.join(unknown)}")
+    return subset(spec, names)
+
+
+def _warm_up(linker: Any, family: Any, data_dir: str | None) -> None:
     """Link + write once: imports, caches and the file cache (samples left out)."""
     _link_and_write(linker, family, data_dir)
 
 
-def _measured(linker: Any, family: str, data_dir: str | None) -> None:
+def _measured(linker: Any, family: Any, data_dir: str | None) -> None:
     """Link + write once (the frame :func:`_sampled` keeps)."""
     _link_and_write(linker, family, data_dir)
 
 
-def _link_and_write(linker: Any, family: str, data_dir: str | None) -> None:
+def _link_and_write(linker: Any, family: Any, data_dir: str | None) -> None:
     with tempfile.TemporaryDirectory() as out:
         linker.link(family, data_dir=data_dir).write(out, overwrite=True)
 
@@ -127,6 +147,7 @@ def _sampled(args: argparse.Namespace) -> int:
         print("py-spy is not installed (python3 -m pip install py-spy)", file=sys.stderr)
         return 2
     cmd = [sys.executable, __file__, args.family, "--plain"] + (["--data-dir", args.data_dir] if args.data_dir else [])
+    cmd += ["--datasets", args.datasets] if args.datasets else []
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "raw.txt"
         subprocess.run([spy, "record", "-r", str(args.rate), "-f", "raw", "-o", str(raw), "--", *cmd], check=True,

@@ -84,9 +84,24 @@ def test_profile_link_times_the_linker_steps() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout)
     assert got["link"] > 0 and set(got["steps"]) == {
-        "load_items_packed", "match_text", "match_id", "check_index_matches", "edges_table", "side_duplicates",
+        "load_items_packed", "match_text", "id_matches", "check_index_matches", "edges_table", "side_duplicates",
         "assemble_lineage"}
     assert got["steps"]["match_text"] > 0
+
+
+def test_profile_link_links_only_the_datasets_asked() -> None:
+    """``--datasets`` cuts the family to those datasets (derivations with both ends kept); a
+    name the family lacks is refused, naming it."""
+    spec = str(REPO / "examples" / "toy" / "family.json")
+    script = str(REPO / "benchmarks" / "profile_link.py")
+    proc = subprocess.run([sys.executable, script, spec, "--steps", "--datasets", "toy-base,toy-fr"],
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    steps = json.loads(proc.stdout)["steps"]
+    assert "match_text" not in steps and "id_matches" in steps  # toy-fr <- toy-base is an id link: no text match
+    bad = subprocess.run([sys.executable, script, spec, "--steps", "--datasets", "toy-base,nope"],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert bad.returncode != 0 and "not in family" in bad.stderr and "nope" in bad.stderr
 
 
 def test_profile_link_summarises_samples_of_the_measured_link_only() -> None:
