@@ -86,6 +86,21 @@ def test_two_missing_stems_are_equal_stems_in_the_evidence() -> None:
     assert [w[0] for w in want] == [True, True, False, False]
 
 
+
+def test_evidence_columns_takes_rows_of_any_number_type() -> None:
+    # Rows gathered with ``np.concatenate`` of a list that may hold an empty ``[]`` come
+    # out as float64 (``np.concatenate([[], [0, 2]])``): they are read as the row numbers.
+    child = _side([_item("c0", "Q?", OPTS), _item("c1", "R?", None), _item("c2", "Q?", [*OPTS[:3], "Eel"])])
+    parent = _side([_item("p0", "Q?", OPTS), _item("p1", "R?", OPTS)])
+    ci, pi = np.concatenate([[], [0, 1, 2, 2]]), np.concatenate([[], [0, 1, 0, 1]])
+    assert ci.dtype == pi.dtype == np.float64
+    want = evidence_columns(child, ci.astype(np.int64), parent, pi.astype(np.int64))
+    assert evidence_columns(child, ci, parent, pi).tolist() == want.tolist()
+    assert evidence_columns(child, [0, 1, 2, 2], parent, [0, 1, 0, 1]).tolist() == want.tolist()
+    assert [tuple(r) for r in want.tolist()] == [
+        option_evidence(child, i, parent, j) for i, j in ((0, 0), (1, 1), (2, 0), (2, 1))
+    ]
+
 # -- _weights: candidate_weight of many candidates ------------------------------------------------
 
 
