@@ -60,7 +60,8 @@ def test_key_options_paired_first_leave_another_copy_of_an_equal_text_for_the_fu
     # Pairing the keys first leaves the child's first X (before Y) for the fuzzy pass, and
     # the fuzzy pass pairs best first, ties in child order: X takes P1 (95), and Y, whose
     # only pair at 90 or more is P1 (95), is left. Without the keys the first X pairs with
-    # the parent's X, Y (now first) takes P1 and X P2: one more option copied.
+    # the parent's X, Y (now first) takes P1 and X P2: one more option copied. (So the
+    # key letters change the count: the fuzzy pass pairs best first, not the most pairs.)
     assert [fuzz.ratio(a, b) for a, b in ((X, P1), (Y, P1), (X, P2), (Y, P2))] == [95.0, 95.0, 95.0, 85.0]
     child = _side([_item("c", "Q?", [X, Y, X], key="C"), _item("c-nokey", "Q?", [X, Y, X], key=None)])
     parent = _side([_item("p", "Q?", [X, P1, P2], key="A")])
