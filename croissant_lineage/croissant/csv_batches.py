@@ -55,7 +55,7 @@ def row_count(body: bytes) -> int:
 
 
 def read_csv_batch(
-    paths: list[Path], csv_columns: list[str] | None, delimiter: str | None
+    paths: list[Path], csv_columns: list[str] | None, delimiter: str | None, *, alone: bool = False
 ) -> list[pa.Table | None]:
     """Each file's table, read with the others of its header, or None where the file must
     be read alone (:func:`~croissant_lineage.croissant.tables.read_table` then gives its
@@ -65,6 +65,9 @@ def read_csv_batch(
         paths: The files, in order.
         csv_columns: Column names for files without a header row.
         delimiter: The delimiter (tab for TSV); None sniffs each file's.
+        alone: Also read each clean file that no group read, alone, from the bytes
+            already read (what ``read_table`` would give it, without reading the file
+            again); None is then left only where the tolerant reader must read the file.
     """
     heads: list[tables.CleanCsv | None] = [_clean_head(p, csv_columns, delimiter) for p in paths]
     groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
@@ -79,6 +82,11 @@ def read_csv_batch(
         if read is not None:
             for i, table in zip(members, read, strict=True):
                 out[i] = table
+    if alone:
+        skip = 1 if csv_columns is None else 0  # the header line
+        for i, head in enumerate(heads):
+            if out[i] is None and head is not None:
+                out[i] = tables.read_clean_csv_rows(head.raw, head.names, head.delimiter, skip_rows=skip)
     return out
 
 

@@ -51,7 +51,7 @@ def read_tables(
     in order (the same arguments, the same errors)."""
     fmt = encoding_format.split(";")[0].strip().lower()
     if fmt in CSV_FORMATS:  # (CSV files sharing a header: see :mod:`.csv_batches`)
-        yield from _csv_tables(paths, encoding_format, csv_columns)
+        yield from _csv_tables(paths, encoding_format, csv_columns, tables.csv_delimiter(fmt))
         return
     batches = _batches(paths) if fmt in JSONL_FORMATS else [[p] for p in paths]
     for batch in batches:
@@ -66,12 +66,14 @@ def read_tables(
         yield from zip(batch, read, strict=True)
 
 
-def _csv_tables(paths: list[Path], encoding_format: str, csv_columns: list[str] | None) -> Iterator[tuple[Path, pa.Table]]:
-    """:func:`read_tables` of CSV files: batches read by :func:`.csv_batches.read_csv_batch`,
-    the files it leaves (None) read alone, in order."""
-    delimiter = "\t" if encoding_format.split(";")[0].strip().lower().endswith("values") else None
+def _csv_tables(
+    paths: list[Path], encoding_format: str, csv_columns: list[str] | None, delimiter: str | None
+) -> Iterator[tuple[Path, pa.Table]]:
+    """:func:`read_tables` of CSV files: batches read by :func:`.csv_batches.read_csv_batch`
+    (each file's bytes read once), the files it leaves (None: not clean, or unreadable) read
+    by :func:`~croissant_lineage.croissant.tables.read_table`, in order."""
     for batch in _batches(paths):
-        read = read_csv_batch(batch, csv_columns, delimiter) if len(batch) > 1 else [None]
+        read = read_csv_batch(batch, csv_columns, delimiter, alone=True)
         for path, table in zip(batch, read, strict=True):
             yield path, table if table is not None else read_table(path, encoding_format, csv_columns=csv_columns)
 

@@ -57,6 +57,7 @@ __all__ = [
     "MAX_FIELD_CHARS",
     "CleanCsv",
     "clean_csv",
+    "csv_delimiter",
     "read_clean_csv_rows",
     "read_clean_jsonl",
     "read_jsonl_bytes",
@@ -327,6 +328,12 @@ def read_clean_csv_rows(raw: bytes, names: list[str], delimiter: str, *, skip_ro
     )
 
 
+def csv_delimiter(fmt: str) -> str | None:
+    """The delimiter of a CSV ``encodingFormat`` (lower-cased, without parameters): a tab for
+    ``text/tab-separated-values``, None (sniffed per file) for ``text/csv``."""
+    return "\t" if fmt.endswith("values") else None
+
+
 def _read_csv(path: Path, columns: list[str] | None, delimiter: str | None) -> pa.Table:
     fast = _read_clean_csv(path.read_bytes(), columns, delimiter)
     if fast is not None:
@@ -560,7 +567,7 @@ def read_table(
     if fmt not in PARQUET_FORMATS | ARROW_FORMATS:
         _check_size(path, path.stat().st_size, "the file's bytes")
     if fmt in CSV_FORMATS:
-        return _read_csv(path, csv_columns, "\t" if fmt.endswith("values") else None)
+        return _read_csv(path, csv_columns, csv_delimiter(fmt))
     if fmt in JSONL_FORMATS:
         return _read_jsonl(path)
     if fmt == "application/json":

@@ -171,3 +171,19 @@ def test_every_family_csv_folder_reads_alike(shared_data: Path) -> None:
     assert len(mmlu) == 57
     got = _assert_same(mmlu, CSV, ["question", "A", "B", "C", "D", "answer"])
     assert got is not None and sum(t.num_rows for t in got) == 14080  # the 2020 snapshot (the data README: 14,080 rows)
+
+
+def test_each_clean_file_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files in a group, a file alone under its header and a group whose read fails are all
+    read from the bytes read first; only a file that is not clean is read again (by
+    read_table, whose tolerant reader reads it as text)."""
+    paths = _files(tmp_path, ["q,n", "q,n", "q,m", "q,o", "q,o"])
+    paths[4].write_text('q,o\n"a\u00e9",b\nx"y,z\n', encoding="utf-8")  # a quote inside a cell: not clean
+    want = [read_table(p, CSV) for p in paths]
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    got = [t for _, t in read_tables(paths, CSV)]
+    assert [t.to_pylist() for t in got] == [t.to_pylist() for t in want]
+    # the file that is not clean: read_table checks it again, then reads it as text
+    assert reads == [*paths, paths[4], paths[4]]
