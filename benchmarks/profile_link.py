@@ -68,9 +68,9 @@ def main(argv: list[str] | None = None) -> int:
                          "kept), e.g. the 12 that section 1's 1a compares with mlcroissant")
     ap.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)  # what --sampled runs under py-spy
     args = ap.parse_args(argv)
-    family = _family(args.family, args.datasets)
-    if args.sampled:
+    if args.sampled:  # (the child run under py-spy cuts the family itself)
         return _sampled(args)
+    family = _family(args.family, args.datasets)
     if args.plain:
         from croissant_lineage.linking import linker
 
