@@ -1,10 +1,13 @@
-"""The files the main jobs write are byte-identical to the recorded ones.
+"""The files the main jobs write say what the recorded ones say.
 
-``tests/golden/output_hashes.json`` holds the sha256 of every file written by the README's
-quick start (the toy main job) and by its real-data blocks plus a few golden-only steps (see
-``tests/golden/outputs.py``), so a documented command that fails also fails here. A refactor must not
-change them; a deliberate output change regenerates them (``python3 -m tests.golden.outputs``)
-in a commit that says why.
+``tests/golden/output_hashes.json`` holds a digest of the *content* of every file written by the
+README's quick start (the toy main job) and by its real-data blocks plus a few golden-only steps
+(see ``tests/golden/outputs.py``), so a documented command that fails also fails here. Content,
+not bytes: tables are compared by schema and rows, JSON by its canonical leaves, SVG by its
+structure and texts (``tests/golden/content.py``), so upgrading pyarrow or matplotlib leaves the
+test green while the content is the same. A failure names each file that differs and prints the
+first lines of the new output where it differs. A refactor must not change them; a deliberate
+output change regenerates them (``python3 -m tests.golden.outputs``) in a commit that says why.
 """
 
 from __future__ import annotations
@@ -14,22 +17,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.golden import outputs
+from tests.golden import content, outputs
 
 RECORDED = json.loads(outputs.HASHES.read_text())
 
 
-def _diff(recorded: dict[str, str], now: dict[str, str]) -> list[str]:
-    names = sorted(set(recorded) | set(now))
-    return [n for n in names if recorded.get(n) != now.get(n)]
-
-
 @pytest.mark.slow
 def test_toy_main_job_outputs_unchanged() -> None:
-    assert _diff(RECORDED["toy"], outputs.toy_hashes()) == []
+    with outputs.toy_tree() as root:
+        problems = content.compare_trees(RECORDED["toy"], root)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.slow
 @pytest.mark.realdata
 def test_mmlu_commands_outputs_unchanged(shared_data: Path) -> None:
-    assert _diff(RECORDED["mmlu"], outputs.mmlu_hashes(shared_data)) == []
+    with outputs.mmlu_tree(shared_data) as root:
+        problems = content.compare_trees(RECORDED["mmlu"], root)
+    assert not problems, "\n".join(problems)

@@ -1,4 +1,4 @@
-"""Golden outputs: the sha256 of every file the main jobs write, kept across refactors.
+"""Golden outputs: the content of every file the main jobs write, kept across refactors.
 
 The README's own blocks are the main jobs (``tests/golden/readme.py`` parses them), run
 through the installed ``croissant-lineage`` command in a fresh folder laid out as a clone
@@ -12,22 +12,26 @@ that fails fails the golden test, and nothing is run twice:
   golden-only steps :data:`MMLU_EXTRA` (route and report as JSON, prov as N-Triples,
   publish --dry-run of enriched MMLU-Pro).
 
-``python3 -m tests.golden.outputs [toy|mmlu ...]`` rewrites ``output_hashes.json``; a
-deliberate output change regenerates it in a commit that says why.
+Each file is recorded by its content (``tests/golden/content.py``: tables as schema and rows,
+JSON as canonical leaves, SVG as its element structure and texts), not by bytes that a library
+version decides. ``python3 -m tests.golden.outputs [toy|mmlu ...]`` rewrites
+``output_hashes.json``; a deliberate output change regenerates it in a commit that says why.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+import contextlib
+from contextlib import contextmanager
 from pathlib import Path
 
 import croissant_lineage
-from tests.golden import readme
+from tests.golden import content, readme
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -55,13 +59,6 @@ def _run(args: list[str], cwd: Path, log: list[str], *, shown: str, where: str =
             f"{where}{shown} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr}"
         )
     log.append(f"$ {shown}\n{proc.stdout}")
-
-
-def _hash_tree(root: Path) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
-        out[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
 
 
 def _clone_layout(tmp: Path, data_dir: Path | None) -> Path:
@@ -97,19 +94,21 @@ MMLU_EXTRA = (
 )
 
 
-def toy_hashes() -> dict[str, str]:
-    """Hashes of everything the README's quick start writes, plus its printed output."""
+@contextmanager
+def toy_tree() -> Iterator[Path]:
+    """Everything the README's quick start writes, plus its printed output (``stdout.txt``)."""
     with tempfile.TemporaryDirectory() as tmp:
         work = _clone_layout(Path(tmp), None)
         log: list[str] = []
         run_readme("toy", work, log)
         out = work / "out" / "toy"
         (out / "stdout.txt").write_text("\n".join(log).replace(str(work), "REPO"))
-        return _hash_tree(out)
+        yield out
 
 
-def mmlu_hashes(data_dir: Path) -> dict[str, str]:
-    """Hashes of what the README's real-data blocks and :data:`MMLU_EXTRA` write."""
+@contextmanager
+def mmlu_tree(data_dir: Path) -> Iterator[Path]:
+    """What the README's real-data blocks and :data:`MMLU_EXTRA` write, in their work folder."""
     with tempfile.TemporaryDirectory() as tmp:
         work = _clone_layout(Path(tmp), data_dir)
         log: list[str] = []
@@ -119,7 +118,12 @@ def mmlu_hashes(data_dir: Path) -> dict[str, str]:
         text = "\n".join(log).replace(str(work), "REPO").replace(str(data_dir.resolve()), "DATA")
         text = text.replace(str(INSTALLED), "INSTALLED")  # the shipped family spec's path, wherever the package sits
         (work / "stdout.txt").write_text(text.replace(str(Path(tmp)), "CLONE_PARENT"))
-        return _hash_tree(work)
+        yield work
+
+
+def tree(name: str, data_dir: Path) -> contextlib.AbstractContextManager[Path]:
+    """The output folder of golden group ``name`` (``toy`` or ``mmlu``), built anew."""
+    return toy_tree() if name == "toy" else mmlu_tree(data_dir)
 
 
 def main(argv: list[str]) -> int:
@@ -127,7 +131,8 @@ def main(argv: list[str]) -> int:
     current = json.loads(HASHES.read_text()) if HASHES.exists() else {}
     data_dir = Path(os.environ.get("CROISSANT_LINEAGE_DATA", REPO.parent / "shared" / "data"))
     for name in which:
-        current[name] = toy_hashes() if name == "toy" else mmlu_hashes(data_dir)
+        with tree(name, data_dir) as root:
+            current[name] = content.tree_digests(root)
         print(f"{name}: {len(current[name])} files")
     HASHES.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
     return 0
