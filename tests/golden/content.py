@@ -135,7 +135,7 @@ def compare(name: str, recorded: dict[str, Any] | None, lines: list[str] | None)
     if now == recorded:
         return None
     first = next(
-        (i for i, (a, b) in enumerate(zip(recorded["chunks"], now["chunks"])) if a != b),
+        (i for i, (a, b) in enumerate(zip(recorded["chunks"], now["chunks"], strict=False)) if a != b),
         min(len(recorded["chunks"]), len(now["chunks"])),
     )
     start = first * CHUNK

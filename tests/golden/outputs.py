@@ -20,13 +20,13 @@ version decides. ``python3 -m tests.golden.outputs [toy|mmlu ...]`` rewrites
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-import contextlib
 from contextlib import contextmanager
 from pathlib import Path
 
