@@ -122,7 +122,8 @@ class PublishPlan(Result):
         dataset: The family dataset published (``mmlu-pro``).
         out_dir: Folder holding exactly the committed files.
         files: The files, sorted by path.
-        configs: Config names added to the card.
+        configs: Config names added to the card (a table of no rows is written for
+            croissant.json, without a config: the Hub cannot load an empty one).
         commit_message: The commit message.
         uploaded: True when the commit was made.
         commit_url: The commit's URL when uploaded.
@@ -259,6 +260,8 @@ def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found
     configs: list[tuple[str, str, int, str]] = []
     for config, table in tables.items():
         files[table_path(config)] = parquet_bytes(table)
+        if not table.num_rows:  # croissant.json reads it; a config of no rows would not load on the Hub
+            continue
         what = TABLES[config][1] if texts or config != "lineage_items" else ITEMS_WITHOUT_TEXTS
         configs.append((config, table_path(config), table.num_rows, what))
     for config, rel, data, what in descriptor_parquet(doc, folder, _OWN_FILES):
