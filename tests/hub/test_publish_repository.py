@@ -161,3 +161,16 @@ def test_mmlu_pro_update_every_config_loads(tmp_path: Path, mmlu_lineage, mmlu_l
 
 def test_fixtures_are_the_shared_ones():
     assert shutil is not None and TOY_CARD.is_file() and MMLU_CARD.is_file()
+
+
+def test_the_publishing_page_names_only_flags_publish_has():
+    import re
+
+    from croissant_lineage.cli import build_parser
+
+    lines = (REPO / "docs" / "publishing.md").read_text("utf-8").splitlines()
+    page = "\n".join(s for s in lines if not re.match(r"croissant-lineage (link|findings|enrich) ", s))
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["publish"]
+    known = {s for a in sub._actions for s in a.option_strings}
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", page))
+    assert named and named <= known, named - known
