@@ -84,6 +84,7 @@ _API: dict[str, tuple[str, ...]] = {
     "enrich.family": ("FamilyEnrichResult",),
     "enrich.marks": ("strip_enrichment",),
     "errors": (
+        "ArgumentError",
         "DataError",
         "DescriptorError",
         "FindingsError",
@@ -260,6 +261,7 @@ if TYPE_CHECKING:
     from croissant_lineage.enrich.family import FamilyEnrichResult
     from croissant_lineage.enrich.marks import strip_enrichment
     from croissant_lineage.errors import (
+        ArgumentError,
         DataError,
         DescriptorError,
         FindingsError,

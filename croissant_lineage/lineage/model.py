@@ -47,8 +47,13 @@ from croissant_lineage.lineage.schema import (
 )
 
 __all__ = [
-    "GENERATOR", "LINEAGE_FILES", "Lineage", "family_info", "is_lineage_folder", "items_without_records", "release_memory",
+    "GENERATOR", "GRAPH_SLOT", "LINEAGE_FILES", "Lineage", "family_info", "is_lineage_folder", "items_without_records", "release_memory",
 ]
+
+#: Where a :class:`Lineage` keeps its graph once a query built it
+#: (:func:`croissant_lineage.lineage.graph.graph_of`); not a field: equality, pickling
+#: and ``repr`` ignore it, and setting any field drops it.
+GRAPH_SLOT = "_graph"
 
 #: Marker written into ``summary.json``: files carrying it may be replaced by the library.
 GENERATOR = "croissant_lineage"
@@ -141,6 +146,10 @@ class Lineage(Result):
             f"duplicate_groups={groups}, unmatched={self.unmatched.num_rows})"
         )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__.pop(GRAPH_SLOT, None)  # a kept graph describes the old tables
+        super().__setattr__(name, value)
+
     def hold_packed_records(self, packed: Sequence[PackedRecords]) -> None:
         """Keep the items' raw records compressed, one part per chunk of :attr:`items`
         (each dataset's, in order), in place of the ``record`` column the items table
@@ -165,7 +174,7 @@ class Lineage(Result):
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled with its items table whole (the records built)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_items", "_packed")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_items", "_packed", GRAPH_SLOT)}
         state["_items"] = self._items_table()
         return state
 
