@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, is_dataclass
 from typing import Any, ClassVar, TypeVar
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "register_text",
     "render_html",
     "render_text",
+    "summary_repr",
     "text_renderer",
 ]
 
@@ -208,11 +209,56 @@ def render_html(obj: Any) -> str:
     return f"<pre>{html.escape(render_text(obj))}</pre>"
 
 
+#: The longest ``repr`` of a result: one line of summary in a plain REPL.
+REPR_WIDTH = 160
+
+
+def _brief(value: Any) -> str:
+    """One value of a result's ``repr``: scalars as themselves (long texts cut), tables and
+    collections as their size, other objects as their type."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:37] + "...")
+    if hasattr(value, "num_rows") and hasattr(value, "schema"):  # an Arrow table
+        return f"<{value.num_rows:,} rows>"
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        return f"<{len(value):,}>"
+    if hasattr(value, "__fspath__"):
+        return repr(str(value))
+    return f"<{type(value).__name__}>"
+
+
+def summary_repr(obj: Any) -> str:
+    """``TypeName(field=value, ...)`` on one line of at most :data:`REPR_WIDTH` characters:
+    each dataclass field of ``obj`` in order, shortened by :func:`_brief`."""
+    names = [f.name for f in fields(obj) if f.repr] if is_dataclass(obj) else []
+    head, parts, width = type(obj).__name__, [], len(type(obj).__name__) + 2
+    for name in names:
+        part = f"{name}={_brief(getattr(obj, name, None))}"
+        if width + len(part) + 2 > REPR_WIDTH - 5:
+            parts.append("...")
+            break
+        parts.append(part)
+        width += len(part) + 2
+    return inert(f"{head}({', '.join(parts)})", lines=False)
+
+
 class Result:
     """Mixin for result types: ``__str__`` and ``_repr_html_`` come from the registry.
 
-    Subclasses define ``to_dict()`` (plain JSON-ready data).
+    Subclasses define ``to_dict()`` (plain JSON-ready data). Their ``repr`` is one line of
+    summary (:func:`summary_repr`), not the dataclass's dump of every row: a subclass that
+    defines no ``__repr__`` of its own gets it even when ``@dataclass`` would write one.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:  # set before @dataclass runs, which then keeps it
+            cls.__repr__ = summary_repr  # type: ignore[method-assign]
+
+    def __repr__(self) -> str:
+        return summary_repr(self)
 
     def __str__(self) -> str:
         return render_text(self)
