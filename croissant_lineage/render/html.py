@@ -30,13 +30,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage._results import Result, html_renderer, link_url, register_html, render_html
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
     from croissant_lineage.audits.translations import TranslationReport
     from croissant_lineage.audits.witnesses import WitnessReport
@@ -334,6 +335,8 @@ def _finding_row(f: Any) -> dict[str, Any]:
 def findings_frame(findings: Iterable[Any]) -> pd.DataFrame:
     """Findings (objects or dicts) as a DataFrame with :data:`FINDING_COLUMNS`
     (``evidence`` is the number of evidence lines)."""
+    import pandas as pd  # a frame is asked for: a notebook has pandas loaded
+
     return pd.DataFrame([_finding_row(f) for f in findings], columns=list(FINDING_COLUMNS))
 
 
