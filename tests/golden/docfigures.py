@@ -31,8 +31,9 @@ REPO = Path(__file__).resolve().parents[2]
 #: The pages whose figures are checked: the README and every page of the documentation site.
 PAGES: tuple[str, ...] = ("README.md", "docs/**/*.md")
 
-#: A figure: ``<!-- fig: NAME -->VALUE<!-- /fig -->`` (VALUE holds no ``<``).
-MARK = re.compile(r"<!--\s*fig:\s*(?P<name>[^>]*?)\s*-->(?P<value>[^<]*)<!--\s*/fig\s*-->")
+#: A figure: ``<!-- fig: NAME -->VALUE<!-- /fig -->`` (VALUE holds no ``<`` and no backtick: the
+#: two markers quoted apart in a code span are no figure).
+MARK = re.compile(r"<!--\s*fig:\s*(?P<name>[^>]*?)\s*-->(?P<value>[^<`]*)<!--\s*/fig\s*-->")
 
 #: Source prefix -> the figures it holds (a nested dict). A name without a known prefix
 #: reads the default source, ``real``.
