@@ -73,7 +73,7 @@ from croissant_lineage.errors import InputError, OutputExistsError, PublishError
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.parquet import findings_table
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.model import Lineage, lineage_folder
 from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA
 from croissant_lineage.validate.card import (
     card_body,
@@ -652,6 +652,7 @@ def publish(
         PublishError: huggingface_hub missing, or the Hub refused the commit.
     """
     check_repo_id(repo_id)
+    lineage_dir = lineage_folder(lineage_dir, "lineage_dir")
     desc_path = Path(enriched_descriptor)
     doc = read_json(desc_path)
     check_croissant(doc, desc_path)
