@@ -13,22 +13,22 @@ Example:
 The public API is declared once, in :data:`_API` (module -> names). ``__all__``, the lazy
 loading below and ``dir()`` derive from it; the ``TYPE_CHECKING`` imports repeat it for type
 checkers, and ``tests/test_public_api.py`` fails when the two drift. Everything is imported
-on first use, except the two functions named like their own module (a submodule import
-would otherwise shadow them). Old names of version 1 stay one release as deprecated aliases.
+on first use: ``import croissant_lineage`` loads neither rdflib, nor pyarrow, nor any stage.
+Two functions are named like their own module (``resolve``, ``validate``): the package's
+module type keeps a submodule import from replacing them (:class:`_Package`). Old names of
+version 1 stay one release as deprecated aliases.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from croissant_lineage import _results
 from croissant_lineage._version import __version__
-
-# Named like their own module: imported now, or `import croissant_lineage.resolve` would
-# replace the function by the module on the package.
-from croissant_lineage.resolve import resolve
-from croissant_lineage.validate import validate
 
 #: The public API: module (below ``croissant_lineage``) -> the names it provides.
 _API: dict[str, tuple[str, ...]] = {
@@ -51,6 +51,7 @@ _API: dict[str, tuple[str, ...]] = {
         "WitnessEvidence",
         "WitnessReport",
         "admit",
+        "claims_from_findings",
         "contested_items",
         "inspect_archive",
         "iter_archive",
@@ -84,6 +85,7 @@ _API: dict[str, tuple[str, ...]] = {
     "enrich.family": ("FamilyEnrichResult",),
     "enrich.marks": ("strip_enrichment",),
     "errors": (
+        "ArgumentError",
         "DataError",
         "DescriptorError",
         "FindingsError",
@@ -240,6 +242,7 @@ if TYPE_CHECKING:
         WitnessEvidence,
         WitnessReport,
         admit,
+        claims_from_findings,
         contested_items,
         inspect_archive,
         iter_archive,
@@ -260,6 +263,7 @@ if TYPE_CHECKING:
     from croissant_lineage.enrich.family import FamilyEnrichResult
     from croissant_lineage.enrich.marks import strip_enrichment
     from croissant_lineage.errors import (
+        ArgumentError,
         DataError,
         DescriptorError,
         FindingsError,
@@ -345,3 +349,25 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return __all__
+
+
+class _Package(types.ModuleType):
+    """The package's module type: importing a submodule named like a public function
+    (``croissant_lineage.resolve``, ``croissant_lineage.validate``) leaves the package's
+    name to the function, which :func:`__getattr__` imports on first use."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (
+            isinstance(value, types.ModuleType)
+            and value.__name__ == f"{__name__}.{name}"
+            and name in _MODULE_OF
+        ):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+# The presentation sits on top: it is attached from here (the package, above every stage),
+# imported the first time a result is shown, never pulled up from below.
+_results.add_renderer_source(lambda: importlib.import_module(f"{__name__}.render"))

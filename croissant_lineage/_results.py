@@ -2,7 +2,9 @@
 
 A result object (a queue, a report, an item's relatives...) is data. How it reads is
 decided in :mod:`croissant_lineage.render`, which registers a text and an HTML renderer
-per type here; nothing below ``render/`` imports it. So:
+per type here; nothing below ``render/`` imports it. The layer above installs what loads
+it (:func:`add_renderer_source`: the package's ``__init__`` does, so the renderers load on
+the first ``str(result)`` of any program). So:
 
 * ``str(result)`` is what the CLI prints,
 * ``result._repr_html_()`` is what a notebook shows,
@@ -14,15 +16,16 @@ Renderers are found by the object's type (its MRO), never by a class name;
 
 from __future__ import annotations
 
-import importlib
 import re
+import sys
 from collections.abc import Callable
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, is_dataclass
 from typing import Any, ClassVar, TypeVar
 
 __all__ = [
     "Result",
     "RowTable",
+    "add_renderer_source",
     "html_renderer",
     "inert",
     "inert_json",
@@ -33,44 +36,86 @@ __all__ = [
     "register_text",
     "render_html",
     "render_text",
+    "summary_repr",
     "text_renderer",
 ]
 
 T = TypeVar("T")
 Renderer = Callable[[Any], str]
+#: A result type, or its place named ``"package.module:Class"`` (see :func:`register_text`).
+TypeRef = type | str
 
 _TEXT: dict[type, Renderer] = {}
 _HTML: dict[type, Renderer] = {}
+#: Renderers registered by a type's place, not yet resolved: (table, "module:Class", fn).
+_PENDING: list[tuple[dict[type, Renderer], str, Renderer]] = []
+#: What loads the renderers, installed from above (the package's ``__init__``): nothing
+#: here imports :mod:`croissant_lineage.render`.
+_SOURCES: list[Callable[[], object]] = []
 _LOADED = False
 
 
-def register_text(cls: type) -> Callable[[Renderer], Renderer]:
-    """Decorator: ``fn`` renders instances of ``cls`` (and its subclasses) as text."""
+def add_renderer_source(load: Callable[[], object]) -> None:
+    """``load()`` registers renderers (it imports the presentation layer); it is called once,
+    when a result is first shown. Installed by the layer above, never imported from here."""
+    global _LOADED
+    _SOURCES.append(load)
+    _LOADED = False
 
+
+def _register(table: dict[type, Renderer], cls: TypeRef) -> Callable[[Renderer], Renderer]:
     def deco(fn: Renderer) -> Renderer:
-        _TEXT[cls] = fn
+        if isinstance(cls, str):
+            _PENDING.append((table, cls, fn))
+        else:
+            table[cls] = fn
         return fn
 
     return deco
 
 
-def register_html(cls: type) -> Callable[[Renderer], Renderer]:
-    """Decorator: ``fn`` renders instances of ``cls`` (and its subclasses) as HTML."""
+def register_text(cls: TypeRef) -> Callable[[Renderer], Renderer]:
+    """Decorator: ``fn`` renders instances of ``cls`` (and its subclasses) as text.
 
-    def deco(fn: Renderer) -> Renderer:
-        _HTML[cls] = fn
-        return fn
+    ``cls`` is a type, or its place ``"package.module:Class"``: then the type is looked up
+    only once its module has been imported by someone else (an instance exists only then),
+    so registering a renderer imports nothing of the stage it renders."""
+    return _register(_TEXT, cls)
 
-    return deco
+
+def register_html(cls: TypeRef) -> Callable[[Renderer], Renderer]:
+    """Decorator: ``fn`` renders instances of ``cls`` (and its subclasses) as HTML (``cls``
+    as in :func:`register_text`)."""
+    return _register(_HTML, cls)
+
+
+def _resolve_pending() -> None:
+    """Move the pending registrations whose module is loaded into their tables."""
+    keep = []
+    for table, place, fn in _PENDING:
+        module_name, _, qualname = place.partition(":")
+        module = sys.modules.get(module_name)
+        if module is None:
+            keep.append((table, place, fn))
+            continue
+        obj: Any = module
+        for part in qualname.split("."):
+            obj = getattr(obj, part, None)
+        if not isinstance(obj, type):  # its module is still being imported
+            keep.append((table, place, fn))
+            continue
+        table.setdefault(obj, fn)
+    _PENDING[:] = keep
 
 
 def _find(table: dict[type, Renderer], obj: Any) -> Renderer | None:
     global _LOADED
     if not _LOADED:
-        # The renderers register themselves when render/ is imported. Imported by name,
-        # on first use only: the layers below never depend on the presentation.
-        importlib.import_module("croissant_lineage.render")
         _LOADED = True
+        for load in list(_SOURCES):
+            load()
+    if _PENDING:
+        _resolve_pending()
     for klass in type(obj).__mro__:
         if klass in table:
             return table[klass]
@@ -164,11 +209,56 @@ def render_html(obj: Any) -> str:
     return f"<pre>{html.escape(render_text(obj))}</pre>"
 
 
+#: The longest ``repr`` of a result: one line of summary in a plain REPL.
+REPR_WIDTH = 160
+
+
+def _brief(value: Any) -> str:
+    """One value of a result's ``repr``: scalars as themselves (long texts cut), tables and
+    collections as their size, other objects as their type."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:37] + "...")
+    if hasattr(value, "num_rows") and hasattr(value, "schema"):  # an Arrow table
+        return f"<{value.num_rows:,} rows>"
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        return f"<{len(value):,}>"
+    if hasattr(value, "__fspath__"):
+        return repr(str(value))
+    return f"<{type(value).__name__}>"
+
+
+def summary_repr(obj: Any) -> str:
+    """``TypeName(field=value, ...)`` on one line of at most :data:`REPR_WIDTH` characters:
+    each dataclass field of ``obj`` in order, shortened by :func:`_brief`."""
+    names = [f.name for f in fields(obj) if f.repr] if is_dataclass(obj) else []
+    head, parts, width = type(obj).__name__, [], len(type(obj).__name__) + 2
+    for name in names:
+        part = f"{name}={_brief(getattr(obj, name, None))}"
+        if width + len(part) + 2 > REPR_WIDTH - 5:
+            parts.append("...")
+            break
+        parts.append(part)
+        width += len(part) + 2
+    return inert(f"{head}({', '.join(parts)})", lines=False)
+
+
 class Result:
     """Mixin for result types: ``__str__`` and ``_repr_html_`` come from the registry.
 
-    Subclasses define ``to_dict()`` (plain JSON-ready data).
+    Subclasses define ``to_dict()`` (plain JSON-ready data). Their ``repr`` is one line of
+    summary (:func:`summary_repr`), not the dataclass's dump of every row: a subclass that
+    defines no ``__repr__`` of its own gets it even when ``@dataclass`` would write one.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:  # set before @dataclass runs, which then keeps it
+            cls.__repr__ = summary_repr  # type: ignore[method-assign]
+
+    def __repr__(self) -> str:
+        return summary_repr(self)
 
     def __str__(self) -> str:
         return render_text(self)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "ArgumentError",
     "DataError",
     "DescriptorError",
     "FindingsError",
@@ -106,3 +107,10 @@ class OutputError(LineageError):
     """An output cannot be written: the disk is full, the file system read-only, no permission."""
 
     code = "CL-E010"
+
+
+class ArgumentError(LineageError, TypeError):
+    """A public function was given a value of a kind its parameter does not take (the
+    message names the parameter and what it accepts). Also a :class:`TypeError`."""
+
+    code = "CL-E011"

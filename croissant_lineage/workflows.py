@@ -44,6 +44,7 @@ from croissant_lineage.enrich.family import enrich_family as _enrich_here
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
+from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage, family_info
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
@@ -63,15 +64,15 @@ __all__ = [
 ]
 
 #: What a ``lineage`` argument may be: a linked family, a lineage folder, or nothing (link here).
-_LineageArg = Lineage | str | Path | None
+_LineageArg = LineageLike | None
 
 
 def _spec(family: FamilySpec | str | Path) -> FamilySpec:
     return family if isinstance(family, FamilySpec) else load_family(family)
 
 
-def _read(lineage: Lineage | str | Path) -> Lineage:
-    return lineage if isinstance(lineage, Lineage) else Lineage.read(lineage)
+def _read(lineage: LineageLike) -> Lineage:
+    return as_lineage(lineage)
 
 
 def _link_some(
@@ -247,6 +248,8 @@ def witness_family(
         InputError, UnsafePathError, SizeLimitError, DataError, FindingsError: unreadable
             or refused inputs.
     """
+    if lineage is not None:
+        check_lineage_arg(lineage)  # read below only when findings need it
     spec = _spec(family)
     snapshot = _link_some(spec, (), [dataset], data_dir=data_dir, allow_outside=False)
     archives = list_archives(archives_dir)
@@ -362,7 +365,7 @@ def write_lineage(
 
 
 def enrich_family(
-    lineage: Lineage | str | Path,
+    lineage: LineageLike,
     family_spec: FamilySpec | str | Path,
     out_dir: str | Path,
     findings: Any = None,

@@ -45,6 +45,10 @@ def test_family_report_figures_are_pinned(mmlu_graph: Any, shared_data: Path, pi
     assert sorted(got["figures"]) == sorted(pinned["report"]["figures"])
 
 
+def test_translation_figures_are_pinned(mmlu_lineage: Any, pinned: dict[str, Any]) -> None:
+    assert figures.translation_figures(mmlu_lineage) == pinned["translations"]
+
+
 def test_witness_headline_figures_are_pinned(
     mmlu_lineage: Any, shared_data: Path, real_admission: Any, pinned: dict[str, Any]
 ) -> None:

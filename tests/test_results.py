@@ -177,9 +177,10 @@ def test_importing_render_registers_views_without_matplotlib_or_mlcroissant() ->
 
     code = (
         "import sys, croissant_lineage.render\n"
-        "from croissant_lineage._results import _HTML\n"
+        "from croissant_lineage._results import html_renderer\n"
         "from croissant_lineage.lineage.model import Lineage\n"
-        "assert Lineage in _HTML\n"
+        "from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA\n"
+        "assert html_renderer(Lineage({}, ITEMS_SCHEMA.empty_table(), EDGES_SCHEMA.empty_table())) is not None\n"
         "print(sorted(m for m in ('matplotlib', 'mlcroissant') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -44,8 +44,10 @@ COMMANDS = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (used by ``main`` and by the docs test)."""
+def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The argument parser of ``commands`` (all by default: ``--help`` and the docs test).
+
+    ``main`` builds only the command it runs, so a command imports only the modules it uses."""
     parser = argparse.ArgumentParser(
         prog="croissant-lineage",
         description="Item-level lineage, audit findings and PROV-O provenance for benchmarks "
@@ -55,14 +57,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in commands:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
+def _commands_of(argv: Sequence[str]) -> Sequence[str]:
+    """The one command ``argv`` runs (its first word after the global flags), or all of them
+    when it names none (``--help``, a typo: argparse then lists every command)."""
+    words = [a for a in argv if a not in ("--debug",)]
+    return (words[0],) if words and words[0] in COMMANDS else COMMANDS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 validation failed, 2 error)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_commands_of(argv))
     args = parser.parse_args(argv)
     try:
         with input_guard(declared_inputs(args)):  # no command writes to what it reads

@@ -6,7 +6,7 @@ uses these constants.
 
 from __future__ import annotations
 
-__all__ = ["CL_NS", "CROISSANT_NS", "PROV_NS", "RAI_NS", "SCHEMA_NS", "XSD_NS"]
+__all__ = ["CL_NS", "CROISSANT_NS", "MARK", "PROV_NS", "RAI_NS", "SCHEMA_NS", "XSD_NS"]
 
 #: MLCommons Croissant vocabulary (``cr:``); also the root of its context URLs.
 CROISSANT_NS = "http://mlcommons.org/croissant/"
@@ -20,3 +20,8 @@ PROV_NS = "http://www.w3.org/ns/prov#"
 XSD_NS = "http://www.w3.org/2001/XMLSchema#"
 #: This library's own extension properties (``cl:``; a reserved IRI).
 CL_NS = "https://w3id.org/croissant-lineage/ns#"
+
+#: The value of ``@index`` on every JSON-LD node the library adds to a descriptor:
+#: how a later run finds (and replaces) its own additions. ``@index`` is a JSON-LD
+#: keyword that produces no triple.
+MARK = "croissant-lineage"

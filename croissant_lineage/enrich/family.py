@@ -49,6 +49,7 @@ from croissant_lineage.errors import DescriptorError, InputError, OutputExistsEr
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
+from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
 from croissant_lineage.prov.graph import (
     enrichment_node,
@@ -245,7 +246,7 @@ def _load_findings_arg(findings: Any) -> list[Any]:
 
 
 def enrich_family(
-    lineage: Any,
+    lineage: LineageLike,
     family_spec: Any,
     out_dir: str | Path,
     findings: Any = None,
@@ -342,7 +343,7 @@ class FamilyRun:
         """Read the inputs of :func:`enrich_family` (same arguments), name the outputs and
         check, before anything is written, that they may be replaced."""
         spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
-        lin = lineage if isinstance(lineage, Lineage) else Lineage.read(lineage, records=False)  # enrich never reads records
+        lin = as_lineage(lineage, records=False)  # enrich never reads records
         out = Path(out_dir)
         run = cls(spec, lin, _load_findings_arg(findings), out, resolve_time(time))
         run.groups = _descriptor_groups(spec)

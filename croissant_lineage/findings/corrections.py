@@ -35,7 +35,7 @@ from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.findings.model import CONFIRMED, Finding
 from croissant_lineage.findings.routing import route
-from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.graph import LineageGraph, LineageLike, as_graph
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import KEYS_SCHEMA
@@ -309,7 +309,7 @@ def apply_corrections(
     findings: Iterable[Finding],
     *,
     dataset: str | None = None,
-    lineage: Lineage | LineageGraph | None = None,
+    lineage: LineageLike | None = None,
 ) -> Corrections:
     """A corrected copy of a dataset's keys, from confirmed findings only.
 
@@ -333,7 +333,7 @@ def apply_corrections(
     rows = table.select(["item", "options", "key"]).to_pylist()
     graph = None
     if lineage is not None:
-        graph = lineage if isinstance(lineage, LineageGraph) else LineageGraph(lineage)
+        graph = as_graph(lineage)
     run = _Run(name, {r["item"]: r for r in rows}, graph)
     for f in findings:
         run.add(f)

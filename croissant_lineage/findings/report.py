@@ -23,8 +23,7 @@ import pandas as pd
 
 from croissant_lineage._results import Result
 from croissant_lineage.findings.model import KEY_KINDS, Finding
-from croissant_lineage.lineage.graph import Edge, LineageGraph, Relative
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.graph import Edge, LineageGraph, LineageLike, Relative, as_graph
 from croissant_lineage.lineage.paths import follow_option
 from croissant_lineage.linking.normalize import normalize_option
 
@@ -289,7 +288,7 @@ def _figures(flagged: dict[str, list[Finding]], t: _Tally) -> list[Metric]:
 
 
 def family_report(
-    lineage_or_graph: Lineage | LineageGraph, findings: Iterable[Finding]
+    lineage_or_graph: LineageLike, findings: Iterable[Finding]
 ) -> FamilyReport:
     """Family-level figures from a lineage and findings, each with its definition.
 
@@ -301,11 +300,7 @@ def family_report(
     Returns:
         A :class:`FamilyReport` with the figures of :data:`DEFINITIONS`.
     """
-    graph = (
-        lineage_or_graph
-        if isinstance(lineage_or_graph, LineageGraph)
-        else LineageGraph(lineage_or_graph)
-    )
+    graph = as_graph(lineage_or_graph, "lineage_or_graph")
     all_findings = list(findings)
     flagged = _flagged(graph, all_findings)
     tally = _Tally()

@@ -35,9 +35,8 @@ from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.queueview import QueueLine, group_keys, queue_lines
 from croissant_lineage.findings.related import RelatedFinding, related_findings
 from croissant_lineage.findings.versions import VersionFold, fold_versions
-from croissant_lineage.lineage.graph import Edge, LineageGraph
+from croissant_lineage.lineage.graph import Edge, LineageGraph, LineageLike, as_graph
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.paths import step_option
 from croissant_lineage.linking.normalize import normalize_option
 
@@ -584,10 +583,8 @@ def _documented_rows(
     return out
 
 
-def _as_graph(lineage_or_graph: Lineage | LineageGraph) -> LineageGraph:
-    if isinstance(lineage_or_graph, LineageGraph):
-        return lineage_or_graph
-    return LineageGraph(lineage_or_graph)
+def _as_graph(lineage_or_graph: LineageLike) -> LineageGraph:
+    return as_graph(lineage_or_graph, "lineage_or_graph")
 
 
 def relevant_findings(graph: LineageGraph, ref: str, findings: Iterable[Finding]) -> list[Finding]:
@@ -616,7 +613,7 @@ def _check_finding(graph: LineageGraph, finding: Finding) -> None:
 
 
 def route(
-    lineage_or_graph: Lineage | LineageGraph,
+    lineage_or_graph: LineageLike,
     item_ref_or_finding: str | Finding,
     findings: Iterable[Finding] | None = None,
     *,

@@ -69,7 +69,7 @@ from croissant_lineage.hub.tables import (
     on_dataset,
     table_path,
 )
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.model import Lineage, lineage_folder
 from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA
 from croissant_lineage.validate.card import descriptor_parents, hub_id
 from croissant_lineage.validate.detect import is_enriched
@@ -345,6 +345,7 @@ def publish(
     check_repo_id(repo_id)
     if upload and not token:
         raise PublishError("uploading needs a Hub token", hint="pass --token or set $HF_TOKEN")
+    lineage_dir = lineage_folder(lineage_dir, "lineage_dir")
     desc_path = Path(enriched_descriptor)
     doc = read_json(desc_path)
     check_croissant(doc, desc_path)

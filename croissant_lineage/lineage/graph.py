@@ -8,16 +8,18 @@ after which every query is a few look-ups. :func:`relatives_of` gathers everythi
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Union
 
 import pyarrow as pa
 
 from croissant_lineage._results import Result
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.lineage.cells import CodedRows, Rows, few_valued_rows
-from croissant_lineage.lineage.model import Lineage, release_memory
+from croissant_lineage.lineage.model import GRAPH_SLOT, Lineage, release_memory
 from croissant_lineage.lineage.refids import EdgeIndex, RefIds, RefRows, joined_refs, number_refs
 from croissant_lineage.lineage.schema import join_ref, split_ref
 
@@ -30,7 +32,10 @@ _EDGE_CELLS = ("score", "options_score", "option_map", "alternatives")
 #: (The item's id is read from its ref: see :meth:`LineageGraph._record`.)
 _ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("stem", "options")
 
-__all__ = ["FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "Relative", "Relatives", "relatives_of"]
+__all__ = [
+    "FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "LineageLike", "Relative", "Relatives", "as_graph",
+    "as_lineage", "check_lineage_arg", "graph_of", "relatives_of",
+]
 
 #: An object without its ``__init__`` run: the graph fills its frozen dataclasses (none has a
 #: ``__post_init__``) as ``obj = _new(cls); obj.__dict__.update(fields)`` with every field in
@@ -419,12 +424,72 @@ class LineageGraph:
         return [dict(d) for d in self._documented.get(dataset, ())]
 
 
-def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
+# --- what a ``lineage`` parameter accepts, converted in one place ---
+
+#: What a public function's ``lineage`` parameter takes: a linked family, its graph, or
+#: the path of a lineage folder (``str`` or :class:`os.PathLike`, as ``link`` wrote it).
+LineageLike = Union[Lineage, "LineageGraph", str, "os.PathLike[str]"]
+
+
+def graph_of(lineage: Lineage, *, with_items: bool = True) -> LineageGraph:
+    """The graph of ``lineage``, built on first use and kept on it: every later query of
+    the same ``Lineage`` reuses it (a field set on the lineage drops it)."""
+    graph = lineage.__dict__.get(GRAPH_SLOT)
+    if not isinstance(graph, LineageGraph) or (with_items and not graph._with_items):
+        graph = LineageGraph(lineage, with_items=with_items)
+        lineage.__dict__[GRAPH_SLOT] = graph
+    return graph
+
+
+def as_lineage(value: object, param: str = "lineage", *, records: bool = True) -> Lineage:
+    """``value`` as a :class:`Lineage`: itself, a graph's lineage, or the lineage folder at
+    that path read (its items' raw records only when ``records``).
+
+    Raises:
+        ArgumentError: ``value`` is none of these (the message names ``param``).
+        InputError: the path is not a lineage folder.
+    """
+    if isinstance(value, Lineage):
+        return value
+    if isinstance(value, LineageGraph):
+        return value.lineage
+    return Lineage.read(Path(check_lineage_arg(value, param)), records=records)
+
+
+def check_lineage_arg(value: Any, param: str = "lineage") -> Any:
+    """``value`` when it is what a ``lineage`` parameter takes (:data:`LineageLike`), checked
+    without reading anything (for a function that reads it only when it needs it).
+
+    Raises:
+        ArgumentError: it is not (the message names ``param`` and what it accepts).
+    """
+    if isinstance(value, (Lineage, LineageGraph, str, os.PathLike)):
+        return value
+    raise ArgumentError(
+        f"{param} must be a Lineage, a LineageGraph or the path of a lineage folder, not {type(value).__name__}",
+        hint="read one with Lineage.read(folder), or make one with link(...)",
+    )
+
+
+def as_graph(value: object, param: str = "lineage", *, with_items: bool = True) -> LineageGraph:
+    """``value`` as a :class:`LineageGraph`: itself, or the (kept) graph of the lineage that
+    :func:`as_lineage` makes of it.
+
+    Raises:
+        ArgumentError: ``value`` is no lineage (the message names ``param``).
+        InputError: the path is not a lineage folder.
+    """
+    if isinstance(value, LineageGraph):
+        return value
+    return graph_of(as_lineage(value, param), with_items=with_items)
+
+
+def relatives_of(lineage: LineageLike, ref: str) -> Relatives:
     """Everything the lineage knows about ``ref`` (e.g. ``"mmlu-pro:3542"``).
 
     Args:
-        lineage: A :class:`Lineage` or an already built :class:`LineageGraph`
-            (build the graph once for many queries).
+        lineage: A :class:`Lineage` (its graph is built on the first query and kept), a
+            :class:`LineageGraph`, or the path of a lineage folder.
         ref: The item ref.
 
     Returns:
@@ -434,8 +499,9 @@ def relatives_of(lineage: Lineage | LineageGraph, ref: str) -> Relatives:
 
     Raises:
         InputError: the item is not in the lineage.
+        ArgumentError: ``lineage`` is no lineage.
     """
-    graph = lineage if isinstance(lineage, LineageGraph) else LineageGraph(lineage)
+    graph = as_graph(lineage)
     row, number = graph._locate(ref)  # once for the walks and the record
     ancestors = graph._walk(number, ref, up=True)
     item = None if row is None else graph._record(ref, row)

@@ -16,6 +16,7 @@ Files are written atomically and deterministically (same inputs, same bytes).
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ from croissant_lineage._io import (
     read_json,
 )
 from croissant_lineage._results import Result
-from croissant_lineage.errors import InputError, OutputError, OutputExistsError
+from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.packed_records import PackedRecords
@@ -47,11 +48,38 @@ from croissant_lineage.lineage.schema import (
 )
 
 __all__ = [
-    "GENERATOR", "LINEAGE_FILES", "Lineage", "family_info", "is_lineage_folder", "items_without_records", "release_memory",
+    "GENERATOR",
+    "GRAPH_SLOT",
+    "LINEAGE_FILES",
+    "Lineage",
+    "family_info",
+    "is_lineage_folder",
+    "items_without_records",
+    "lineage_folder",
+    "release_memory",
 ]
+
+#: Where a :class:`Lineage` keeps its graph once a query built it
+#: (:func:`croissant_lineage.lineage.graph.graph_of`); not a field: equality, pickling
+#: and ``repr`` ignore it, and setting any field drops it.
+GRAPH_SLOT = "_graph"
 
 #: Marker written into ``summary.json``: files carrying it may be replaced by the library.
 GENERATOR = "croissant_lineage"
+
+
+def lineage_folder(value: object, param: str = "folder") -> Path:
+    """``value`` as the path of a lineage folder (a ``str`` or :class:`os.PathLike`), not yet read.
+
+    Raises:
+        ArgumentError: it is no path (the message names ``param``).
+    """
+    if isinstance(value, (str, os.PathLike)):
+        return Path(value)
+    raise ArgumentError(
+        f"{param} must be the path of a lineage folder, not {type(value).__name__}",
+        hint="write one with 'croissant-lineage link --out DIR' or Lineage.write(DIR)",
+    )
 
 
 def is_lineage_folder(folder: str | Path) -> bool:
@@ -141,6 +169,10 @@ class Lineage(Result):
             f"duplicate_groups={groups}, unmatched={self.unmatched.num_rows})"
         )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__.pop(GRAPH_SLOT, None)  # a kept graph describes the old tables
+        super().__setattr__(name, value)
+
     def hold_packed_records(self, packed: Sequence[PackedRecords]) -> None:
         """Keep the items' raw records compressed, one part per chunk of :attr:`items`
         (each dataset's, in order), in place of the ``record`` column the items table
@@ -165,7 +197,7 @@ class Lineage(Result):
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled with its items table whole (the records built)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_items", "_packed")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_items", "_packed", GRAPH_SLOT)}
         state["_items"] = self._items_table()
         return state
 
@@ -263,7 +295,7 @@ class Lineage(Result):
         Raises:
             InputError: the folder or one of its files is missing or unreadable.
         """
-        src = Path(folder)
+        src = lineage_folder(folder)
         if not src.is_dir():
             raise InputError("lineage folder not found", path=src, hint="run 'croissant-lineage link' first")
         note_input(src)  # every file in it is an input of the running command

@@ -38,6 +38,7 @@ from rdflib import RDF, XSD, BNode, Literal, URIRef
 
 from croissant_lineage._version import __version__
 from croissant_lineage.croissant.jsonld import to_graph
+from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.schema import item_iri
 from croissant_lineage.prov.vocab import (
     AGENT_IRI,
@@ -425,7 +426,7 @@ def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[st
 
 
 def build_graph(
-    lineage: Any,
+    lineage: LineageLike,
     findings: Iterable[Any] | None = None,
     *,
     items: bool = True,
@@ -434,7 +435,8 @@ def build_graph(
     """The family's PROV-O graph.
 
     Args:
-        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (family info, items, edges).
+        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (family info, items, edges),
+            or its lineage folder.
         findings: Findings (``croissant_lineage.findings.model.Finding``) to include.
         items: Include every item as a ``prov:Entity`` member of its dataset.
         time: Time of the linking activity (see :func:`resolve_time`); none by default.
@@ -446,6 +448,7 @@ def build_graph(
         with this library as ``prov:SoftwareAgent``; findings (``cl:Finding``) with
         status and source (``prov:wasAttributedTo``).
     """
+    lineage = as_lineage(lineage, records=False)  # the graph holds no raw records
     family = lineage.family
     iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
     graph = header_graph(family, time)

@@ -22,6 +22,7 @@ from croissant_lineage._io import atomic_writer
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.model import lineage_folder
 from croissant_lineage.prov.stream import WRITERS, SortedLines, write_jsonld
 from croissant_lineage.prov.terms import nt_row, utf8_lines
 from croissant_lineage.prov.triples import lineage_lines, read_lineage_columns
@@ -191,7 +192,7 @@ def write_prov(
             ``force``). Nothing is written.
     """
     _check_format(fmt)
-    source = read_lineage_columns(lineage_dir)
+    source = read_lineage_columns(lineage_folder(lineage_dir, "lineage_dir"))
     found = _load_findings(findings)
     ensure_replaceable(out, force=force, ours=is_prov_file)
     target = Path(out)

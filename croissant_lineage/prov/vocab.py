@@ -18,7 +18,7 @@ from urllib.parse import quote
 import rdflib
 
 from croissant_lineage._version import __version__
-from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS, XSD_NS
+from croissant_lineage.croissant.namespaces import CL_NS, MARK, PROV_NS, SCHEMA_NS, XSD_NS
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.schema import ACTIVITIES
 
@@ -52,10 +52,6 @@ CL = rdflib.Namespace(CL_NS)
 SDO = rdflib.Namespace(SCHEMA_NS)
 
 
-#: The value of ``@index`` on every JSON-LD node the library adds to a descriptor:
-#: how a later run finds (and replaces) its own additions. ``@index`` is a JSON-LD
-#: keyword that produces no triple.
-MARK = "croissant-lineage"
 
 
 #: The library as a PROV agent (one IRI per version).

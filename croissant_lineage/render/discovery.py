@@ -3,14 +3,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from croissant_lineage._results import register_text
-from croissant_lineage.discovery.family import FamilyDiscovery
-from croissant_lineage.discovery.propose import Discovery
+
+if TYPE_CHECKING:
+    from croissant_lineage.discovery.family import FamilyDiscovery
+    from croissant_lineage.discovery.propose import Discovery
+
 
 __all__ = ["discovery_text", "family_discovery_text"]
 
 
-@register_text(Discovery)
+@register_text("croissant_lineage.discovery.propose:Discovery")
 def discovery_text(result: Discovery) -> str:
     """Roles guessed, derivations proposed (with their counts), refusals and loners."""
     lines = [f"corpus index: {result.index['rows']} items ({'reused' if result.index['reused'] else 'built'})"]
@@ -46,7 +51,7 @@ def discovery_text(result: Discovery) -> str:
     return "\n".join(lines)
 
 
-@register_text(FamilyDiscovery)
+@register_text("croissant_lineage.discovery.family:FamilyDiscovery")
 def family_discovery_text(result: FamilyDiscovery) -> str:
     """Per dataset its proposed parent, activity and the rule that decided the direction; the
     related pairs left without a derivation (siblings, undecided) and the loners."""

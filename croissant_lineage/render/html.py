@@ -25,30 +25,34 @@ Every text is escaped.
 from __future__ import annotations
 
 import html
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage._results import Result, html_renderer, link_url, register_html, render_html
-from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
-from croissant_lineage.audits.translations import TranslationReport
-from croissant_lineage.audits.witnesses import WitnessReport
-from croissant_lineage.findings.importers import ImportResult
-from croissant_lineage.findings.model import Finding
-from croissant_lineage.findings.report import FamilyReport
-from croissant_lineage.findings.routing import Queue
-from croissant_lineage.lineage.graph import FAMILY_COLUMNS, Relatives
-from croissant_lineage.lineage.model import Lineage
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
+    from croissant_lineage.audits.translations import TranslationReport
+    from croissant_lineage.audits.witnesses import WitnessReport
+    from croissant_lineage.findings.importers import ImportResult
+    from croissant_lineage.findings.model import Finding
+    from croissant_lineage.findings.report import FamilyReport
+    from croissant_lineage.findings.routing import Queue
+    from croissant_lineage.lineage.graph import Relatives
+    from croissant_lineage.lineage.model import Lineage
+    from croissant_lineage.validate.report import ValidationReport
+
 from croissant_lineage.render._evidence import edge_evidence
 from croissant_lineage.render._palette import STATUS_PALETTE
-from croissant_lineage.validate.report import ValidationReport
 
 __all__ = [
-    "FAMILY_COLUMNS",
     "FINDING_COLUMNS",
     "MAX_ROWS",
     "family_frame",
@@ -193,17 +197,17 @@ def _row(obj: Any) -> dict[str, Any]:
 
 
 def family_rows(fam: Relatives) -> list[dict[str, Any]]:
-    """A family as one dict per relative (keys :data:`FAMILY_COLUMNS`): ``fam.rows()``."""
+    """A family as one dict per relative (keys :data:`~croissant_lineage.lineage.graph.FAMILY_COLUMNS`): ``fam.rows()``."""
     return fam.rows()
 
 
 def family_frame(fam: Relatives) -> pd.DataFrame:
-    """A family as one row per relative (columns :data:`FAMILY_COLUMNS`): ``fam.to_pandas()``."""
+    """A family as one row per relative (columns :data:`~croissant_lineage.lineage.graph.FAMILY_COLUMNS`): ``fam.to_pandas()``."""
     frame: pd.DataFrame = fam.to_pandas()
     return frame
 
 
-@register_html(Relatives)
+@register_html("croissant_lineage.lineage.graph:Relatives")
 def family_html(fam: Relatives) -> str:
     """HTML of a :class:`~croissant_lineage.lineage.graph.Relatives`: the item, then its relatives."""
     parts = []
@@ -267,7 +271,7 @@ def _derivation_rows(lineage: Lineage) -> list[dict[str, Any]]:
     return rows
 
 
-@register_html(Lineage)
+@register_html("croissant_lineage.lineage.model:Lineage")
 def lineage_html(lineage: Lineage) -> str:
     """HTML of a :class:`~croissant_lineage.lineage.model.Lineage`: its counts, then edges per
     derivation and link method."""
@@ -285,7 +289,7 @@ def lineage_html(lineage: Lineage) -> str:
 # ---------------------------------------------------------------------------- queue
 
 
-@register_html(Queue)
+@register_html("croissant_lineage.findings.routing:Queue")
 def queue_html(queue: Queue) -> str:
     """HTML of a routing :class:`~croissant_lineage.findings.routing.Queue`, most pressing first:
     an item's versions on one line, per-language and documented rows one line per dataset
@@ -331,6 +335,8 @@ def _finding_row(f: Any) -> dict[str, Any]:
 def findings_frame(findings: Iterable[Any]) -> pd.DataFrame:
     """Findings (objects or dicts) as a DataFrame with :data:`FINDING_COLUMNS`
     (``evidence`` is the number of evidence lines)."""
+    import pandas as pd  # a frame is asked for: a notebook has pandas loaded
+
     return pd.DataFrame([_finding_row(f) for f in findings], columns=list(FINDING_COLUMNS))
 
 
@@ -359,7 +365,7 @@ def findings_html(findings: Iterable[Any], *, title: str | None = None) -> str:
 # ---------------------------------------------------------------------------- reports
 
 
-@register_html(ValidationReport)
+@register_html("croissant_lineage.validate.report:ValidationReport")
 def validation_html(report: ValidationReport) -> str:
     """HTML of a validation :class:`~croissant_lineage.validate.report.ValidationReport`."""
     issues = [_row(i) for i in report.issues]
@@ -384,7 +390,7 @@ def validation_html(report: ValidationReport) -> str:
     )
 
 
-@register_html(WitnessReport)
+@register_html("croissant_lineage.audits.witnesses.report:WitnessReport")
 def witness_html(report: WitnessReport) -> str:
     """HTML of a :class:`~croissant_lineage.audits.witnesses.WitnessReport`: headline figures,
     per-model picks on the contested items, then per-item picks."""
@@ -409,7 +415,7 @@ def witness_html(report: WitnessReport) -> str:
     )
 
 
-@register_html(TranslationReport)
+@register_html("croissant_lineage.audits.translations.report:TranslationReport")
 def translation_html(report: TranslationReport) -> str:
     """HTML of a :class:`~croissant_lineage.audits.translations.TranslationReport`: per dataset and
     language, how many joined items were verified, and the misaligned subjects."""
@@ -430,7 +436,7 @@ def translation_html(report: TranslationReport) -> str:
     )
 
 
-@register_html(SnapshotDiff)
+@register_html("croissant_lineage.linking.snapshotdiff:SnapshotDiff")
 def snapshot_diff_html(diff: SnapshotDiff) -> str:
     """HTML of a :class:`~croissant_lineage.audits.history.SnapshotDiff`: counts, change kinds, first changes."""
     c = diff.counts
@@ -449,7 +455,7 @@ def snapshot_diff_html(diff: SnapshotDiff) -> str:
     )
 
 
-@register_html(HistoryReport)
+@register_html("croissant_lineage.audits.history.report:HistoryReport")
 def history_html(history: HistoryReport) -> str:
     """HTML of a :class:`~croissant_lineage.audits.history.HistoryReport`: each snapshot step, and
     the versions of the item asked for."""
@@ -467,7 +473,7 @@ def history_html(history: HistoryReport) -> str:
     return _block(f"Snapshot history of {_e(history.family)}: {_e(' → '.join(history.datasets))}", *parts)
 
 
-@register_html(FamilyReport)
+@register_html("croissant_lineage.findings.report:FamilyReport")
 def family_report_html(report: FamilyReport) -> str:
     """HTML of a :class:`~croissant_lineage.findings.report.FamilyReport`: each figure with its
     definition and its split by dataset."""
@@ -486,12 +492,12 @@ def family_report_html(report: FamilyReport) -> str:
     )
 
 
-@register_html(Finding)
+@register_html("croissant_lineage.findings.model:Finding")
 def _finding_html(finding: Finding) -> str:
     return findings_html([finding], title=f"finding {finding.id}")
 
 
-@register_html(ImportResult)
+@register_html("croissant_lineage.findings.importers._common:ImportResult")
 def _import_result_html(result: ImportResult) -> str:
     return findings_html(result.findings, title=f"{result.source}: {len(result.findings)} findings")
 
@@ -500,7 +506,11 @@ def _import_result_html(result: ImportResult) -> str:
 
 
 def _is_findings(obj: Any) -> bool:
-    return isinstance(obj, (list, tuple)) and all(isinstance(f, (Finding, Mapping)) for f in obj)
+    if not isinstance(obj, (list, tuple)):
+        return False
+    finding = sys.modules.get("croissant_lineage.findings.model")  # no Finding before it loads
+    kinds: tuple[type, ...] = (Mapping,) if finding is None else (finding.Finding, Mapping)
+    return all(isinstance(f, kinds) for f in obj)
 
 
 def to_html(obj: Any) -> str:

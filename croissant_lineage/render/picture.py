@@ -32,8 +32,7 @@ from croissant_lineage._io import atomic_write_bytes
 from croissant_lineage._results import Result, register_html
 from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.graph import Edge, LineageGraph
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.graph import Edge, LineageGraph, LineageLike, as_graph
 from croissant_lineage.render._evidence import edge_evidence
 from croissant_lineage.render._fonts import clean_text, drawable, fit_text, picture_rc, wrap_text
 from croissant_lineage.render._layered import layered_layout
@@ -420,7 +419,7 @@ def _boxes(
 
 
 def family_picture(
-    lineage_or_graph: Lineage | LineageGraph,
+    lineage_or_graph: LineageLike,
     ref: str,
     *,
     findings: Iterable[Any] | None = None,
@@ -449,7 +448,7 @@ def family_picture(
     """
     if max_items < 1:
         raise InputError("max_items must be at least 1")
-    graph = lineage_or_graph if isinstance(lineage_or_graph, LineageGraph) else LineageGraph(lineage_or_graph)
+    graph = as_graph(lineage_or_graph, "lineage_or_graph")
     graph.ancestors(ref)  # raises InputError for an unknown item
     found = list(findings or [])
     routing = _routing(graph, ref, found, findings, queue)

@@ -8,23 +8,26 @@ what the command prints.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from croissant_lineage._results import inert_value, register_text
-from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
-from croissant_lineage.audits.translations import TranslationReport
-from croissant_lineage.audits.witnesses import DEFINITIONS, WitnessReport
-from croissant_lineage.croissant.describe import DescribeResult
-from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult
-from croissant_lineage.findings.corrections import NOT_APPLIED, Corrections
-from croissant_lineage.findings.importers import ImportResult
-from croissant_lineage.findings.report import FamilyReport
-from croissant_lineage.findings.routing import Queue
-from croissant_lineage.hub.publish import PublishPlan
-from croissant_lineage.lineage.graph import Edge, Relatives
-from croissant_lineage.prov.serialize import ProvResult
-from croissant_lineage.validate.report import Issue, ValidationReport
-from croissant_lineage.workflows import LinkResult
+
+if TYPE_CHECKING:
+    from croissant_lineage.audits.history import HistoryReport, SnapshotDiff
+    from croissant_lineage.audits.translations import TranslationReport
+    from croissant_lineage.audits.witnesses import WitnessReport
+    from croissant_lineage.croissant.describe import DescribeResult
+    from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult
+    from croissant_lineage.findings.corrections import Corrections
+    from croissant_lineage.findings.importers import ImportResult
+    from croissant_lineage.findings.report import FamilyReport
+    from croissant_lineage.findings.routing import Queue
+    from croissant_lineage.hub.publish import PublishPlan
+    from croissant_lineage.lineage.graph import Edge, Relatives
+    from croissant_lineage.prov.serialize import ProvResult
+    from croissant_lineage.validate.report import Issue, ValidationReport
+    from croissant_lineage.workflows import LinkResult
+
 
 __all__ = [
     "corrections_text",
@@ -49,7 +52,7 @@ __all__ = [
 # --- describe, enrich, prov, publish: one line (or a few) about what was written ---
 
 
-@register_text(DescribeResult)
+@register_text("croissant_lineage.croissant.describe:DescribeResult")
 def describe_text(result: DescribeResult) -> str:
     """``wrote PATH: N data file(s); rows per RecordSet: ...``, and a line per config
     grouped by columns."""
@@ -62,7 +65,7 @@ def describe_text(result: DescribeResult) -> str:
     return text
 
 
-@register_text(EnrichResult)
+@register_text("croissant_lineage.enrich.descriptor:EnrichResult")
 def enrich_text(result: EnrichResult) -> str:
     """``enriched PATH: derived from ...`` (with mlcroissant's issue counts when validated)."""
     verb = "re-enriched" if result.replaced else "enriched"
@@ -72,7 +75,7 @@ def enrich_text(result: EnrichResult) -> str:
     return text
 
 
-@register_text(FamilyEnrichResult)
+@register_text("croissant_lineage.enrich.family:FamilyEnrichResult")
 def family_enrich_text(result: FamilyEnrichResult) -> str:
     """One line per enriched descriptor, then the edges written."""
     lines = [f"wrote {len(result.descriptors)} enriched descriptors to {result.out_dir}:"]
@@ -85,7 +88,7 @@ def family_enrich_text(result: FamilyEnrichResult) -> str:
     return "\n".join(lines)
 
 
-@register_text(ProvResult)
+@register_text("croissant_lineage.prov.serialize:ProvResult")
 def prov_text(result: ProvResult) -> str:
     """``wrote PATH (FORMAT): N triples, ...``."""
     return (
@@ -94,7 +97,7 @@ def prov_text(result: ProvResult) -> str:
     )
 
 
-@register_text(PublishPlan)
+@register_text("croissant_lineage.hub.publish:PublishPlan")
 def publish_text(plan: PublishPlan) -> str:
     """The commit (or dry run): its message, one line per operation, the commit URL."""
     verb = "committed to" if plan.uploaded else "dry run for"
@@ -108,7 +111,7 @@ def publish_text(plan: PublishPlan) -> str:
 # --- link ---
 
 
-@register_text(LinkResult)
+@register_text("croissant_lineage.workflows:LinkResult")
 def link_text(result: LinkResult) -> str:
     """Edges per derivation, by method, with unmatched, ambiguous and key counts."""
     summary = result.lineage.summary
@@ -147,7 +150,7 @@ def _finding_line(f: dict[str, Any]) -> str:
     return inert_value(f"finding {f['id']} on {f['item']}{where}: {f['kind']} ({f['status']}; {f['source']['name']})")
 
 
-@register_text(Relatives)
+@register_text("croissant_lineage.lineage.graph:Relatives")
 def family_text(fam: Relatives) -> str:
     """The item, its ancestors and descendants with the edge evidence, duplicates, findings."""
     out = [inert_value(fam.ref)]
@@ -264,9 +267,10 @@ def _witness_tables(report: WitnessReport) -> list[str]:
     ]
 
 
-@register_text(WitnessReport)
+@register_text("croissant_lineage.audits.witnesses.report:WitnessReport")
 def witnesses_text(report: WitnessReport) -> str:
     """Admission table, contested items, per-model and per-item tallies, summary, definitions."""
+    from croissant_lineage.audits.witnesses import DEFINITIONS  # loaded with the type
     p = report.pooled
     out = _witness_head(report, report.summary()) + _witness_tables(report)
     out += [
@@ -315,7 +319,7 @@ def _diff_lines(d: SnapshotDiff) -> list[str]:
     return lines
 
 
-@register_text(HistoryReport)
+@register_text("croissant_lineage.audits.history.report:HistoryReport")
 def history_text(report: HistoryReport) -> str:
     """The snapshot chain, each consecutive diff by change pattern, and the item's versions."""
     lines = [f"family {report.family}: snapshots " + " -> ".join(
@@ -375,7 +379,7 @@ def translations_text(report: TranslationReport, *, subjects: bool = False) -> s
     return "\n".join(lines)
 
 
-register_text(TranslationReport)(translations_text)
+register_text("croissant_lineage.audits.translations.report:TranslationReport")(translations_text)
 
 
 # --- findings: import, route, report, apply ---
@@ -384,7 +388,7 @@ register_text(TranslationReport)(translations_text)
 _SHOW_UNATTACHED = 20
 
 
-@register_text(ImportResult)
+@register_text("croissant_lineage.findings.importers._common:ImportResult")
 def import_text(result: ImportResult) -> str:
     """Findings, rows per label, findings per kind, the unattached rows and the notes."""
     lines = [f"{inert_value(result.source)}: {len(result.findings)} findings"]
@@ -406,7 +410,7 @@ def _queue_head(queue: Queue) -> str:
     return head
 
 
-@register_text(Queue)
+@register_text("croissant_lineage.findings.routing:Queue")
 def queue_text(queue: Queue) -> str:
     """The ranked lines, two each (rank, item, status...; then why), split by finding when
     several findings were routed. An item's versions are one line and per-language or
@@ -434,7 +438,7 @@ def queue_text(queue: Queue) -> str:
     return "\n".join(lines)
 
 
-@register_text(FamilyReport)
+@register_text("croissant_lineage.findings.report:FamilyReport")
 def family_report_text(report: FamilyReport) -> str:
     """The findings' counts, then each figure with its definition, per dataset and per kind."""
     lines = [f"Family report: {report.family}"]
@@ -450,9 +454,10 @@ def family_report_text(report: FamilyReport) -> str:
     return "\n".join(lines)
 
 
-@register_text(Corrections)
+@register_text("croissant_lineage.findings.corrections:Corrections")
 def corrections_text(corrections: Corrections) -> str:
     """Keys changed (one line each, with the finding) and the findings not applied, by reason."""
+    from croissant_lineage.findings.corrections import NOT_APPLIED  # loaded with the type
     d = corrections.to_dict()
     lines = [f"{corrections.dataset}: {d['changed']} of {d['items']} keys changed from confirmed findings"]
     for c in corrections.changes:
@@ -466,13 +471,13 @@ def corrections_text(corrections: Corrections) -> str:
 # --- validate ---
 
 
-@register_text(Issue)
+@register_text("croissant_lineage.validate.report:Issue")
 def issue_line(issue: Issue) -> str:
     """``WHERE: CODE [SEVERITY] MESSAGE``: one issue on one line."""
     return inert_value(f"{issue.where}: {issue.code} [{issue.severity}] {issue.message}")
 
 
-@register_text(ValidationReport)
+@register_text("croissant_lineage.validate.report:ValidationReport")
 def validation_text(report: ValidationReport) -> str:
     """What was checked, one line per issue, and the verdict with the issues per code."""
     lines = [f"checked {c.path} ({c.kind})" for c in report.checked]

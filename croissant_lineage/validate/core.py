@@ -26,7 +26,6 @@ from croissant_lineage.validate.croissant import check_with_mlcroissant
 from croissant_lineage.validate.detect import Target, detect, expand_folder
 from croissant_lineage.validate.family import check_family
 from croissant_lineage.validate.files import FileCheck, check_files, file_checks
-from croissant_lineage.validate.findings import check_findings
 from croissant_lineage.validate.lineage import (
     ItemIndex,
     check_cycles,
@@ -180,6 +179,9 @@ def _run(targets: list[Target], files: dict[Path, FileCheck]) -> list[Issue]:
             except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError) as exc:
                 out.append(issue("CLV001", f"findings table does not read: {exc}"[:300], where))
                 continue
+            # Findings files only: a plain descriptor loads no routing or lineage graph.
+            from croissant_lineage.validate.findings import check_findings
+
             out += check_findings(doc, where, index)
         elif t.kind == "card":
             try:

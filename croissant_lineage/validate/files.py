@@ -27,8 +27,7 @@ from urllib.parse import unquote, urlparse
 
 from croissant_lineage.croissant.descriptor import CL_NS, as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
-from croissant_lineage.croissant.namespaces import CROISSANT_NS, SCHEMA_NS
-from croissant_lineage.prov.vocab import MARK
+from croissant_lineage.croissant.namespaces import CROISSANT_NS, MARK, SCHEMA_NS
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.detect import Target
 from croissant_lineage.validate.report import Issue

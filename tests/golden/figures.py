@@ -8,6 +8,10 @@
   added), and per dataset the duplicate groups and the items in them;
 * ``report``: every figure of the family report on the MMLU-Redux findings (value,
   per dataset, per kind);
+* ``translations``: per translated (or copied) dataset the join statuses of
+  ``verify_translations`` (joined, verified, consistent, evidence conflict, options and key
+  differ, misaligned), and each subject found shifted (its items, the agreements unshifted
+  and at the best shift);
 * ``witnesses``: the headline figures (``WitnessReport.summary()``) of the 29 MMLU-Pro
   prediction archives on the Redux wrong keys routed to MMLU-Pro,
 
@@ -68,6 +72,25 @@ def report_figures(graph: Any, data_dir: Path) -> dict[str, Any]:
     return plain({"findings": r.findings, "figures": figures})
 
 
+#: The columns of a translation report's totals that are pinned.
+TRANSLATION_COUNTS = ("joined", "verified", "consistent", "evidence_conflict", "options_differ", "key_differs", "misaligned")
+
+
+def translation_figures(lineage: Any) -> dict[str, Any]:
+    """Join statuses per translated dataset, and the subjects found shifted."""
+    from croissant_lineage.audits.translations import verify_translations
+
+    report = verify_translations(lineage)
+    totals = {r["dataset"]: {k: r[k] for k in TRANSLATION_COUNTS} for r in report.totals.to_pylist() if r["subject"] is None}
+    shifted: dict[str, dict[str, Any]] = {}
+    for r in report.shifts.to_pylist():
+        if r["best_shift"]:
+            shifted.setdefault(r["dataset"], {})[r["subject"]] = {
+                k: r[k] for k in ("items", "comparable", "agree_at_zero", "best_shift", "agree_at_best")
+            }
+    return plain({"totals": totals, "shifted": shifted})
+
+
 def mmlu_pro_snapshot(lineage: Any) -> pa.Table:
     """The MMLU-Pro items of the lineage (the snapshot the archives are graded on)."""
     return lineage.items.filter(pc.equal(lineage.items.column("dataset"), "mmlu-pro"))
@@ -107,6 +130,7 @@ def compute(data_dir: Path) -> dict[str, Any]:
     return {
         "link": link_figures(lineage),
         "report": report_figures(graph, data_dir),
+        "translations": translation_figures(lineage),
         "witnesses": witness_figures(lineage, data_dir, admission),
     }
 

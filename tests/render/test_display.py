@@ -11,10 +11,9 @@ import pytest
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import route
-from croissant_lineage.lineage.graph import LineageGraph, relatives_of
+from croissant_lineage.lineage.graph import FAMILY_COLUMNS, LineageGraph, relatives_of
 from croissant_lineage.linking.linker import link
 from croissant_lineage.render.html import (
-    FAMILY_COLUMNS,
     FINDING_COLUMNS,
     MAX_ROWS,
     family_frame,

@@ -8,10 +8,35 @@ stale. Its outputs must include the family picture and the re-review queue of MM
 
 from __future__ import annotations
 
+import ast
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _code(path: Path) -> str:
+    cells = json.loads(path.read_text("utf-8"))["cells"]
+    lines = ("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    return "\n".join(ln for cell in lines for ln in cell.splitlines() if not ln.startswith("%"))  # no magics
+
+
+@pytest.mark.parametrize("path", [Path(__file__).resolve().parents[2] / "examples" / "walkthrough.ipynb",
+                                  DOCS / "walkthrough.ipynb"], ids=["examples", "docs"])
+def test_the_walkthrough_uses_the_public_api_only(path: Path) -> None:
+    """``import croissant_lineage as cl`` and its names: no module of the package below it."""
+    import croissant_lineage as cl
+
+    tree = ast.parse(_code(path))
+    internal = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("croissant_lineage.")]
+    internal += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.name.startswith("croissant_lineage.")]
+    assert internal == []
+    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "cl"}
+    assert used and used <= set(cl.__all__), sorted(used - set(cl.__all__))
+
 
 nbformat = pytest.importorskip("nbformat", reason="the notebook test needs the test extra (nbclient)")
 nbclient = pytest.importorskip("nbclient", reason="the notebook test needs the test extra (nbclient)")

@@ -17,7 +17,7 @@ from croissant_lineage.audits.translations.report import (
 )
 from croissant_lineage.audits.translations.shifts import realign, shift_test
 from croissant_lineage.family.spec import LanguageRules, rules_for
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.schema import TRANSLATION_COUNT_COLUMNS
 from croissant_lineage.linking.alignment import SHIFTED_METHOD, UNVERIFIED_METHOD, probe_mode
 from croissant_lineage.linking.evidence import NumberReader, number_reader
@@ -177,16 +177,17 @@ def _count(table: pa.Table, subject_shift: Mapping[tuple[str, str | None], int],
     return pa.table(rows, schema=GROUPS_SCHEMA)
 
 
-def verify_translations(lineage: Lineage) -> TranslationReport:
+def verify_translations(lineage: LineageLike) -> TranslationReport:
     """Verify every translation, copy and filter join of a linked family.
 
     Args:
-        lineage: The linked family (its ``items``, ``edges``,
+        lineage: The linked family, or its lineage folder (its ``items``, ``edges``,
             ``family["datasets"][*]["languages"]`` and ``family["language_rules"]`` are used).
 
     Returns:
         A :class:`TranslationReport` (see :func:`verify_joins`).
     """
+    lineage = as_lineage(lineage)
     languages = {d["name"]: list(d.get("languages") or ()) for d in lineage.family.get("datasets", [])}
     rules = {
         lang: LanguageRules(tuple(sorted((r.get("scale_words") or {}).items())))

@@ -3,6 +3,7 @@ row to its parent item."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,13 +126,13 @@ class _GraphLike(Protocol):
 def as_graph(lineage_or_graph: Any) -> _GraphLike:
     """A :class:`~croissant_lineage.lineage.graph.LineageGraph` for a ``Lineage`` (built once),
     or the graph itself when one is given."""
-    if hasattr(lineage_or_graph, "parents"):
-        return lineage_or_graph
+    if hasattr(lineage_or_graph, "parents") and not isinstance(lineage_or_graph, (str, os.PathLike)):
+        return lineage_or_graph  # a graph (a path has ``parents`` too: it names a lineage folder)
     from croissant_lineage.lineage.graph import (
-        LineageGraph,  # imported here: the graph is only needed with a lineage
+        as_graph,  # imported here: the graph is only needed with a lineage
     )
 
-    return LineageGraph(lineage_or_graph)
+    return as_graph(lineage_or_graph)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from croissant_lineage.findings.importers._common import (
 )
 from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
@@ -266,7 +267,7 @@ def import_mmlu_pro_errata(
     status: str = "submitted",
     status_date: str | None = None,
     source: Source = ERRATA_SOURCE,
-    lineage: Lineage | None = None,
+    lineage: LineageLike | None = None,
 ) -> ImportResult:
     """MMLU-Pro errata lists (``problem_ids.json`` + ``hf_discussion_post.md``) as findings.
 
@@ -292,8 +293,9 @@ def import_mmlu_pro_errata(
             neither ``folder`` nor ``data_dir`` is given; or the items must be loaded,
             their files are relative to a data folder and ``data_dir`` is None.
     """
+    linked = None if lineage is None else as_lineage(lineage)
     lists = _read_lists(folder, data_dir)
-    options = _item_options(items, lineage, family, dataset, data_dir)
+    options = _item_options(items, linked, family, dataset, data_dir)
     result = ImportResult(source=source.name)
     found = _Found()
     counts: Counter[str] = Counter()

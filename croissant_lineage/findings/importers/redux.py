@@ -34,9 +34,8 @@ from croissant_lineage.findings.importers._common import (
 )
 from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.graph import LineageLike
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option
 
@@ -205,7 +204,7 @@ def import_redux(
     family: FamilySpec | str = "mmlu",
     dataset: str = "mmlu-redux",
     data_dir: str | Path | None = None,
-    lineage: Lineage | LineageGraph | None = None,
+    lineage: LineageLike | None = None,
     parent_dataset: str = "mmlu",
 ) -> ImportResult:
     """MMLU-Redux annotations (raw files or the 2.0 excerpt) as findings.
