@@ -157,7 +157,7 @@ def _move(src: Path, dest: Path) -> None:
 def enrich_family_beam(
     lineage: Any,
     family_spec: Any,
-    out_dir: str | Path,
+    out_dir: str | Path | None,
     findings: Any = None,
     *,
     time: str | datetime | int | None = None,

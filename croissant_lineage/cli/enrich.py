@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from croissant_lineage.cli import options
 from croissant_lineage._results import inert
+from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result, show_progress
 from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult, enrich_file
 from croissant_lineage.errors import InputError

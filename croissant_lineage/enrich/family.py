@@ -44,7 +44,13 @@ from croissant_lineage.enrich.files import (
     lineage_table,
     record_set_node,
 )
-from croissant_lineage.enrich.marks import is_our_descriptor, is_ours, note_rebased, seal, strip_enrichment
+from croissant_lineage.enrich.marks import (
+    is_our_descriptor,
+    is_ours,
+    note_rebased,
+    seal,
+    strip_enrichment,
+)
 from croissant_lineage.enrich.places import EnrichWarning, in_place_names, load_warning, rebase_urls
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec, load_family
