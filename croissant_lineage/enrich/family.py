@@ -354,12 +354,14 @@ class Place:
         files: File kind -> the name of its lineage file there.
         base: The folder the original's relative paths resolve against (None: the data
             folder, not given).
+        original: The original descriptor.
     """
 
     folder: Path
     name: str
     files: dict[str, str]
     base: Path | None
+    original: Path
 
 
 @dataclass
@@ -433,10 +435,10 @@ def _place(desc: Path, members: Sequence[Any], stem: str, out: Path, in_place: s
         raise InputError("its files resolve against the data folder: give --data-dir DIR",
                          path=desc, hint="--in-place and --rebase-urls need to know where the data is")
     if in_place is None:
-        return Place(out, f"{stem}.json", {kind: f"{stem}.{kind}.parquet" for kind in FILE_KINDS}, base)
+        return Place(out, f"{stem}.json", {kind: f"{stem}.{kind}.parquet" for kind in FILE_KINDS}, base, desc)
     assert base is not None
     name, files = in_place_names(read_json(desc), in_place, stem, FILE_KINDS)
-    return Place(base, name, files, base)
+    return Place(base, name, files, base, desc)
 
 
 def _descriptor_groups(spec: FamilySpec) -> dict[Path, list[Any]]:
@@ -460,6 +462,9 @@ def _check_outputs(out: Path, places: Iterable[Place], force: bool, *, in_place:
             raise InputError("two descriptors of the family would be written to one file", path=target,
                              hint="put {stem} in the --in-place name")
         seen.add(target)
+        if target == place.original.resolve() and not force:  # even one this library wrote
+            raise OutputExistsError("is the original descriptor", path=target,
+                                    hint="give the enriched copy another name, or --force")
         ensure_replaceable(place.folder / place.name, force=force, ours=is_our_descriptor)
         for kind, name in place.files.items():
             ensure_replaceable(place.folder / name, force=force, ours=partial(is_lineage_file, kind=kind))

@@ -37,6 +37,7 @@ from urllib.parse import unquote, urlparse
 from croissant_lineage.croissant.descriptor import as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, SCHEMA_NS
+from croissant_lineage.enrich.files import FILE_KINDS, is_lineage_file
 from croissant_lineage.enrich.marks import is_ours
 from croissant_lineage.errors import InputError
 from croissant_lineage.prov.vocab import MARK
@@ -45,8 +46,10 @@ __all__ = [
     "UNLOADABLE",
     "EnrichWarning",
     "in_place_names",
+    "is_any_lineage_file",
     "load_warning",
     "rebase_urls",
+    "takes_lineage_files",
     "unloadable_record_sets",
 ]
 
@@ -136,18 +139,31 @@ def _escapes(path: str) -> bool:
     return os.path.isabs(path) or ".." in PurePosixPath(path).parts
 
 
+def is_any_lineage_file(path: str | Path) -> bool:
+    """True for a lineage file that enrichment wrote (any kind; ``.parquet`` or ``.pq``)."""
+    return Path(path).suffix in (".parquet", ".pq") and any(is_lineage_file(path, kind) for kind in FILE_KINDS)
+
+
+def takes_lineage_files(folder: str | Path, matched: Iterable[str]) -> bool:
+    """Would a FileSet matching ``matched`` (paths under ``folder``) read lineage files as data?"""
+    return any(is_any_lineage_file(Path(folder) / m) for m in matched)
+
+
 def _loads(res: _Resource, folder: Path) -> bool:
-    """Does ``res`` resolve from ``folder``, as mlcroissant 1.1.1 reads it?"""
+    """Does ``res`` resolve from ``folder``, as mlcroissant 1.1.1 reads it? A FileSet that
+    would take lineage files written there for its data does not."""
     if res.kind == "FileObject":
         url = res.node.get("contentUrl")
         rel = _local(url) if isinstance(url, str) else None
-        return rel is None or (folder / rel).is_file()
+        # lexically: the copy's folder may not exist yet (an output folder is swapped in whole)
+        return rel is None or Path(os.path.normpath(os.path.join(os.path.abspath(folder), rel))).is_file()
     patterns = [p for p in as_list(res.node.get("includes")) if isinstance(p, str) and p.strip()]
     for pattern in patterns:
         if _escapes(pattern) or not folder.is_dir():
             continue  # mlcroissant matches a FileSet's globs against the files under the folder only
         try:
-            if match_files(folder, pattern):
+            matched = match_files(folder, pattern)
+            if matched and not takes_lineage_files(folder, matched):
                 return True
         except (OSError, ValueError, InputError):
             continue
@@ -177,7 +193,8 @@ def unloadable_record_sets(doc: Mapping[str, Any], folder: str | Path) -> list[s
     """The benchmark's own RecordSets whose data does not resolve from ``folder``.
 
     A RecordSet is unloadable when a field reads a local FileObject that is not there, a
-    local FileSet whose ``includes`` match no file under ``folder``, a resource
+    local FileSet whose ``includes`` match no file under ``folder`` (or would take the
+    lineage files written there for data), a resource
     ``containedIn`` one of those, or a field of another unloadable RecordSet. Resources
     with URLs load from anywhere.
 

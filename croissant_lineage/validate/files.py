@@ -31,6 +31,7 @@ from urllib.parse import unquote, urlparse
 from croissant_lineage.croissant.descriptor import as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, SCHEMA_NS
+from croissant_lineage.enrich.places import takes_lineage_files
 from croissant_lineage.prov.vocab import MARK
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.detect import Target
@@ -137,6 +138,8 @@ def _file_object(node: dict[str, Any], n: int, where: str, base: Path, exists: b
 
 
 def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool) -> Iterable[Issue]:
+    """A FileSet that matches no file, or would take the lineage files enrich wrote for its
+    data (``includes: "*.parquet"`` in an output folder), is ``CLV701``."""
     patterns = [p for p in as_list(node.get("includes")) if isinstance(p, str) and p.strip()]
     if not patterns:
         return
@@ -147,7 +150,8 @@ def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool
             yield issue("CLV702", f"FileSet {_label(node, n)}: includes {pattern!r} starts outside {base}", at)
         if exists and not matched:
             try:
-                matched = bool(match_files(base, pattern, allow_outside=True))
+                found = match_files(base, pattern, allow_outside=True)
+                matched = bool(found) and not takes_lineage_files(base, found)
             except (OSError, ValueError):
                 matched = False
     if exists and not matched:
@@ -164,7 +168,8 @@ def check_files(doc: dict[str, Any], where: str, check: FileCheck) -> list[Issue
         check: The folder paths resolve against, and whether files must exist.
 
     Returns:
-        ``CLV701`` (a local resource matches no file; only when ``exists``) and
+        ``CLV701`` (a local resource matches no file, or a FileSet takes lineage files
+        for its data; only when ``exists``) and
         ``CLV702`` (a local path resolves outside ``base``), in distribution order.
     """
     ctx = JsonLdContext(doc.get("@context"))
