@@ -367,7 +367,7 @@ def write_lineage(
 def enrich_family(
     lineage: LineageLike,
     family_spec: FamilySpec | str | Path,
-    out_dir: str | Path,
+    out_dir: str | Path | None,
     findings: Any = None,
     *,
     time: Any = None,
@@ -375,12 +375,16 @@ def enrich_family(
     progress: bool = False,
     runner: str = "local",
     pipeline_options: Any = None,
+    in_place: str | None = None,
+    rebase: bool = False,
+    data_dir: str | Path | None = None,
 ) -> FamilyEnrichResult:
     """Write a family's enriched descriptors and their lineage files, here or as a Beam pipeline.
 
     Args:
-        lineage, family_spec, out_dir, findings, time, force, progress: As for
-            :func:`croissant_lineage.enrich.family.enrich_family` (``progress``: local runner).
+        lineage, family_spec, out_dir, findings, time, force, progress, in_place, rebase, data_dir:
+            As for :func:`croissant_lineage.enrich.family.enrich_family` (``progress`` and
+            ``in_place``: local runner).
         runner: ``"local"`` (:func:`croissant_lineage.enrich.family.enrich_family`) or
             ``"beam"`` (:func:`croissant_lineage.beam.enrich.enrich_family_beam`, the ``beam``
             extra: one step per descriptor file): the same files either way.
@@ -394,6 +398,9 @@ def enrich_family(
         LineageError: any input problem; nothing is written to ``out_dir`` then.
     """
     if _on_beam(runner):
+        if in_place is not None:
+            raise InputError("--in-place runs with the local runner only", hint="drop --runner beam")
         return enrich_family_beam(lineage, family_spec, out_dir, findings, time=time, force=force,
-                                  pipeline_options=pipeline_options)
-    return _enrich_here(lineage, family_spec, out_dir, findings, time=time, force=force, progress=progress)
+                                  pipeline_options=pipeline_options, rebase=rebase, data_dir=data_dir)
+    return _enrich_here(lineage, family_spec, out_dir, findings, time=time, force=force, progress=progress,
+                        in_place=in_place, rebase=rebase, data_dir=data_dir)

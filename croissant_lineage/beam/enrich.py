@@ -89,9 +89,11 @@ def _stage(run: FamilyRun, folder: Path) -> int:
     """One staging file per descriptor file: the run, cut to that descriptor."""
     for position, (desc_path, members) in enumerate(run.groups.items()):
         note_input(desc_path)  # read by a worker: the merge must still refuse to overwrite it
-        part = FamilyRun(run.spec, _cut(run.lin, [d.name for d in members]), run.found, run.out, run.stamp)
+        part = FamilyRun(run.spec, _cut(run.lin, [d.name for d in members]), run.found, run.out, run.stamp,
+                         rebase=run.rebase)
         part.groups = {desc_path: members}
         part.stems = {desc_path: run.stems[desc_path]}
+        part.places = {desc_path: run.places[desc_path]}
         put(folder, _INPUT.format(position), part)
     return len(run.groups)
 
@@ -155,20 +157,23 @@ def _move(src: Path, dest: Path) -> None:
 def enrich_family_beam(
     lineage: Any,
     family_spec: Any,
-    out_dir: str | Path,
+    out_dir: str | Path | None,
     findings: Any = None,
     *,
     time: str | datetime | int | None = None,
     force: bool = False,
     pipeline_options: PipelineOptionsArg = None,
     staging_dir: str | Path | None = None,
+    rebase: bool = False,
+    data_dir: str | Path | None = None,
 ) -> FamilyEnrichResult:
     """:func:`~croissant_lineage.enrich.family.enrich_family` with a Beam pipeline: the
     same files, byte for byte, and the same result.
 
     Args:
-        lineage, family_spec, out_dir, findings, time, force: As for
-            :func:`~croissant_lineage.enrich.family.enrich_family`.
+        lineage, family_spec, out_dir, findings, time, force, rebase, data_dir: As for
+            :func:`~croissant_lineage.enrich.family.enrich_family` (``in_place`` is not
+            offered: the pipeline's output is one folder, written whole).
         pipeline_options: Beam options (see :func:`~croissant_lineage.beam.pipeline.beam_options`);
             default: Beam's local Python runner, one worker process per core.
         staging_dir: Folder under which the run's staging folder is made (shared by the
@@ -183,7 +188,8 @@ def enrich_family_beam(
             is written to ``out_dir`` then.
     """
     options, runner = beam_options(pipeline_options)
-    run = FamilyRun.start(lineage, family_spec, out_dir, findings, time=time, force=force)
+    run = FamilyRun.start(lineage, family_spec, out_dir, findings, time=time, force=force,
+                          rebase=rebase, data_dir=data_dir)
     with staging.folder("croissant-lineage-beam-enrich-", staging_dir) as folder:
         n = _stage(run, folder)
         _pipeline(_Work(str(folder)), n, options, runner).run().wait_until_finish()

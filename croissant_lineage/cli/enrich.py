@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from croissant_lineage._results import inert
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result, show_progress
 from croissant_lineage.enrich import EnrichResult, FamilyEnrichResult, enrich_file
@@ -30,6 +32,17 @@ With --runner beam, each descriptor file is enriched by a step of an Apache Beam
 pipeline (the same files, byte for byte; the descriptors must be readable by every
 worker) and --out is written at the end, whole.
 
+Where the benchmark's own data loads from: a copy in --out keeps the original's relative
+contentUrl / includes (the same bytes on every machine), so the benchmark's RecordSets
+load only if their files resolve from --out; when they do not, enrich warns (CL-W001,
+one line per descriptor, naming the RecordSets). Two ways out: --in-place NAME writes
+each enriched descriptor and its lineage files beside its data, under NAME ({stem}: the
+dataset's name; the folder is the original's, or --data-dir for a shipped family), never
+over the original; --rebase-urls rewrites the benchmark's relative paths to resolve from
+--out and records the originals, which stripping the enrichment puts back. mlcroissant
+reads a FileSet's includes only under the descriptor's folder, so only --in-place makes
+FileSet data load.
+
 Nothing in the input is changed or reordered: enrichment only adds, and every node it
 adds is marked ("@index": "croissant-lineage"), so enriching an enriched descriptor
 replaces the earlier additions. The same inputs give the same bytes: no clock is read
@@ -49,6 +62,8 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError("--family takes no DESCRIPTOR or --derived-from")
         if not args.lineage:
             raise InputError("--family needs --lineage DIR (the output of 'croissant-lineage link')")
+        if (args.in_place is None) == (args.out is None):
+            raise InputError("--family needs --out DIR or --in-place NAME (one of them)")
         result = enrich_family(
             args.lineage,
             args.family,
@@ -59,8 +74,18 @@ def _run(args: argparse.Namespace) -> int:
             progress=show_progress(args),
             runner=args.runner,
             pipeline_options=options.beam_options(args),
+            in_place=args.in_place,
+            rebase=args.rebase_urls,
+            data_dir=args.data_dir,
         )
+        if args.json or args.quiet:  # the text view lists them; else they still reach the user
+            for w in result.warnings:
+                print(inert(str(w)), file=sys.stderr)
     else:
+        if args.in_place is not None or args.rebase_urls or args.data_dir:
+            raise InputError("--in-place, --rebase-urls and --data-dir apply to --family only")
+        if not args.out:
+            raise InputError("give --out PATH")
         if args.runner != "local" or args.beam_option:
             raise InputError("--runner and --beam-option apply to --family only")
         if not args.descriptor or not args.derived_from:
@@ -91,6 +116,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--activity filter --out my-bench.enriched.json",
             "croissant-lineage enrich child.json --derived-from parent/croissant.json --out child.enriched.json",
             "croissant-lineage enrich --family mmlu --lineage lineage/ --findings findings.json --out enriched/",
+            "croissant-lineage enrich --family toy.json --lineage lineage/ --in-place croissant.enriched.json",
+            "croissant-lineage enrich --family mmlu --lineage lineage/ --data-dir data/ --in-place '{stem}.enriched.json'",
             "croissant-lineage enrich --family mmlu --lineage lineage/ --out enriched/ --runner beam "
             "--beam-option direct_num_workers=2",
         ),
@@ -108,7 +135,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.family(p)
     options.lineage(p)
     options.findings(p)
-    options.out(p, "output file (dataset level) or folder (--family)")
+    options.out(p, "output file (dataset level) or folder (--family)", required=False)
+    p.add_argument(
+        "--in-place",
+        metavar="NAME",
+        help="--family: write each enriched descriptor beside its data as NAME ({stem}: its dataset's name), "
+        "so that every RecordSet loads",
+    )
+    p.add_argument(
+        "--rebase-urls",
+        action="store_true",
+        help="--family --out: rewrite the benchmark's relative contentUrl/includes to resolve from --out "
+        "(recorded; stripping the enrichment restores them)",
+    )
+    options.data_dir(p)
     p.add_argument("--time", help="time to record, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
     p.add_argument(
         "--validate",

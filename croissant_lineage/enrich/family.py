@@ -44,7 +44,14 @@ from croissant_lineage.enrich.files import (
     lineage_table,
     record_set_node,
 )
-from croissant_lineage.enrich.marks import is_our_descriptor, is_ours, seal, strip_enrichment
+from croissant_lineage.enrich.marks import (
+    is_our_descriptor,
+    is_ours,
+    note_rebased,
+    seal,
+    strip_enrichment,
+)
+from croissant_lineage.enrich.places import EnrichWarning, in_place_names, load_warning, rebase_urls
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec, load_family
 from croissant_lineage.findings.files import load_findings
@@ -89,6 +96,8 @@ class EnrichedDescriptor:
         datasets: The family datasets it holds.
         files: File kind (``items``, ``lineage``, ``findings``) -> data file written beside it.
         items, edges, findings: Rows in its items, lineage and findings files.
+        warning: ``CL-W001`` when some of its benchmark's own RecordSets do not load from
+            where it was written (see :mod:`croissant_lineage.enrich.places`), else None.
     """
 
     path: str
@@ -97,6 +106,7 @@ class EnrichedDescriptor:
     items: int
     edges: int
     findings: int
+    warning: EnrichWarning | None = None
 
 
 @dataclass(frozen=True)
@@ -104,12 +114,19 @@ class FamilyEnrichResult(Result):
     """What :func:`enrich_family` wrote.
 
     Attributes:
-        out_dir: The output folder.
+        out_dir: The output folder; None when each descriptor was written beside its data
+            (``in_place``).
         descriptors: One entry per enriched descriptor, in family order.
     """
 
-    out_dir: str
+    out_dir: str | None
     descriptors: list[EnrichedDescriptor]
+
+    @property
+    def warnings(self) -> list[EnrichWarning]:
+        """The descriptors' coded warnings, in family order (``CL-W001``: a copy that does
+        not load its benchmark's own RecordSets from where it was written)."""
+        return [d.warning for d in self.descriptors if d.warning is not None]
 
     @property
     def edges(self) -> int:
@@ -131,6 +148,7 @@ class FamilyEnrichResult(Result):
                 }
                 for d in self.descriptors
             ],
+            "warnings": [w.to_dict() for w in self.warnings],
         }
 
 
@@ -248,14 +266,18 @@ def _load_findings_arg(findings: Any) -> list[Any]:
 def enrich_family(
     lineage: LineageLike,
     family_spec: Any,
-    out_dir: str | Path,
+    out_dir: str | Path | None,
     findings: Any = None,
     *,
     time: str | datetime | int | None = None,
     force: bool = False,
     progress: bool = False,
+    in_place: str | None = None,
+    rebase: bool = False,
+    data_dir: str | Path | None = None,
 ) -> FamilyEnrichResult:
-    """Write a family's enriched descriptors and their lineage files into ``out_dir``.
+    """Write a family's enriched descriptors and their lineage files into ``out_dir``
+    (or, ``in_place``, each beside its data).
 
     For each descriptor of the family spec that holds item data, writes
     ``<stem>.json`` (the descriptor, enriched; ``<stem>`` is its dataset's name, or
@@ -275,6 +297,14 @@ def enrich_family(
       ``equivalentProperty`` is ``prov:wasDerivedFrom``, and the ``lineage`` RecordSet
       that mlcroissant's ``records()`` reads.
 
+    Where the benchmark's own data loads from (see :mod:`croissant_lineage.enrich.places`):
+    a copy in ``out_dir`` keeps the original's relative paths (the same bytes on every
+    machine), so its benchmark RecordSets load only if their files resolve from
+    ``out_dir``; when they do not, its entry carries the warning ``CL-W001``. ``rebase``
+    rewrites those paths to resolve from ``out_dir`` (recorded, so that
+    :func:`~croissant_lineage.enrich.marks.strip_enrichment` restores the original);
+    ``in_place`` writes each copy beside its data instead.
+
     Args:
         lineage: A :class:`~croissant_lineage.lineage.model.Lineage`, or its folder.
         family_spec: A :class:`~croissant_lineage.family.spec.FamilySpec`, or a name/path.
@@ -285,6 +315,15 @@ def enrich_family(
         time: When (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
         force: Replace files in ``out_dir`` that this library did not write.
         progress: Show a progress bar over the descriptors (tqdm).
+        in_place: Write each enriched descriptor beside its data under this file name
+            (``{stem}`` stands for its dataset's name; its lineage files are named after
+            it, see :func:`~croissant_lineage.enrich.places.in_place_names`) instead of
+            into ``out_dir`` (then None). The folder is the original descriptor's, or
+            ``data_dir`` for a dataset whose files resolve against the data folder.
+        rebase: Rewrite the benchmark's relative ``contentUrl`` / ``includes`` to resolve
+            from ``out_dir``.
+        data_dir: The data folder (``files_relative_to_data_dir`` datasets; needed by
+            ``in_place`` and ``rebase`` for them).
 
     Returns:
         A :class:`FamilyEnrichResult`.
@@ -295,13 +334,35 @@ def enrich_family(
             (a descriptor without its marks, a Parquet file without its columns), and
             not ``force``; checked before anything is written.
     """
-    run = FamilyRun.start(lineage, family_spec, out_dir, findings, time=time, force=force)
+    run = FamilyRun.start(lineage, family_spec, out_dir, findings, time=time, force=force,
+                          in_place=in_place, rebase=rebase, data_dir=data_dir)
+    groups = tqdm(run.groups.items(), desc="enrich", unit="descriptor", disable=not progress)
+    if in_place is not None:  # each file written atomically beside its data, all checked first
+        written = [enrich_descriptor_file(run, p, members, run.stems[p]) for p, members in groups]
+        return FamilyEnrichResult(None, written)
     with atomic_folder(run.out) as run.write_to:  # a killed run leaves the old folder or the new one
-        written = [
-            enrich_descriptor_file(run, desc_path, members, run.stems[desc_path])
-            for desc_path, members in tqdm(run.groups.items(), desc="enrich", unit="descriptor", disable=not progress)
-        ]
+        written = [enrich_descriptor_file(run, p, members, run.stems[p]) for p, members in groups]
     return FamilyEnrichResult(str(run.out), written)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one enriched descriptor is written.
+
+    Attributes:
+        folder: Its folder (the output folder, or beside its data).
+        name: Its file name.
+        files: File kind -> the name of its lineage file there.
+        base: The folder the original's relative paths resolve against (None: the data
+            folder, not given).
+        original: The original descriptor.
+    """
+
+    folder: Path
+    name: str
+    files: dict[str, str]
+    base: Path | None
+    original: Path
 
 
 @dataclass
@@ -314,6 +375,9 @@ class FamilyRun:
         stamp: The time recorded (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
         groups: The family's datasets by the descriptor that holds them, in family order.
         stems: Output file stem per descriptor.
+        places: Where each descriptor is written (:class:`Place`).
+        in_place: Each descriptor is written beside its data (not into ``out``).
+        rebase: The benchmark's relative paths are rewritten to resolve from ``out``.
         write_to: Where :func:`enrich_descriptor_file` writes (set by the caller: the
             temporary folder swapped in as ``out`` at the end).
     """
@@ -325,6 +389,9 @@ class FamilyRun:
     stamp: str | None
     groups: dict[Path, list[Any]] = field(default_factory=dict)
     stems: dict[Path, str] = field(default_factory=dict)
+    places: dict[Path, Place] = field(default_factory=dict)
+    in_place: bool = False
+    rebase: bool = False
     write_to: Path = field(init=False)
     info: dict[str, Any] = field(init=False)
     iris: dict[str, str] = field(init=False)
@@ -337,19 +404,42 @@ class FamilyRun:
 
     @classmethod
     def start(
-        cls, lineage: Any, family_spec: Any, out_dir: str | Path, findings: Any = None, *,
+        cls, lineage: Any, family_spec: Any, out_dir: str | Path | None, findings: Any = None, *,
         time: str | datetime | int | None = None, force: bool = False,
+        in_place: str | None = None, rebase: bool = False, data_dir: str | Path | None = None,
     ) -> FamilyRun:
         """Read the inputs of :func:`enrich_family` (same arguments), name the outputs and
         check, before anything is written, that they may be replaced."""
+        if (in_place is None) == (out_dir is None):
+            raise InputError("give an output folder or in_place NAME (one of them)")
+        if in_place is not None and rebase:
+            raise InputError("--rebase-urls applies to copies written into --out, not --in-place")
         spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
         lin = as_lineage(lineage, records=False)  # enrich never reads records
-        out = Path(out_dir)
-        run = cls(spec, lin, _load_findings_arg(findings), out, resolve_time(time))
+        out = Path(out_dir) if out_dir is not None else Path()
+        run = cls(spec, lin, _load_findings_arg(findings), out, resolve_time(time),
+                  in_place=in_place is not None, rebase=rebase)
         run.groups = _descriptor_groups(spec)
         run.stems = _output_stems(run.groups)
-        _check_outputs(out, run.stems.values(), force)
+        data = Path(data_dir) if data_dir is not None else None
+        run.places = {p: _place(p, ms, run.stems[p], out, in_place, data, need_base=rebase or in_place is not None)
+                      for p, ms in run.groups.items()}
+        _check_outputs(out, run.places.values(), force, in_place=in_place is not None)
         return run
+
+
+def _place(desc: Path, members: Sequence[Any], stem: str, out: Path, in_place: str | None,
+           data_dir: Path | None, *, need_base: bool) -> Place:
+    """Where the descriptor ``desc`` (holding ``members``) is written."""
+    base = data_dir if any(m.files_relative_to_data_dir for m in members) else desc.parent
+    if base is None and need_base:
+        raise InputError("its files resolve against the data folder: give --data-dir DIR",
+                         path=desc, hint="--in-place and --rebase-urls need to know where the data is")
+    if in_place is None:
+        return Place(out, f"{stem}.json", {kind: f"{stem}.{kind}.parquet" for kind in FILE_KINDS}, base, desc)
+    assert base is not None
+    name, files = in_place_names(read_json(desc), in_place, stem, FILE_KINDS)
+    return Place(base, name, files, base, desc)
 
 
 def _descriptor_groups(spec: FamilySpec) -> dict[Path, list[Any]]:
@@ -361,28 +451,39 @@ def _descriptor_groups(spec: FamilySpec) -> dict[Path, list[Any]]:
     return groups
 
 
-def _check_outputs(out: Path, stems: Iterable[str], force: bool) -> None:
-    """Refuse before writing anything: ``out`` is a file, or an output is not ours (unless forced)."""
-    if out.exists() and not out.is_dir():
+def _check_outputs(out: Path, places: Iterable[Place], force: bool, *, in_place: bool = False) -> None:
+    """Refuse before writing anything: ``out`` is a file, two descriptors would be written
+    to one file, or an output is not ours (unless forced)."""
+    if not in_place and out.exists() and not out.is_dir():
         raise OutputExistsError("exists and is not a folder", path=out, hint="give a folder for --family outputs")
-    for stem in stems:
-        ensure_replaceable(out / f"{stem}.json", force=force, ours=is_our_descriptor)
-        for kind in FILE_KINDS:
-            ensure_replaceable(out / f"{stem}.{kind}.parquet", force=force, ours=partial(is_lineage_file, kind=kind))
+    seen: set[Path] = set()
+    for place in places:
+        target = (place.folder / place.name).resolve()
+        if target in seen:
+            raise InputError("two descriptors of the family would be written to one file", path=target,
+                             hint="put {stem} in the --in-place name")
+        seen.add(target)
+        if target == place.original.resolve() and not force:  # even one this library wrote
+            raise OutputExistsError("is the original descriptor", path=target,
+                                    hint="give the enriched copy another name, or --force")
+        ensure_replaceable(place.folder / place.name, force=force, ours=is_our_descriptor)
+        for kind, name in place.files.items():
+            ensure_replaceable(place.folder / name, force=force, ours=partial(is_lineage_file, kind=kind))
 
 
 def _write_tables(
-    out: Path, stem: str, tables: Mapping[str, Callable[[], Any]]
+    out: Path, names: Mapping[str, str], tables: Mapping[str, Callable[[], Any]]
 ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
-    """Write the lineage files beside the descriptor, building each table (``tables``: file
-    kind -> builder) when its file is written and freeing it before the next is built.
+    """Write the lineage files beside the descriptor (``names``: file kind -> file name),
+    building each table (``tables``: file kind -> builder) when its file is written and
+    freeing it before the next is built.
 
     Returns:
         Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
     """
     file_nodes, files, rows = [], {}, {}
     for kind, build in tables.items():
-        file_name = f"{stem}.{kind}.parquet"
+        file_name = names[kind]
         table = build()
         digest = atomic_write_parquet(out / file_name, table)  # streamed, hashed as written
         rows[kind] = table.num_rows
@@ -453,8 +554,11 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     check_croissant(doc, desc_path)
     base = strip_enrichment(doc)
     doc_out = copy.deepcopy(base)
+    place = run.places[desc_path]
+    write_to = place.folder if run.in_place else run.write_to
     added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
-    file_nodes, files, counts = _write_tables(run.write_to, stem, {
+    rebased = rebase_urls(doc_out, place.base, place.folder) if run.rebase and place.base is not None else []
+    file_nodes, files, counts = _write_tables(write_to, place.files, {
         "items": lambda: items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
         "lineage": lambda: lineage_table(run.lin.edges, run.iris, names),
         "findings": lambda: findings_table(run.found, run.iris, names),
@@ -472,15 +576,17 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
         used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": counts["findings"]})
     _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
     seal(doc_out, base)
-    target = run.out / f"{stem}.json"
-    atomic_write_json(run.write_to / target.name, doc_out)
+    note_rebased(doc_out, rebased)
+    target = place.folder / place.name
+    atomic_write_json(write_to / target.name, doc_out)
     return EnrichedDescriptor(
         str(target),
         names,
-        {k: str(run.out / v) for k, v in files.items()},
+        {k: str(place.folder / v) for k, v in files.items()},
         counts["items"],
         counts["lineage"],
         counts["findings"],
+        load_warning(doc_out, place.folder, target, rebased=run.rebase),
     )
 
 

@@ -8,7 +8,10 @@ value), so the mark alone never decides: the enrichment activity (the marked nod
 enrichment added (:func:`seal`), and in ``cl:addedContextTerms`` the ``@context`` terms it
 added. :func:`strip_enrichment` removes exactly a marked node at a listed pointer and those
 terms, so ``strip_enrichment(enrich_descriptor(doc, ...)) == doc`` whatever ``doc`` holds;
-a document with no enrichment activity is returned unchanged. (A descriptor enriched by a
+a document with no enrichment activity is returned unchanged. A copy whose paths were
+rewritten (``enrich --rebase-urls``) lists each rewrite under :data:`REBASED` of the
+activity (the value's JSON pointer and its original value as JSON text), and
+:func:`strip_enrichment` puts the original values back. (A descriptor enriched by a
 version without ``cl:addedNodes`` is stripped of every marked node, as that version did.)
 :func:`is_our_descriptor` is the check that lets a later run replace a file this library
 wrote, and no other.
@@ -17,6 +20,7 @@ wrote, and no other.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,10 +32,16 @@ from croissant_lineage.croissant.descriptor import (
 from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.prov.vocab import MARK
 
-__all__ = ["ADDED_NODES", "ENRICHMENT_ID", "is_our_descriptor", "is_ours", "seal", "strip_enrichment"]
+__all__ = [
+    "ADDED_NODES", "ENRICHMENT_ID", "REBASED", "is_our_descriptor", "is_ours", "note_rebased", "restore_values", "seal",
+    "strip_enrichment",
+]
 
 #: The enrichment activity's property listing the JSON pointers of the nodes it added.
 ADDED_NODES = "cl:addedNodes"
+#: The enrichment activity's property listing the values it rewrote (``cl:at``: a JSON
+#: pointer; ``cl:original``: the value there before, as JSON text).
+REBASED = "cl:rebasedValues"
 #: The ``@id`` of the enrichment activity node (see ``prov.graph.enrichment_node``).
 ENRICHMENT_ID = "_:cl-enrichment"
 
@@ -82,6 +92,34 @@ def seal(doc: dict[str, Any], base: Any) -> None:
     activity[0][ADDED_NODES] = [at for at, _ in added]
 
 
+def note_rebased(doc: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    """Record under :data:`REBASED` of the document's enrichment activity the values the
+    enrichment rewrote (nothing when there are none)."""
+    if records:
+        for activity in _activities(doc):
+            activity[REBASED] = records
+
+
+def _unpointer(at: str) -> list[str]:
+    return [p.replace("~1", "/").replace("~0", "~") for p in at.split("/")[1:]]
+
+
+def restore_values(doc: Any, records: Any) -> None:
+    """Put back, in ``doc`` (changed in place), the original values that ``records`` list
+    (:data:`REBASED`); a record that does not name an existing value is skipped."""
+    for rec in records if isinstance(records, list) else []:
+        at, original = (rec.get("cl:at"), rec.get("cl:original")) if isinstance(rec, dict) else (None, None)
+        if not isinstance(at, str) or not isinstance(original, str) or not at:
+            continue
+        *parents, last = _unpointer(at)
+        node = doc
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) and part.isdigit() and int(part) < len(node) else (
+                node.get(part) if isinstance(node, dict) else None)
+        if isinstance(node, dict) and last in node:
+            node[last] = json.loads(original)
+
+
 def _written_by_us(doc: Any) -> bool:
     """A descriptor this library wrote: enriched (it holds our activity), or made by ``describe``."""
     return is_generated(doc) or bool(_activities(doc))
@@ -122,7 +160,8 @@ def strip_enrichment(doc: dict[str, Any]) -> dict[str, Any]:
     Returns:
         A new document: every node the enrichment activity lists in
         :data:`ADDED_NODES` (marked, at that pointer) removed, a key left empty by that
-        removal too, and the ``@context`` terms the enrichment recorded as added. A user
+        removal too, and the ``@context`` terms the enrichment recorded as added; the
+        values it rewrote (:data:`REBASED`) are put back as they were. A user
         node that carries the mark but is not listed is kept; a document without an
         enrichment activity is returned as it is (a copy).
     """
@@ -136,6 +175,8 @@ def strip_enrichment(doc: dict[str, Any]) -> dict[str, Any]:
     terms = [t for a in activities if isinstance(a.get("cl:addedContextTerms"), list)
              for t in a["cl:addedContextTerms"] if isinstance(t, str)]
     out = _strip(doc, (), ours)
+    for a in activities:
+        restore_values(out, a.get(REBASED))
     if terms and isinstance(out, dict):
         ctx = out.get("@context")
         target = ctx if isinstance(ctx, dict) else (ctx[-1] if isinstance(ctx, list) and ctx else None)

@@ -77,14 +77,16 @@ def enrich_text(result: EnrichResult) -> str:
 
 @register_text("croissant_lineage.enrich.family:FamilyEnrichResult")
 def family_enrich_text(result: FamilyEnrichResult) -> str:
-    """One line per enriched descriptor, then the edges written."""
-    lines = [f"wrote {len(result.descriptors)} enriched descriptors to {result.out_dir}:"]
+    """One line per enriched descriptor, the edges written, then one line per warning."""
+    where = f"to {result.out_dir}" if result.out_dir is not None else "beside their data"
+    lines = [f"wrote {len(result.descriptors)} enriched descriptors {where}:"]
     for d in result.descriptors:
         lines.append(
             f"  {d.path}: {', '.join(d.datasets)}; {d.items:,} items, {d.edges:,} edges, "
             f"{d.findings:,} findings"
         )
     lines.append(f"edges in lineage files: {result.edges:,}")
+    lines.extend(f"warning {w}" for w in result.warnings)
     return "\n".join(lines)
 
 

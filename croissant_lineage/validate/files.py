@@ -11,8 +11,11 @@ and it is not ``containedIn`` another resource; a FileSet is local when it is no
 folder, as mlcroissant applies them). Resources inside an archive or a repository are not
 checked: the archive is. Paths resolve against the descriptor's folder, or against the data
 folder for a descriptor that a family spec says resolves there
-(``files_relative_to_data_dir``). A path that resolves outside that folder is ``CLV702``
-(a warning: the descriptor cannot be moved with its data, and loaders differ on it).
+(``files_relative_to_data_dir``). A descriptor anywhere else, an enriched copy of a family's
+descriptor included, resolves against its own folder, as a loader reads it: a copy that
+``enrich`` wrote apart from its data is ``CLV701``, whatever ``--family`` says. A path that
+resolves outside that folder is ``CLV702`` (a warning: the descriptor cannot be moved with
+its data, and loaders differ on it).
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from croissant_lineage.croissant.descriptor import CL_NS, as_list, match_files
+from croissant_lineage.croissant.descriptor import as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, MARK, SCHEMA_NS
+from croissant_lineage.enrich.places import takes_lineage_files
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.detect import Target
 from croissant_lineage.validate.report import Issue
@@ -133,6 +137,8 @@ def _file_object(node: dict[str, Any], n: int, where: str, base: Path, exists: b
 
 
 def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool) -> Iterable[Issue]:
+    """A FileSet that matches no file, or would take the lineage files enrich wrote for its
+    data (``includes: "*.parquet"`` in an output folder), is ``CLV701``."""
     patterns = [p for p in as_list(node.get("includes")) if isinstance(p, str) and p.strip()]
     if not patterns:
         return
@@ -143,7 +149,8 @@ def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool
             yield issue("CLV702", f"FileSet {_label(node, n)}: includes {pattern!r} starts outside {base}", at)
         if exists and not matched:
             try:
-                matched = bool(match_files(base, pattern, allow_outside=True))
+                found = match_files(base, pattern, allow_outside=True)
+                matched = bool(found) and not takes_lineage_files(base, found)
             except (OSError, ValueError):
                 matched = False
     if exists and not matched:
@@ -160,7 +167,8 @@ def check_files(doc: dict[str, Any], where: str, check: FileCheck) -> list[Issue
         check: The folder paths resolve against, and whether files must exist.
 
     Returns:
-        ``CLV701`` (a local resource matches no file; only when ``exists``) and
+        ``CLV701`` (a local resource matches no file, or a FileSet takes lineage files
+        for its data; only when ``exists``) and
         ``CLV702`` (a local path resolves outside ``base``), in distribution order.
     """
     ctx = JsonLdContext(doc.get("@context"))
@@ -181,22 +189,10 @@ def check_files(doc: dict[str, Any], where: str, check: FileCheck) -> list[Issue
     return out
 
 
-def _family_dataset(doc: dict[str, Any]) -> str | None:
-    """The family dataset an enriched descriptor says it describes (``cl:familyDataset``)."""
-    for key in ("cl:familyDataset", f"{CL_NS}familyDataset"):
-        for node in as_list(doc.get(key)):
-            name = node.get("sc:name", node.get("name")) if isinstance(node, dict) else None
-            name = name.get("@value") if isinstance(name, dict) else name
-            if isinstance(name, str):
-                return name
-    return None
-
-
-def _spec_bases(targets: list[Target], data_dir: Path | None) -> tuple[dict[Path, Path | None], dict[str, Path | None]]:
-    """Where the descriptors of the family specs in the run resolve their files: by
-    descriptor path and by dataset name (None: the data folder, which was not given)."""
+def _spec_bases(targets: list[Target], data_dir: Path | None) -> dict[Path, Path | None]:
+    """Where the descriptors of the family specs in the run resolve their files, by
+    descriptor path (None: the data folder, which was not given)."""
     by_path: dict[Path, Path | None] = {}
-    by_name: dict[str, Path | None] = {}
     for t in targets:
         datasets = t.doc.get("datasets") if t.kind == "family" and isinstance(t.doc, dict) else None
         for d in datasets if isinstance(datasets, list) else []:
@@ -205,32 +201,25 @@ def _spec_bases(targets: list[Target], data_dir: Path | None) -> tuple[dict[Path
             desc = (t.path.parent / d["descriptor"]).resolve()
             base = data_dir if d.get("files_relative_to_data_dir") else desc.parent
             by_path.setdefault(desc, base)
-            if isinstance(d.get("name"), str):
-                by_name.setdefault(d["name"], base)
-    return by_path, by_name
+    return by_path
 
 
 def file_checks(targets: list[Target], *, data_dir: Path | None, exists: bool) -> dict[Path, FileCheck]:
     """How the files of each descriptor of a run are checked, by its resolved path.
 
     A descriptor resolves its files against its own folder, unless a family spec of the
-    run names it (or, for an enriched descriptor, the dataset it describes): then against
-    that dataset's descriptor folder, or ``data_dir`` for ``files_relative_to_data_dir``
-    (None, not checked, when ``data_dir`` is not given). The lineage files ``enrich`` wrote
-    beside an enriched descriptor always resolve against its own folder.
+    run names it (by its path): then against ``data_dir`` for ``files_relative_to_data_dir``
+    (None, not checked, when ``data_dir`` is not given). An enriched copy of a family's
+    descriptor is not the descriptor the spec names: it resolves against its own folder,
+    where a loader resolves it (a copy written apart from its data is ``CLV701``). The
+    lineage files ``enrich`` wrote beside an enriched descriptor resolve there too.
     """
-    by_path, by_name = _spec_bases(targets, data_dir)
+    by_path = _spec_bases(targets, data_dir)
     out: dict[Path, FileCheck] = {}
     for t in targets:
         if t.kind not in ("descriptor", "enriched-descriptor") or not isinstance(t.doc, dict):
             continue
         key = t.path.resolve()
-        name = _family_dataset(t.doc)
-        if key in by_path:
-            base = by_path[key]
-        elif name is not None and name in by_name:
-            base = by_name[name]
-        else:
-            base = t.path.parent
+        base = by_path.get(key, t.path.parent)
         out[key] = FileCheck(base, exists, own=t.path.parent)
     return out

@@ -20,5 +20,8 @@ croissant-lineage apply --dataset toy-pro --lineage "$out/lineage" --findings "$
 echo "== enrich, validate, resolve"
 croissant-lineage enrich --family "$here/family.json" --lineage "$out/lineage" \
   --findings "$here/findings.yaml" --out "$out/enriched" --quiet
-croissant-lineage validate "$out/enriched" "$here/findings.yaml" "$out/lineage" --family "$here/family.json"
+# The copies sit apart from their data (enrich warns CL-W001 and validate would report CLV701):
+# their metadata is checked here; 'enrich --in-place NAME' writes copies that load every RecordSet.
+croissant-lineage validate "$out/enriched" "$here/findings.yaml" "$out/lineage" --family "$here/family.json" \
+  --metadata-only
 croissant-lineage resolve toy-pro:105 "$out/enriched"

@@ -128,7 +128,9 @@ def test_family_descriptors_resolve_against_the_data_dir(tmp_path: Path) -> None
     assert _codes(validate([desc], family=spec, data_dir=tmp_path / "store")) == []
 
 
-def test_enriched_descriptor_resolves_where_its_family_says(tmp_path: Path) -> None:
+def test_enriched_copy_apart_from_its_data_is_an_error_with_its_family_too(tmp_path: Path) -> None:
+    """A loader resolves an enriched copy's files against the copy's folder: a copy written
+    apart from its data loads no record of its benchmark, so --family does not excuse it."""
     _bench(tmp_path / "bench")
     spec = _family(tmp_path, relative_to_data_dir=False)
     doc = json.loads((tmp_path / "bench" / "croissant.json").read_text("utf-8"))
@@ -137,8 +139,11 @@ def test_enriched_descriptor_resolves_where_its_family_says(tmp_path: Path) -> N
     enriched = tmp_path / "enriched" / "bench.json"
     enriched.write_text(json.dumps(doc), "utf-8")  # written apart from its data, as enrich --out does
     assert _codes(validate(enriched)) == ["CLV701"]
-    assert _codes(validate(enriched, family=spec)) == []
-    assert validate(enriched, family=spec).valid
+    assert _codes(validate(enriched, family=spec)) == ["CLV701"]
+    assert not validate(enriched, family=spec).valid
+    beside = tmp_path / "bench" / "croissant.enriched.json"  # as enrich --in-place writes it
+    beside.write_text(json.dumps(doc), "utf-8")
+    assert validate(beside, family=spec).valid and validate(beside).valid
 
 
 def test_cli_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -78,12 +78,14 @@ def enriched_mmlu(mmlu_enriched) -> Path:
     return Path(mmlu_enriched.out_dir)
 
 
-def test_enriched_mmlu_family_passes(enriched_mmlu: Path, shared_data: Path):
-    # The enriched descriptors are written apart from the data: their files resolve where
-    # the family says (the data dir), else they are descriptors without their data.
+def test_enriched_mmlu_apart_from_its_data_fails_with_its_family_too(enriched_mmlu: Path, shared_data: Path):
+    # The enriched descriptors are written apart from the data: a loader resolves their
+    # files against their own folder, where the benchmark's are not (CLV701, one per
+    # descriptor), with --family or without.
     report = validate([enriched_mmlu], family="mmlu", data_dir=shared_data)
-    assert report.valid, str(report)
-    assert report.codes() <= {"CLV103"}
+    assert not report.valid
+    assert {i.code for i in report.errors} == {"CLV701"}
+    assert len(report.errors) == 16 and report.codes() <= {"CLV103", "CLV701"}  # 11 FileSets + global-mmlu-subset's 5
     alone = validate([enriched_mmlu])
     assert {i.code for i in alone.errors} == {"CLV701"}
     assert validate([enriched_mmlu], metadata_only=True).valid

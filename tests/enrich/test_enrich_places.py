@@ -1,0 +1,251 @@
+"""Where an enriched copy is written and whether its benchmark's own RecordSets load from
+there: the warning of a copy apart from its data (CL-W001), ``in_place`` copies beside the
+data, ``rebase`` copies whose paths are rewritten and restored by ``strip_enrichment``,
+each read with mlcroissant 1.1.1 against the original descriptor."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from croissant_lineage._io import dumps_json
+from croissant_lineage.cli import main
+from croissant_lineage.croissant.descriptor import read_descriptor
+from croissant_lineage.croissant.records import read_record_set
+from croissant_lineage.enrich import enrich_family, strip_enrichment
+from croissant_lineage.enrich.files import RECORD_SETS
+from croissant_lineage.enrich.places import UNLOADABLE, unloadable_record_sets
+from croissant_lineage.errors import InputError, OutputExistsError
+from croissant_lineage.linking.linker import link
+from croissant_lineage.validate import validate
+from tests.mlc_compare import normalise, open_dataset, quiet_mlcroissant, root_cause
+
+REPO = Path(__file__).resolve().parents[2]
+TOY = REPO / "examples" / "toy"
+TOY_DATASETS = ("toy-base", "toy-pro", "toy-redux", "toy-fr", "toy-pro-v2")
+TIME = "2025-01-01T00:00:00Z"
+ANNOTATION = "cl_was_derived_from"
+
+
+def _outcome(path: Path, record_set: str, limit: int | None = None) -> tuple[str, Any]:
+    """What mlcroissant gives for one RecordSet: ("rows", rows) or ("error", root cause)."""
+    ds = open_dataset(path)
+    try:
+        with quiet_mlcroissant():
+            rows = []
+            for n, rec in enumerate(ds.records(record_set)):
+                if limit is not None and n >= limit:
+                    break
+                rows.append({k: normalise(v) for k, v in rec.items() if not k.endswith(ANNOTATION)})
+    except Exception as exc:
+        cause = root_cause(exc)
+        return "error", (type(cause).__name__, str(cause).split("\n", 1)[0])
+    return "rows", rows
+
+
+def _own_record_sets(doc: dict[str, Any]) -> list[str]:
+    return [rs["@id"] for rs in doc["recordSet"] if rs.get("@index") != "croissant-lineage"]
+
+
+def _check_loads_like(original: Path, enriched: Path, files: dict[str, str], limit: int | None = None,
+                      record_sets: list[str] | None = None) -> int:
+    """Every benchmark RecordSet of ``enriched`` has the outcome it has in ``original``, and every
+    lineage RecordSet yields its Parquet file's rows. Returns the benchmark rows compared."""
+    doc = json.loads(enriched.read_text("utf-8"))
+    compared = 0
+    for rs in record_sets or _own_record_sets(doc):
+        mine, theirs = _outcome(enriched, rs, limit), _outcome(original, rs, limit)
+        assert mine == theirs, (enriched, rs, mine[0], theirs[0])
+        compared += len(mine[1]) if mine[0] == "rows" else 0
+    for rs_id, spec in RECORD_SETS.items():
+        kind, rows = _outcome(enriched, rs_id)
+        assert kind == "rows", (enriched, rs_id, rows)
+        assert len(rows) == pq.ParquetFile(files[spec.kind]).metadata.num_rows
+    return compared
+
+
+@pytest.fixture()
+def toy_copy(tmp_path: Path) -> Path:
+    """A copy of the toy family (its data and descriptors), so that copies can be written beside it."""
+    return Path(shutil.copytree(TOY, tmp_path / "toy"))
+
+
+# --- a copy apart from its data -----------------------------------------------------------
+
+
+def test_copy_apart_from_its_data_is_warned_and_fails_validate(toy_lineage, tmp_path: Path) -> None:
+    result = enrich_family(toy_lineage, TOY / "family.json", tmp_path / "out", time=TIME)
+    assert [w.code for w in result.warnings] == [UNLOADABLE] * 5
+    assert [w.record_sets for w in result.warnings] == [["default"]] * 5
+    assert [w.path for w in result.warnings] == [d.path for d in result.descriptors]
+    assert result.to_dict()["warnings"][0]["code"] == UNLOADABLE
+    for name in TOY_DATASETS:  # the default keeps the original's paths: loads nothing of its benchmark
+        doc = json.loads((tmp_path / "out" / f"{name}.json").read_text("utf-8"))
+        original = json.loads((TOY / name / "croissant.json").read_text("utf-8"))
+        assert doc["distribution"][0] == original["distribution"][0]
+        assert unloadable_record_sets(doc, tmp_path / "out") == ["default"]
+        assert unloadable_record_sets(original, TOY / name) == []
+    for spec in (None, TOY / "family.json"):
+        report = validate([tmp_path / "out"], family=spec)
+        assert not report.valid
+        assert sorted({i.code for i in report.errors}) == ["CLV701"] and len(report.errors) == 5
+
+
+def test_cli_prints_one_coded_warning_per_descriptor(toy_lineage_path: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["enrich", "--family", str(TOY / "family.json"), "--lineage", str(toy_lineage_path), "--time", TIME]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert sum(line.startswith(f"warning {UNLOADABLE} ") for line in out.splitlines()) == 5
+    assert main([*args, "--out", str(tmp_path / "b"), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [w["record_sets"] for w in json.loads(captured.out)["warnings"]] == [["default"]] * 5
+    assert sum(line.startswith(UNLOADABLE) for line in captured.err.splitlines()) == 5
+    assert main([*args, "--out", str(tmp_path / "c"), "--in-place", "x.json"]) == 2  # one of them
+    assert main(["enrich", "--family", str(TOY / "family.json"), "--lineage", str(toy_lineage_path)]) == 2
+
+
+# --- in place ------------------------------------------------------------------------------
+
+
+def test_in_place_copies_load_every_record_set_like_the_original(toy_copy: Path) -> None:
+    lin = link(toy_copy / "family.json")
+    result = enrich_family(lin, toy_copy / "family.json", None, time=TIME, in_place="croissant.enriched.json")
+    assert result.out_dir is None and result.warnings == []
+    assert [d.path for d in result.descriptors] == [
+        str(toy_copy / n / "croissant.enriched.json") for n in TOY_DATASETS
+    ]
+    # toy-pro-v2 reads every *.parquet file under its folder: its lineage files are .pq there
+    assert Path(result.descriptors[-1].files["items"]).name == "croissant.enriched.items.pq"
+    assert Path(result.descriptors[1].files["items"]).name == "croissant.enriched.items.parquet"
+    compared = 0
+    for d in result.descriptors:
+        compared += _check_loads_like(Path(d.path).with_name("croissant.json"), Path(d.path), d.files)
+    assert compared > 0
+    report = validate([toy_copy / n / "croissant.enriched.json" for n in TOY_DATASETS], family=toy_copy / "family.json")
+    assert not report.errors, str(report)
+    again = enrich_family(lin, toy_copy / "family.json", None, time=TIME, in_place="croissant.enriched.json")
+    assert [Path(d.path).read_bytes() for d in again.descriptors] == [
+        Path(d.path).read_bytes() for d in result.descriptors]  # ours: replaced, same bytes
+
+
+def test_in_place_never_over_the_original_nor_one_file_twice(toy_copy: Path) -> None:
+    lin = link(toy_copy / "family.json")
+    before = (toy_copy / "toy-pro" / "croissant.json").read_bytes()
+    with pytest.raises(OutputExistsError):
+        enrich_family(lin, toy_copy / "family.json", None, time=TIME, in_place="croissant.json")
+    assert (toy_copy / "toy-pro" / "croissant.json").read_bytes() == before
+    with pytest.raises(InputError):  # toy-redux reads *.csv
+        enrich_family(lin, toy_copy / "family.json", None, time=TIME, in_place="enriched.csv")
+    with pytest.raises(InputError):
+        enrich_family(lin, toy_copy / "family.json", None, time=TIME, in_place="../x.json")
+    with pytest.raises(InputError):
+        enrich_family(lin, toy_copy / "family.json", toy_copy / "out", time=TIME, in_place="x.json")
+    assert not list(toy_copy.glob("*/x.json"))
+
+
+# --- rebased ---------------------------------------------------------------------------
+
+
+def _as_file_object(folder: Path) -> None:
+    """toy-pro's data declared as one FileObject (its FileSet ``*.jsonl`` -> ``test.jsonl``)."""
+    path = folder / "croissant.json"
+    doc = json.loads(path.read_text("utf-8"))
+    node = doc["distribution"][0]
+    node["@type"], node["contentUrl"] = "cr:FileObject", "test.jsonl"
+    node["sha256"] = hashlib.sha256((folder / "test.jsonl").read_bytes()).hexdigest()
+    del node["includes"]
+    text = json.dumps(doc).replace('"fileSet": {"@id": "jsonlines-files-for-config-default"}',
+                                   '"fileObject": {"@id": "jsonlines-files-for-config-default"}')
+    path.write_text(dumps_json(json.loads(text)), "utf-8")
+
+
+def test_rebased_copy_loads_its_file_objects_and_strips_to_the_original_bytes(toy_copy: Path, tmp_path: Path) -> None:
+    _as_file_object(toy_copy / "toy-pro")
+    lin = link(toy_copy / "family.json")
+    out = tmp_path / "deep" / "enriched"
+    result = enrich_family(lin, toy_copy / "family.json", out, time=TIME, rebase=True)
+    by_name = {Path(d.path).stem: d for d in result.descriptors}
+    pro = by_name["toy-pro"]
+    doc = json.loads(Path(pro.path).read_text("utf-8"))
+    assert doc["distribution"][0]["contentUrl"] == "../../toy/toy-pro/test.jsonl"  # relative, machine-independent
+    assert _check_loads_like(toy_copy / "toy-pro" / "croissant.json", Path(pro.path), pro.files) == 13  # default: 12, default_splits: 1
+    # a FileSet is matched by mlcroissant only under the copy's folder: still warned, with the way out
+    assert [w.path for w in result.warnings] == [d.path for n, d in by_name.items() if n != "toy-pro"]
+    for name, d in by_name.items():
+        original = (toy_copy / name / "croissant.json").read_text("utf-8")
+        rebased = json.loads(Path(d.path).read_text("utf-8"))
+        assert dumps_json(strip_enrichment(rebased)) == original  # byte for byte
+        node = rebased["distribution"][0]
+        value = node.get("contentUrl", node.get("includes"))
+        assert value.startswith("../../toy/")
+        [record] = next(a for a in rebased["prov:wasGeneratedBy"] if "cl:rebasedValues" in a)["cl:rebasedValues"]
+        assert json.loads(record["cl:original"]) == json.loads(original)["distribution"][0].get(
+            "contentUrl", json.loads(original)["distribution"][0].get("includes"))
+    # our reader, allowed outside the folder, reads the rebased FileSets' data
+    redux = read_descriptor(Path(by_name["toy-redux"].path))
+    assert read_record_set(redux, "default", allow_outside=True).num_rows == 8
+
+
+def test_rebase_is_opt_in_and_the_default_bytes_do_not_change(toy_lineage, tmp_path: Path) -> None:
+    plain = enrich_family(toy_lineage, TOY / "family.json", tmp_path / "a", time=TIME)
+    for d in plain.descriptors:
+        doc = json.loads(Path(d.path).read_text("utf-8"))
+        assert not any("cl:rebasedValues" in a for a in doc["prov:wasGeneratedBy"] if isinstance(a, dict))
+    with pytest.raises(InputError):
+        enrich_family(toy_lineage, TOY / "family.json", None, time=TIME, in_place="x.json", rebase=True)
+
+
+# --- real data: MMLU ----------------------------------------------------------------------
+
+
+def _linked_data(shared: Path, into: Path) -> Path:
+    """The shared data folder as hard links (same bytes, no copy), so copies can be written beside it."""
+    for src in shared.rglob("*"):
+        if src.is_file() and "croissant-examples" not in src.parts:
+            dest = into / src.relative_to(shared)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                dest.hardlink_to(src)
+            except OSError:
+                shutil.copyfile(src, dest)
+    return into
+
+
+@pytest.mark.slow
+def test_mmlu_in_place_copies_load_like_the_originals(mmlu_lineage, shared_data: Path, tmp_path: Path) -> None:
+    data = _linked_data(shared_data, tmp_path / "data")
+    with pytest.raises(InputError):  # the descriptors share the data folder: one name would clash
+        enrich_family(mmlu_lineage, "mmlu", None, time=TIME, in_place="enriched.json", data_dir=data)
+    with pytest.raises(InputError):  # where the data is must be said
+        enrich_family(mmlu_lineage, "mmlu", None, time=TIME, in_place="{stem}.enriched.json")
+    result = enrich_family(mmlu_lineage, "mmlu", None, time=TIME, in_place="{stem}.enriched.json", data_dir=data)
+    assert result.warnings == [] and len(result.descriptors) == 12
+    compared = 0
+    for d in result.descriptors:
+        enriched = Path(d.path)
+        doc = json.loads(enriched.read_text("utf-8"))
+        original = enriched.with_name(enriched.name.replace(".enriched.json", ".original.json"))
+        original.write_text(dumps_json(strip_enrichment(doc)), "utf-8")  # the original, beside its data
+        compared += _check_loads_like(original, enriched, d.files, limit=25, record_sets=_own_record_sets(doc)[:2])
+    assert compared >= 200  # 238 rows on the shared data: up to 25 per RecordSet, 2 per descriptor
+
+
+@pytest.mark.slow
+def test_mmlu_rebased_copies_strip_to_the_original_bytes(mmlu_lineage, shared_data: Path, tmp_path: Path) -> None:
+    from croissant_lineage.family.spec import load_family
+
+    spec = load_family("mmlu")
+    result = enrich_family(mmlu_lineage, spec, tmp_path / "out", time=TIME, rebase=True, data_dir=shared_data)
+    originals = {d.descriptor for d in spec.datasets.values() if d.descriptor is not None}
+    stripped = {dumps_json(strip_enrichment(json.loads(Path(d.path).read_text("utf-8")))) for d in result.descriptors}
+    assert stripped == {p.read_text("utf-8") for p in originals}
+    assert len(result.warnings) == 12  # FileSets only: mlcroissant reads none outside the copy's folder
+    report = validate([tmp_path / "out"], family="mmlu", data_dir=shared_data)
+    assert not report.errors, str(report)  # the rebased paths resolve: their files exist
