@@ -96,7 +96,7 @@ def test_a_wrong_type_is_a_coded_error_naming_the_parameter(name: str, wrong: An
 
 @pytest.mark.parametrize("call", [
     lambda out: cl.write_prov(42, out / "family.ttl"),
-    lambda out: cl.publish(out / "croissant.json", 42, out / "publish", repo_id="owner/name", dry_run=True),
+    lambda out: cl.publish(out / "croissant.json", 42, out / "publish", repo_id="owner/name"),
     lambda out: cl.Lineage.read(42),  # type: ignore[arg-type]
 ], ids=["write_prov", "publish", "Lineage.read"])
 def test_a_lineage_folder_parameter_refuses_what_is_no_path(call: Callable[[Path], Any], tmp_path: Path) -> None:

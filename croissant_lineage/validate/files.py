@@ -31,7 +31,6 @@ from urllib.parse import unquote, urlparse
 from croissant_lineage.croissant.descriptor import as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, MARK, SCHEMA_NS
-from croissant_lineage.enrich.places import takes_lineage_files
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.detect import Target
 from croissant_lineage.validate.report import Issue
@@ -150,7 +149,7 @@ def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool
         if exists and not matched:
             try:
                 found = match_files(base, pattern, allow_outside=True)
-                matched = bool(found) and not takes_lineage_files(base, found)
+                matched = bool(found) and not _reads_lineage_files(base, found)
             except (OSError, ValueError):
                 matched = False
     if exists and not matched:
@@ -223,3 +222,14 @@ def file_checks(targets: list[Target], *, data_dir: Path | None, exists: bool) -
         base = by_path.get(key, t.path.parent)
         out[key] = FileCheck(base, exists, own=t.path.parent)
     return out
+
+
+def _reads_lineage_files(base: Path, found: list[str]) -> bool:
+    """Would a FileSet matching ``found`` read lineage files that enrichment wrote as its data?
+    Only Parquet files can be such files: the enrichment layer (and its schemas) is loaded only
+    when one matched, so validating a plain descriptor loads none of it."""
+    if not any(str(m).endswith((".parquet", ".pq")) for m in found):
+        return False
+    from croissant_lineage.enrich.places import takes_lineage_files
+
+    return takes_lineage_files(base, found)
