@@ -51,6 +51,11 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 | CLV606 | warning | a data file the descriptor distributes is in no configs entry: the Hub's Croissant and viewer will not show it | add a configs entry for it |
 | CLV701 | error | local FileObject or FileSet matches no file: the descriptor is here without its data (mlcroissant validates it, then reads no records) | commit the data beside the descriptor or fix contentUrl / includes; --metadata-only skips this check |
 | CLV702 | warning | local contentUrl or includes resolves outside the descriptor's folder | keep the data inside the descriptor's folder (or give a URL) so that the two move together |
+| CLV801 | warning | the Dataset has no name (required by the Croissant specification; records do not depend on it) | give the dataset a name |
+| CLV802 | error | leaf Field with neither source nor value (in a RecordSet without data): records() yields None for it on every record | give the field a source (or a constant value) |
+| CLV803 | error | Field source names a FileObject or FileSet but no extract: records() fails | add extract with a column, jsonPath or fileProperty |
+| CLV804 | warning | RecordSet key names no field of the RecordSet (by @id, name, or @id under the RecordSet's; records() does not read keys) | point key at @ids of the RecordSet's own fields |
+| CLV805 | error | RecordSet with no field: its records hold nothing | declare the RecordSet's fields |
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 A code never changes meaning; new checks get new codes. Codes are grouped by family:
 ``CLV0xx`` inputs, ``CLV1xx`` what mlcroissant reports, ``CLV2xx`` JSON-LD context and
 PROV-O, ``CLV3xx`` lineage, ``CLV4xx`` findings, ``CLV5xx`` family specs, ``CLV6xx``
-dataset cards, ``CLV7xx`` the local data files a descriptor distributes. :func:`codes_table` renders the table the docs show.
+dataset cards, ``CLV7xx`` the local data files a descriptor distributes, ``CLV8xx`` Croissant
+requirements that mlcroissant lets through and records depend on. :func:`codes_table` renders the table the docs show.
 """
 
 from __future__ import annotations
@@ -78,6 +79,11 @@ _TABLE = [
     Code("CLV606", "warning", "a data file the descriptor distributes is in no configs entry: the Hub's Croissant and viewer will not show it", "add a configs entry for it"),
     Code("CLV701", "error", "local FileObject or FileSet matches no file: the descriptor is here without its data (mlcroissant validates it, then reads no records)", "commit the data beside the descriptor or fix contentUrl / includes; --metadata-only skips this check"),
     Code("CLV702", "warning", "local contentUrl or includes resolves outside the descriptor's folder", "keep the data inside the descriptor's folder (or give a URL) so that the two move together"),
+    Code("CLV801", "warning", "the Dataset has no name (required by the Croissant specification; records do not depend on it)", "give the dataset a name"),
+    Code("CLV802", "error", "leaf Field with neither source nor value (in a RecordSet without data): records() yields None for it on every record", "give the field a source (or a constant value)"),
+    Code("CLV803", "error", "Field source names a FileObject or FileSet but no extract: records() fails", "add extract with a column, jsonPath or fileProperty"),
+    Code("CLV804", "warning", "RecordSet key names no field of the RecordSet (by @id, name, or @id under the RecordSet's; records() does not read keys)", "point key at @ids of the RecordSet's own fields"),
+    Code("CLV805", "error", "RecordSet with no field: its records hold nothing", "declare the RecordSet's fields"),
 ]
 
 #: Code -> :class:`Code`, in table order.
