@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Iterator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any

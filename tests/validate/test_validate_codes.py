@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import shutil
-import importlib.util
 from pathlib import Path
 
 import pytest
