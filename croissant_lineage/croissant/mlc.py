@@ -117,15 +117,15 @@ def _indexed_node_lookup() -> Iterator[None]:
     import importlib
 
     modules = [importlib.import_module(name) for name in _LOOKUP_MODULES]
-    saved = [(m, getattr(m, "node_by_uuid")) for m in modules]
+    saved = [(m, vars(m)["node_by_uuid"]) for m in modules]
     fast = _index_lookup(saved[0][1])
     try:
         for m in modules:
-            setattr(m, "node_by_uuid", fast)
+            vars(m)["node_by_uuid"] = fast
         yield
     finally:
         for m, original in saved:
-            setattr(m, "node_by_uuid", original)
+            vars(m)["node_by_uuid"] = original
 
 
 def run_mlcroissant(doc: dict[str, Any], *, inline: bool = False) -> MlcroissantRun:
