@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from croissant_lineage._io import input_guard
 from croissant_lineage._results import inert
 from croissant_lineage._version import __version__
-from croissant_lineage.cli.options import declared_inputs
-from croissant_lineage.errors import LineageError
+from croissant_lineage.cli.options import declared_inputs, missing_input
+from croissant_lineage.errors import InputError, LineageError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -75,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_commands_of(argv))
     args = parser.parse_args(argv)
     try:
+        missing = missing_input(args)
+        if missing is not None:  # before any work: nothing read, nothing written
+            raise InputError("input not found", path=missing, hint="check the path")
         with input_guard(declared_inputs(args)):  # no command writes to what it reads
             status = args.func(args)
         sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit

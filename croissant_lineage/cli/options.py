@@ -33,6 +33,7 @@ __all__ = [
     "force",
     "json_output",
     "lineage",
+    "missing_input",
     "out",
     "print_json",
     "print_result",
@@ -172,6 +173,23 @@ def declared_inputs(args: argparse.Namespace) -> list[Path]:
             if p.is_file() or (name != "family" and p.is_dir()):
                 found.append(p)
     return found
+
+
+#: Arguments that name local files or folders only (never a built-in name, a Hub id or a
+#: URL): each must exist before a command starts. ``--family`` and ``--against`` may name
+#: a built-in family; their readers say when neither exists.
+_PATH_ONLY_ARGS = ("lineage", "findings", "descriptor", "descriptors", "paths", "files", "base_card",
+                   "archives", "folder", "data_dir")
+
+
+def missing_input(args: argparse.Namespace) -> Path | None:
+    """The first local input the arguments name that does not exist (None: all do)."""
+    for name in _PATH_ONLY_ARGS:
+        value = getattr(args, name, None)
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and v and not Path(v).exists():
+                return Path(v)
+    return None
 
 
 def example_epilog(*examples: str) -> str:

@@ -6,13 +6,20 @@ only logs (absl and the root logger; nothing is printed) and any crash, and retu
 as data. Callers decide what a crash or a log line means: :func:`mlcroissant_issues`
 counts them (enrichment's before/after check); :mod:`croissant_lineage.validate.croissant`
 turns them into coded issues.
+
+mlcroissant 1.1.1 finds a node by its id with a scan of its whole structure graph
+(``node_by_uuid``), once per Field whose dataType comes from its source and once per join:
+quadratic in the number of nodes (20,001 RecordSets would take hours). While it runs here,
+:func:`_indexed_node_lookup` answers the same question from an index of the graph, built
+once per graph and rebuilt when the graph grows: the same node (the first with that id, in
+graph order), in linear time overall.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +80,54 @@ def _captured_logs() -> Iterator[_Capture]:
             lg.setLevel(level)
 
 
+#: The mlcroissant modules that call ``node_by_uuid`` by a name of their own.
+_LOOKUP_MODULES = (
+    "mlcroissant._src.structure_graph.base_node",
+    "mlcroissant._src.structure_graph.nodes.field",
+    "mlcroissant._src.structure_graph.nodes.record_set",
+    "mlcroissant._src.operation_graph.graph",
+)
+
+
+def _index_lookup(scan: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``node_by_uuid`` answered from an index: {uuid: first node of the graph with it}."""
+    indexes: dict[int, tuple[Any, int, dict[Any, Any]]] = {}
+
+    def node_by_uuid(ctx: Any, uuid: Any) -> Any:
+        graph = ctx.graph
+        size = graph.number_of_nodes()
+        held = indexes.get(id(graph))
+        if held is None or held[0] is not graph or held[1] != size:
+            index: dict[Any, Any] = {}
+            try:
+                for node in graph.nodes():
+                    index.setdefault(node.uuid, node)
+            except Exception:  # a node whose id does not compute: mlcroissant's own scan decides
+                return scan(ctx, uuid)
+            held = (graph, size, index)
+            indexes[id(graph)] = held
+        return held[2].get(uuid)
+
+    return node_by_uuid
+
+
+@contextmanager
+def _indexed_node_lookup() -> Iterator[None]:
+    """Replace mlcroissant's ``node_by_uuid`` (a scan of every node) by an indexed lookup."""
+    import importlib
+
+    modules = [importlib.import_module(name) for name in _LOOKUP_MODULES]
+    saved = [(m, vars(m)["node_by_uuid"]) for m in modules]
+    fast = _index_lookup(saved[0][1])
+    try:
+        for m in modules:
+            vars(m)["node_by_uuid"] = fast
+        yield
+    finally:
+        for m, original in saved:
+            vars(m)["node_by_uuid"] = original
+
+
 def run_mlcroissant(doc: dict[str, Any], *, inline: bool = False) -> MlcroissantRun:
     """Validate a descriptor with mlcroissant, offline.
 
@@ -96,7 +151,7 @@ def run_mlcroissant(doc: dict[str, Any], *, inline: bool = False) -> Mlcroissant
     json_ = inline_contexts(copy.deepcopy(doc)) if inline else copy.deepcopy(doc)
     ctx = mlc.Context()
     crash: Exception | None = None
-    with _captured_logs() as logs, offline_documents():
+    with _captured_logs() as logs, offline_documents(), _indexed_node_lookup():
         try:
             mlc.Metadata.from_json(ctx=ctx, json_=json_)
         except mlc.ValidationError:

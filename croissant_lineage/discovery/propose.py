@@ -519,7 +519,11 @@ def discover(
 
     Raises:
         LineageError: unreadable corpus, or an unknown dataset named twice.
+        InputError: a descriptor does not exist (checked before anything is read or written).
     """
+    for path in descriptors:
+        if not Path(path).is_file():
+            raise InputError("descriptor not found", path=path, hint="give the path of a Croissant descriptor")
     guesses: dict[str, RoleGuess] = {}
     unknown: dict[str, tuple[DatasetSpec, pa.Table]] = {}
     for path in descriptors:

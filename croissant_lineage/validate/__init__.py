@@ -17,14 +17,14 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 | CLV103 | warning | recommended property missing (mlcroissant) | add it (citeAs, datePublished, license, version) |
 | CLV104 | error | reference to a node that does not exist (mlcroissant) | fix the @id it points at |
 | CLV105 | error | field without a valid dataType (mlcroissant) | give the field (or its RecordSet) a dataType |
-| CLV106 | warning | @context lacks terms of the standard Croissant context (mlcroissant) | start from the Croissant 1.1 @context |
+| CLV106 | warning | @context lacks terms of the standard Croissant context that the descriptor uses (mlcroissant; terms it does not use are not reported) | start from the Croissant 1.1 @context |
 | CLV107 | error | mlcroissant could not process the document (or it is not a Croissant Dataset) | see the message; the descriptor is not usable by Croissant loaders |
 | CLV108 | error | mandatory property missing (mlcroissant) | add the property the message names |
 | CLV201 | error | prefix used but not declared in @context | declare it, e.g. "prov": "http://www.w3.org/ns/prov#" |
 | CLV202 | error | remote @context: cannot be checked offline, and loaders would fetch it | inline the @context object |
 | CLV203 | error | annotation / equivalentProperty not mapped in @context: silently ignored (equivalentProperty merely absent from @context: CLV208) | map them to cr:annotation and cr:equivalentProperty |
-| CLV204 | error | PROV property on the wrong kind of node | Croissant nodes are prov:Entity; put activity properties on a prov:Activity |
-| CLV205 | error | PROV property with the wrong kind of value | use a node or {"@id": ...} for relations, an ISO date-time for times |
+| CLV204 | warning | PROV property on the wrong kind of node (outside its PROV-O domain; RDF readers still read it) | Croissant nodes are prov:Entity; put activity properties on a prov:Activity |
+| CLV205 | warning | PROV property with the wrong kind of value (outside its PROV-O range: a literal for a relation, a node of the wrong kind, a time that is no date-time; RDF readers still read it) | use a node or {"@id": ...} for relations, an ISO date-time for times |
 | CLV206 | error | prov: term that PROV-O does not define | check the spelling against https://www.w3.org/TR/prov-o/ |
 | CLV207 | warning | prov: name that PROV-O does not define, as the official Croissant 1.1 examples write it (prov:isAssociatedWith, prov:locatedAt) | use the PROV-O term the message names (prov:wasAssociatedWith, prov:atLocation) |
 | CLV208 | warning | equivalentProperty used but absent from @context, as in the official Croissant 1.1 examples: mlcroissant drops it, so the annotation loses its PROV-O meaning | add "equivalentProperty": "cr:equivalentProperty" to @context |
@@ -51,6 +51,11 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 | CLV606 | warning | a data file the descriptor distributes is in no configs entry: the Hub's Croissant and viewer will not show it | add a configs entry for it |
 | CLV701 | error | local FileObject or FileSet matches no file: the descriptor is here without its data (mlcroissant validates it, then reads no records) | commit the data beside the descriptor or fix contentUrl / includes; --metadata-only skips this check |
 | CLV702 | warning | local contentUrl or includes resolves outside the descriptor's folder | keep the data inside the descriptor's folder (or give a URL) so that the two move together |
+| CLV801 | warning | the Dataset has no name (required by the Croissant specification; records do not depend on it) | give the dataset a name |
+| CLV802 | error | leaf Field with neither source nor value (in a RecordSet without data): records() yields None for it on every record | give the field a source (or a constant value) |
+| CLV803 | error | Field source names a FileObject or FileSet but no extract: records() fails | add extract with a column, jsonPath or fileProperty |
+| CLV804 | warning | RecordSet key names no field of the RecordSet (by @id, name, or @id under the RecordSet's; records() does not read keys) | point key at @ids of the RecordSet's own fields |
+| CLV805 | error | RecordSet with no field: its records hold nothing | declare the RecordSet's fields |
 """
 
 from __future__ import annotations

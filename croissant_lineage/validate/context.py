@@ -5,8 +5,13 @@ pass it silently: a prefix used but never declared in ``@context`` (``CLV201``);
 remote ``@context`` (``CLV202``); ``annotation`` / ``equivalentProperty`` used without a
 mapping, which JSON-LD then reads as ``schema.org/annotation`` and every Croissant tool
 ignores (``CLV203``); PROV-O properties on a kind of node PROV does not allow them on
-(``CLV204``), with a kind of value PROV does not allow (``CLV205``), or PROV names that
-PROV-O does not define (``CLV206``).
+(``CLV204``: outside PROV-O's domain), with a kind of value PROV does not allow (``CLV205``:
+outside its range: a literal for a relation, a node of the wrong kind, a time that is no
+date-time), or PROV names that PROV-O does not define (``CLV206``). Domain and range
+mismatches are warnings: RDF readers read the statement as written and no record changes. The
+official Croissant 1.1 examples write both: ``prov:wasAssociatedWith`` on the dataset beside
+its activities, and plain strings as the values of ``prov:wasAssociatedWith`` and
+``prov:atLocation``.
 
 Two of those the official MLCommons Croissant 1.1 examples do themselves, and mlcroissant
 accepts them: ``prov:isAssociatedWith`` and ``prov:locatedAt`` (``huggingface-squad_v2``;

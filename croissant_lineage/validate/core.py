@@ -38,6 +38,7 @@ from croissant_lineage.validate.lineage import (
     read_lineage_table,
 )
 from croissant_lineage.validate.report import Checked, Issue, ValidationReport
+from croissant_lineage.validate.structure import check_structure
 
 __all__ = ["validate"]
 
@@ -111,6 +112,7 @@ def _check_table(t: Target, where: str, index: ItemIndex, edges: dict[str, list[
 def _descriptor_issues(t: Target, where: str, files: FileCheck | None) -> list[Issue]:
     out = check_context(t.doc, where)
     out += check_with_mlcroissant(t.doc, where)
+    out += check_structure(t.doc, where)
     out += check_references(Descriptor(t.path, t.doc, t.path.parent), where)
     if files is not None:
         out += check_files(t.doc, where, files)

@@ -4,6 +4,12 @@ The descriptor is handed to ``mlcroissant.Metadata.from_json``, which runs every
 check mlcroissant has; its errors and warnings (and the "@context is not standard"
 warning it only logs) become issues ``CLV101``-``CLV108``. Nothing is re-implemented.
 
+That "@context is not standard" warning names every standard term the ``@context`` lacks,
+used or not: every official MLCommons example lacks ``equivalentProperty`` or
+``samplingRate`` without using it. Only the missing terms the descriptor uses (as a key, a
+key's prefix or an ``@type``) are reported (``CLV106``); ``equivalentProperty`` used without
+an entry is ``CLV208`` (:mod:`.context`), not reported twice.
+
 mlcroissant never touches the network here: the JSON object is passed in memory (no
 URL), and a document whose ``@context`` names a remote URL is not handed over at all
 (rdflib would fetch it); :mod:`.context` reports that as ``CLV202``.
@@ -29,6 +35,31 @@ _PATTERNS = [
     ("CLV105", re.compile(r"does not specify a valid .*dataType")),
 ]
 _NOT_STANDARD = re.compile(r"`@context` is not standard.*different keys are: (\{.*\})", re.S)
+_TERM = re.compile(r"'([^']*)'")
+_REPORTED_ELSEWHERE = frozenset({"equivalentProperty"})  # CLV208
+
+
+def _used_terms(doc: dict[str, Any]) -> set[str]:
+    """The terms a descriptor writes: keys, their prefixes, ``@type`` values and their prefixes."""
+    used: set[str] = set()
+    for _path, node in walk(doc, skip_keys=frozenset({"@context", "data", "examples"})):
+        names = [k for k in node if not k.startswith("@")]
+        types = node.get("@type")
+        names += [t for t in (types if isinstance(types, list) else [types]) if isinstance(t, str)]
+        for name in names:
+            used.add(name)
+            if ":" in name:
+                used.add(name.split(":", 1)[0])
+    return used
+
+
+def _missing_used(message: str, doc: dict[str, Any]) -> list[str]:
+    """The standard terms mlcroissant says the ``@context`` lacks that ``doc`` uses."""
+    m = _NOT_STANDARD.search(message)
+    if not m:
+        return []
+    missing = set(_TERM.findall(m.group(1))) - _REPORTED_ELSEWHERE
+    return sorted(missing & _used_terms(doc)) if missing else []
 
 
 def _id_pointers(doc: dict[str, Any]) -> dict[str, str]:
@@ -84,9 +115,10 @@ def check_with_mlcroissant(doc: dict[str, Any], where: str) -> list[Issue]:
             text = f"{message} [{context}]" if context and loc is None else message
             out.append(issue(_code_for(message, default), text, f"{where}#{loc or ''}"))
     for message in run.logs:
-        m = _NOT_STANDARD.search(message)
-        if m:
-            out.append(issue("CLV106", f"@context lacks standard Croissant terms {m.group(1)}", f"{where}#/@context"))
+        terms = _missing_used(message, doc)
+        if terms:
+            out.append(issue("CLV106", f"@context lacks standard Croissant terms that the descriptor uses: "
+                             f"{', '.join(terms)}", f"{where}#/@context"))
     if crashed and not any(i.severity == "error" for i in out):
         out.append(issue("CLV107", f"mlcroissant failed: {crashed}", f"{where}#"))
     return sorted(set(out))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,26 @@ def test_references_check_agrees_with_mlcroissant_records():
     bad = mlc.Dataset(str(VALIDATE_FIXTURES / "CLV305" / "croissant.json"))
     with pytest.raises(mlc.GenerationError):
         list(bad.records("items"))
+
+
+def test_structure_errors_agree_with_mlcroissant_records():
+    """mlcroissant validates the CLV802/CLV803 descriptors, then records() yields None for the
+    field without a source on every record, or fails on the source without an extract."""
+    mlc = pytest.importorskip("mlcroissant")
+    no_source = mlc.Dataset(str(VALIDATE_FIXTURES / "CLV802" / "croissant.json"))
+    records = list(no_source.records("items"))
+    assert len(records) == 3 and {r["items/answer"] for r in records} == {None}
+    no_extract = mlc.Dataset(str(VALIDATE_FIXTURES / "CLV803" / "croissant.json"))
+    with pytest.raises(mlc.GenerationError):
+        list(no_extract.records("items"))
+
+
+def test_no_name_and_a_field_without_source_is_invalid(tmp_path: Path):
+    doc = json.loads((VALIDATE_FIXTURES / "CLV802" / "croissant.json").read_text("utf-8"))
+    doc.pop("name")
+    folder = tmp_path / "d"
+    shutil.copytree(VALIDATE_FIXTURES / "CLV802", folder)
+    (folder / "croissant.json").write_text(json.dumps(doc), "utf-8")
+    report = validate(folder / "croissant.json")
+    assert not report.valid
+    assert [(i.code, i.severity) for i in report.issues] == [("CLV801", "warning"), ("CLV802", "error")]

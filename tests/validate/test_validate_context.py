@@ -111,6 +111,37 @@ def test_mlcroissant_issue_points_at_the_node():
     assert [i.where for i in hits] == ["d.json#/recordSet/1/field/3"]
 
 
+def test_activity_property_on_the_dataset_is_a_warning():
+    """As a Croissant 1.1 example writes it: prov:wasAssociatedWith on the dataset beside
+    its activities (outside PROV-O's domain, read as written): CLV204, a warning."""
+    from croissant_lineage.validate.codes import CODES
+
+    doc = _with(**{"prov:wasAssociatedWith": {"@type": "prov:Agent", "@id": "https://example.org/annotators"},
+                   "prov:wasGeneratedBy": {"@type": "prov:Activity", "prov:label": "annotation round"}})
+    assert _codes(doc) == [("CLV204", "/prov:wasAssociatedWith")]
+    assert CODES["CLV204"].severity == CODES["CLV205"].severity == "warning"
+    assert CODES["CLV206"].severity == "error"
+
+
+def test_missing_standard_term_reported_only_when_used():
+    """mlcroissant names every standard term the @context lacks; CLV106 keeps those the
+    descriptor uses (every official example lacks samplingRate or equivalentProperty unused)."""
+    unused = copy.deepcopy(BASE)
+    for term in ("samplingRate", "examples"):
+        unused["@context"].pop(term)
+    assert "CLV106" not in {i.code for i in check_with_mlcroissant(unused, "d.json")}
+    used = copy.deepcopy(unused)
+    used["@context"].pop("citeAs")
+    hits = [i for i in check_with_mlcroissant(used, "d.json") if i.code == "CLV106"]
+    assert [(i.severity, i.where, i.message.rsplit(": ", 1)[1]) for i in hits] == [
+        ("warning", "d.json#/@context", "citeAs")]
+    prefixed = copy.deepcopy(BASE)
+    prefixed["@context"].pop("rai")
+    prefixed["rai:dataCollection"] = "invented"
+    hits = [i for i in check_with_mlcroissant(prefixed, "d.json") if i.code == "CLV106"]
+    assert [i.message.rsplit(": ", 1)[1] for i in hits] == ["rai"]
+
+
 # --- real data ------------------------------------------------------------------------
 
 
