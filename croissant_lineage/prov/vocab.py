@@ -1,4 +1,4 @@
-"""The PROV-O vocabulary of the library: namespaces, the mark, activity classes, labels, values.
+"""The PROV-O vocabulary of the library: namespaces, the mark, activity classes, minted IRIs, values.
 
 Everything :mod:`croissant_lineage.prov.graph` (the nodes and the graph) and
 :mod:`croissant_lineage.enrich` (the descriptors) must spell the same way is declared here
@@ -19,8 +19,8 @@ path or the machine: the same inputs give the same IRIs anywhere. Under the fami
 * ``F/derivation/<child dataset>/<child item>#<parent dataset>/<parent item>``: an item
   derivation (item ids percent-encoded as in item IRIs, so ``#`` occurs once);
 * ``F/activity/linking[/<time>]``, ``F/activity/enrichment/<descriptor>[/<time>]``: the
-  library's own activities (the time in the IRI when one is recorded: two runs at two
-  times are two activities);
+  library's own activities (the time, ``20231114T221320Z``, in the IRI when one is
+  recorded: two runs at two times are two activities);
 * ``F/agent/<source name>``: a findings source that has no URL of its own.
 """
 
@@ -191,7 +191,9 @@ _ITEM_SAFE = "/:@-._~"
 
 
 def _stamped(base: str, time: str | None) -> str:
-    return base if time is None else f"{base}/{time}"
+    """``base``, then ``/<time>`` in ISO 8601's basic format (``20231114T221320Z``: no ``:``,
+    which would end a PROV-N prefix)."""
+    return base if time is None else f"{base}/{time.replace('-', '').replace(':', '')}"
 
 
 def linking_iri(family: str, time: str | None = None) -> str:
