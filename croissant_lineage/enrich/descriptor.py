@@ -50,7 +50,13 @@ from croissant_lineage.prov.graph import (
     dataset_nodes,
     enrichment_node,
 )
-from croissant_lineage.prov.vocab import PROV_CONTEXT, code, resolve_time
+from croissant_lineage.prov.vocab import (
+    PROV_CONTEXT,
+    code,
+    enrichment_iri,
+    family_iri,
+    resolve_time,
+)
 
 __all__ = [
     "CROISSANT_TERMS",
@@ -203,9 +209,13 @@ def _enrich(
     extra = extra or _Additions()
     terms = {**PROV_CONTEXT, **extra.terms}
     added_terms = ensure_context(out, terms, path=path)
-    nodes = dataset_nodes(_label(base), parents)
+    label = _label(base)
+    family = family_iri(label)  # a descriptor enriched alone is a family of its own
+    stamp = resolve_time(time)
+    nodes = dataset_nodes(label, parents, family=family)
     enrichment = enrichment_node(
-        time=resolve_time(time),
+        iri=enrichment_iri(family, label, stamp),
+        time=stamp,
         used=[used_descriptor(base), *extra.used],
         added_context_terms=added_terms,
     )

@@ -61,14 +61,16 @@ from croissant_lineage.lineage.model import Lineage, items_without_records, rele
 from croissant_lineage.prov.graph import (
     enrichment_node,
     family_dataset_node,
+    family_iri_of,
 )
 from croissant_lineage.prov.vocab import (
     MARK,
     PROV_CONTEXT,
-    activity_id,
+    activity_iri,
     code,
     derivation_class,
-    derivation_id,
+    derivation_iri,
+    enrichment_iri,
     resolve_time,
     schema_node_iri,
 )
@@ -182,10 +184,12 @@ def _find_field(rs: dict[str, Any], name: str) -> dict[str, Any] | None:
     return None
 
 
-def _qualified(child_label: str, parent_label: str, parent_iri: str, activity: str, aid: str) -> dict[str, Any]:
+def _qualified(
+    family: str, child_label: str, parent_label: str, parent_iri: str, activity: str, aid: str
+) -> dict[str, Any]:
     return {
         "@index": MARK,
-        "@id": derivation_id(parent_label, child_label),
+        "@id": derivation_iri(family, parent_label, child_label),
         "@type": derivation_class(activity),
         "prov:entity": {"@id": parent_iri},
         "prov:hadActivity": {"@id": aid},
@@ -193,16 +197,18 @@ def _qualified(child_label: str, parent_label: str, parent_iri: str, activity: s
 
 
 def _schema_level(
-    rs: dict[str, Any], child: Any, parent: Any, activity: str, path: Path
+    rs: dict[str, Any], child: Any, parent: Any, activity: str, path: Path, family: str
 ) -> None:
-    """RecordSet- and Field-level derivations of ``child`` (a DatasetSpec) from ``parent``."""
-    aid = activity_id(activity, parent.name, child.name)
+    """RecordSet- and Field-level derivations of ``child`` (a DatasetSpec) from ``parent``
+    (IRIs minted under ``family``)."""
+    aid = activity_iri(family, activity, parent.name, child.name)
     rs_iri = schema_node_iri(parent.iri, parent.record_set)
     _add_derived_from(rs, [rs_iri], path)
     add_values(
         rs,
         "prov:qualifiedDerivation",
-        [_qualified(f"{child.name}/{child.record_set}", f"{parent.name}/{parent.record_set}", rs_iri, activity, aid)],
+        [_qualified(family, f"{child.name}/{child.record_set}", f"{parent.name}/{parent.record_set}",
+                    rs_iri, activity, aid)],
         iri=PROV_NS + "qualifiedDerivation",
         path=path,
     )
@@ -220,7 +226,8 @@ def _schema_level(
                 fnode,
                 "prov:qualifiedDerivation",
                 [
-                    _qualified(f"{child.name}/{child.record_set}/{cf}", f"{parent.name}/{parent.record_set}/{pf}", i, activity, aid)
+                    _qualified(family, f"{child.name}/{child.record_set}/{cf}",
+                               f"{parent.name}/{parent.record_set}/{pf}", i, activity, aid)
                     for pf, i in zip(theirs, iris, strict=True)
                 ],
                 iri=PROV_NS + "qualifiedDerivation",
@@ -378,6 +385,7 @@ class FamilyRun:
         places: Where each descriptor is written (:class:`Place`).
         in_place: Each descriptor is written beside its data (not into ``out``).
         rebase: The benchmark's relative paths are rewritten to resolve from ``out``.
+        family: The family's IRI (activities and derivations are named under it).
         write_to: Where :func:`enrich_descriptor_file` writes (set by the caller: the
             temporary folder swapped in as ``out`` at the end).
     """
@@ -396,8 +404,10 @@ class FamilyRun:
     info: dict[str, Any] = field(init=False)
     iris: dict[str, str] = field(init=False)
     derivations: list[Any] = field(init=False)
+    family: str = field(init=False)
 
     def __post_init__(self) -> None:
+        self.family = family_iri_of(self.lin.family)
         self.info = {d["name"]: d for d in self.lin.family.get("datasets", [])}
         self.iris = {name: d["iri"] for name, d in self.info.items()}
         self.derivations = list(self.lin.family.get("derivations", []))
@@ -516,22 +526,27 @@ def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence
         for r in run.spec.derivations:
             parent = run.spec.datasets.get(r.parent)
             if r.child == d.name and parent is not None and parent.has_items and parent.record_set:
-                _schema_level(rs, d, parent, r.activity, desc_path)
+                _schema_level(rs, d, parent, r.activity, desc_path, run.family)
 
 
 def _add_dataset_level(
     run: FamilyRun, doc_out: dict[str, Any], names: Sequence[str], used: list[dict[str, Any]],
-    added_terms: list[str], desc_path: Path,
+    added_terms: list[str], desc_path: Path, stem: str,
 ) -> None:
-    """Dataset-level PROV: parents, their activities, the enrichment, the family datasets."""
+    """Dataset-level PROV: parents, their activities, the enrichment (named by the output
+    file stem), the family datasets."""
     iris = run.iris
-    family_nodes = [family_dataset_node(run.info[n], run.derivations, iris) for n in names if n in run.info]
+    family_nodes = [
+        family_dataset_node(run.info[n], run.derivations, iris, family=run.family) for n in names if n in run.info
+    ]
     parents = [r for r in run.derivations if r["child"] in names and r["parent"] in iris]
     parent_refs = list(dict.fromkeys(iris[r["parent"]] for r in parents))
-    enrichment = enrichment_node(time=run.stamp, used=used, added_context_terms=added_terms)
+    enrichment = enrichment_node(
+        iri=enrichment_iri(run.family, stem, run.stamp), time=run.stamp, used=used, added_context_terms=added_terms
+    )
     _add_derived_from(doc_out, parent_refs, desc_path)
     generated = [
-        {"@index": MARK, "@id": activity_id(r["activity"], r["parent"], r["child"])} for r in parents
+        {"@index": MARK, "@id": activity_iri(run.family, r["activity"], r["parent"], r["child"])} for r in parents
     ]
     add_values(doc_out, "prov:wasGeneratedBy", [*generated, enrichment], iri=PROV_NS + "wasGeneratedBy", path=desc_path)
     add_values(doc_out, "cl:familyDataset", family_nodes, iri=CL_NS + "familyDataset", path=desc_path)
@@ -574,7 +589,7 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     used = [used_descriptor(base), _used_lineage(run.lin, names, counts["lineage"])]
     if run.found:
         used.append({"@type": ["prov:Entity", "cl:FindingsSet"], "cl:findings": counts["findings"]})
-    _add_dataset_level(run, doc_out, names, used, added_terms, desc_path)
+    _add_dataset_level(run, doc_out, names, used, added_terms, desc_path, stem)
     seal(doc_out, base)
     note_rebased(doc_out, rebased)
     target = place.folder / place.name

@@ -3,8 +3,8 @@
 Every JSON object the library adds to a descriptor carries ``"@index": "croissant-lineage"``
 (:data:`~croissant_lineage.prov.vocab.MARK`; a JSON-LD keyword: kept by JSON-LD processors,
 no triple). A user's own node may carry that same ``@index`` (it is an ordinary JSON-LD
-value), so the mark alone never decides: the enrichment activity (the marked node
-``_:cl-enrichment``) lists in ``cl:addedNodes`` the JSON pointer of every node the
+value), so the mark alone never decides: the enrichment activity (the marked node typed
+``cl:Enrichment``; ``_:cl-enrichment`` before enrichment activities had IRIs) lists in ``cl:addedNodes`` the JSON pointer of every node the
 enrichment added (:func:`seal`), and in ``cl:addedContextTerms`` the ``@context`` terms it
 added. :func:`strip_enrichment` removes exactly a marked node at a listed pointer and those
 terms, so ``strip_enrichment(enrich_descriptor(doc, ...)) == doc`` whatever ``doc`` holds;
@@ -33,8 +33,8 @@ from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.prov.vocab import MARK
 
 __all__ = [
-    "ADDED_NODES", "ENRICHMENT_ID", "REBASED", "is_our_descriptor", "is_ours", "note_rebased", "restore_values", "seal",
-    "strip_enrichment",
+    "ADDED_NODES", "ENRICHMENT_ID", "ENRICHMENT_TYPE", "REBASED", "is_our_descriptor", "is_ours", "note_rebased",
+    "restore_values", "seal", "strip_enrichment",
 ]
 
 #: The enrichment activity's property listing the JSON pointers of the nodes it added.
@@ -42,8 +42,11 @@ ADDED_NODES = "cl:addedNodes"
 #: The enrichment activity's property listing the values it rewrote (``cl:at``: a JSON
 #: pointer; ``cl:original``: the value there before, as JSON text).
 REBASED = "cl:rebasedValues"
-#: The ``@id`` of the enrichment activity node (see ``prov.graph.enrichment_node``).
+#: The ``@id`` of the enrichment activity node written by versions before it had an IRI;
+#: now the node is known by its type, :data:`ENRICHMENT_TYPE` (see ``prov.graph.enrichment_node``).
 ENRICHMENT_ID = "_:cl-enrichment"
+#: The type that marks the enrichment activity node.
+ENRICHMENT_TYPE = "cl:Enrichment"
 
 
 def is_ours(value: Any) -> bool:
@@ -65,8 +68,15 @@ def _marked(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _activities(doc: Any) -> list[dict[str, Any]]:
-    """The enrichment activity nodes of a document (marked, ``@id`` :data:`ENRICHMENT_ID`)."""
-    return [node for _, node in _marked(doc) if node.get("@id") == ENRICHMENT_ID]
+    """The enrichment activity nodes of a document (marked, see :func:`_is_enrichment`)."""
+    return [node for _, node in _marked(doc) if _is_enrichment(node)]
+
+
+def _is_enrichment(node: dict[str, Any]) -> bool:
+    """A marked node is the enrichment activity: typed :data:`ENRICHMENT_TYPE` (or, as
+    older versions wrote it, ``@id`` :data:`ENRICHMENT_ID`)."""
+    types = node.get("@type")
+    return node.get("@id") == ENRICHMENT_ID or ENRICHMENT_TYPE in (types if isinstance(types, list) else [types])
 
 
 def seal(doc: dict[str, Any], base: Any) -> None:
@@ -86,7 +96,7 @@ def seal(doc: dict[str, Any], base: Any) -> None:
     """
     before = {at for at, _ in _marked(base)}
     added = [(at, node) for at, node in _marked(doc) if at not in before]
-    activity = [node for _, node in added if node.get("@id") == ENRICHMENT_ID]
+    activity = [node for _, node in added if _is_enrichment(node)]
     if len(activity) != 1:
         raise ValueError("an enriched document holds exactly one new enrichment activity")
     activity[0][ADDED_NODES] = [at for at, _ in added]

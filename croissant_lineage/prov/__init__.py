@@ -1,11 +1,12 @@
 """PROV-O: the provenance graph of a linked family and its serialisations.
 
-* :mod:`.vocab`: namespaces, the mark, activity classes, stable labels, value objects, time;
+* :mod:`.vocab`: namespaces, the mark, activity classes, the IRIs minted under a family, value objects, time;
 * :mod:`.graph`: the JSON-LD nodes (shared with enrichment) and the rdflib graph;
 * :mod:`.triples`: the same triples as Arrow columns of N-Triples lines (no rdflib object
   per triple), :mod:`.terms` their spelling;
 * :mod:`.stream`: sorting them in bounded memory and writing N-Triples, Turtle, JSON-LD;
-* :mod:`.serialize`: formats, deterministic bytes, the file mark, :func:`write_prov`.
+* :mod:`.serialize`: formats, deterministic bytes, the file mark, :func:`write_prov`;
+* :mod:`.constraints`: the PROV-CONSTRAINTS checks of a graph (N-Triples lines or rdflib).
 """
 
 from croissant_lineage.prov.graph import (
@@ -31,11 +32,13 @@ from croissant_lineage.prov.vocab import (
     MARK,
     PROV_CONTEXT,
     activity_class,
-    activity_id,
+    activity_iri,
     code,
     derivation_class,
-    derivation_id,
+    derivation_iri,
+    family_iri,
     finding_iri,
+    item_derivation_iri,
     resolve_time,
     schema_node_iri,
     text,
@@ -52,17 +55,19 @@ __all__ = [
     "ParentLink",
     "ProvResult",
     "activity_class",
-    "activity_id",
+    "activity_iri",
     "build_graph",
     "code",
     "dataset_nodes",
     "derivation_class",
-    "derivation_id",
+    "derivation_iri",
     "enrichment_node",
     "family_dataset_node",
     "family_graph",
+    "family_iri",
     "finding_iri",
     "is_prov_file",
+    "item_derivation_iri",
     "resolve_time",
     "schema_node_iri",
     "serialize",

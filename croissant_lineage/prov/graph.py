@@ -17,9 +17,11 @@ Two outputs share one vocabulary and one set of builders, so they cannot drift a
 
 Identifiers: datasets and items are IRIs (the family spec's dataset IRI, and
 :func:`croissant_lineage.lineage.schema.item_iri`); the library is a ``prov:SoftwareAgent``
-with a versioned IRI in the ``cl:`` namespace; activities and qualified derivations
-are blank nodes with stable labels (``_:cl-activity-...``), so graphs are compared with
-:mod:`rdflib.compare`, never as text.
+with a versioned IRI in the ``cl:`` namespace; activities, qualified derivations and
+agents without a URL get IRIs minted under the family's IRI (:func:`family_iri_of`; the
+scheme is in :mod:`croissant_lineage.prov.vocab`). No blank node names an activity, a
+derivation or an agent, so every one can be referred to from another document and
+written in PROV-N.
 
 Time is never read from the clock: activities carry a time only when one is given
 (an argument, or ``SOURCE_DATE_EPOCH``; see :func:`resolve_time`).
@@ -34,7 +36,7 @@ from typing import Any
 
 import pyarrow as pa
 import rdflib
-from rdflib import RDF, XSD, BNode, Literal, URIRef
+from rdflib import RDF, XSD, Literal, URIRef
 
 from croissant_lineage._version import __version__
 from croissant_lineage.croissant.jsonld import to_graph
@@ -48,13 +50,17 @@ from croissant_lineage.prov.vocab import (
     PROV_CONTEXT,
     SDO,
     activity_class,
-    activity_id,
+    activity_iri,
+    agent_iri,
     code,
     derivation_class,
-    derivation_id,
+    derivation_iri,
+    documented_iri,
+    family_iri,
     finding_iri,
+    item_derivation_iri,
+    linking_iri,
     resolve_time,
-    slug,
     text,
 )
 
@@ -67,6 +73,7 @@ __all__ = [
     "enrichment_node",
     "family_dataset_node",
     "family_graph",
+    "family_iri_of",
     "header_graph",
     "parent_activities",
 ]
@@ -118,26 +125,34 @@ def _time_value(time: str) -> dict[str, str]:
     return {"@value": time, "@type": "xsd:dateTime"}
 
 
-def dataset_nodes(child: str, parents: Sequence[ParentLink]) -> DatasetProv:
+def family_iri_of(family: Mapping[str, Any]) -> str:
+    """The IRI of a family given as ``Lineage.family`` (from its name: :func:`family_iri`)."""
+    return family_iri(str(family.get("name") or "family"))
+
+
+def dataset_nodes(child: str, parents: Sequence[ParentLink], *, family: str | None = None) -> DatasetProv:
     """JSON-LD nodes saying dataset ``child`` derives from ``parents``, each by its activity.
 
     Args:
-        child: The child dataset's short name (labels only).
+        child: The child dataset's short name (in the minted IRIs).
         parents: Its derivations; a repeated parent is kept once.
+        family: The IRI the nodes' IRIs are minted under; default: ``child`` alone is the
+            family (``family_iri(child)``).
 
     Returns:
-        One activity node per parent (label :func:`activity_id`), typed
+        One activity node per parent (IRI :func:`activity_iri`), typed
         ``prov:Activity`` and its ``cl:`` kind class, that ``prov:used`` the parent; one
-        qualified derivation per parent (label :func:`derivation_id`) pointing at the
+        qualified derivation per parent (IRI :func:`derivation_iri`) pointing at the
         parent and that activity. Every node carries ``"@index": MARK``.
     """
+    base = family if family is not None else family_iri(child)
     derived: list[dict[str, Any]] = []
     qualified: list[dict[str, Any]] = []
     activities: list[dict[str, Any]] = []
     seen: set[str] = set()
     for p in parents:
         pname = p.name or p.iri
-        aid = activity_id(p.activity, pname, child)
+        aid = activity_iri(base, p.activity, pname, child)
         if p.iri in seen:
             continue
         seen.add(p.iri)
@@ -145,7 +160,7 @@ def dataset_nodes(child: str, parents: Sequence[ParentLink]) -> DatasetProv:
         qualified.append(
             {
                 "@index": MARK,
-                "@id": derivation_id(pname, child),
+                "@id": derivation_iri(base, pname, child),
                 "@type": derivation_class(p.activity),
                 "prov:entity": {"@id": p.iri},
                 "prov:hadActivity": {"@id": aid},
@@ -166,6 +181,7 @@ def dataset_nodes(child: str, parents: Sequence[ParentLink]) -> DatasetProv:
 
 def enrichment_node(
     *,
+    iri: str,
     time: str | None = None,
     used: Sequence[Mapping[str, Any]] = (),
     added_context_terms: Sequence[str] = (),
@@ -173,17 +189,19 @@ def enrichment_node(
     """The enrichment activity: this library wrote the PROV into the descriptor.
 
     Args:
+        iri: The activity's IRI (:func:`~croissant_lineage.prov.vocab.enrichment_iri`).
         time: ``prov:endedAtTime`` (formatted by :func:`resolve_time`); omitted if None.
         used: Entities the enrichment read (``prov:used``), as JSON-LD nodes.
         added_context_terms: ``@context`` terms the enrichment added (kept in
             ``cl:addedContextTerms`` so that a later run can remove exactly those).
 
     Returns:
-        The node (``"@index": MARK``, blank-node id ``_:cl-enrichment``).
+        The node (``"@index": MARK``, ``@id`` ``iri``, typed ``cl:Enrichment``: how
+        :mod:`croissant_lineage.enrich.marks` finds it).
     """
     node: dict[str, Any] = {
         "@index": MARK,
-        "@id": "_:cl-enrichment",
+        "@id": iri,
         "@type": ["prov:Activity", "cl:Enrichment"],
         "prov:wasAssociatedWith": agent_node(),
     }
@@ -211,6 +229,8 @@ def family_dataset_node(
     info: Mapping[str, Any],
     derivations: Sequence[Mapping[str, Any]],
     iris: Mapping[str, str],
+    *,
+    family: str,
 ) -> dict[str, Any]:
     """A family dataset as a PROV entity, with its dataset-level derivations.
 
@@ -222,6 +242,8 @@ def family_dataset_node(
             documented-coverage ones whose parent is this dataset become
             ``cl:documentedDerivation`` nodes (there is no descriptor for that child).
         iris: Dataset name -> IRI (for parents and documented children).
+        family: The family's IRI (:func:`family_iri_of`), under which activities and
+            derivations are named.
 
     Returns:
         The JSON-LD node (``"@index": MARK``, ``@id`` the dataset IRI). The same node is
@@ -245,9 +267,9 @@ def family_dataset_node(
         qualified = []
         activities = []
         for r in parents:
-            aid = activity_id(r["activity"], r["parent"], name)
+            aid = activity_iri(family, r["activity"], r["parent"], name)
             q: dict[str, Any] = {
-                "@id": derivation_id(r["parent"], name),
+                "@id": derivation_iri(family, r["parent"], name),
                 "@type": derivation_class(r["activity"]),
                 "prov:entity": {"@id": iris[r["parent"]], "sc:name": code(r["parent"])},
                 "prov:hadActivity": {"@id": aid},
@@ -276,7 +298,7 @@ def family_dataset_node(
         docs = []
         for r in documented:
             d: dict[str, Any] = {
-                "@id": f"_:cl-{slug(r['child'])}--documented--{slug(name)}",
+                "@id": documented_iri(family, name, r["child"]),
                 "@type": "cl:DocumentedDerivation",
                 "cl:derivative": {"@id": iris[r["child"]], "sc:name": code(r["child"])},
                 "cl:activityKind": code(r["activity"]),
@@ -297,7 +319,8 @@ def family_graph(family: Mapping[str, Any]) -> rdflib.Graph:
     """
     iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
     derivations = list(family.get("derivations", []))
-    nodes = [family_dataset_node(d, derivations, iris) for d in family.get("datasets", [])]
+    base = family_iri_of(family)
+    nodes = [family_dataset_node(d, derivations, iris, family=base) for d in family.get("datasets", [])]
     return to_graph({"@context": dict(PROV_CONTEXT), "@graph": nodes})
 
 
@@ -313,20 +336,17 @@ def _parents_by_child(family: Mapping[str, Any]) -> dict[str, list[ParentLink]]:
     return out
 
 
-def _bnode(label: str) -> BNode:
-    return BNode(label.removeprefix("_:"))
-
-
 def _add_edges(
     graph: rdflib.Graph,
     edges: pa.Table,
     iris: Mapping[str, str],
     activities: Mapping[tuple[str, str], str],
+    family: str,
 ) -> int:
     """Item-level derivations; returns the number of edges added.
 
-    ``activities`` maps (child dataset, parent dataset) to the label of the
-    dataset-level activity each item derivation points at.
+    ``activities`` maps (child dataset, parent dataset) to the IRI of the
+    dataset-level activity each item derivation points at; ``family`` is the family's IRI.
     """
     cols = {name: edges.column(name).to_pylist() for name in edges.column_names}
     cache: dict[tuple[type, Any], Literal] = {}
@@ -349,13 +369,12 @@ def _add_edges(
         child = URIRef(item_iri(iris[cds], cols["child_item"][i]))
         parent = URIRef(item_iri(iris[pds], cols["parent_item"][i]))
         kind = cols["activity"][i]
-        d = BNode(f"cl-edge-{i}")
+        d = URIRef(item_derivation_iri(family, cds, cols["child_item"][i], pds, cols["parent_item"][i]))
         add((child, PROV.wasDerivedFrom, parent))
         add((child, PROV.qualifiedDerivation, d))
         add((d, RDF.type, PROV[derivation_class(kind).split(":")[1]]))
         add((d, PROV.entity, parent))
-        label = activities.get((cds, pds)) or activity_id(kind, pds, cds)
-        add((d, PROV.hadActivity, _bnode(label)))
+        add((d, PROV.hadActivity, URIRef(activities.get((cds, pds)) or activity_iri(family, kind, pds, cds))))
         add((d, CL.method, lit(cols["method"][i])))
         add((d, CL.score, lit(float(cols["score"][i]))))
         for col, prop, cast in (
@@ -389,7 +408,7 @@ def _add_items(graph: rdflib.Graph, items: pa.Table, iris: Mapping[str, str]) ->
         graph.add((URIRef(iris[ds]), PROV.hadMember, node))
 
 
-def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[str, str]) -> None:
+def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[str, str], family: str) -> None:
     from croissant_lineage.lineage.schema import split_ref
 
     for f in findings:
@@ -417,7 +436,7 @@ def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[st
             graph.add((node, CL.evidence, Literal(ev)))
         src = getattr(f, "source", None)
         if src is not None:
-            agent = URIRef(src.url) if getattr(src, "url", None) else BNode(f"cl-source-{slug(src.name)}")
+            agent = URIRef(src.url if getattr(src, "url", None) else agent_iri(family, src.name))
             graph.add((node, PROV.wasAttributedTo, agent))
             graph.add((agent, RDF.type, PROV.Agent))
             graph.add((agent, SDO.name, Literal(src.name)))
@@ -454,16 +473,18 @@ def build_graph(
     graph = header_graph(family, time)
     if items:
         _add_items(graph, lineage.items, iris)
-    _add_edges(graph, lineage.edges, iris, parent_activities(family))
+    base = family_iri_of(family)
+    _add_edges(graph, lineage.edges, iris, parent_activities(family), base)
     if findings is not None:
-        _add_findings(graph, findings, iris)
+        _add_findings(graph, findings, iris, base)
     return graph
 
 
 def parent_activities(family: Mapping[str, Any]) -> dict[tuple[str, str], str]:
-    """(child dataset, parent dataset) -> label of the dataset-level activity between them."""
+    """(child dataset, parent dataset) -> IRI of the dataset-level activity between them."""
+    base = family_iri_of(family)
     return {
-        (child, p.name or p.iri): activity_id(p.activity, p.name or p.iri, child)
+        (child, p.name or p.iri): activity_iri(base, p.activity, p.name or p.iri, child)
         for child, links in _parents_by_child(family).items()
         for p in links
     }
@@ -477,7 +498,8 @@ def header_graph(family: Mapping[str, Any], time: str | datetime | int | None = 
     graph.bind("cl", CL)
     graph.bind("sc", SDO)
     graph += family_graph(family)
-    linking = _bnode("_:cl-linking")
+    stamp = resolve_time(time)
+    linking = URIRef(linking_iri(family_iri_of(family), stamp))
     graph.add((linking, RDF.type, PROV.Activity))
     graph.add((linking, RDF.type, CL.Linking))
     graph.add((linking, PROV.wasAssociatedWith, URIRef(AGENT_IRI)))
@@ -485,7 +507,6 @@ def header_graph(family: Mapping[str, Any], time: str | datetime | int | None = 
     graph.add((URIRef(AGENT_IRI), RDF.type, PROV.SoftwareAgent))
     graph.add((URIRef(AGENT_IRI), SDO.name, Literal("croissant-lineage")))
     graph.add((URIRef(AGENT_IRI), SDO.softwareVersion, Literal(__version__)))
-    stamp = resolve_time(time)
     if stamp is not None:
         graph.add((linking, PROV.endedAtTime, Literal(stamp, datatype=XSD.dateTime)))
     return graph

@@ -161,8 +161,10 @@ class SortedLines:
             yield from _data(block).splitlines(keepends=True)
 
 
-#: Lines per block of a spilled run (and per merge round and run).
-BLOCK_LINES = 32_768
+#: Lines per block of a spilled run (and per merge round and run). The merge holds one block
+#: of every run: 8,192 lines keep the MMLU family's N-Triples export (whose lines
+#: name item derivations by IRI) at 365 MB peak, where 32,768 took 509 MB, at the same speed.
+BLOCK_LINES = 8_192
 
 _SCHEMA = pa.schema([pa.field("line", pa.large_string())])
 

@@ -28,7 +28,7 @@ from croissant_lineage._io import note_input, read_json
 from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.model import LINEAGE_FILES
-from croissant_lineage.prov.graph import header_graph, parent_activities
+from croissant_lineage.prov.graph import family_iri_of, header_graph, parent_activities
 from croissant_lineage.prov.terms import (
     XSD_BOOLEAN,
     XSD_INTEGER,
@@ -39,7 +39,7 @@ from croissant_lineage.prov.terms import (
     py_literal,
     utf8_lines,
 )
-from croissant_lineage.prov.vocab import activity_id, derivation_class, finding_iri, slug
+from croissant_lineage.prov.vocab import activity_iri, agent_iri, derivation_class, finding_iri
 
 __all__ = [
     "Datasets",
@@ -69,11 +69,14 @@ class Datasets:
 
     Args:
         iris: Dataset name -> dataset IRI (checked: see :func:`~croissant_lineage.prov.terms.iri`).
+        family: The family's IRI (item derivations are named under it).
     """
 
-    def __init__(self, iris: Mapping[str, str]) -> None:
+    def __init__(self, iris: Mapping[str, str], family: str) -> None:
         names = list(iris)
         self.names = pa.array(names, pa.string())
+        #: ``<family iri>/derivation/<name>/`` per dataset (item derivations start so).
+        self.derivations = pa.array([iri(f"{family}/derivation/{n}/")[:-1] for n in names], pa.string())
         #: ``<dataset iri>`` per dataset.
         self.terms = pa.array([iri(iris[n]) for n in names], pa.string())
         #: ``<item iri prefix#`` per dataset (the item id and ``>`` follow).
@@ -85,7 +88,18 @@ class Datasets:
 
     def item_terms(self, index: pa.Array, items: pa.Array) -> pa.Array:
         """``<item iri>`` of each (dataset index, item id)."""
-        return pc.binary_join_element_wise(self.bases.take(index), _quoted(items), ">", "")
+        return self.quoted_terms(index, _quoted(items))
+
+    def quoted_terms(self, index: pa.Array, quoted: pa.Array) -> pa.Array:
+        """``<item iri>`` of each (dataset index, percent-encoded item id)."""
+        return pc.binary_join_element_wise(self.bases.take(index), quoted, ">", "")
+
+    def derivation_terms(self, cidx: pa.Array, cquoted: pa.Array, pidx: pa.Array, pquoted: pa.Array) -> pa.Array:
+        """``<item derivation iri>`` of each edge (see
+        :func:`~croissant_lineage.prov.vocab.item_derivation_iri`)."""
+        return pc.binary_join_element_wise(
+            self.derivations.take(cidx), cquoted, "#", self.names.take(pidx), "/", pquoted, ">", ""
+        )
 
 
 def _quoted(items: pa.Array) -> pa.Array:
@@ -136,14 +150,14 @@ _PROPS = {
 
 def edge_lines(
     batch: pa.RecordBatch | pa.Table,
-    offset: int,
     ds: Datasets,
     activities: Mapping[tuple[str, str], str],
+    family: str,
 ) -> list[pa.Array]:
-    """The item-level derivations of a batch of edges (rows ``offset``... of the edges table).
+    """The item-level derivations of a batch of edges (``family``: the family's IRI).
 
     Each edge whose two datasets are in the family gives ``<child> prov:wasDerivedFrom
-    <parent>``, ``<child> prov:qualifiedDerivation _:cl-edge-<row>`` and that node's class,
+    <parent>``, ``<child> prov:qualifiedDerivation <item derivation IRI>`` and that node's class,
     entity, activity and ``cl:`` values (as :func:`~croissant_lineage.prov.graph.build_graph`).
     """
     col = {name: _array(batch.column(name)) for name in batch.column_names}
@@ -151,15 +165,15 @@ def edge_lines(
     keep = pc.and_(pc.is_valid(cidx), pc.is_valid(pidx))
     col = {name: values.filter(keep) for name, values in col.items()}
     cidx, pidx = cidx.filter(keep), pidx.filter(keep)
-    rows = pa.array(range(offset, offset + len(keep)), pa.int64()).filter(keep)
-    child = ds.item_terms(cidx, col["child_item"])
-    parent = ds.item_terms(pidx, col["parent_item"])
-    node = pc.binary_join_element_wise("_:cl-edge-", rows.cast(pa.string()), "")
+    cquoted, pquoted = _quoted(col["child_item"]), _quoted(col["parent_item"])
+    child = ds.quoted_terms(cidx, cquoted)
+    parent = ds.quoted_terms(pidx, pquoted)
+    node = ds.derivation_terms(cidx, cquoted, pidx, pquoted)
     kinds = pc.binary_join_element_wise(col["child_dataset"], col["parent_dataset"], col["activity"], "\x00")
 
     def activity(key: str) -> str:
         cds, pds, kind = key.split("\x00")
-        return "_:" + (activities.get((cds, pds)) or activity_id(kind, pds, cds)).removeprefix("_:")
+        return iri(activities.get((cds, pds)) or activity_iri(family, kind, pds, cds))
 
     out = [
         _line(child, _p(PROV_NS, "wasDerivedFrom"), parent),
@@ -193,7 +207,7 @@ def header_lines(family: Mapping[str, Any], time: str | datetime | int | None = 
     return [nt_row(t) for t in header_graph(family, time)]
 
 
-def finding_lines(findings: Iterable[Any], iris: Mapping[str, str]) -> Iterator[str]:
+def finding_lines(findings: Iterable[Any], iris: Mapping[str, str], family: str) -> Iterator[str]:
     """The triples of each finding (as :func:`~croissant_lineage.prov.graph.build_graph`)."""
     from croissant_lineage.lineage.schema import item_iri, split_ref
 
@@ -222,7 +236,7 @@ def finding_lines(findings: Iterable[Any], iris: Mapping[str, str]) -> Iterator[
         rows += [(f"<{CL_NS}evidence>", py_literal(ev)) for ev in getattr(f, "evidence", None) or ()]
         src = getattr(f, "source", None)
         if src is not None:
-            agent = iri(src.url) if getattr(src, "url", None) else f"_:cl-source-{slug(src.name)}"
+            agent = iri(src.url if getattr(src, "url", None) else agent_iri(family, src.name))
             rows.append((f"<{PROV_NS}wasAttributedTo>", agent))
             yield f"{agent} {a_type} <{PROV_NS}Agent> .\n"
             yield f"{agent} <{SCHEMA_NS}name> {literal(src.name)} .\n"
@@ -244,22 +258,21 @@ def graph_lines(
     Args:
         family: ``Lineage.family``.
         items: Batches of the items table (``dataset``, ``item``), or None for no items.
-        edges: Batches of the edges table, in order (an edge's node is labelled by its row).
+        edges: Batches of the edges table.
         findings: Findings to include.
         time: Time of the linking activity (see :func:`resolve_time`).
     """
     iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
-    ds = Datasets(iris)  # checks the IRIs before rdflib sees them (it would warn on stderr)
+    base = family_iri_of(family)
+    ds = Datasets(iris, base)  # checks the IRIs before rdflib sees them (it would warn on stderr)
     yield utf8_lines(header_lines(family, time))
     for batch in items or ():
         yield from item_lines(batch, ds)
     activities = parent_activities(family)
-    offset = 0
     for batch in edges:
-        yield from edge_lines(batch, offset, ds, activities)
-        offset += batch.num_rows
+        yield from edge_lines(batch, ds, activities, base)
     if findings is not None:
-        yield utf8_lines(finding_lines(findings, iris))
+        yield utf8_lines(finding_lines(findings, iris, base))
 
 
 def lineage_lines(

@@ -1,10 +1,27 @@
-"""The PROV-O vocabulary of the library: namespaces, the mark, activity classes, labels, values.
+"""The PROV-O vocabulary of the library: namespaces, the mark, activity classes, minted IRIs, values.
 
 Everything :mod:`croissant_lineage.prov.graph` (the nodes and the graph) and
 :mod:`croissant_lineage.enrich` (the descriptors) must spell the same way is declared here
-once: the ``cl:`` classes of activity kinds and PROV's derivation subclasses, the stable
-blank-node labels of activities and derivations, the IRIs of findings and schema nodes,
-JSON-LD value objects, and the time format (:func:`resolve_time`: never the clock).
+once: the ``cl:`` classes of activity kinds and PROV's derivation subclasses, the IRIs the
+library mints for a family's activities, derivations and agents (:func:`family_iri` and
+the functions after it: no blank node), the IRIs of findings and schema nodes, JSON-LD
+value objects, and the time format (:func:`resolve_time`: never the clock).
+
+The minted IRIs depend on names and kinds only (family, datasets, record sets, fields,
+activity kinds, item ids, and the recorded time where an activity has one), never on a
+path or the machine: the same inputs give the same IRIs anywhere. Under the family's IRI
+``F`` (``https://w3id.org/croissant-lineage/family/<family name>``):
+
+* ``F/activity/<child>--<kind>--<parent>``: a dataset-level activity;
+* ``F/derivation/<child>--<parent>``: its qualified derivation (RecordSets and Fields:
+  ``<child>/<record set>[/<field>]--<parent>/...``);
+* ``F/derivation/<child>--documented--<parent>``: a documented derivation;
+* ``F/derivation/<child dataset>/<child item>#<parent dataset>/<parent item>``: an item
+  derivation (item ids percent-encoded as in item IRIs, so ``#`` occurs once);
+* ``F/activity/linking[/<time>]``, ``F/activity/enrichment/<descriptor>[/<time>]``: the
+  library's own activities (the time, ``20231114T221320Z``, in the IRI when one is
+  recorded: two runs at two times are two activities);
+* ``F/agent/<source name>``: a findings source that has no URL of its own.
 """
 
 from __future__ import annotations
@@ -25,16 +42,23 @@ from croissant_lineage.lineage.schema import ACTIVITIES
 __all__ = [
     "AGENT_IRI",
     "CL",
+    "FAMILY_ROOT",
     "MARK",
     "PROV",
     "PROV_CONTEXT",
     "SDO",
     "activity_class",
-    "activity_id",
+    "activity_iri",
+    "agent_iri",
     "code",
     "derivation_class",
-    "derivation_id",
+    "derivation_iri",
+    "documented_iri",
+    "enrichment_iri",
+    "family_iri",
     "finding_iri",
+    "item_derivation_iri",
+    "linking_iri",
     "resolve_time",
     "schema_node_iri",
     "slug",
@@ -109,20 +133,79 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
 
 
-def activity_id(kind: str, parent: str, child: str) -> str:
-    """Blank-node label of the activity that made ``child`` from ``parent`` (stable).
+#: Root of the IRIs of families: ``<root><family name>``, and under it what the library mints.
+FAMILY_ROOT = CL_NS.split("#", 1)[0].rsplit("/", 1)[0] + "/family/"
+
+
+def family_iri(name: str) -> str:
+    """IRI of a family (``https://w3id.org/croissant-lineage/family/mmlu``), from its name."""
+    return FAMILY_ROOT + slug(name)
+
+
+def _path(text: str) -> str:
+    """``text`` as IRI path segments: each ``/``-separated part a :func:`slug`."""
+    return "/".join(slug(part) for part in text.split("/") if part) or "x"
+
+
+def activity_iri(family: str, kind: str, parent: str, child: str) -> str:
+    """IRI of the activity that made ``child`` from ``parent``: ``<family>/activity/<child>--<kind>--<parent>``.
 
     Args:
+        family: The family's IRI (:func:`family_iri`).
         kind: Activity kind.
         parent: The parent dataset's short name (or IRI).
         child: The child dataset's short name (or IRI).
     """
-    return f"_:cl-{slug(child)}--{slug(kind)}--{slug(parent)}"
+    return f"{family}/activity/{_path(child)}--{slug(kind)}--{_path(parent)}"
 
 
-def derivation_id(parent: str, child: str) -> str:
-    """Blank-node label of the qualified derivation ``child <- parent`` (stable)."""
-    return f"_:cl-{slug(child)}--derivation--{slug(parent)}"
+def derivation_iri(family: str, parent: str, child: str) -> str:
+    """IRI of the qualified derivation ``child <- parent``: ``<family>/derivation/<child>--<parent>``
+    (``child`` and ``parent`` may be ``dataset/record set[/field]`` paths)."""
+    return f"{family}/derivation/{_path(child)}--{_path(parent)}"
+
+
+def documented_iri(family: str, parent: str, child: str) -> str:
+    """IRI of a documented derivation (a child without items here): ``<family>/derivation/<child>--documented--<parent>``."""
+    return f"{family}/derivation/{_path(child)}--documented--{_path(parent)}"
+
+
+def item_derivation_iri(family: str, child_dataset: str, child_item: str, parent_dataset: str, parent_item: str) -> str:
+    """IRI of an item derivation: ``<family>/derivation/<child dataset>/<child item>#<parent dataset>/<parent item>``.
+
+    Item ids are percent-encoded as :func:`~croissant_lineage.lineage.schema.item_iri`
+    does (``#`` among them), dataset names hold no ``/`` nor ``#``: distinct edges get
+    distinct IRIs.
+    """
+    return (
+        f"{family}/derivation/{child_dataset}/{quote(child_item, safe=_ITEM_SAFE)}"
+        f"#{parent_dataset}/{quote(parent_item, safe=_ITEM_SAFE)}"
+    )
+
+
+_ITEM_SAFE = "/:@-._~"
+
+
+def _stamped(base: str, time: str | None) -> str:
+    """``base``, then ``/<time>`` in ISO 8601's basic format (``20231114T221320Z``: no ``:``,
+    which would end a PROV-N prefix)."""
+    return base if time is None else f"{base}/{time.replace('-', '').replace(':', '')}"
+
+
+def linking_iri(family: str, time: str | None = None) -> str:
+    """IRI of the linking activity: ``<family>/activity/linking``, ``/<time>`` when one is recorded."""
+    return _stamped(f"{family}/activity/linking", time)
+
+
+def enrichment_iri(family: str, descriptor: str, time: str | None = None) -> str:
+    """IRI of the enrichment of one descriptor (its name or label):
+    ``<family>/activity/enrichment/<descriptor>``, ``/<time>`` when one is recorded."""
+    return _stamped(f"{family}/activity/enrichment/{_path(descriptor)}", time)
+
+
+def agent_iri(family: str, name: str) -> str:
+    """IRI of an agent known by name only (a findings source without a URL): ``<family>/agent/<name>``."""
+    return f"{family}/agent/{slug(name)}"
 
 
 def finding_iri(finding_id: str) -> str:
@@ -138,7 +221,7 @@ def schema_node_iri(dataset_iri: str, node_id: str) -> str:
     folder: ``https://huggingface.co/datasets/cais/mmlu/test/option_a``.
     """
     root = dataset_iri.split("#", 1)[0].rstrip("/")
-    return f"{root}/{quote(node_id, safe='/:@-._~')}"
+    return f"{root}/{quote(node_id, safe=_ITEM_SAFE)}"
 
 
 def resolve_time(time: str | datetime | int | None = None) -> str | None:

@@ -61,11 +61,29 @@ def test_a_document_never_enriched_is_not_stripped_and_not_ours(tmp_path: Path) 
 
 def test_the_activity_lists_exactly_the_added_nodes() -> None:
     enriched = enrich_descriptor(_user_doc(), derived_from=[PARENT], time=0)
-    (activity,) = [n for n in enriched["prov:wasGeneratedBy"] if n.get("@id") == "_:cl-enrichment"]
+    (activity,) = [n for n in enriched["prov:wasGeneratedBy"] if "cl:Enrichment" in n.get("@type", [])]
     listed = activity[ADDED_NODES]
     assert "/prov:wasDerivedFrom/0" not in listed  # the user's node
     assert "/prov:wasDerivedFrom/1" in listed
     assert "/isPartOf" not in listed and "/recordSet/0/field/0" not in listed
+
+
+def test_an_enrichment_activity_with_the_old_blank_node_id_is_still_ours() -> None:
+    """Descriptors enriched before activities had IRIs name the enrichment ``_:cl-enrichment``
+    (and may lack the type): they are still recognised, stripped and replaced."""
+    doc = _user_doc()
+    enriched = enrich_descriptor(doc, derived_from=[PARENT], time=0)
+    (activity,) = [n for n in enriched["prov:wasGeneratedBy"] if "cl:Enrichment" in n.get("@type", [])]
+    assert activity["@id"].startswith("https://w3id.org/croissant-lineage/family/")
+    activity["@id"], activity["@type"] = "_:cl-enrichment", "prov:Activity"
+    assert strip_enrichment(enriched) == doc
+    again = enrich_descriptor(enriched, derived_from=[PARENT], time=0)
+    assert again["prov:wasGeneratedBy"][-1]["@id"] == _enrichment_iri(doc)
+
+
+def _enrichment_iri(doc: dict[str, Any]) -> str:
+    new = enrich_descriptor(doc, derived_from=[PARENT], time=0)
+    return str(new["prov:wasGeneratedBy"][-1]["@id"])
 
 
 def test_an_old_enrichment_without_the_list_is_stripped_as_before() -> None:

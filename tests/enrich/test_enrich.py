@@ -304,7 +304,8 @@ def test_family_levels_recordset_field_annotation(toy_enriched: FamilyEnrichResu
     assert [x["@id"] for x in fields["default/options"]["prov:wasDerivedFrom"]] == [
         f"https://example.org/toy/base/default/{c}" for c in "ABCD"
     ]
-    assert fields["default/answer"]["prov:qualifiedDerivation"][0]["prov:hadActivity"]["@id"] == "_:cl-toy-pro--option_expansion--toy-base"
+    activity = fields["default/answer"]["prov:qualifiedDerivation"][0]["prov:hadActivity"]["@id"]
+    assert activity == "https://w3id.org/croissant-lineage/family/toy/activity/toy-pro--option_expansion--toy-base"
     assert "prov:wasDerivedFrom" not in fields["default/question_id"]  # ids are each dataset's own
     assert _prefixes([v for k, v in doc.items() if k != "@context"]) <= set(doc["@context"])
     lineage = next(r for r in doc["recordSet"] if r["@id"] == "lineage")

@@ -29,6 +29,7 @@ from croissant_lineage.prov import (
     serialize,
     write_prov,
 )
+from croissant_lineage.prov.vocab import FAMILY_ROOT
 
 PROV = rdflib.Namespace(PROV_NS)
 CL = rdflib.Namespace("https://w3id.org/croissant-lineage/ns#")
@@ -55,11 +56,21 @@ def _finding() -> Finding:
 
 
 def _cbd(graph: rdflib.Graph, iri: str) -> rdflib.Graph:
-    """The dataset's concise bounded description, without its item members."""
+    """The dataset's concise bounded description, without its item members, following the
+    activities and derivations named under the family (as a CBD follows blank nodes)."""
     out = rdflib.Graph()
-    for t in graph.cbd(URIRef(iri)):
-        if t[1] != PROV.hadMember:
+    todo, seen = [URIRef(iri)], set()
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for t in graph.cbd(node):
+            if t[1] == PROV.hadMember:
+                continue
             out.add(t)
+            if isinstance(t[2], URIRef) and str(t[2]).startswith(FAMILY_ROOT):
+                todo.append(t[2])
     return out
 
 

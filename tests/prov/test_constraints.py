@@ -1,0 +1,118 @@
+"""PROV-CONSTRAINTS checks: each code fires on a graph that breaks it; the shipped families pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.prov import build_graph, serialize_lineage, write_prov
+from croissant_lineage.prov.constraints import CODES, check_graph, check_lines
+
+P = "http://www.w3.org/ns/prov#"
+A = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+
+
+def _nt(*triples: str) -> list[bytes]:
+    return [f"{t} .\n".encode() for t in triples]
+
+
+def _derivation(*, used: bool = True, generated: bool = True, unqualified: bool = True) -> list[bytes]:
+    lines = [
+        f"<x:child> <{P}qualifiedDerivation> <x:d>",
+        f"<x:d> <{P}entity> <x:parent>",
+        f"<x:d> <{P}hadActivity> <x:act>",
+        f"<x:act> {A} <{P}Activity>",
+    ]
+    if unqualified:
+        lines.append(f"<x:child> <{P}wasDerivedFrom> <x:parent>")
+    if used:
+        lines.append(f"<x:act> <{P}used> <x:parent>")
+    if generated:
+        lines.append(f"<x:child> <{P}wasGeneratedBy> <x:act>")
+    return _nt(*lines)
+
+
+def _codes(lines: list[bytes]) -> list[str]:
+    return [v.code for v in check_lines(lines)]
+
+
+def test_a_complete_derivation_passes() -> None:
+    assert check_lines(_derivation()) == []
+
+
+def test_the_activity_must_use_the_parent_and_generate_the_child() -> None:
+    assert _codes(_derivation(used=False)) == ["derivation-activity"]
+    assert _codes(_derivation(generated=False)) == ["derivation-activity"]
+    assert _codes(_derivation(unqualified=False)) == ["derivation-unqualified"]
+
+
+def test_an_activity_that_used_a_collection_used_its_members() -> None:
+    lines = _nt(
+        f"<x:child> <{P}qualifiedDerivation> <x:d>",
+        f"<x:child> <{P}wasDerivedFrom> <x:parent>",
+        f"<x:d> <{P}entity> <x:parent>",
+        f"<x:d> <{P}hadActivity> <x:act>",
+        f"<x:act> <{P}used> <x:P>",
+        f"<x:P> <{P}hadMember> <x:parent>",
+        f"<x:C> <{P}wasGeneratedBy> <x:act>",
+        f"<x:C> <{P}hadMember> <x:child>",
+    )
+    assert check_lines(lines) == []
+    assert _codes([ln for ln in lines if b"<x:C> " not in ln]) == ["derivation-activity"]
+
+
+def test_an_entity_generated_by_two_activities() -> None:
+    lines = [*_derivation(), *_nt(f"<x:child> <{P}wasGeneratedBy> <x:other>")]
+    (v,) = check_lines(lines)
+    assert (v.code, v.node) == ("generation-unique", "<x:child>")
+
+
+def test_a_derivation_adds_its_generation() -> None:
+    """Inference 11: a derivation's activity generated the child, whatever else did."""
+    lines = [*_derivation(generated=False), *_nt(f"<x:child> <{P}wasGeneratedBy> <x:other>")]
+    assert sorted(_codes(lines)) == ["derivation-activity", "generation-unique"]
+
+
+def test_time_order() -> None:
+    dt = "^^<http://www.w3.org/2001/XMLSchema#dateTime>"
+    lines = _nt(
+        f'<x:act> <{P}startedAtTime> "2024-01-02T00:00:00Z"{dt}',
+        f'<x:act> <{P}endedAtTime> "2024-01-01T00:00:00Z"{dt}',
+        f"<x:child> <{P}wasDerivedFrom> <x:parent>",
+        f'<x:child> <{P}generatedAtTime> "2020-01-01T00:00:00Z"{dt}',
+        f'<x:parent> <{P}generatedAtTime> "2021-01-01T00:00:00Z"{dt}',
+    )
+    assert sorted((v.code, v.node) for v in check_lines(lines)) == [
+        ("time-order", "<x:act>"), ("time-order", "<x:child>"),
+    ]
+    fixed = [ln.replace(b"2024-01-02", b"2023-12-31").replace(b"2020-01-01", b"2022-01-01") for ln in lines]
+    assert check_lines(fixed) == []
+
+
+def test_an_entity_is_not_an_activity() -> None:
+    lines = _nt(f"<x:e> {A} <{P}Entity>", f"<x:d> <{P}hadActivity> <x:e>")
+    assert [(v.code, v.node) for v in check_lines(lines)] == [("type-disjoint", "<x:e>")]
+    assert set(CODES) >= set(_codes(lines))
+
+
+def test_the_toy_family_passes(toy_lineage: Lineage) -> None:
+    graph = build_graph(toy_lineage, time="2024-01-01T00:00:00Z")
+    assert check_graph(graph) == []
+    nt = serialize_lineage(toy_lineage, fmt="nt", time="2024-01-01T00:00:00Z")
+    assert check_lines(nt.splitlines(keepends=True)) == []
+
+
+def test_the_mmlu_family_passes(mmlu_lineage_dir: Path, tmp_path: Path) -> None:
+    out = write_prov(mmlu_lineage_dir, tmp_path / "mmlu.nt", fmt="nt", time="2024-01-01T00:00:00Z")
+    assert out.edges > 50_000
+    with open(out.path, "rb") as fh:
+        assert check_lines(fh) == []
+
+
+@pytest.mark.parametrize("drop", [b"prov#used>", b"prov#wasGeneratedBy>"])
+def test_the_toy_family_fails_without_its_usages_or_generations(toy_lineage: Lineage, drop: bytes) -> None:
+    nt = serialize_lineage(toy_lineage, fmt="nt")
+    lines = [ln for ln in nt.splitlines(keepends=True) if drop not in ln]
+    assert {v.code for v in check_lines(lines)} == {"derivation-activity"}
