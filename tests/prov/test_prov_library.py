@@ -67,13 +67,56 @@ def test_no_blank_node_names_an_activity_derivation_or_agent(toy_lineage: Lineag
     assert b"_:" not in nt
 
 
+#: Items of each MMLU-family dataset that the reference library reads back (with every parent
+#: their edges name): every dataset, derivation and activity of the family, in minutes, not the
+#: hour that ``prov``'s RDF reader takes over all 1.3 million triples on this machine.
+MMLU_SLICE = 150
+
+
+def mmlu_slice(lineage: Lineage, per_dataset: int = MMLU_SLICE) -> Lineage:
+    """The first ``per_dataset`` items of each dataset, the edges from them and their parents."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    items = lineage.items
+    refs = pc.binary_join_element_wise(items["dataset"], items["item"], ":")
+    rank = pa.array(_rank_in_dataset(items["dataset"].to_pylist()))
+    kept = set(pc.filter(refs, pc.less(rank, per_dataset)).to_pylist())
+    edges = lineage.edges
+    children = pc.binary_join_element_wise(edges["child_dataset"], edges["child_item"], ":")
+    edges = edges.filter(pc.is_in(children, pa.array(sorted(kept))))
+    parents = pc.binary_join_element_wise(edges["parent_dataset"], edges["parent_item"], ":").to_pylist()
+    kept |= set(parents)
+    items = items.filter(pc.is_in(refs, pa.array(sorted(kept))))
+    return Lineage(family=lineage.family, items=items, edges=edges, summary=lineage.summary)
+
+
+def _rank_in_dataset(datasets: list[str]) -> list[int]:
+    """Each row's position among the rows of its dataset."""
+    seen: Counter[str] = Counter()
+    ranks = []
+    for name in datasets:
+        ranks.append(seen[name])
+        seen[name] += 1
+    return ranks
+
+
 @pytest.mark.filterwarnings("ignore:The following attributes were not converted")
 def test_the_mmlu_family_round_trips(mmlu_lineage_dir: Path, tmp_path: Path) -> None:
-    counts = {}
-    for fmt in RDF_FORMATS:
-        out = write_prov(mmlu_lineage_dir, tmp_path / f"mmlu.{fmt}", fmt=fmt, time="2024-01-01T00:00:00Z")
-        data = Path(out.path).read_bytes()
-        assert b"_:" not in data
-        counts[fmt] = round_trip(data, fmt)
+    lineage = Lineage.read(mmlu_lineage_dir, records=False)
+    for fmt in RDF_FORMATS:  # the whole family's exports: no blank node anywhere
+        out = write_prov(lineage, tmp_path / f"mmlu.{fmt}", fmt=fmt, time="2024-01-01T00:00:00Z")
+        assert b"_:" not in Path(out.path).read_bytes()
+    part = mmlu_slice(lineage)
+    datasets = {d["name"] if isinstance(d, dict) else d.name for d in _datasets(lineage)}
+    assert set(part.items["dataset"].to_pylist()) == datasets
+    counts = {fmt: round_trip(serialize_lineage(part, fmt=fmt, time="2024-01-01T00:00:00Z"), fmt)
+              for fmt in RDF_FORMATS}
     assert counts["turtle"] == counts["nt"] == counts["json-ld"]
-    assert counts["turtle"]["ProvDerivation"] >= 2 * out.edges
+    assert counts["turtle"]["ProvDerivation"] >= 2 * part.edges.num_rows > 0
+    assert counts["turtle"]["ProvActivity"] >= len(set(part.edges["activity"].to_pylist()))
+
+
+def _datasets(lineage: Lineage) -> list:  # type: ignore[type-arg]
+    family = lineage.family
+    return list(family["datasets"] if isinstance(family, dict) else family.datasets)
