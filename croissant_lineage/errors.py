@@ -18,6 +18,7 @@ __all__ = [
     "LineageError",
     "OutputError",
     "OutputExistsError",
+    "PipelineError",
     "PublishError",
     "SizeLimitError",
     "SpecError",
@@ -106,3 +107,10 @@ class OutputError(LineageError):
     """An output cannot be written: the disk is full, the file system read-only, no permission."""
 
     code = "CL-E010"
+
+
+class PipelineError(LineageError):
+    """A Beam pipeline (``--runner beam``) failed for a reason other than the library's own
+    errors: Beam refused the pipeline (its type checks, its options) or a worker failed."""
+
+    code = "CL-E011"

@@ -47,6 +47,7 @@ from croissant_lineage.beam.pipeline import (
     PipelineOptionsArg,
     beam_options,
     require_beam,
+    run_pipeline,
 )
 from croissant_lineage.beam.staging import get, put
 from croissant_lineage.enrich.family import (
@@ -167,8 +168,13 @@ def enrich_family_beam(
     same files, byte for byte, and the same result.
 
     Args:
-        lineage, family_spec, out_dir, findings, time, force: As for
-            :func:`~croissant_lineage.enrich.family.enrich_family`.
+        lineage: A :class:`~croissant_lineage.lineage.model.Lineage`, or its folder.
+        family_spec: A :class:`~croissant_lineage.family.spec.FamilySpec`, or a name/path.
+        out_dir: Output folder (created).
+        findings: Findings, a findings file or several (see
+            :func:`~croissant_lineage.enrich.family.enrich_family`); None for none.
+        time: When (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
+        force: Replace files in ``out_dir`` that this library did not write.
         pipeline_options: Beam options (see :func:`~croissant_lineage.beam.pipeline.beam_options`);
             default: Beam's local Python runner, one worker process per core.
         staging_dir: Folder under which the run's staging folder is made (shared by the
@@ -179,6 +185,8 @@ def enrich_family_beam(
 
     Raises:
         InputError: apache-beam is not installed.
+        PipelineError: Beam failed (see :func:`~croissant_lineage.beam.pipeline.run_pipeline`);
+            nothing is written to ``out_dir`` then.
         LineageError: any input problem, the one the local run would report; nothing
             is written to ``out_dir`` then.
     """
@@ -186,5 +194,5 @@ def enrich_family_beam(
     run = FamilyRun.start(lineage, family_spec, out_dir, findings, time=time, force=force)
     with staging.folder("croissant-lineage-beam-enrich-", staging_dir) as folder:
         n = _stage(run, folder)
-        _pipeline(_Work(str(folder)), n, options, runner).run().wait_until_finish()
+        run_pipeline(lambda: _pipeline(_Work(str(folder)), n, options, runner))
         return _merge(run, folder, n)
