@@ -93,6 +93,7 @@ _API: dict[str, tuple[str, ...]] = {
         "LineageError",
         "OutputError",
         "OutputExistsError",
+        "PipelineError",
         "SpecError",
         "UnsafePathError",
     ),

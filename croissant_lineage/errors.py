@@ -19,6 +19,7 @@ __all__ = [
     "LineageError",
     "OutputError",
     "OutputExistsError",
+    "PipelineError",
     "PublishError",
     "SizeLimitError",
     "SpecError",
@@ -114,3 +115,10 @@ class ArgumentError(LineageError, TypeError):
     message names the parameter and what it accepts). Also a :class:`TypeError`."""
 
     code = "CL-E011"
+
+
+class PipelineError(LineageError):
+    """A Beam pipeline (``--runner beam``) failed for a reason other than the library's own
+    errors: Beam refused the pipeline (its type checks, its options) or a worker failed."""
+
+    code = "CL-E012"

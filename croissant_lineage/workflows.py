@@ -347,8 +347,9 @@ def write_lineage(
         allow_outside: Allow descriptor file URLs that leave their base folder.
         force: Write into a non-empty folder this library did not write.
         progress: Show progress bars.
-        runner, pipeline_options: Where to link (see :func:`link`); the folder is the same
-            either way, and nothing is written to it unless linking succeeds.
+        runner: Where to link, ``"local"`` or ``"beam"`` (see :func:`link`); the folder
+            is the same either way, and nothing is written to it unless linking succeeds.
+        pipeline_options: Beam options for ``runner="beam"`` (see :func:`link`).
 
     Returns:
         The :class:`LinkResult`: the lineage and the folder written.
@@ -382,9 +383,17 @@ def enrich_family(
     """Write a family's enriched descriptors and their lineage files, here or as a Beam pipeline.
 
     Args:
-        lineage, family_spec, out_dir, findings, time, force, progress, in_place, rebase, data_dir:
-            As for :func:`croissant_lineage.enrich.family.enrich_family` (``progress`` and
-            ``in_place``: local runner).
+        lineage: A :class:`~croissant_lineage.lineage.model.Lineage`, or its folder.
+        family_spec: A :class:`~croissant_lineage.family.spec.FamilySpec`, or a name/path.
+        out_dir: Output folder (created).
+        findings: Findings, a findings file or several (see
+            :func:`croissant_lineage.enrich.family.enrich_family`); None for none.
+        time: When (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
+        force: Replace files in ``out_dir`` that this library did not write.
+        progress: Show a progress bar over the descriptors (local runner only).
+        in_place: Write each enriched descriptor beside its data under this name (local runner).
+        rebase: Rewrite the benchmark's relative paths to resolve from ``out_dir``.
+        data_dir: The family's data folder, where the originals' relative paths resolve.
         runner: ``"local"`` (:func:`croissant_lineage.enrich.family.enrich_family`) or
             ``"beam"`` (:func:`croissant_lineage.beam.enrich.enrich_family_beam`, the ``beam``
             extra: one step per descriptor file): the same files either way.

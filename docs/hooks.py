@@ -1,6 +1,7 @@
 """mkdocs hooks: pages made at build time from the sources they describe.
 
-* ``index.md``: the repository's README.md (links into ``docs/`` made relative to the site);
+* ``index.md``: the repository's README.md (links into ``docs/`` made relative to the site,
+  links to other repository files replaced by their text);
 * ``api.md``: the API reference, one mkdocstrings section per module of the public API
   (``croissant_lineage._API``), listing the names that module exports, so the reference
   follows the public API without a second list to keep in sync.
@@ -24,7 +25,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _index() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.sub(r"\]\(docs/", "](", text)
+    text = re.sub(r"\]\(docs/", "](", text)
+    # A link to a repository file that is not a page of the site (benchmarks/HISTORY.md)
+    # keeps its text, which names the file; the site has no page to link to.
+    return re.sub(r"\[([^\]]+)\]\((?!https?:|mailto:|#)([^)#\s]+)\)", _outside_link, text)
+
+
+def _outside_link(m: re.Match[str]) -> str:
+    target = m.group(2)
+    return m.group(0) if (ROOT / "docs" / target).is_file() else m.group(1)
 
 
 def _api() -> str:

@@ -129,3 +129,35 @@ def test_install_step_installs_from_this_repository_at_the_ref() -> None:
     context["inputs"]["version"] = "abc123"
     assert _evaluate(install["env"]["CL_REF"], context) == "abc123"
     assert 'git+${CL_SERVER}/${CL_REPO}@${CL_REF}' in install["run"]
+
+
+def _install_command(context: dict[str, Any], tmp: Path) -> list[str]:
+    """The arguments the Action's install step gives ``python`` (a stub that records them)."""
+    (step,) = [s for s in ACTION["runs"]["steps"] if s.get("id") == "install"]
+    stub = tmp / "bin"
+    stub.mkdir()
+    (stub / "python").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$CL_ARGS"\n', encoding="utf-8")
+    (stub / "python").chmod(0o755)
+    env = dict(os.environ, PATH=f"{stub}{os.pathsep}{os.environ['PATH']}", CL_ARGS=str(tmp / "args"))
+    env.update({k: _evaluate(str(v), context) for k, v in step.get("env", {}).items()})
+    subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _evaluate(step["run"], context)],
+                   env=env, check=True)
+    return (tmp / "args").read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize("version", ["", "v9.9.9"])
+def test_install_from_a_repository_at_a_ref(version: str, tmp_path: Path) -> None:
+    context = {"inputs": {"version": version}, "github": {
+        "server_url": "https://github.com", "action_repository": "someone/croissant-lineage",
+        "action_ref": "v0.1.0", "action_path": "/runner/_actions/someone/croissant-lineage/v0.1.0"}}
+    args = _install_command(context, tmp_path)
+    ref = version or "v0.1.0"
+    assert args[-1] == f"croissant-lineage @ git+https://github.com/someone/croissant-lineage@{ref}"
+
+
+def test_uses_dot_installs_the_checkout(tmp_path: Path) -> None:
+    # `uses: ./`: GitHub leaves action_repository and action_ref empty, action_path the folder
+    context = {"inputs": {"version": ""}, "github": {
+        "server_url": "https://github.com", "action_repository": "", "action_ref": "",
+        "action_path": str(REPO)}}
+    assert _install_command(context, tmp_path)[-1] == str(REPO)

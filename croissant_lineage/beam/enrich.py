@@ -47,6 +47,7 @@ from croissant_lineage.beam.pipeline import (
     PipelineOptionsArg,
     beam_options,
     require_beam,
+    run_pipeline,
 )
 from croissant_lineage.beam.staging import get, put
 from croissant_lineage.enrich.family import (
@@ -171,9 +172,17 @@ def enrich_family_beam(
     same files, byte for byte, and the same result.
 
     Args:
-        lineage, family_spec, out_dir, findings, time, force, rebase, data_dir: As for
-            :func:`~croissant_lineage.enrich.family.enrich_family` (``in_place`` is not
-            offered: the pipeline's output is one folder, written whole).
+        lineage: A :class:`~croissant_lineage.lineage.model.Lineage`, or its folder.
+        family_spec: A :class:`~croissant_lineage.family.spec.FamilySpec`, or a name/path.
+        out_dir: Output folder (created).
+        findings: Findings, a findings file or several (see
+            :func:`~croissant_lineage.enrich.family.enrich_family`); None for none.
+        time: When (see :func:`~croissant_lineage.prov.vocab.resolve_time`).
+        force: Replace files in ``out_dir`` that this library did not write.
+        rebase: Rewrite the benchmark's relative paths to resolve from ``out_dir`` (recorded,
+            undone by :func:`~croissant_lineage.enrich.marks.strip_enrichment`); ``in_place`` is
+            not offered: the pipeline's output is one folder, written whole.
+        data_dir: The family's data folder, where the originals' relative paths resolve.
         pipeline_options: Beam options (see :func:`~croissant_lineage.beam.pipeline.beam_options`);
             default: Beam's local Python runner, one worker process per core.
         staging_dir: Folder under which the run's staging folder is made (shared by the
@@ -184,6 +193,8 @@ def enrich_family_beam(
 
     Raises:
         InputError: apache-beam is not installed.
+        PipelineError: Beam failed (see :func:`~croissant_lineage.beam.pipeline.run_pipeline`);
+            nothing is written to ``out_dir`` then.
         LineageError: any input problem, the one the local run would report; nothing
             is written to ``out_dir`` then.
     """
@@ -192,5 +203,5 @@ def enrich_family_beam(
                           rebase=rebase, data_dir=data_dir)
     with staging.folder("croissant-lineage-beam-enrich-", staging_dir) as folder:
         n = _stage(run, folder)
-        _pipeline(_Work(str(folder)), n, options, runner).run().wait_until_finish()
+        run_pipeline(lambda: _pipeline(_Work(str(folder)), n, options, runner))
         return _merge(run, folder, n)

@@ -33,7 +33,7 @@ Datasets are read with the library's own reader (through
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -53,7 +53,7 @@ from croissant_lineage.beam.blocks import (
 )
 from croissant_lineage.beam.shards import SHARD_BYTES, SHARD_ROWS, Shard, plan_shards, read_shard
 from croissant_lineage.beam.staging import get, put
-from croissant_lineage.errors import DataError, InputError, LineageError
+from croissant_lineage.errors import DataError, InputError, LineageError, PipelineError
 from croissant_lineage.family.spec import DatasetSpec, FamilySpec, load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage
@@ -64,7 +64,7 @@ from croissant_lineage.linking.sides import Side
 if TYPE_CHECKING:
     from apache_beam.options.pipeline_options import PipelineOptions
 
-__all__ = ["DEFAULT_OPTIONS", "PipelineOptionsArg", "beam_options", "link_beam", "require_beam"]
+__all__ = ["DEFAULT_OPTIONS", "PipelineOptionsArg", "beam_options", "link_beam", "require_beam", "run_pipeline"]
 
 #: What ``pipeline_options`` may be: Beam's ``PipelineOptions``, ``{name: value}``, or
 #: command-line flags (``["--direct_num_workers=2"]``).
@@ -124,6 +124,29 @@ def beam_options(pipeline_options: PipelineOptionsArg = None) -> tuple[PipelineO
         options = PipelineOptions([*_flags(DEFAULT_OPTIONS), *given])  # a later flag wins
     runner = options.view_as(StandardOptions).runner
     return options, (runner if runner else FnApiRunner())
+
+
+def run_pipeline(build: Callable[[], Any]) -> None:
+    """Build a Beam pipeline with ``build()`` and run it to the end.
+
+    Raises:
+        LineageError: one the library raised on purpose, as it is.
+        PipelineError: anything else Beam raised, building (a type check, an option) or
+            running (a worker that died); the one line names Beam's exception, which
+            stays chained as the cause (the CLI prints it under ``--debug``).
+    """
+    try:
+        build().run().wait_until_finish()
+    except LineageError:
+        raise
+    except Exception as exc:
+        lines = str(exc).strip().splitlines()
+        first = lines[0] if lines else ""
+        first = first if len(first) <= 300 else first[:297] + "..."
+        raise PipelineError(
+            f"the Beam pipeline failed: {type(exc).__name__}: {first}".rstrip(": "),
+            hint="--debug shows Beam's traceback",
+        ) from exc
 
 
 def _flags(options: Mapping[str, Any]) -> list[str]:
@@ -221,9 +244,11 @@ class _Work:
             put(folder, name, (side.table.take(rows), [base + r for r in rows]))
             yield ("link", k, key), (role, shard.index, name)
 
-    def link(self, element: tuple[tuple[str, int, Any], Sequence[tuple[str, int, str]]]) -> None:
+    def link(self, element: tuple[tuple[str, int, Any], Iterable[tuple[str, int, str]]]) -> None:
         """Link one block, ``(("link", derivation, block), [(role, shard, file), ...])``, or
-        find the duplicate groups of one stem bucket, ``(("dups", dataset, bucket), ...)``."""
+        find the duplicate groups of one stem bucket, ``(("dups", dataset, bucket), ...)``.
+
+        The files are the grouped values of a ``GroupByKey``: an iterable, read once."""
         (tag, k, key), files = element
         folder = Path(self.staging)
         got: dict[str, list[tuple[int, str]]] = {}
@@ -349,6 +374,7 @@ def link_beam(
 
     Raises:
         InputError: apache-beam is not installed.
+        PipelineError: Beam failed (see :func:`run_pipeline`).
         LineageError: any input problem, the one the local linker would report.
     """
     options, runner = beam_options(pipeline_options)
@@ -359,7 +385,7 @@ def link_beam(
         with staging.folder("croissant-lineage-beam-", staging_dir) as folder:
             work = _Work(spec, None if data_dir is None else str(data_dir), allow_outside, str(folder),
                          whole=frozenset(whole), shard_bytes=shard_bytes, shard_rows=shard_rows)
-            _pipeline(work, n, options, runner).run().wait_until_finish()
+            run_pipeline(lambda: _pipeline(work, n, options, runner))  # noqa: B023 (called here)
             got = _collect(work, folder, n)
         if isinstance(got, Lineage):
             return got

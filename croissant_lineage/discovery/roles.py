@@ -317,7 +317,9 @@ def guess_dataset(
         record_set: RecordSet id (default: the only data RecordSet).
         data_dir: Folder the descriptor's relative file URLs resolve against when they do
             not resolve against the descriptor's own folder.
-        roles, key_format: User overrides, in the family spec's role syntax.
+        roles: User role overrides, in the family spec's role syntax.
+        key_format: The key's format (``letter``, ``index`` or ``text``) when ``roles``
+            overrides the key.
 
     Returns:
         ``(spec, guess)``; ``spec`` is None when the roles could not be inferred or the
