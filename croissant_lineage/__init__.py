@@ -272,6 +272,7 @@ if TYPE_CHECKING:
         LineageError,
         OutputError,
         OutputExistsError,
+        PipelineError,
         SpecError,
         UnsafePathError,
     )
