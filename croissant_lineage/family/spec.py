@@ -27,7 +27,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from croissant_lineage._io import load_yaml, loads_json, read_text
+from croissant_lineage._io import check_document_size, load_yaml, loads_json, read_text
 from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import parse_hub_id
 from croissant_lineage.errors import InputError, SpecError
@@ -390,6 +390,7 @@ def load_family(name_or_path: str | Path) -> FamilySpec:
             path=path,
             hint=f"give a spec file or one of: {', '.join(builtin_families())}",
         )
+    check_document_size(path, "family spec")
     text, _ = read_text(path)
     try:
         doc = loads_json(text) if path.suffix == ".json" else load_yaml(text)
