@@ -33,7 +33,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
-from croissant_lineage.errors import InputError, OutputError, OutputExistsError, SizeLimitError, UnsafePathError
+from croissant_lineage.errors import (
+    InputError,
+    OutputError,
+    OutputExistsError,
+    SizeLimitError,
+    UnsafePathError,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -42,6 +48,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_YAML_CHARS",
+    "DuplicateKeyError",
     "atomic_folder",
     "atomic_write_bytes",
     "atomic_write_json",
@@ -49,6 +56,7 @@ __all__ = [
     "atomic_write_parquet_groups",
     "atomic_write_text",
     "atomic_writer",
+    "check_document_size",
     "check_output",
     "check_writable_folder",
     "csv_bytes",
@@ -59,7 +67,6 @@ __all__ = [
     "note_input",
     "parquet_bytes",
     "probing_outputs",
-    "check_document_size",
     "read_json",
     "read_text",
     "resolve_inside",

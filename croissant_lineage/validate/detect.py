@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from croissant_lineage._io import MAX_DOCUMENT_BYTES, load_yaml, loads_json
+from croissant_lineage._io import MAX_DOCUMENT_BYTES, DuplicateKeyError, load_yaml, loads_json
 from croissant_lineage.croissant.jsonld import JsonLdContext, walk
 from croissant_lineage.croissant.namespaces import PROV_NS
 from croissant_lineage.validate.lineage import table_kind
@@ -114,6 +114,8 @@ def detect(path: Path) -> Target:
             return Target(path, "unknown", problem=f"cannot read: {exc}"[:300])
         try:
             doc = loads_json(text) if suffix in (".json", ".jsonld") else load_yaml(text)
+        except DuplicateKeyError as exc:
+            return Target(path, "unknown", problem=exc.msg)
         except json.JSONDecodeError as exc:
             return Target(path, "unknown", problem=f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
         except yaml.YAMLError as exc:
