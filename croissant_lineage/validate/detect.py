@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from croissant_lineage._io import MAX_DOCUMENT_BYTES, DuplicateKeyError, load_yaml, loads_json
+from croissant_lineage import _io
+from croissant_lineage._io import DuplicateKeyError, load_yaml, loads_json
 from croissant_lineage.croissant.jsonld import JsonLdContext, walk
 from croissant_lineage.croissant.namespaces import PROV_NS
 from croissant_lineage.validate.lineage import table_kind
@@ -107,8 +108,8 @@ def detect(path: Path) -> Target:
         return Target(path, "lineage-table" if name else "unknown", table=name)
     if suffix in (".json", ".jsonld", ".yaml", ".yml"):
         try:
-            if path.stat().st_size > MAX_DOCUMENT_BYTES:
-                return Target(path, "unknown", problem=f"larger than the {MAX_DOCUMENT_BYTES:,} bytes a document may take")
+            if path.stat().st_size > _io.MAX_DOCUMENT_BYTES:
+                return Target(path, "unknown", problem=f"larger than the {_io.MAX_DOCUMENT_BYTES:,} bytes a document may take")
             text = path.read_text("utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             return Target(path, "unknown", problem=f"cannot read: {exc}"[:300])
