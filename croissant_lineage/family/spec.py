@@ -27,7 +27,13 @@ from typing import Any
 import jsonschema
 import yaml
 
-from croissant_lineage._io import DuplicateKeyError, check_document_size, load_yaml, loads_json, read_text
+from croissant_lineage._io import (
+    DuplicateKeyError,
+    check_document_size,
+    load_yaml,
+    loads_json,
+    read_text,
+)
 from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import parse_hub_id
 from croissant_lineage.errors import InputError, SpecError
