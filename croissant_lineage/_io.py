@@ -33,14 +33,22 @@ from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
-from croissant_lineage.errors import InputError, OutputError, OutputExistsError, UnsafePathError
+from croissant_lineage.errors import (
+    InputError,
+    OutputError,
+    OutputExistsError,
+    SizeLimitError,
+    UnsafePathError,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_DOCUMENT_BYTES",
     "MAX_YAML_CHARS",
+    "DuplicateKeyError",
     "atomic_folder",
     "atomic_write_bytes",
     "atomic_write_json",
@@ -48,6 +56,7 @@ __all__ = [
     "atomic_write_parquet_groups",
     "atomic_write_text",
     "atomic_writer",
+    "check_document_size",
     "check_output",
     "check_writable_folder",
     "csv_bytes",
@@ -622,18 +631,55 @@ def _macroman_fallback(err: UnicodeError) -> tuple[str, int]:
 codecs.register_error("macroman_fallback", _macroman_fallback)
 
 
+#: Largest JSON or YAML document (a descriptor, a family spec, a findings file, a
+#: lineage folder's JSON) read from a file, in bytes: 64 MiB. A larger file is refused
+#: (CL-E008) before it is read. Real descriptors and specs take kilobytes, findings files
+#: a few MiB. Adjustable: set ``croissant_lineage._io.MAX_DOCUMENT_BYTES`` before reading.
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
+
+def check_document_size(path: str | Path, what: str = "JSON or YAML document") -> None:
+    """Refuse a document file larger than :data:`MAX_DOCUMENT_BYTES` before reading it.
+
+    A file that cannot be stat'ed passes (the read that follows reports it).
+
+    Raises:
+        SizeLimitError: the file is larger than the limit.
+    """
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return
+    if size > MAX_DOCUMENT_BYTES:
+        raise SizeLimitError(
+            f"{what} of {size:,} bytes is over the limit of {MAX_DOCUMENT_BYTES:,}",
+            path=path,
+            hint="raise croissant_lineage._io.MAX_DOCUMENT_BYTES if the file is trusted",
+        )
+
+
 def read_json(path: str | Path, *, expected: str = "a JSON document") -> Any:
     """Parse a JSON file, raising :class:`InputError` with the position on bad JSON.
 
     Args:
         path: The file.
         expected: What the file should hold, for the hint on an empty file.
+
+    Raises:
+        SizeLimitError: the file is larger than :data:`MAX_DOCUMENT_BYTES`.
+        InputError: missing, empty or not JSON; an object that holds one key twice
+            (:func:`loads_json`).
     """
+    check_document_size(path, "JSON document")
     text, _ = read_text(path)
     if not text.strip():
         raise InputError("empty file", path=path, hint=f"expected {expected}")
     try:
         return loads_json(text)
+    except DuplicateKeyError as exc:
+        raise InputError(
+            exc.msg, path=path, hint="JSON readers differ on which value of a repeated key counts; keep one"
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", path=path
@@ -662,6 +708,21 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+class DuplicateKeyError(json.JSONDecodeError):
+    """A JSON object that holds one key twice (``{"@context": 1, "@context": 2}``)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict; a key given twice is a :class:`DuplicateKeyError`
+    (Python keeps the last value, other JSON readers the first: the meaning is not one)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise DuplicateKeyError(f"the key {key[:80]!r} appears twice in one JSON object", "", 0)
+    return obj
+
+
 def loads_json(text: str, *, allow_nan: bool = False) -> Any:
     """``json.loads`` for untrusted text, strict where Python's is lenient.
 
@@ -669,10 +730,17 @@ def loads_json(text: str, *, allow_nan: bool = False) -> Any:
     the non-standard ``NaN`` / ``Infinity`` literals, which this library's JSON writer
     refuses to write back, are a :class:`json.JSONDecodeError`, which callers already
     handle, instead of a RecursionError or ValueError here or in the code that uses the
-    document later.
+    document later. In a document (not ``allow_nan``: a descriptor, a spec, findings) an
+    object that holds one key twice is a :class:`DuplicateKeyError` (a
+    :class:`json.JSONDecodeError`): Python would keep the last value where other
+    readers keep the first.
     """
     try:
-        obj = json.loads(text) if allow_nan else json.loads(text, parse_constant=_no_constant)
+        obj = (
+            json.loads(text)
+            if allow_nan
+            else json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_pairs)
+        )
     except RecursionError:
         obj = None
     except json.JSONDecodeError:

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from croissant_lineage.audits.witnesses.archives import iter_archive
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.describe import describe
-from croissant_lineage.croissant.tables import MAX_FIELD_CHARS
+from croissant_lineage.croissant.tables import MAX_CELL_BYTES, MAX_FIELD_CHARS, MAX_LINE_BYTES
 from croissant_lineage.enrich import enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.findings.files import load_findings
@@ -75,13 +76,44 @@ def corpus(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """
     dst = tmp_path / "badinput"
     shutil.copytree(CORPUS, dst, symlinks=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    if "giant" in request.node.name:
+    if "csv_giant" in request.node.name:
         giant = dst / "csv_giant_line"
         shutil.copytree(dst / "_good", giant)
         with (giant / "data.csv").open("a", encoding="utf-8") as fh:
             fh.write("9,glorbs," + "x" * (MAX_FIELD_CHARS + 1) + ",1,2,3,4,A\n")
+    if "parquet_giant_cell" in request.node.name:
+        giant_parquet_cell(dst / "_good", dst / "parquet_giant_cell", MAX_CELL_BYTES + 1)
+    if "jsonl_giant_line" in request.node.name:
+        giant_jsonl_line(dst / "_good", dst / "jsonl_giant_line", MAX_LINE_BYTES + 1)
     lineage_folder(json.loads((dst / "lineage_cycle.json").read_text()), dst / "lineage_cycle")
     return dst
+
+
+def _retyped(good: Path, dst: Path, data: str, encoding: str) -> None:
+    """``good``'s setup copied to ``dst`` with its data file named ``data``, of ``encoding``."""
+    shutil.copytree(good, dst)
+    (dst / "data.csv").unlink()
+    desc = json.loads((dst / "croissant.json").read_text())
+    desc["distribution"][0].update(contentUrl=data, encodingFormat=encoding)
+    (dst / "croissant.json").write_text(json.dumps(desc, indent=2))
+
+
+def giant_parquet_cell(good: Path, dst: Path, size: int) -> None:
+    """``parquet_giant_cell``: the good setup as Parquet, the second stem ``size`` bytes
+    long (a few KB on disk: one repeated byte compresses away)."""
+    _retyped(good, dst, "data.parquet", "application/x-parquet")
+    rows = [dict(zip(["id", "subject", "question", "A", "B", "C", "D", "answer"], r, strict=True)) for r in (
+        ["1", "glorbs", "Short?", "3", "4", "5", "6", "C"], ["2", "glorbs", "x" * size, "a", "b", "c", "d", "A"])]
+    pq.write_table(pa.Table.from_pylist(rows), dst / "data.parquet", compression="zstd")
+
+
+def giant_jsonl_line(good: Path, dst: Path, size: int) -> None:
+    """``jsonl_giant_line``: the good setup as JSON Lines, the second line over ``size`` bytes."""
+    _retyped(good, dst, "data.jsonl", "application/jsonlines")
+    first = {"id": "1", "subject": "glorbs", "question": "Short?", "A": "3", "B": "4", "C": "5", "D": "6", "answer": "C"}
+    with (dst / "data.jsonl").open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps(first) + "\n")
+        fh.write(json.dumps({**first, "id": "2", "question": "x" * size}) + "\n")
 
 
 def lineage_folder(spec: dict[str, Any], out: Path) -> Path:
@@ -186,6 +218,7 @@ CASES: list[Case] = [
     *_descriptor_case("descriptor_json_list", "CL-E002", "CL-E001"),
     *_descriptor_case("descriptor_deep_nesting", "CL-E001", "CL-E001"),
     *_descriptor_case("descriptor_nan", "CL-E001", "CL-E001"),
+    *_descriptor_case("descriptor_duplicate_key", "CL-E001", "CL-E001"),
     _link_case("descriptor_recordset_missing", "CL-E002", "croissant.json"),
     _link_case("descriptor_field_missing", "CL-E003", "croissant.json"),
     _link_case("descriptor_column_missing", "CL-E004", "data.csv"),
@@ -204,11 +237,17 @@ CASES: list[Case] = [
     *_csv_case("csv_binary", "CL-E001"),
     *_csv_case("csv_giant_line", "CL-E008"),
     _link_case("jsonl_deep_nesting", "CL-E004", "data.jsonl"),
+    _link_case("jsonl_giant_line", "CL-E008", "data.jsonl"),
+    _link_case("parquet_giant_cell", "CL-E008", "data.parquet"),
+    _link_case("key_index_negative", "CL-E004", "croissant.json"),
+    _link_case("key_index_fraction", "CL-E004", "croissant.json"),
+    _link_case("key_index_huge", "CL-E004", "croissant.json"),
     _link_case("duplicate_ids", "CL-E004", "croissant.json"),
     # family specs
     _link_case("family_cycle", "CL-E003", "family.json"),
     _link_case("family_invalid_json", "CL-E001", "family.json"),
     _link_case("family_empty", "CL-E001", "family.json"),
+    _link_case("family_duplicate_key", "CL-E001", "family.json"),
     _link_case("family_not_a_spec", "CL-E003", "family.json"),
     _link_case("family_yaml_tag", "CL-E001", "family.yaml"),
     _link_case("family_yaml_alias_bomb", "CL-E001", "family.yaml"),
@@ -220,6 +259,7 @@ CASES: list[Case] = [
     _findings_case("findings_deep_nesting.json", "CL-E001"),
     _findings_case("findings_empty.yaml", "CL-E001"),
     _findings_case("findings_invalid.json", "CL-E001"),
+    _findings_case("findings_duplicate_key.json", "CL-E001"),
     _findings_case("findings_not_a_list.yaml", "CL-E005"),
     # lineage folders
     Case("lineage_not_parquet", "CL-E001", "items.parquet", lambda p: Lineage.read(p / "lineage_not_parquet"),
@@ -265,7 +305,7 @@ def with_timeout(fn: Callable[[], Any], seconds: float = 20.0) -> Any:
 
 def test_corpus_entries_all_have_cases() -> None:
     used = {c.entry.split("[")[0] for c in CASES} | {e for e, _ in VALIDATION}
-    generated = {"csv_giant_line", "lineage_cycle"}  # written by the ``corpus`` fixture
+    generated = {"csv_giant_line", "jsonl_giant_line", "parquet_giant_cell", "lineage_cycle"}  # written by the ``corpus`` fixture
     others = {"_good", "_outside", "archive_wrong_shape", "lineage_cycle.json", "make_corpus.py", "README.md"}
     tests = {p.name for p in CORPUS.glob("test_*.py")}  # the read-side tests of issue 15 sit beside the corpus
     assert {p.name for p in CORPUS.iterdir() if p.name != "__pycache__"} - tests == (used - generated) | others
@@ -363,6 +403,9 @@ VALIDATION: list[tuple[str, str]] = [
     ("findings_deep_nesting.json", "CLV001"),
     ("descriptor_deep_nesting", "CLV001"),
     ("descriptor_nan", "CLV001"),
+    ("descriptor_duplicate_key", "CLV001"),
+    ("family_duplicate_key", "CLV001"),
+    ("findings_duplicate_key.json", "CLV001"),
 ]
 
 _VALIDATE_TARGET = {
@@ -370,6 +413,8 @@ _VALIDATE_TARGET = {
     "descriptor_not_croissant": "descriptor_not_croissant/croissant.json",
     "descriptor_deep_nesting": "descriptor_deep_nesting/croissant.json",
     "descriptor_nan": "descriptor_nan/croissant.json",
+    "descriptor_duplicate_key": "descriptor_duplicate_key/croissant.json",
+    "family_duplicate_key": "family_duplicate_key/family.json",
     "family_cycle": "family_cycle/family.json",
 }
 

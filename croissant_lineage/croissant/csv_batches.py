@@ -97,7 +97,7 @@ def _clean_head(path: Path, csv_columns: list[str] | None, delimiter: str | None
         if not stat.S_ISREG(st.st_mode) or st.st_size > tables.MAX_DECOMPRESSED_BYTES:
             return None
         note_input(path)
-        raw = path.read_bytes()
+        raw = tables.read_bounded(path)
     except OSError:
         return None
     return tables.clean_csv(raw, csv_columns, delimiter)

@@ -19,6 +19,10 @@ and :func:`croissant_lineage.croissant.records.read_record_set` yield the same r
   separate configs, ``{config}-{label}``, as the Hub keeps one set of features per config
   (:attr:`DescribeResult.grouped` says which).
 
+Only what the descriptor says of a file is kept: its columns' names and types and its row
+count. A Parquet file's come from its metadata (no column is read); a file of another
+format is read (under :mod:`.tables`' limits) and its table dropped once measured.
+
 File globs are relative to the folder the descriptor is meant to sit in
 (``relative_to``), as Croissant resolves them. The descriptor carries
 ``"cl:generatedBy": "croissant-lineage"`` (:data:`croissant_lineage.croissant.descriptor.GENERATOR`),
@@ -34,7 +38,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
@@ -54,7 +58,7 @@ from croissant_lineage.croissant.descriptor import (
     match_files,
 )
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, RAI_NS, SCHEMA_NS
-from croissant_lineage.croissant.tables import read_table
+from croissant_lineage.croissant.tables import PARQUET_FORMATS, parquet_shape, read_table
 from croissant_lineage.errors import InputError, UnsafePathError
 
 __all__ = [
@@ -267,7 +271,7 @@ class _Group:
     config: str
     fmt: str
     paths: list[Path]
-    tables: list[pa.Table]
+    tables: list[_Shape]
 
 
 @dataclass
@@ -341,6 +345,30 @@ def _format_of(path: Path) -> str | None:
 def _is_empty(table: pa.Table, name: str) -> bool:
     values = table.column(name).to_pylist()
     return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
+
+
+class _Shape(NamedTuple):
+    """What a descriptor says of one data file: its columns' names and types, its row
+    count, and which of its unnamed columns (``_unnamed_{i}``) are empty."""
+
+    schema: pa.Schema
+    num_rows: int
+    empty: frozenset[str]
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.schema.names)
+
+
+def _shape(path: Path, fmt: str, csv_columns: list[str] | None) -> _Shape:
+    """The shape of one data file: a Parquet file's from its metadata alone (no column
+    is read), another's from its table, which is dropped once measured."""
+    if fmt in PARQUET_FORMATS:
+        schema, rows = parquet_shape(path)
+        return _Shape(schema, rows, frozenset())
+    table = read_table(path, fmt, csv_columns=csv_columns)
+    empty = frozenset(c for c in table.column_names if c.startswith("_unnamed_") and _is_empty(table, c))
+    return _Shape(table.schema, table.num_rows, empty)
 
 
 def _includes(
@@ -435,7 +463,7 @@ def _record_set(
             columns.setdefault(col.name, []).append(col.type)
     for column, types in columns.items():
         if column.startswith("_unnamed_") and all(
-            column not in t.column_names or _is_empty(t, column) for t in group.tables
+            column not in t.column_names or column in t.empty for t in group.tables
         ):
             continue
         dtype, is_array = _data_type(types)
@@ -523,11 +551,9 @@ def _groups(root: Path, rel_to: Path, prefix: str, opts: DescribeOptions) -> dic
     return per_config
 
 
-def _columns(table: pa.Table) -> frozenset[str]:
+def _columns(table: _Shape) -> frozenset[str]:
     """The columns a file contributes (unnamed empty columns of a CSV do not count)."""
-    return frozenset(
-        c for c in table.column_names if not (c.startswith("_unnamed_") and _is_empty(table, c))
-    )
+    return frozenset(c for c in table.column_names if c not in table.empty)
 
 
 _SPLIT_TOKENS = re.compile(
@@ -690,7 +716,7 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
     for config_groups in per_config.values():
         for group in config_groups:
             csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
-            group.tables = [read_table(p, group.fmt, csv_columns=csv_cols) for p in group.paths]
+            group.tables = [_shape(p, group.fmt, csv_cols) for p in group.paths]
     per_config, grouped = _by_columns(per_config, root)
     layout = _Layout(root, rel_to, prefix, opts, opts.name or root.resolve().name)
     for config, config_groups in per_config.items():

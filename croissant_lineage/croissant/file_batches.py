@@ -48,7 +48,15 @@ def read_tables(
     columns: list[str] | None = None,
 ) -> Iterator[tuple[Path, pa.Table]]:
     """Each path with :func:`~croissant_lineage.croissant.tables.read_table`'s table of it,
-    in order (the same arguments, the same errors)."""
+    in order (the same arguments, the same errors: a cell over
+    :data:`~croissant_lineage.croissant.tables.MAX_CELL_BYTES` too, in a file read in a batch)."""
+    for path, table in _read_tables(paths, encoding_format, csv_columns, columns):
+        yield path, tables.check_cells(table, path)
+
+
+def _read_tables(
+    paths: list[Path], encoding_format: str, csv_columns: list[str] | None, columns: list[str] | None
+) -> Iterator[tuple[Path, pa.Table]]:
     fmt = encoding_format.split(";")[0].strip().lower()
     if fmt in CSV_FORMATS:  # (CSV files sharing a header: see :mod:`.csv_batches`)
         yield from _csv_tables(paths, encoding_format, csv_columns, tables.csv_delimiter(fmt))
@@ -107,7 +115,7 @@ def _read_batch(paths: list[Path], read: dict[Path, bytes]) -> list[pa.Table] | 
     keys: list[str] | None = None
     for path in paths:
         note_input(path)
-        read[path] = raw = path.read_bytes()
+        read[path] = raw = tables.read_bounded(path)
         raw = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
         lines = [line for line in raw.split(b"\n") if line.strip()]
         first = _first_keys(lines)

@@ -27,7 +27,13 @@ from typing import Any
 import jsonschema
 import yaml
 
-from croissant_lineage._io import load_yaml, loads_json, read_text
+from croissant_lineage._io import (
+    DuplicateKeyError,
+    check_document_size,
+    load_yaml,
+    loads_json,
+    read_text,
+)
 from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import parse_hub_id
 from croissant_lineage.errors import InputError, SpecError
@@ -380,7 +386,8 @@ def load_family(name_or_path: str | Path) -> FamilySpec:
     """Load a family spec: a built-in name (``"mmlu"``) or a JSON/YAML file path.
 
     Raises:
-        InputError: the file is missing or does not parse.
+        InputError: the file is missing or does not parse (an object holding a key twice too).
+        SizeLimitError: the file is larger than :data:`croissant_lineage._io.MAX_DOCUMENT_BYTES`.
         SpecError: it parses but is not a valid family spec.
     """
     path = builtin_family_path(str(name_or_path)) or Path(name_or_path)
@@ -390,9 +397,12 @@ def load_family(name_or_path: str | Path) -> FamilySpec:
             path=path,
             hint=f"give a spec file or one of: {', '.join(builtin_families())}",
         )
+    check_document_size(path, "family spec")
     text, _ = read_text(path)
     try:
         doc = loads_json(text) if path.suffix == ".json" else load_yaml(text)
+    except DuplicateKeyError as exc:
+        raise InputError(exc.msg, path=path, hint="keep one of the two values") from None
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise InputError(f"does not parse: {exc}".splitlines()[0], path=path) from None
     return parse_family(doc, path)

@@ -9,8 +9,9 @@ gets its stable id from :func:`~croissant_lineage.findings.model.finding_id`.
 YAML is read with libyaml's C loader where PyYAML has it (``yaml.CSafeLoader``), and a
 YAML file larger than :data:`MAX_YAML_BYTES` (64 MiB) is refused before it is read
 (``CL-E008``): YAML costs about 25 bytes of memory per byte of text even with the C
-loader. Set ``croissant_lineage.findings.files.MAX_YAML_BYTES`` to change the limit, or
-convert a very large file to JSON.
+loader. Set ``croissant_lineage.findings.files.MAX_YAML_BYTES`` to change the limit. A
+JSON findings file larger than :data:`croissant_lineage._io.MAX_DOCUMENT_BYTES` (64 MiB)
+is refused the same way, and an object that holds one key twice is an ``InputError``.
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ def _parse(path: Path) -> Any:
         raise SizeLimitError(
             f"findings YAML of {size:,} bytes is over the limit of {MAX_YAML_BYTES:,}",
             path=path,
-            hint="convert it to JSON, or raise croissant_lineage.findings.files.MAX_YAML_BYTES",
+            hint="split it, or raise croissant_lineage.findings.files.MAX_YAML_BYTES",
         )
     text, _ = read_text(path)
     if not text.strip():

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from croissant_lineage.croissant.descriptor import Descriptor, read_descriptor
 from croissant_lineage.croissant.hf_datasets import read_hub_dataset
@@ -32,7 +33,7 @@ from croissant_lineage.lineage.records_json import filter_where, records_json
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
 from croissant_lineage.lineage.shape import LETTERS, key_problem, options_problem
 
-__all__ = ["LETTERS", "evaluate", "key_letter", "load_items", "load_items_packed"]
+__all__ = ["LETTERS", "evaluate", "index_problem", "key_letter", "load_items", "load_items_packed"]
 
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
@@ -136,22 +137,62 @@ def _trim_padding(values: list[str | None], raw_key: Any, key_format: str) -> li
 def key_letter(value: Any, key_format: str, options: list[str] | None) -> str | None:
     """Normalise a key to a letter: ``"B"``, ``1`` (index) or an option's text -> ``"B"``.
 
-    Returns None when the key is missing or cannot be read as that format.
+    Returns None when the key is missing or cannot be read as that format (the item
+    loader refuses an ``index`` key that is not an option index: :func:`index_problem`).
     """
+    letter = _key_letter(value, key_format, options)
+    return None if letter is None or letter.startswith(_BAD_INDEX) else letter
+
+
+#: What :func:`_key_letter` gives for an ``index`` key that is not an option index,
+#: followed by the key's text: never a letter, so no reader takes it for one.
+_BAD_INDEX = "?"
+
+
+def _key_letter(value: Any, key_format: str, options: list[str] | None) -> str | None:
+    """:func:`key_letter`, but an ``index`` key that is present and not an integer from 0
+    to 25 (``-1``, ``1.5``, ``2**62``, ``"two"``) gives ``"?"`` and its text, which
+    :func:`index_problem` refuses, instead of None (a key silently dropped)."""
     if value is None:
         return None
     if key_format == "index":
-        try:
-            idx = int(str(value).strip())
-        except ValueError:
-            return None
-        return LETTERS[idx] if 0 <= idx < len(LETTERS) else None
+        idx = _index_of(value)
+        if idx is None:
+            text = str(value).strip()
+            return _BAD_INDEX + text[:40] if text else None
+        return LETTERS[idx]
     if key_format == "text":
         if options and str(value) in options:
             return LETTERS[options.index(str(value))]
         return None
     text = str(value).strip().upper()
     return text if len(text) == 1 and text in LETTERS else None
+
+
+def _index_of(value: Any) -> int | None:
+    """An option index from 0 to 25 (an integer, an integral float, or the text of an
+    integer), or None when ``value`` is none of those."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        idx = int(value) if value.is_integer() else None
+    elif isinstance(value, int):
+        idx = value
+    else:
+        text = str(value).strip()
+        idx = int(text) if _INTEGER.fullmatch(text) else None
+    return idx if idx is not None and 0 <= idx < len(LETTERS) else None
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
+
+
+def index_problem(key: str | None) -> str | None:
+    """Why a key read under ``key_format: index`` is refused (not an integer from 0 to
+    25), or None when it is a letter or missing."""
+    if key is None or not key.startswith(_BAD_INDEX):
+        return None
+    return f"index key {key[1:]!r} is not an option index (an integer from 0 to {len(LETTERS) - 1})"
 
 
 def load_items(
@@ -315,10 +356,10 @@ def _columnar_options_and_keys(
             spec.roles.get("key"),
             table,
             _as_text,
-            lambda v: key_letter(v, fmt, None),
+            lambda v: _key_letter(v, fmt, None),
             lambda v: _parse_list(v, "python_list"),
         )
-        if fast is not None:
+        if fast is not None and not (fmt == "index" and pc.any(pc.starts_with(fast[1], _BAD_INDEX)).as_py()):
             return fast
     return _options_and_keys(spec, columns, table.num_rows)
 
@@ -338,7 +379,8 @@ def _options_and_keys(
         ]
     else:
         options = [None] * n
-    keys = [key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
+    keys = [_key_letter(k, spec.key_format, o) for k, o in zip(raw_keys, options, strict=True)]
+    _refuse(spec, columns, (index_problem(k) for k in keys))
     _refuse(spec, columns, (key_problem(o, k) for o, k in zip(options, keys, strict=True)))
     return options, keys
 

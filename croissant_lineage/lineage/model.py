@@ -36,6 +36,7 @@ from croissant_lineage._io import (
     read_json,
 )
 from croissant_lineage._results import Result
+from croissant_lineage.croissant.tables import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.hf import to_hf_dataset
@@ -381,9 +382,20 @@ def items_without_records(lineage: Lineage) -> pa.Table:
 
 
 def _read_table(path: Path, schema: pa.Schema, *, records: bool) -> pa.Table:
-    """One lineage table, cast to its schema; without ``record`` (read as nulls) unless ``records``."""
+    """One lineage table, cast to its schema; without ``record`` (read as nulls) unless
+    ``records``. The columns read are held to the data limits of
+    :mod:`croissant_lineage.croissant.tables` (the file's decompressed size, one cell's
+    size; checked from the metadata first), as any data file is.
+
+    Raises:
+        SizeLimitError: a limit is exceeded.
+    """
     if records or "record" not in schema.names:
-        return pq.read_table(path).cast(schema)
+        check_parquet(path)
+        return check_cells(pq.read_table(path), path).cast(schema)
     names = [n for n in schema.names if n != "record"]
-    table = pq.read_table(path, columns=names)
+    check_parquet(path, names)
+    table = check_cells(pq.read_table(path, columns=names), path)
     return table.append_column(schema.field("record"), pa.nulls(table.num_rows, pa.string())).cast(schema)
+
+

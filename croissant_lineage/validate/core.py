@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from croissant_lineage.croissant.descriptor import Descriptor, check_croissant
-from croissant_lineage.errors import InputError, LineageError
+from croissant_lineage.croissant.tables import check_cells, check_parquet
+from croissant_lineage.errors import InputError, LineageError, SizeLimitError
 from croissant_lineage.family.spec import builtin_family_path
 from croissant_lineage.validate.card import check_card
 from croissant_lineage.validate.codes import expand_selection, issue
@@ -87,7 +88,8 @@ def _findings_doc(t: Target) -> Any:
         return t.doc
     from croissant_lineage.findings.parquet import findings_entries
 
-    return {"findings": findings_entries(pq.read_table(t.path))}
+    check_parquet(t.path)
+    return {"findings": findings_entries(check_cells(pq.read_table(t.path), t.path))}
 
 
 def _check_table(t: Target, where: str, index: ItemIndex, edges: dict[str, list[tuple[str, str]]]) -> list[Issue]:
@@ -178,6 +180,9 @@ def _run(targets: list[Target], files: dict[Path, FileCheck]) -> list[Issue]:
         elif t.kind == "findings":
             try:
                 doc = _findings_doc(t)
+            except SizeLimitError as exc:
+                out.append(issue("CLV001", f"findings table does not read: {exc.message}"[:300], where))
+                continue
             except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError) as exc:
                 out.append(issue("CLV001", f"findings table does not read: {exc}"[:300], where))
                 continue

@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from croissant_lineage._io import load_yaml, loads_json
+from croissant_lineage import _io
+from croissant_lineage._io import DuplicateKeyError, load_yaml, loads_json
 from croissant_lineage.croissant.jsonld import JsonLdContext, walk
 from croissant_lineage.croissant.namespaces import PROV_NS
 from croissant_lineage.validate.lineage import table_kind
@@ -107,11 +108,15 @@ def detect(path: Path) -> Target:
         return Target(path, "lineage-table" if name else "unknown", table=name)
     if suffix in (".json", ".jsonld", ".yaml", ".yml"):
         try:
+            if path.stat().st_size > _io.MAX_DOCUMENT_BYTES:
+                return Target(path, "unknown", problem=f"larger than the {_io.MAX_DOCUMENT_BYTES:,} bytes a document may take")
             text = path.read_text("utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             return Target(path, "unknown", problem=f"cannot read: {exc}"[:300])
         try:
             doc = loads_json(text) if suffix in (".json", ".jsonld") else load_yaml(text)
+        except DuplicateKeyError as exc:
+            return Target(path, "unknown", problem=exc.msg)
         except json.JSONDecodeError as exc:
             return Target(path, "unknown", problem=f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
         except yaml.YAMLError as exc:

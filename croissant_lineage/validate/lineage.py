@@ -24,7 +24,8 @@ import pyarrow.parquet as pq
 from croissant_lineage._io import loads_json
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
 from croissant_lineage.croissant.jsonld import pointer
-from croissant_lineage.errors import LineageError
+from croissant_lineage.croissant.tables import check_cells, check_parquet
+from croissant_lineage.errors import LineageError, SizeLimitError
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -114,7 +115,10 @@ def read_lineage_table(path: Path, name: str, where: str) -> tuple[pa.Table | No
     """
     schema = LINEAGE_FILES[name]
     try:
-        table = pq.read_table(path)
+        check_parquet(path)
+        table = check_cells(pq.read_table(path), path)
+    except SizeLimitError as exc:
+        return None, [issue("CLV306", exc.message[:300], where)]
     except (pa.ArrowInvalid, OSError) as exc:
         return None, [issue("CLV306", f"not a Parquet file: {exc}"[:300], where)]
     if name == "edges.parquet" and set(table.column_names) >= _REF_EDGE_COLUMNS and "child_dataset" not in table.column_names:

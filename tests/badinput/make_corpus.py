@@ -180,6 +180,8 @@ def main() -> None:
                                                        "@type": "Person", "name": "not a dataset"})))
     case("descriptor_deep_nesting", setup(desc='{"@context": {}, "@type": "sc:Dataset", "x": ' + deep(150) + "}\n"))
     case("descriptor_nan", setup(desc=dump(descriptor()).replace('"name": "bad",', '"name": "bad",\n  "size": NaN,', 1)))
+    case("descriptor_duplicate_key", setup(desc=dump(descriptor()).replace(
+        '{\n  "@context"', '{\n  "@context": {"@vocab": "https://example.org/other/"},\n  "@context"', 1)))
     case("descriptor_json_list", setup(desc=dump([descriptor()])))
     case("descriptor_recordset_missing", setup(fam=family(record_set="questions")))
     case("descriptor_field_missing", setup(fam=family(stem="prompt")))
@@ -206,6 +208,9 @@ def main() -> None:
     files["data.jsonl"] = json.dumps(row) + "\n" + '{"id": "2", "question": ' + deep() + "}\n"
     case("jsonl_deep_nesting", files)
     case("csv_binary", setup(data=bytes(range(256)) * 4))
+    for name, key in (("key_index_negative", "-1"), ("key_index_fraction", "1.5"), ("key_index_huge", str(2**62))):
+        rows = [[*ROWS[0][:-1], "2"], [*ROWS[1][:-1], key], [*ROWS[2][:-1], "1"]]
+        case(name, setup(data=csv_text(rows=rows), fam=family(extra={"key_format": "index"})))
     case("duplicate_ids", setup(data=csv_text(rows=[*ROWS, ["2", "glorbs", "A second item 2?", "a", "b", "c", "d", "D"]])))
 
     # --- family specs --------------------------------------------------------------
@@ -218,6 +223,7 @@ def main() -> None:
     case("family_cycle", setup(fam=cyc))
     case("family_invalid_json", setup(fam='{"name": "bad", "datasets": [\n'))
     case("family_empty", setup(fam=""))
+    case("family_duplicate_key", setup(fam=dump(family()).replace('"name": "bad",', '"name": "bad",\n  "name": "other",', 1)))
     case("family_not_a_spec", setup(fam=dump({"name": "bad", "datasets": [{"name": "bad"}]})))
     case("family_yaml_alias_bomb", {k: v for k, v in setup().items() if k != "family.json"} | {
         "family.yaml": alias_bomb(top="name: bad\n")})
@@ -248,6 +254,8 @@ def main() -> None:
     (HERE / "findings_empty.yaml").write_text("")
     (HERE / "findings_invalid.json").write_text('{"findings": [\n')
     (HERE / "findings_not_a_list.yaml").write_text("findings: 42\n")
+    (HERE / "findings_duplicate_key.json").write_text(
+        dump({"findings": [good]}).replace('"status": "proposed"', '"status": "proposed",\n      "status": "rejected"', 1))
 
     # --- prediction archives (each folder is an --archives folder) -----------------
     ok = [record(1), record(2, pred="B")]

@@ -183,6 +183,8 @@ def test_each_clean_file_is_read_once(tmp_path: Path, monkeypatch: pytest.Monkey
     reads: list[Path] = []
     read_bytes = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    read_bounded = tables.read_bounded
+    monkeypatch.setattr(tables, "read_bounded", lambda path: reads.append(path) or read_bounded(path))
     got = [t for _, t in read_tables(paths, CSV)]
     assert [t.to_pylist() for t in got] == [t.to_pylist() for t in want]
     # the file that is not clean: read_table checks it again, then reads it as text
