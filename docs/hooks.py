@@ -1,6 +1,7 @@
 """mkdocs hooks: pages made at build time from the sources they describe.
 
 * ``index.md``: the repository's README.md (links into ``docs/`` made relative to the site);
+* ``changelog.md``: the repository's CHANGELOG.md;
 * ``api.md``: the API reference, one mkdocstrings section per module of the public API
   (``croissant_lineage._API``), listing the names that module exports, so the reference
   follows the public API without a second list to keep in sync.
@@ -24,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _index() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.sub(r"\]\(docs/", "](", text)
+    text = re.sub(r"\]\(docs/", "](", text)
+    return text.replace("](CHANGELOG.md)", "](changelog.md)")
 
 
 def _api() -> str:
@@ -56,4 +58,5 @@ def on_files(files: Files, config: Any, **kwargs: Any) -> Files:
     """Add the generated pages to the site."""
     files.append(File.generated(config, "index.md", content=_index()))
     files.append(File.generated(config, "api.md", content=_api()))
+    files.append(File.generated(config, "changelog.md", content=(ROOT / "CHANGELOG.md").read_text(encoding="utf-8")))
     return files
