@@ -382,9 +382,16 @@ def enrich_family(
     """Write a family's enriched descriptors and their lineage files, here or as a Beam pipeline.
 
     Args:
-        lineage, family_spec, out_dir, findings, time, force, progress, in_place, rebase, data_dir:
-            As for :func:`croissant_lineage.enrich.family.enrich_family` (``progress`` and
-            ``in_place``: local runner).
+        lineage: As for :func:`croissant_lineage.enrich.family.enrich_family`.
+        family_spec: As for ``enrich_family`` of :mod:`croissant_lineage.enrich.family`.
+        out_dir: As there.
+        findings: As there.
+        time: As there.
+        force: As there.
+        progress: As there (local runner only).
+        in_place: As there (local runner only).
+        rebase: As there.
+        data_dir: As there.
         runner: ``"local"`` (:func:`croissant_lineage.enrich.family.enrich_family`) or
             ``"beam"`` (:func:`croissant_lineage.beam.enrich.enrich_family_beam`, the ``beam``
             extra: one step per descriptor file): the same files either way.

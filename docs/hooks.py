@@ -58,5 +58,6 @@ def on_files(files: Files, config: Any, **kwargs: Any) -> Files:
     """Add the generated pages to the site."""
     files.append(File.generated(config, "index.md", content=_index()))
     files.append(File.generated(config, "api.md", content=_api()))
-    files.append(File.generated(config, "changelog.md", content=(ROOT / "CHANGELOG.md").read_text(encoding="utf-8")))
+    changelog = re.sub(r"\]\(docs/", "](", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"))
+    files.append(File.generated(config, "changelog.md", content=changelog))
     return files

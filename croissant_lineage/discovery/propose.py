@@ -510,7 +510,8 @@ def discover(
         out: Folder to write (fragment, lineage, report, index); None writes nothing
             but the index when ``index_dir`` is given.
         data_dir: Folder relative file URLs resolve against (descriptors and families).
-        roles, key_format: Role overrides for the unknown datasets (spec syntax).
+        roles: Role overrides for the unknown datasets (spec syntax).
+        key_format: The key's format for the unknown datasets (spec syntax), overriding the guess.
         threshold: Minimum stem score (0-100) of a candidate parent item.
         index_dir: Where the corpus index is saved and reused (default ``OUT/index``).
 

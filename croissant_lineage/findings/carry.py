@@ -129,10 +129,11 @@ def carry_forward(
             ``option_index`` and ``proposed``); those whose item is not in the old
             snapshot's dataset are skipped.
         diff: The comparison of the two snapshots.
-        old_items / new_items: The snapshots' item tables (``ITEMS_SCHEMA``), needed
-            only to decide option and stem findings against their proposed text and a
-            key proposed as a letter; without them such findings that changed are
+        old_items: The old snapshot's item table (``ITEMS_SCHEMA``); with ``new_items``,
+            needed only to decide option and stem findings against their proposed text
+            and a key proposed as a letter; without them such findings that changed are
             ``needs_review``.
+        new_items: The new snapshot's item table (``ITEMS_SCHEMA``).
 
     Returns:
         One :class:`CarriedFinding` per finding on the old snapshot, in input order.

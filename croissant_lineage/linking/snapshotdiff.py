@@ -231,9 +231,10 @@ def compare_snapshots(
     """Compare two snapshots of a dataset item by item.
 
     Args:
-        old_items / new_items: Item tables (``ITEMS_SCHEMA``) of the older and newer
-            snapshot; each holds one dataset.
-        old_date / new_date: The snapshots' dates (ISO), or None.
+        old_items: Item table (``ITEMS_SCHEMA``) of the older snapshot; it holds one dataset.
+        new_items: Item table of the newer snapshot; it holds one dataset.
+        old_date: The older snapshot's date (ISO), or None.
+        new_date: The newer snapshot's date (ISO), or None.
         joins: New item id -> old item id, when ids do not align (e.g. from the lineage
             edges of a re-release, see :func:`joins_from_edges`). Without it, items join
             on equal ids.
