@@ -293,7 +293,7 @@ def _invented_stems(n: int, seed: int = 18) -> list[str]:
 
 
 def scale(sizes: list[int], queries: int = 10_000) -> None:
-    """Issue 18 "Scale": the stem index over a synthetic corpus of each size (invented stems,
+    """Scale: the stem index over a synthetic corpus of each size (invented stems,
     normalised as the linker does), then ``queries`` near-copies (one word replaced) looked
     up: build and query time, recall of the copied row among the candidates, peak RSS."""
     import random

@@ -12,7 +12,7 @@ true parent among the candidates scoring >= 85 (RapidFuzz ``ratio``, the linker'
 applied to both indexes' candidates alike), and the candidates scored per query (the cost of
 the scoring step). Both run in this process, one after the other.
 
-Scale (issue 18: "a 10M-item synthetic corpus on one machine"; no data, no datasketch)::
+Scale (a 10M-item synthetic corpus on one machine; no data, no datasketch)::
 
     python3 benchmarks/bench_index.py --sizes 1000000,10000000 [--queries 10000]
 

@@ -231,7 +231,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
         r = ratio(stats["link_same"], stats["mlcroissant_same"])
         ratios["link_same_over_mlcroissant"] = r
         report.ratio_row("(a) link / mlcroissant, same datasets", *r,
-                         target=Target("1a link / mlcroissant (same datasets)", r[0], "<=", 0.1))  # issue 16 (v1: <= 1)
+                         target=Target("1a link / mlcroissant (same datasets)", r[0], "<=", 0.1))
         r = ratio(stats["link_all"], stats["mlcroissant_same"])
         ratios["link_all_over_mlcroissant"] = r
         report.ratio_row("(a') link whole family / mlcroissant on what it reads", *r)

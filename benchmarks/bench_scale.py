@@ -7,9 +7,9 @@ is the sum of the three phases divided by the item count; peak memory is the wor
 ``VmHWM`` (its own high-water mark; ``ru_maxrss`` would include its parent's size).
 
 Sizes of :data:`LINK_ONLY_FROM` items and more (``--sizes 10m``) are linked only (link +
-lineage written, what issue 16's 10M-item target measures): their link time per item is
+lineage written, what the 10M-item target measures): their link time per item is
 compared with the link time per item of the largest fully measured size, and their peak
-with :data:`PEAK_LINK_ONLY_MB`. Targets (issue 16): at 1M items, peak <= 1.2 GB and time per
+with :data:`PEAK_LINK_ONLY_MB`. Targets: at 1M items, peak <= 1.2 GB and time per
 item <= 1.1x that at 10k; at 10M, link time per item <= 1.2x that at 1M and peak <= 8 GB.
 """
 

@@ -1,7 +1,8 @@
 """mkdocs hooks: pages made at build time from the sources they describe.
 
 * ``index.md``: the repository's README.md (links into ``docs/`` made relative to the site,
-  links to other repository files replaced by their text);
+  the changelog linked to its page, links to other repository files replaced by their text);
+* ``changelog.md``: the repository's CHANGELOG.md;
 * ``api.md``: the API reference, one mkdocstrings section per module of the public API
   (``croissant_lineage._API``), listing the names that module exports, so the reference
   follows the public API without a second list to keep in sync.
@@ -26,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def _index() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     text = re.sub(r"\]\(docs/", "](", text)
-    # A link to a repository file that is not a page of the site (benchmarks/HISTORY.md)
-    # keeps its text, which names the file; the site has no page to link to.
+    text = text.replace("](CHANGELOG.md)", "](changelog.md)")
+    # A link to a repository file that is not a page of the site keeps its text, which names
+    # the file; the site has no page to link to.
     return re.sub(r"\[([^\]]+)\]\((?!https?:|mailto:|#)([^)#\s]+)\)", _outside_link, text)
 
 
@@ -65,4 +67,6 @@ def on_files(files: Files, config: Any, **kwargs: Any) -> Files:
     """Add the generated pages to the site."""
     files.append(File.generated(config, "index.md", content=_index()))
     files.append(File.generated(config, "api.md", content=_api()))
+    changelog = re.sub(r"\]\(docs/", "](", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"))
+    files.append(File.generated(config, "changelog.md", content=changelog))
     return files

@@ -307,7 +307,7 @@ def test_corpus_entries_all_have_cases() -> None:
     used = {c.entry.split("[")[0] for c in CASES} | {e for e, _ in VALIDATION}
     generated = {"csv_giant_line", "jsonl_giant_line", "parquet_giant_cell", "lineage_cycle"}  # written by the ``corpus`` fixture
     others = {"_good", "_outside", "archive_wrong_shape", "lineage_cycle.json", "make_corpus.py", "README.md"}
-    tests = {p.name for p in CORPUS.glob("test_*.py")}  # the read-side tests of issue 15 sit beside the corpus
+    tests = {p.name for p in CORPUS.glob("test_*.py")}  # the read-side tests sit beside the corpus
     assert {p.name for p in CORPUS.iterdir() if p.name != "__pycache__"} - tests == (used - generated) | others
 
 
@@ -508,7 +508,7 @@ def test_family_svg_does_not_replace_a_foreign_file(toy_copy: Path, capsys: pyte
     assert tree_digest(toy_copy) == before
 
 
-#: Writers of issue 4 (enrich, prov): a foreign --out is refused unless ours or --force.
+#: Writers (enrich, prov): a foreign --out is refused unless ours or --force.
 FOREIGN_OUTPUT_GAPS: dict[str, Callable[[Path], list[str]]] = {
     "enrich-onto-a-foreign-file": lambda w: ["enrich", str(w / "toy" / "toy-pro" / "croissant.json"), "--derived-from",
                                              "https://example.org/parent", "--out", str(w / "notes" / "mine.txt")],

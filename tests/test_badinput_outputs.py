@@ -1,4 +1,4 @@
-"""Hostile input on the write side and the output side (issue 15, rules 1, 3, 5-10, 14).
+"""Hostile input on the write side and the output side.
 
 Every case is invented and runs in a private copy of the toy family. A command never
 writes to one of its own inputs, even with ``--force`` (one guard in ``_io``, not a

@@ -104,7 +104,7 @@ def test_option_diff_follows_a_permutation(options: list[str], data: st.DataObje
 def test_option_diff_matches_normalised_copies_exactly(extra: list[str], parent: list[str]) -> None:
     """Options copied with formatting damage still pair with their parent options."""
     assume(len({normalize_option(p) for p in parent}) == len(parent))
-    # an extra option equal to a parent option is itself a copy, and an exact one wins (issue 13, rule 3)
+    # an extra option equal to a parent option is itself a copy, and an exact one wins
     assume(not {normalize_option(e) for e in extra} & {normalize_option(p) for p in parent})
     damaged = [f" {p.upper()}  " for p in parent]
     d = diff_options(damaged + extra, parent)

@@ -133,7 +133,7 @@ def test_a_whole_legacy_encoded_file_is_refused_not_guessed(tmp_path: Path) -> N
     assert exc.value.code == "CL-E001"
 
 
-# --- atomic folders and the input guard (issue 15) ---------------------------------
+# --- atomic folders and the input guard ---------------------------------
 
 
 def test_atomic_folder_swaps_whole_and_keeps_what_it_did_not_write(tmp_path: Path) -> None:

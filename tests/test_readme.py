@@ -41,16 +41,29 @@ def test_table_of_contents_matches_the_headings() -> None:
 
 
 def test_every_block_is_run_or_says_why_not() -> None:
-    found = readme.blocks()
-    assert found
+    found = readme.all_blocks()
+    assert {b.page for b in found} >= {"README.md", "docs/python.md"}
     for block in found:
-        assert block.marker is not None, f"README.md:{block.line}: mark it readme-test: GROUP or skip REASON"
+        assert block.marker is not None, f"{block.where}: mark it readme-test: GROUP or skip REASON"
         if block.group is None:
-            assert len(block.marker.split()) > 2, f"README.md:{block.line}: give the reason for skipping"
+            assert len(block.marker.split()) > 2, f"{block.where}: give the reason for skipping"
         else:
-            assert block.group in ("toy", "mmlu"), block.marker
+            assert block.group in readme.GROUPS, f"{block.where}: {block.marker}"
     groups = [b.group for b in found]
-    assert "toy" in groups and "mmlu" in groups
+    assert "toy" in groups and "mmlu" in groups and "page" in groups
+
+
+def test_the_main_jobs_are_the_readmes() -> None:
+    """The golden groups run from README.md only: moving a block to a page would change what runs."""
+    for name in readme.GOLDEN:
+        assert {b.page for b in readme.group(name)} == {"README.md"}, name
+
+
+def test_a_block_on_a_page_is_found_with_its_page_and_line() -> None:
+    text = "# t\n\n<!-- readme-test: skip a reason given -->\n```bash\nls\n```\n\n```python\nx = 1\n```\n"
+    first, second = readme.blocks(text, "docs/t.md")
+    assert (first.where, first.group, first.marker) == ("docs/t.md:5", None, "skip a reason given")
+    assert (second.where, second.marker) == ("docs/t.md:9", None)
 
 
 def test_quick_start_runs_the_toy_job_and_real_data_block_links_first() -> None:

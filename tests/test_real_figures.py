@@ -1,4 +1,4 @@
-"""The real MMLU figures pinned exactly (issue 20): tests/real_figures.json.
+"""The real MMLU figures pinned exactly: tests/real_figures.json.
 
 Regenerate with ``python3 -m tests.golden.figures`` after a deliberate change, in a commit
 that says why. The link summary and the report use the session fixtures; the witness

@@ -1,4 +1,4 @@
-"""Rule 2 of issue 15: parsing never fetches, at any depth.
+"""parsing never fetches, at any depth.
 
 A loopback HTTP listener (loopback stays open under ``tests/netguard.py``) counts every
 connection made to it. Descriptors name it as a context scoped to a property, to a type,

@@ -1,4 +1,4 @@
-"""Rule 11 of issue 15: a key past the options, or options that are not a list, are refused.
+"""a key past the options, or options that are not a list, are refused.
 
 ``link`` refuses them when it loads the items (CL-E004, one line, exit 2); ``validate``
 reports ``CLV307`` for a key past the options in an items table written by anything else.

@@ -1,4 +1,4 @@
-"""Rule 13 of issue 15: a user's node that carries the library's mark is never taken for ours.
+"""a user's node that carries the library's mark is never taken for ours.
 
 ``"@index": "croissant-lineage"`` is an ordinary JSON-LD value a user may write; the
 enrichment activity lists the pointers of the nodes it added, and only those go.

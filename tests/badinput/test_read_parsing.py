@@ -1,4 +1,4 @@
-"""The parsing cases of rule 10 of issue 15: one coded line and exit 2, never a traceback.
+"""Parsing bad input: one coded line and exit 2, never a traceback.
 
 A NUL byte in ``contentUrl`` / ``includes``, a JSON list nested 100,000 deep (descriptor,
 family spec, findings), an IRI rdflib refuses to write. (The corrupt Parquet page is in

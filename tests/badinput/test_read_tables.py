@@ -1,4 +1,4 @@
-"""Rule 4 (bounded reads) and the data-file cases of rule 10 of issue 15.
+"""Bounded reads, and bad data files: one coded line each.
 
 A Parquet file with a huge column no field uses is read without that column; a file
 over the decompressed-size cap is refused (CL-E008) before it is read; nested dictionary

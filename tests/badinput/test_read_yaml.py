@@ -1,4 +1,4 @@
-"""Rule 12 of issue 15: findings YAML is read with libyaml's C loader, under a size cap."""
+"""findings YAML is read with libyaml's C loader, under a size cap."""
 
 from __future__ import annotations
 

@@ -219,7 +219,7 @@ def test_parent_given_as_descriptor_and_cli(tmp_path: Path, capsys: pytest.Captu
     assert enriched["prov:wasDerivedFrom"][0]["@id"] == "https://example.org/p"
     assert "cl:Translation" in enriched["prov:wasGeneratedBy"][0]["@type"]
     assert main(["enrich", str(child), "--out", str(out)]) == 2  # no parent given
-    before = out.read_bytes()  # the CLI never writes to its own input, even with --force (issue 15)
+    before = out.read_bytes()  # the CLI never writes to its own input, even with --force
     assert main(["enrich", str(out), "--derived-from", "https://example.org/q", "--out", str(out), "--force"]) == 2
     assert out.read_bytes() == before
     again = tmp_path / "child.re-enriched.json"

@@ -1,4 +1,4 @@
-"""Which descriptors this library wrote, sealing and stripping (issue 20): tests that kill the mutants of
+"""Which descriptors this library wrote, sealing and stripping: tests that kill the mutants of
 ``enrich.marks`` that mutmut left alive on 2026-12-01."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ ACTIVITY = {"@index": MARK, "@id": ENRICHMENT_ID}
         ({"@context": {"cl": CL_NS}, f"{CL_NS}generatedBy": GENERATOR, "name": "x"}, True),
         # enriched: our activity node deep down (below a dict, then a list)
         ({"name": "x", "recordSet": [{"field": [{"name": "f"}, ACTIVITY]}]}, True),
-        # a user's node that merely carries our @index is no mark of ours (issue 15, rule 13)
+        # a user's node that merely carries our @index is no mark of ours
         ({"name": "x", "recordSet": [{"field": [{"name": "f"}, OURS]}]}, False),
         (dict(OURS), False),
         # a marked-looking object inside @context is no mark

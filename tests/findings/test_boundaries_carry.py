@@ -1,4 +1,4 @@
-"""Carry-forward boundaries (issue 20): a whitespace-only stem change is cosmetic, an
+"""Carry-forward boundaries: a whitespace-only stem change is cosmetic, an
 edit of one character is not; the item-diff thresholds at, just below and just above."""
 
 from __future__ import annotations

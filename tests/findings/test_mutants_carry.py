@@ -1,4 +1,4 @@
-"""Carry-forward, one rule at a time (issue 20: the mutants of findings/carry.py).
+"""Carry-forward, one rule at a time (the mutants of findings/carry.py).
 
 One invented pair of snapshots where each item changes in exactly one way, and findings
 chosen so that each carry rule alone decides their status.

@@ -1,4 +1,4 @@
-"""Corrections, pinned exactly (issue 20: the mutants of findings/corrections.py).
+"""Corrections, pinned exactly (the mutants of findings/corrections.py).
 
 Every reason code with its detail, the summary's counts, the key table column by column,
 each output format byte for byte, and the error messages with their hints.

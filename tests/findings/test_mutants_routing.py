@@ -1,4 +1,4 @@
-"""Routing, pinned row by row (issue 20: the mutants of findings/routing.py).
+"""Routing, pinned row by row (the mutants of findings/routing.py).
 
 Each case routes one finding (or an item) through a small invented family and pins every
 row of the queue: rank, relation, status, certainty, letter, the transformation label,

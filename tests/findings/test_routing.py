@@ -262,7 +262,7 @@ def test_real_errata_findings_stay_in_mmlu_pro(shared_data: Path, mmlu_lineage, 
     assert all(r.status == "unaffected" for r in q.rows if r.dataset == "mmlu")
 
 
-# ----------------------------------------------------------------------------- issue 19: the three worked cases
+# ----------------------------------------------------------------------------- the three worked cases
 
 
 def _line(q, ref: str):

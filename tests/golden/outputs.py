@@ -75,7 +75,7 @@ def _clone_layout(tmp: Path, data_dir: Path | None) -> Path:
 def run_readme(name: str, work: Path, log: list[str]) -> None:
     """Run the README blocks of group ``name`` in ``work``, in order, as written."""
     for block in readme.group(name):
-        where = f"README.md:{block.line}: "
+        where = f"{block.where}: "
         if block.lang == "python":
             _run([sys.executable, "-c", block.python_script()], work, log,
                  shown="python (README block)", where=where)

@@ -1,4 +1,4 @@
-"""The lineage graph, pinned (issue 20: the mutants of lineage/graph.py).
+"""The lineage graph, pinned (the mutants of lineage/graph.py).
 
 The invented family of tests/findings_helpers.py: every query's answer in full, the
 family table's columns and types, chunked item tables, refs that Arrow cannot join,
@@ -292,7 +292,7 @@ def test_an_item_in_no_edge_is_in_the_graph() -> None:
     assert "base:s/0" in g and "base:s/9" not in g and g.ancestors("base:s/0") == []
 
 
-# --- survivors of session 13's run (graph.py after the warm-query work) --------------------------
+# --- survivors of the full run of graph.py after the warm-query changes ----------------------------
 
 
 def test_cells_left_empty_read_as_empty_tuples() -> None:

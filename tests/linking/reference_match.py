@@ -1,4 +1,4 @@
-"""The per-child stem matching that :func:`croissant_lineage.linking.match.match_text` replaced (issue 16).
+"""The per-child stem matching that :func:`croissant_lineage.linking.match.match_text` replaced.
 
 Kept as the reference: one dict of stems per block, the candidates of each child ranked
 by :func:`~croissant_lineage.linking.match.option_evidence` one pair at a time (which

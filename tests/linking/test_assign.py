@@ -1,5 +1,5 @@
 """One child per parent: the components found from the collisions are the ones the
-assignment re-solves (issue 16)."""
+assignment re-solves."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Boundary tests of the linking thresholds and of the stem normaliser, rule by rule.
 
-Issue 20: each test is built so that one threshold or one rule alone decides the
+Each test is built so that one threshold or one rule alone decides the
 outcome, at the boundary (at, just below, just above). Stems are invented; their
 RapidFuzz ``ratio`` is exact by construction (``1 - k / L`` for ``k`` single-character
 substitutions in a stem of ``L`` characters), and each test asserts the score it relies on.

@@ -1,4 +1,4 @@
-"""The columnar option diffs equal :func:`diff_texts`, pair by pair (issue 16).
+"""The columnar option diffs equal :func:`diff_texts`, pair by pair.
 
 :func:`croissant_lineage.linking.diff_columns.diff_pairs` diffs whole columns of pairs;
 :func:`~croissant_lineage.linking.options.diff_texts` (one pair at a time) is the

@@ -1,4 +1,4 @@
-"""The evidence's faster spellings give what their plain statement gives (issue 16).
+"""The evidence's faster spellings give what their plain statement gives.
 
 * ``_written(number)`` (is a number of the text whose spelled-out numbers were read written
   in digits in the original?) puts the number's literal first and looks behind the digit

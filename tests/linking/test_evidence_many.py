@@ -1,4 +1,4 @@
-"""Evidence of many items at once equals the evidence of each (issue 16).
+"""Evidence of many items at once equals the evidence of each.
 
 :func:`croissant_lineage.linking.evidence.extract_evidence_many` runs only the patterns a
 text can match, told by column tests (Arrow's RE2 kernels); :func:`extract_evidence` runs

@@ -1,4 +1,4 @@
-"""The evidence's word patterns find what their plain statement finds (issue 16).
+"""The evidence's word patterns find what their plain statement finds.
 
 ``_CAPITALISED`` and ``_FORMULA`` look behind their first letter instead of before it (Python's
 engine then skips to the characters of the leading class: twice as fast); the statements

@@ -3,7 +3,7 @@
 :data:`croissant_lineage.linking.evidence._ROMAN` gained a look-ahead (two numeral letters)
 and :func:`~croissant_lineage.linking.evidence._roman_numbers` a pre-check, so that the
 empty and one-letter matches the plain pattern allows at every word boundary (and the
-function drops) are never made (issue 16). The plain pattern is kept here as the reference.
+function drops) are never made. The plain pattern is kept here as the reference.
 """
 
 from __future__ import annotations

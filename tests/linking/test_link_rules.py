@@ -1,4 +1,4 @@
-"""Issue 13, linking rules 1-5: each fixture is built so that the rule alone decides."""
+"""The linking rules (exact copy first, one child per parent, option pairing, missing-value words, mojibake): each fixture is built so that the rule alone decides."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13, linking rules 1-5, on the real cases the issue names (the MMLU family)."""
+"""The linking rules on the real cases that show them (the MMLU family)."""
 
 from __future__ import annotations
 

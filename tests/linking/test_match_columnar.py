@@ -1,4 +1,4 @@
-"""The columnar stem matching equals the per-child code it replaced (issue 16).
+"""The columnar stem matching equals the per-child code it replaced.
 
 :func:`croissant_lineage.linking.match.match_text` joins the two sides' (block, stem)
 codes and ranks candidates by :func:`~croissant_lineage.linking.match.evidence_columns`;

@@ -1,4 +1,4 @@
-"""The columnar matching and option diffs on every MMLU-family derivation (issue 16).
+"""The columnar matching and option diffs on every MMLU-family derivation.
 
 Each text-linked derivation is matched by :func:`~croissant_lineage.linking.match.match_text`
 and by the per-child reference (``tests/linking/reference_match.py``): the matches (with

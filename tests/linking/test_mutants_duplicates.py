@@ -1,4 +1,4 @@
-"""Duplicate groups (issue 20): tests that kill the mutants mutmut left alive (2026-12-01).
+"""Duplicate groups: tests that kill the mutants mutmut left alive (2026-12-01).
 
 Both paths are checked against each other: :func:`find_duplicates` (a whole items table)
 and :func:`side_duplicates` (one dataset while linking).

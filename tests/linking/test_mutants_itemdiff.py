@@ -1,4 +1,4 @@
-"""The item diff (issue 20): tests that kill the mutants mutmut left alive in
+"""The item diff: tests that kill the mutants mutmut left alive in
 :mod:`croissant_lineage.linking.itemdiff` (2026-12-01).
 
 Every change code is produced by a pair of rows that differ in that one way, and each

@@ -1,4 +1,4 @@
-"""Matching children to parents (issue 20): tests that kill the mutants mutmut left alive
+"""Matching children to parents: tests that kill the mutants mutmut left alive
 in :mod:`croissant_lineage.linking.match` (2026-12-01).
 
 Stems are invented so that their RapidFuzz ratio is exact (``k`` substitutions in a

@@ -1,5 +1,5 @@
 """Matching children to parents: tests that kill mutants mutmut left alive in
-:mod:`croissant_lineage.linking.match` (session 13: ``IdMatches``, ``id_matches``,
+:mod:`croissant_lineage.linking.match` (``IdMatches``, ``id_matches``,
 ``_rows_of_ids``, ``match_text`` and the ``_TextMatching`` steps).
 
 Stems whose RapidFuzz ratio must fall between two roundings are runs of ``a`` padded

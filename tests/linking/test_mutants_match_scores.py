@@ -1,5 +1,5 @@
-"""Matching children to parents (issue 20): tests that kill mutants mutmut left alive in
-:mod:`croissant_lineage.linking.match` in session 13's run (``stem_ratios``, blocking,
+"""Matching children to parents: tests that kill mutants mutmut left alive in
+:mod:`croissant_lineage.linking.match` (``stem_ratios``, blocking,
 ``_weights``, ``evidence_columns``, ``option_evidence``).
 """
 

@@ -1,4 +1,4 @@
-"""The normalisers' rules (issue 20): tests that kill the mutants mutmut left alive in
+"""The normalisers' rules: tests that kill the mutants mutmut left alive in
 :mod:`croissant_lineage.linking.normalize` once its cached functions became mutable
 (2026-12-01).
 

@@ -1,4 +1,4 @@
-"""Option pairing (issue 20): tests that kill the mutants mutmut left alive in
+"""Option pairing: tests that kill the mutants mutmut left alive in
 :mod:`croissant_lineage.linking.options` (2026-12-01).
 
 Each test builds options whose pairing one rule alone decides: the pass order, the

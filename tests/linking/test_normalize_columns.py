@@ -1,4 +1,4 @@
-"""The columnar normalisers equal the plain-Python reference (issue 16).
+"""The columnar normalisers equal the plain-Python reference.
 
 :mod:`croissant_lineage.linking.normalize_columns` must give, row for row, what
 :mod:`croissant_lineage.linking.normalize` gives one text at a time: on Hypothesis texts

@@ -1,4 +1,4 @@
-"""One field of many JSON records by pyarrow's JSON reader equals ``json.loads`` (issue 16).
+"""One field of many JSON records by pyarrow's JSON reader equals ``json.loads``.
 
 :func:`croissant_lineage.linking.record_fields.read_field` answers only where its answer
 is the standard library's; Hypothesis draws records around the edges (escapes, surrogate

@@ -1,4 +1,4 @@
-"""Python patterns as Arrow (RE2) kernels give Python's answers (issue 16).
+"""Python patterns as Arrow (RE2) kernels give Python's answers.
 
 :func:`croissant_lineage.linking.regex_columns.search_column` must say, row for row, what
 ``pattern.search(text) is not None`` says: for ftfy's badness heuristic (the pre-check that

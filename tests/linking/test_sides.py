@@ -1,4 +1,4 @@
-"""Columnar sides (issue 16): a :class:`Side` reads the same values as plain Python lists of
+"""Columnar sides: a :class:`Side` reads the same values as plain Python lists of
 its table would give, whether a row is held or not, and matching builds the Python texts of one block at a time."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The column test of the texts ``alpha2digit`` may change (issue 16).
+"""The column test of the texts ``alpha2digit`` may change.
 
 :func:`croissant_lineage.linking.spelled_numbers.may_change` lets
 :func:`~croissant_lineage.linking.evidence.extract_evidence_many` skip ``alpha2digit`` on

@@ -1,4 +1,4 @@
-"""Mutation testing of the core modules with mutmut 3, one module at a time (issue 20).
+"""Mutation testing of the core modules with mutmut 3, one module at a time.
 
 ``python3 -m tests.mutation.run [STAGE|MODULE ...] [--max-children N]`` copies the
 repository into a scratch folder per module, points ``[tool.mutmut]`` at that module and

@@ -1,4 +1,4 @@
-"""Resolve from enriched descriptors (issue 20): tests that kill the mutants of
+"""Resolve from enriched descriptors: tests that kill the mutants of
 ``croissant_lineage.resolve`` that the older tests let live. They check the whole
 rebuilt lineage against the linked one, the descriptor variants resolve must read
 (full IRIs, foreign nodes, several family names), the resolve cache and the item-ref rule."""

@@ -1,4 +1,4 @@
-"""The validation codes' table, selection and severities (issue 20): tests that kill the
+"""The validation codes' table, selection and severities: tests that kill the
 mutants of ``validate.codes`` that the older tests let live."""
 
 from __future__ import annotations

@@ -154,6 +154,6 @@ def test_mlcommons_examples(shared_data: Path):
     report = validate([root], ignore=["CLV103", "CLV106"])
     found = {(i.code, i.where.split("#")[0].split("/")[-2]) for i in report.issues}
     assert ("CLV208", "huggingface-data_provenance_initiative") in found  # equivalentProperty not in @context
-    assert ("CLV207", "huggingface-squad_v2") in found  # prov:locatedAt, prov:isAssociatedWith (a warning since issue 13)
+    assert ("CLV207", "huggingface-squad_v2") in found  # prov:locatedAt, prov:isAssociatedWith (a warning)
     assert not [i for i in report.issues if i.code.startswith("CLV1")]
     assert len([c for c in report.checked if c.kind.endswith("descriptor")]) == 30
