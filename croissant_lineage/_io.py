@@ -221,6 +221,9 @@ _WRITE_ERRNOS = {
     errno.EACCES: "permission denied",
     errno.EPERM: "operation not permitted",
     errno.EFBIG: "file too large for the file system",
+    errno.EBUSY: "device or resource busy (a mount point cannot be replaced)",
+    errno.EXDEV: "the output and its temporary copy are on different file systems (a mount point?)",
+    errno.ENOTEMPTY: "a folder in the way is not empty",
 }
 
 
@@ -233,7 +236,8 @@ def _write_errors(path: Path) -> Iterator[None]:
         reason = _WRITE_ERRNOS.get(exc.errno or 0)
         if reason is None:
             raise
-        raise OutputError(f"cannot write: {reason}", path=path, hint="free space or write elsewhere (--out)") from None
+        hint = "write elsewhere (--out)" if exc.errno in (errno.EBUSY, errno.EXDEV, errno.ENOTEMPTY) else "free space or write elsewhere (--out)"
+        raise OutputError(f"cannot write: {reason}", path=path, hint=hint) from None
 
 
 @contextmanager

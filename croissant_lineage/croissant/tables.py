@@ -144,6 +144,10 @@ def _read_parquet(path: Path, columns: list[str] | None) -> pa.Table:
     try:
         pf = pq.ParquetFile(path)
         names = pf.schema_arrow.names
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise DataError(f"column {twice[0]!r} appears {names.count(twice[0])} times: a column name must be unique",
+                            path=path)
         keep = names if columns is None else [c for c in names if c in set(columns)]
         md = pf.metadata
         wanted = {i for i in range(md.num_columns) if md.schema.column(i).path.split(".")[0] in set(keep)}
@@ -417,7 +421,7 @@ def read_clean_jsonl(raw: bytes) -> pa.Table | None:
         )
         table = pa.table({name: table.column(name).combine_chunks() for name in table.column_names})
         table.validate(full=True)  # pyarrow's JSON reader does not check UTF-8
-    except (UnicodeDecodeError, json.JSONDecodeError, pa.ArrowException):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, pa.ArrowException):
         return None
     if (
         not isinstance(first, dict)

@@ -303,6 +303,8 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
 def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSpec:
     """One ``datasets`` entry; a descriptor path is resolved against ``base``."""
     desc = d.get("descriptor")
+    if isinstance(desc, str) and "\x00" in desc:
+        raise SpecError(f"dataset {d['name']!r}: descriptor path holds a NUL byte", path=path)
     hub_id = parse_hub_id(desc) if desc else None
     if d.get("loader") == "datasets" and hub_id is None:
         raise SpecError(f"dataset {d['name']!r}: loader 'datasets' needs a Hub id (hf://owner/name) as descriptor", path=path)
