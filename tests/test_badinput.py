@@ -194,6 +194,7 @@ CASES: list[Case] = [
     _link_case("contenturl_absolute", "CL-E006", "croissant.json"),
     _link_case("contenturl_symlink", "CL-E006", "croissant.json"),
     _link_case("contenturl_fileset_glob_outside", "CL-E006", "croissant.json"),
+    _link_case("contenturl_fileset_glob_root", "CL-E006", "croissant.json"),
     # data files
     *_csv_case("csv_empty", "CL-E001"),
     *_csv_case("csv_mixed_delimiters", "CL-E004"),
@@ -204,12 +205,14 @@ CASES: list[Case] = [
     *_csv_case("csv_binary", "CL-E001"),
     *_csv_case("csv_giant_line", "CL-E008"),
     _link_case("jsonl_deep_nesting", "CL-E004", "data.jsonl"),
+    _link_case("jsonl_deep_first_line", "CL-E004", "data.jsonl"),
     _link_case("duplicate_ids", "CL-E004", "croissant.json"),
     # family specs
     _link_case("family_cycle", "CL-E003", "family.json"),
     _link_case("family_invalid_json", "CL-E001", "family.json"),
     _link_case("family_empty", "CL-E001", "family.json"),
     _link_case("family_not_a_spec", "CL-E003", "family.json"),
+    _link_case("family_descriptor_nul", "CL-E003", "family.json"),
     _link_case("family_yaml_tag", "CL-E001", "family.yaml"),
     _link_case("family_yaml_alias_bomb", "CL-E001", "family.yaml"),
     # findings files
@@ -363,6 +366,7 @@ VALIDATION: list[tuple[str, str]] = [
     ("findings_deep_nesting.json", "CLV001"),
     ("descriptor_deep_nesting", "CLV001"),
     ("descriptor_nan", "CLV001"),
+    ("family_descriptor_nul", "CLV501"),
 ]
 
 _VALIDATE_TARGET = {
@@ -371,6 +375,7 @@ _VALIDATE_TARGET = {
     "descriptor_deep_nesting": "descriptor_deep_nesting/croissant.json",
     "descriptor_nan": "descriptor_nan/croissant.json",
     "family_cycle": "family_cycle/family.json",
+    "family_descriptor_nul": "family_descriptor_nul/family.json",
 }
 
 

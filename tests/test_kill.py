@@ -58,7 +58,7 @@ def _patch_swap(kind: str, stop: Any) -> None:
 
     from croissant_lineage import _io
 
-    real_swap, real_exchange, real_rename, real_rmtree = _io._swap_in, _io._exchange, os.rename, sh.rmtree
+    real_swap, real_exchange, real_rename, real_rmtree = _io.atomic._swap_in, _io.atomic._exchange, os.rename, sh.rmtree
 
     def swap_in(tmp: Path, dest: Path) -> None:
         if kind == "before-swap":
@@ -86,10 +86,10 @@ def _patch_swap(kind: str, stop: Any) -> None:
             stop()
         real_rmtree(path, *a, **k)
 
-    _io._swap_in = swap_in  # type: ignore[assignment]
-    _io._exchange = exchange  # type: ignore[assignment]
-    _io.os.rename = rename  # type: ignore[assignment]
-    _io.shutil.rmtree = rmtree  # type: ignore[assignment]
+    _io.atomic._swap_in = swap_in  # type: ignore[assignment]
+    _io.atomic._exchange = exchange  # type: ignore[assignment]
+    _io.atomic.os.rename = rename  # type: ignore[assignment]
+    _io.atomic.shutil.rmtree = rmtree  # type: ignore[assignment]
 
 
 def _child(kind: str, n: float, argv: list[str], ready: int) -> None:
@@ -137,8 +137,8 @@ def _child(kind: str, n: float, argv: list[str], ready: int) -> None:
         def __getattr__(self, name: str) -> Any:
             return getattr(self.fh, name)
 
-    _io.os.replace = replace  # type: ignore[assignment]
-    _io.os.fdopen = lambda *a, **k: HalfWriter(real_fdopen(*a, **k))  # type: ignore[assignment]
+    _io.atomic.os.replace = replace  # type: ignore[assignment]
+    _io.atomic.os.fdopen = lambda *a, **k: HalfWriter(real_fdopen(*a, **k))  # type: ignore[assignment]
     _patch_swap(kind, stop)
     if argv[0] == "big":
         _io.atomic_write_bytes(argv[1], b"n" * BIG)
