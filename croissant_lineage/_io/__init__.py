@@ -37,7 +37,17 @@ from croissant_lineage._io.formats import (
     csv_bytes,
     parquet_bytes,
 )
-from croissant_lineage._io.guard import check_output, input_guard, note_input, probing_outputs
+from croissant_lineage._io.guard import (
+    MAX_FOLDER_CHECK,
+    check_output,
+    dataset_of,
+    input_guard,
+    note_dataset,
+    note_input,
+    probing_outputs,
+    register_dataset_finder,
+)
+from croissant_lineage._io.outputs import OUTPUT_MANIFEST, mark_written, replaceable, written_here
 from croissant_lineage._io.reads import (
     _YAML_LOADER as _YAML_LOADER,
 )
@@ -60,9 +70,11 @@ from croissant_lineage._io.reads import (
 __all__ = [
     "FORMULA_STARTS",
     "MAX_DEPTH",
+    "MAX_FOLDER_CHECK",
     "MAX_STRAY_BYTES",
     "MAX_YAML_CHARS",
     "MAX_YAML_EXPANSION",
+    "OUTPUT_MANIFEST",
     "YAMLLimitError",
     "atomic_folder",
     "atomic_write_bytes",
@@ -74,14 +86,20 @@ __all__ = [
     "check_output",
     "check_writable_folder",
     "csv_bytes",
+    "dataset_of",
     "dumps_json",
     "input_guard",
     "load_yaml",
     "loads_json",
+    "mark_written",
+    "note_dataset",
     "note_input",
     "parquet_bytes",
     "probing_outputs",
     "read_json",
     "read_text",
+    "register_dataset_finder",
+    "replaceable",
     "resolve_inside",
+    "written_here",
 ]

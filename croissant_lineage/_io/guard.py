@@ -4,12 +4,20 @@ Inside :func:`input_guard` (every CLI command runs inside one), each file the co
 reads is recorded (:func:`note_input`), and no write may replace one of them, or a
 folder holding one, whatever ``--force`` says (:func:`check_output`, error CL-E007).
 Only regular files are read as data or replaced by a write.
+
+A dataset's own files are never replaced either, read or not: whoever resolves a
+descriptor (or a spec naming one) records it with :func:`note_dataset`, and the dataset
+finders (:func:`register_dataset_finder`; the croissant layer registers the one that
+reads a descriptor's distribution) name the dataset a file belongs to, among the noted
+descriptors and those lying beside the file. A folder output may not be, or hold, the
+working folder, an input or a dataset's file.
 """
 
 from __future__ import annotations
 
+import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -25,6 +33,7 @@ class _Guard:
     files: set[Path] = field(default_factory=set)
     inodes: set[tuple[int, int]] = field(default_factory=set)
     folders: set[Path] = field(default_factory=set)
+    descriptors: set[Path] = field(default_factory=set)
 
     def add(self, path: Path) -> None:
         try:
@@ -71,7 +80,8 @@ def input_guard(inputs: Iterable[str | Path] = ()) -> Iterator[None]:
         inputs: Paths known to be inputs before anything is read (command arguments).
     """
     outer = _GUARD.get()
-    guard = _Guard(set(outer.files), set(outer.inodes), set(outer.folders)) if outer else _Guard()
+    guard = (_Guard(set(outer.files), set(outer.inodes), set(outer.folders), set(outer.descriptors))
+             if outer else _Guard())
     for p in inputs:
         guard.add(Path(p))
     token = _GUARD.set(guard)
@@ -159,9 +169,93 @@ def check_output(path: str | Path, *, folder: bool = False) -> None:
                 hint="give a new path for the output",
             )
     guard = _GUARD.get()
-    if not folder and guard is not None and guard.reads(p):
+    if folder:
+        _check_folder_output(p, guard)
+        return
+    if guard is not None and guard.reads(p):
         raise OutputExistsError(
             "is an input of this command, and a command never writes to its inputs",
             path=p,
             hint="give an output path that the command does not read",
         )
+    owner = dataset_of(p) if p.is_file() else None
+    if owner is not None:
+        raise OutputExistsError(
+            f"is a file of the dataset described by {owner}; a command never replaces a dataset's files",
+            path=p,
+            hint="give an output path outside the dataset",
+        )
+
+
+#: At most this many files of an existing output folder are checked against the datasets
+#: (an output folder of this library holds a few dozen).
+MAX_FOLDER_CHECK = 10_000
+
+
+def _check_folder_output(dest: Path, guard: _Guard | None) -> None:
+    """A folder swapped in replaces everything under it: never the working folder (or one
+    holding it), an input, a noted dataset, or a folder holding a dataset's file."""
+    try:
+        target = dest.resolve()
+        cwd = Path.cwd().resolve()
+    except (OSError, RuntimeError):
+        return
+    if target == cwd or target in cwd.parents:
+        raise OutputExistsError(
+            "is the working folder or holds it; swapping it would pull the folder from under the shell",
+            path=dest, hint="give a new folder for the output",
+        )
+    if guard is not None:
+        held = sorted(f for f in (*guard.files, *guard.folders, *guard.descriptors) if f == target or target in f.parents)
+        if held:
+            raise OutputExistsError(
+                f"holds {held[0]}, an input of this command; a folder output never replaces an input",
+                path=dest, hint="give an output folder that holds none of the command's inputs",
+            )
+    if not target.is_dir():
+        return
+    for n, (dirpath, _dirs, names) in enumerate(os.walk(target)):
+        if n > MAX_FOLDER_CHECK:
+            break
+        for name in sorted(names):
+            owner = dataset_of(Path(dirpath) / name)
+            if owner is not None:
+                raise OutputExistsError(
+                    f"holds {Path(dirpath) / name}, a file of the dataset described by {owner}; "
+                    "a folder output never replaces a dataset's files",
+                    path=dest, hint="give an output folder outside the dataset",
+                )
+
+
+#: Finders of the dataset a file belongs to: ``finder(path, noted_descriptors)`` returns the
+#: descriptor that names ``path`` as one of its files (or that is ``path`` and was not
+#: written by this library), else None.
+_DATASET_FINDERS: list[Callable[[Path, frozenset[Path]], str | None]] = []
+
+
+def register_dataset_finder(finder: Callable[[Path, frozenset[Path]], str | None]) -> None:
+    """Add a finder that names the dataset a file belongs to (see :func:`dataset_of`)."""
+    if finder not in _DATASET_FINDERS:
+        _DATASET_FINDERS.append(finder)
+
+
+def note_dataset(descriptor: str | Path) -> None:
+    """Record a dataset named by the running command's inputs, by its descriptor file: every
+    file it describes is then never replaced, whether the command reads it or not."""
+    guard = _GUARD.get()
+    if guard is None:
+        return
+    with suppress(OSError, RuntimeError, ValueError):
+        guard.descriptors.add(Path(descriptor).resolve())
+
+
+def dataset_of(path: str | Path) -> str | None:
+    """The descriptor of the dataset ``path`` is a file of (None: of no dataset known)."""
+    guard = _GUARD.get()
+    noted = frozenset(guard.descriptors) if guard is not None else frozenset()
+    with probing_outputs():  # reading a descriptor to place an output does not make it an input
+        for finder in _DATASET_FINDERS:
+            owner = finder(Path(path), noted)
+            if owner is not None:
+                return owner
+    return None

@@ -27,7 +27,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from croissant_lineage._io import load_yaml, loads_json, read_text
+from croissant_lineage._io import load_yaml, loads_json, note_dataset, read_text
 from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import parse_hub_id
 from croissant_lineage.errors import InputError, SpecError
@@ -310,11 +310,14 @@ def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSp
         raise SpecError(f"dataset {d['name']!r}: loader 'datasets' needs a Hub id (hf://owner/name) as descriptor", path=path)
     if desc and not {"id", "stem"} <= set(d.get("roles", {})):
         raise SpecError(f"dataset {d['name']!r} needs at least the roles id and stem", path=path)
+    local = (base / desc).resolve() if desc and not hub_id else None
+    if local is not None:
+        note_dataset(local)  # a dataset the spec names: none of its files is replaced, read or not
     return DatasetSpec(
         name=d["name"],
         iri=d["iri"],
         title=d.get("title", ""),
-        descriptor=(base / desc).resolve() if desc and not hub_id else None,
+        descriptor=local,
         hub_id=hub_id,
         record_set=d.get("record_set"),
         roles=dict(d.get("roles", {})),
