@@ -47,6 +47,7 @@ from croissant_lineage._io.guard import (
     probing_outputs,
     register_dataset_finder,
 )
+from croissant_lineage._io.lock import output_lock
 from croissant_lineage._io.outputs import OUTPUT_MANIFEST, mark_written, replaceable, written_here
 from croissant_lineage._io.reads import (
     _YAML_LOADER as _YAML_LOADER,
@@ -94,6 +95,7 @@ __all__ = [
     "mark_written",
     "note_dataset",
     "note_input",
+    "output_lock",
     "parquet_bytes",
     "probing_outputs",
     "read_json",

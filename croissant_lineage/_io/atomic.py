@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from croissant_lineage._io.guard import check_output
+from croissant_lineage._io.lock import output_lock
 from croissant_lineage.errors import InputError, OutputError
 
 #: errno values that mean "this output cannot be written here", reported as one coded line.
@@ -73,6 +74,12 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO[Any]]:
     with _write_errors(dest):
         dest.parent.mkdir(parents=True, exist_ok=True)
         check_writable_folder(dest.parent)
+    with output_lock(dest):  # one writer; a killed run's temporary files removed
+        yield from _write_file(dest, mode)
+
+
+def _write_file(dest: Path, mode: str) -> Iterator[IO[Any]]:
+    with _write_errors(dest):
         fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     try:
         with _write_errors(dest):
@@ -125,6 +132,12 @@ def atomic_folder(path: str | Path, *, drop: Iterable[str] = ()) -> Iterator[Pat
     with _write_errors(dest):
         dest.parent.mkdir(parents=True, exist_ok=True)
         check_writable_folder(dest.parent)
+    with output_lock(dest):  # one writer; a killed run's temporary folders removed
+        yield from _write_folder(dest, set(drop))
+
+
+def _write_folder(dest: Path, drop: set[str]) -> Iterator[Path]:
+    with _write_errors(dest):
         tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
     try:
         with _write_errors(dest):
@@ -136,7 +149,7 @@ def atomic_folder(path: str | Path, *, drop: Iterable[str] = ()) -> Iterator[Pat
                 if not written.is_dir():
                     check_output(dest / written.relative_to(tmp))  # inputs read meanwhile
             if dest.is_dir():
-                _carry_over(dest, tmp, set(drop))
+                _carry_over(dest, tmp, drop)
             _fsync_folder(tmp)
             _swap_in(tmp, dest)
     except BaseException:

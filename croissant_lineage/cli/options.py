@@ -26,6 +26,7 @@ __all__ = [
     "beam_options",
     "data_dir",
     "declared_inputs",
+    "declared_outputs",
     "example_epilog",
     "family",
     "family_positional",
@@ -172,6 +173,11 @@ def declared_inputs(args: argparse.Namespace) -> list[Path]:
             if p.is_file() or (name != "family" and p.is_dir()):
                 found.append(p)
     return found
+
+
+def declared_outputs(args: argparse.Namespace) -> list[Path]:
+    """The files and folders a command's arguments name as its outputs (``--out``, ``--svg``)."""
+    return [Path(v) for v in (getattr(args, "out", None), getattr(args, "svg", None)) if isinstance(v, str) and v]
 
 
 def example_epilog(*examples: str) -> str:

@@ -50,10 +50,10 @@ class Target:
 
 
 def is_lineage_folder(path: Path) -> bool:
-    """A folder holding ``edges.parquet`` and ``items.parquet`` or ``family.json``."""
-    return path.is_dir() and (path / "edges.parquet").is_file() and (
-        (path / "items.parquet").is_file() or (path / "family.json").is_file()
-    )
+    """A folder holding ``edges.parquet`` or ``items.parquet``: checked whole, so a folder
+    missing one of the lineage tables gets the verdict the commands that read it give
+    (``CLV306``), not a pass on the tables it has."""
+    return path.is_dir() and ((path / "edges.parquet").is_file() or (path / "items.parquet").is_file())
 
 
 def is_enriched(doc: dict[str, Any]) -> bool:
