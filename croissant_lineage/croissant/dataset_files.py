@@ -5,8 +5,10 @@ replaces a dataset's file, whether the running command read it or not. A file be
 a dataset when a descriptor (one the command's inputs name, or a ``croissant.json`` /
 ``metadata.json`` in the file's folder or up to two folders above it) names it by a local
 ``contentUrl`` or an ``includes`` glob. The globs are matched against the file's own path,
-never by listing a folder. A descriptor written by this library (``describe``,
-``enrich``) is an output, not a dataset's file.
+never by listing a folder. A descriptor is itself a dataset's file when the inputs name
+it (and this library did not write it); one only lying beside an output (``describe``
+regenerating a folder's descriptor, a cached Hub descriptor) is left to the one rule of
+:func:`croissant_lineage._io.replaceable`.
 """
 
 from __future__ import annotations
@@ -91,11 +93,11 @@ def dataset_of(path: Path, noted: frozenset[Path] = frozenset()) -> str | None:
     except (OSError, RuntimeError, ValueError):
         return None
     for desc in _candidates(target, noted):
-        doc = _document(desc)
-        if desc == target:
-            if doc is not None and not is_generated(doc):
+        if desc == target:  # a descriptor the inputs name is an input; one lying beside is an output's to replace
+            if desc in noted and not is_generated(_document(desc)):
                 return str(desc)
             continue
+        doc = _document(desc)
         if doc is None or desc.parent not in target.parents:
             continue
         if names(doc, target.relative_to(desc.parent).as_posix()):

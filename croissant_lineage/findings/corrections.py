@@ -140,10 +140,10 @@ class Corrections(Result):
             raise OutputExistsError(
                 "is an input of this run; corrections go to a new file", path=dest
             )
+        replaceable(dest, force=overwrite)  # an earlier output of apply (the folder's manifest) is replaced
         suffix = dest.suffix.lower()
         if suffix not in (".parquet", ".csv", ".jsonl", ".json"):
             raise InputError(f"unknown output format {suffix!r}", path=dest, hint="use .parquet, .csv, .jsonl or .json")
-        replaceable(dest, force=overwrite)  # an earlier output of apply (the folder's manifest) is replaced
         if suffix == ".parquet":
             atomic_write_bytes(dest, parquet_bytes(self.keys))
         elif suffix == ".csv":
