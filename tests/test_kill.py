@@ -217,7 +217,7 @@ def _judge(results: list[dict[str, Any]], old: dict[str, bytes], new: dict[str, 
     runs = Path(results[0]["out"]).parent
     names = {Path(j["out"]).name for j in results}
     for p in runs.iterdir():
-        ours = p.name in names or any(p.name.startswith(f".{n}.") and p.name.endswith((".tmp", ".old")) for n in names)
+        ours = p.name in names or any(p.name.startswith(f".{n}.") and p.name.endswith((".tmp", ".old", ".lock")) for n in names)
         assert ours, p.name
     # The kills landed on both sides of the swap, and in its gap without renameat2.
     assert states["old"] and states["new"] and states["absent"] == ["between-renames 0"], states
@@ -299,7 +299,7 @@ def test_killed_large_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
         else:  # killed while writing (old file) or, if the write won the race, complete
             assert data == old or data == b"n" * BIG, job
         for p in target.parent.iterdir():
-            assert p == target or (p.name.startswith(".big.bin.") and p.name.endswith(".tmp")), p
+            assert p == target or (p.name.startswith(".big.bin.") and p.name.endswith((".tmp", ".lock"))), p
 
 
 if __name__ == "__main__":
