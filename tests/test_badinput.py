@@ -227,6 +227,7 @@ CASES: list[Case] = [
     _link_case("contenturl_absolute", "CL-E006", "croissant.json"),
     _link_case("contenturl_symlink", "CL-E006", "croissant.json"),
     _link_case("contenturl_fileset_glob_outside", "CL-E006", "croissant.json"),
+    _link_case("contenturl_fileset_glob_root", "CL-E006", "croissant.json"),
     # data files
     *_csv_case("csv_empty", "CL-E001"),
     *_csv_case("csv_mixed_delimiters", "CL-E004"),
@@ -242,6 +243,7 @@ CASES: list[Case] = [
     _link_case("key_index_negative", "CL-E004", "croissant.json"),
     _link_case("key_index_fraction", "CL-E004", "croissant.json"),
     _link_case("key_index_huge", "CL-E004", "croissant.json"),
+    _link_case("jsonl_deep_first_line", "CL-E004", "data.jsonl"),
     _link_case("duplicate_ids", "CL-E004", "croissant.json"),
     # family specs
     _link_case("family_cycle", "CL-E003", "family.json"),
@@ -249,6 +251,7 @@ CASES: list[Case] = [
     _link_case("family_empty", "CL-E001", "family.json"),
     _link_case("family_duplicate_key", "CL-E001", "family.json"),
     _link_case("family_not_a_spec", "CL-E003", "family.json"),
+    _link_case("family_descriptor_nul", "CL-E003", "family.json"),
     _link_case("family_yaml_tag", "CL-E001", "family.yaml"),
     _link_case("family_yaml_alias_bomb", "CL-E001", "family.yaml"),
     # findings files
@@ -406,6 +409,7 @@ VALIDATION: list[tuple[str, str]] = [
     ("descriptor_duplicate_key", "CLV001"),
     ("family_duplicate_key", "CLV001"),
     ("findings_duplicate_key.json", "CLV001"),
+    ("family_descriptor_nul", "CLV501"),
 ]
 
 _VALIDATE_TARGET = {
@@ -416,6 +420,7 @@ _VALIDATE_TARGET = {
     "descriptor_duplicate_key": "descriptor_duplicate_key/croissant.json",
     "family_duplicate_key": "family_duplicate_key/family.json",
     "family_cycle": "family_cycle/family.json",
+    "family_descriptor_nul": "family_descriptor_nul/family.json",
 }
 
 

@@ -286,7 +286,7 @@ def _fail_fsync(code: int) -> Callable[..., Any]:
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
 def test_disk_full_or_read_only_is_one_coded_line(code: int, toy_copy: Path, capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_io.os, "fsync", _fail_fsync(code))
+    monkeypatch.setattr(_io.atomic.os, "fsync", _fail_fsync(code))
     before = tree_digest(toy_copy)
     for argv in (["link", str(toy_copy / "toy" / "family.json"), "--out", str(toy_copy / "lineage2")],
                  [*_apply(toy_copy), "--out", str(toy_copy / "keys.parquet")],
@@ -314,10 +314,10 @@ def test_publish_dry_run_on_a_full_disk_leaves_no_partial_folder(toy_copy: Path,
             raise OSError(errno.ENOSPC, "No space left on device")
         real(fd)
 
-    monkeypatch.setattr(_io.os, "fsync", fsync)
+    monkeypatch.setattr(_io.atomic.os, "fsync", fsync)
     before = tree_digest(toy_copy)
     status, _, err = run_cli(argv, capsys)
     assert status == 2 and "CL-E010" in err and err.count("\n") == 1, err
     assert tree_digest(toy_copy) == before and not (toy_copy / "repo").exists()
-    monkeypatch.setattr(_io.os, "fsync", real)
+    monkeypatch.setattr(_io.atomic.os, "fsync", real)
     assert run_cli(argv, capsys)[0] == 0 and (toy_copy / "repo" / "README.md").exists()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from croissant_lineage import _io
 from croissant_lineage._io import (
     atomic_write_json,
     atomic_writer,
@@ -44,7 +45,10 @@ def test_killed_write_leaves_old_file_intact(tmp_path: Path) -> None:
     assert target.read_bytes() == b"old content"
     # The orphaned temporary file is hidden (a dot file) beside the target, never the target.
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "big.bin"]
-    assert all(n.startswith(".big.bin.") and n.endswith(".tmp") for n in leftovers)
+    assert all(n.startswith(".big.bin.") and n.endswith((".tmp", ".lock")) for n in leftovers)
+    # The next write into that output removes what the killed run left (its lock is free).
+    _io.atomic_write_bytes(target, b"new content")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.bin"]
 
 
 def test_failed_write_removes_temporary_and_keeps_old(tmp_path: Path) -> None:
@@ -165,7 +169,7 @@ def test_atomic_folder_failure_leaves_the_old_folder(tmp_path: Path, monkeypatch
         _io.atomic_write_bytes(tmp / "a.txt", b"new")
         raise RuntimeError("boom")
     assert (out / "a.txt").read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-    monkeypatch.setattr(_io, "_exchange", lambda a, b: False)  # a system without renameat2: two renames
+    monkeypatch.setattr(_io.atomic, "_exchange", lambda a, b: False)  # a system without renameat2: two renames
     with _io.atomic_folder(out) as tmp:
         _io.atomic_write_bytes(tmp / "a.txt", b"new")
     assert (out / "a.txt").read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -58,7 +58,7 @@ def _patch_swap(kind: str, stop: Any) -> None:
 
     from croissant_lineage import _io
 
-    real_swap, real_exchange, real_rename, real_rmtree = _io._swap_in, _io._exchange, os.rename, sh.rmtree
+    real_swap, real_exchange, real_rename, real_rmtree = _io.atomic._swap_in, _io.atomic._exchange, os.rename, sh.rmtree
 
     def swap_in(tmp: Path, dest: Path) -> None:
         if kind == "before-swap":
@@ -86,10 +86,10 @@ def _patch_swap(kind: str, stop: Any) -> None:
             stop()
         real_rmtree(path, *a, **k)
 
-    _io._swap_in = swap_in  # type: ignore[assignment]
-    _io._exchange = exchange  # type: ignore[assignment]
-    _io.os.rename = rename  # type: ignore[assignment]
-    _io.shutil.rmtree = rmtree  # type: ignore[assignment]
+    _io.atomic._swap_in = swap_in  # type: ignore[assignment]
+    _io.atomic._exchange = exchange  # type: ignore[assignment]
+    _io.atomic.os.rename = rename  # type: ignore[assignment]
+    _io.atomic.shutil.rmtree = rmtree  # type: ignore[assignment]
 
 
 def _child(kind: str, n: float, argv: list[str], ready: int) -> None:
@@ -137,8 +137,8 @@ def _child(kind: str, n: float, argv: list[str], ready: int) -> None:
         def __getattr__(self, name: str) -> Any:
             return getattr(self.fh, name)
 
-    _io.os.replace = replace  # type: ignore[assignment]
-    _io.os.fdopen = lambda *a, **k: HalfWriter(real_fdopen(*a, **k))  # type: ignore[assignment]
+    _io.atomic.os.replace = replace  # type: ignore[assignment]
+    _io.atomic.os.fdopen = lambda *a, **k: HalfWriter(real_fdopen(*a, **k))  # type: ignore[assignment]
     _patch_swap(kind, stop)
     if argv[0] == "big":
         _io.atomic_write_bytes(argv[1], b"n" * BIG)
@@ -217,7 +217,7 @@ def _judge(results: list[dict[str, Any]], old: dict[str, bytes], new: dict[str, 
     runs = Path(results[0]["out"]).parent
     names = {Path(j["out"]).name for j in results}
     for p in runs.iterdir():
-        ours = p.name in names or any(p.name.startswith(f".{n}.") and p.name.endswith((".tmp", ".old")) for n in names)
+        ours = p.name in names or any(p.name.startswith(f".{n}.") and p.name.endswith((".tmp", ".old", ".lock")) for n in names)
         assert ours, p.name
     # The kills landed on both sides of the swap, and in its gap without renameat2.
     assert states["old"] and states["new"] and states["absent"] == ["between-renames 0"], states
@@ -299,7 +299,7 @@ def test_killed_large_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
         else:  # killed while writing (old file) or, if the write won the race, complete
             assert data == old or data == b"n" * BIG, job
         for p in target.parent.iterdir():
-            assert p == target or (p.name.startswith(".big.bin.") and p.name.endswith(".tmp")), p
+            assert p == target or (p.name.startswith(".big.bin.") and p.name.endswith((".tmp", ".lock"))), p
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ TOY = REPO / "examples" / "toy"
 
 
 def test_a_json_document_over_the_limit_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_io, "MAX_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(_io.reads, "MAX_DOCUMENT_BYTES", 1000)
     big = tmp_path / "findings.json"
     big.write_text(json.dumps({"findings": [{"id": f"F-{i}"} for i in range(100)]}))
     monkeypatch.setattr(_io, "read_text", lambda path: pytest.fail("read past the limit"))
@@ -41,7 +41,7 @@ def test_a_json_document_over_the_limit_is_refused_unread(tmp_path: Path, monkey
 
 
 def test_validate_reports_a_document_over_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_io, "MAX_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(_io.reads, "MAX_DOCUMENT_BYTES", 1000)
     big = tmp_path / "family.json"
     big.write_text(json.dumps({"name": "x", "datasets": [{"name": f"d{i}"} for i in range(100)]}))
     report = validate([big])

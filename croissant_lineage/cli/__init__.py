@@ -14,11 +14,13 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from contextlib import ExitStack
+from typing import NoReturn
 
-from croissant_lineage._io import input_guard
+from croissant_lineage._io import input_guard, output_lock
 from croissant_lineage._results import inert
 from croissant_lineage._version import __version__
-from croissant_lineage.cli.options import declared_inputs, missing_input
+from croissant_lineage.cli.options import declared_inputs, declared_outputs, missing_input
 from croissant_lineage.errors import InputError, LineageError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -44,11 +46,20 @@ COMMANDS = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error line shows what it quotes from the command line inert
+    (an unknown argument full of terminal escapes cannot steer the terminal)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {inert(message, lines=False)}\n")
+
+
 def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     """The argument parser of ``commands`` (all by default: ``--help`` and the docs test).
 
     ``main`` builds only the command it runs, so a command imports only the modules it uses."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="croissant-lineage",
         description="Item-level lineage, audit findings and PROV-O provenance for benchmarks "
         "described with Croissant.",
@@ -78,7 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         missing = missing_input(args)
         if missing is not None:  # before any work: nothing read, nothing written
             raise InputError("input not found", path=missing, hint="check the path")
-        with input_guard(declared_inputs(args)):  # no command writes to what it reads
+        with input_guard(declared_inputs(args)), ExitStack() as held:  # no command writes to what it reads
+            for out in declared_outputs(args):  # one run at a time per output: a second one says so
+                held.enter_context(output_lock(out))
             status = args.func(args)
         sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
     except LineageError as exc:

@@ -11,12 +11,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from croissant_lineage._io import check_output
+from croissant_lineage._io import replaceable
 from croissant_lineage._results import inert_value
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_json
-from croissant_lineage.errors import OutputExistsError
-from croissant_lineage.findings.files import findings_to_document, load_findings, save_findings
+from croissant_lineage.findings.files import (
+    findings_to_document,
+    is_findings_output,
+    load_findings,
+    save_findings,
+)
 from croissant_lineage.findings.importers import Importer, ImportResult, importers
 from croissant_lineage.findings.model import KINDS, STATUSES, Finding, select_findings
 from croissant_lineage.lineage.model import Lineage
@@ -27,9 +31,7 @@ __all__ = ["register"]
 def _check_out(args: argparse.Namespace) -> Path:
     """After the import ran, so that an input it read is refused as one (never "pass --force")."""
     out = Path(args.out)
-    check_output(out)
-    if out.exists() and not args.force:
-        raise OutputExistsError("exists", path=out, hint="choose a new file, or pass --force")
+    replaceable(out, force=args.force, ours=is_findings_output)  # its own earlier output is replaced
     return out
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "beam_options",
     "data_dir",
     "declared_inputs",
+    "declared_outputs",
     "example_epilog",
     "family",
     "family_positional",
@@ -190,6 +191,11 @@ def missing_input(args: argparse.Namespace) -> Path | None:
             if isinstance(v, str) and v and not Path(v).exists():
                 return Path(v)
     return None
+
+
+def declared_outputs(args: argparse.Namespace) -> list[Path]:
+    """The files and folders a command's arguments name as its outputs (``--out``, ``--svg``)."""
+    return [Path(v) for v in (getattr(args, "out", None), getattr(args, "svg", None)) if isinstance(v, str) and v]
 
 
 def example_epilog(*examples: str) -> str:

@@ -21,13 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from croissant_lineage._io import check_output, probing_outputs, read_json, resolve_inside
+from croissant_lineage._io import (
+    note_dataset,
+    read_json,
+    replaceable,
+    resolve_inside,
+)
 from croissant_lineage.croissant.jsonld import check_contexts
 from croissant_lineage.croissant.namespaces import CL_NS, CROISSANT_NS, SCHEMA_NS
 from croissant_lineage.errors import (
     DescriptorError,
     LineageError,
-    OutputExistsError,
     UnsafePathError,
 )
 
@@ -41,6 +45,7 @@ __all__ = [
     "RecordSetNode",
     "as_list",
     "ensure_replaceable",
+    "glob_matches",
     "is_generated",
     "is_generated_file",
     "match_files",
@@ -391,6 +396,12 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(fnmatch.translate(pattern))
 
 
+def glob_matches(pattern: str, rel: str) -> bool:
+    """True when the Croissant ``includes`` glob ``pattern`` takes the file at ``rel``
+    (``/``-separated, relative to the descriptor's folder), as :func:`match_files` matches."""
+    return bool(_glob_regex(pattern).match(rel))
+
+
 def match_files(root: str | Path, pattern: str, *, allow_outside: bool = False) -> list[str]:
     """Files under ``root`` that a Croissant ``includes`` glob takes, as mlcroissant matches.
 
@@ -452,7 +463,8 @@ def is_generated_file(path: str | Path, test: Callable[[Any], bool] = is_generat
 def ensure_replaceable(
     path: str | Path, *, force: bool = False, ours: Callable[[Path], bool] = is_generated_file
 ) -> bool:
-    """Check that an output file may be written: it is absent, ours, or ``force``.
+    """Check that an output file may be written: it is absent, ours, or ``force``
+    (the one rule, :func:`croissant_lineage._io.replaceable`).
 
     Args:
         path: The output file.
@@ -469,23 +481,7 @@ def ensure_replaceable(
         OutputExistsError: ``path`` is a folder, or a file not written by this library
             and ``force`` is false.
     """
-    p = Path(path)
-    if p.is_dir():
-        raise OutputExistsError("is a folder", path=p, hint="give a file path for the output")
-    check_output(p)  # an input, a symlink, a FIFO or a device: refused whatever force says
-    if not p.exists():
-        return False
-    if force:
-        return True
-    with probing_outputs():  # reading an output to see whether it is ours: not an input
-        mine = ours(p)
-    if not mine:
-        raise OutputExistsError(
-            "exists and was not written by croissant-lineage; not replacing it",
-            path=p,
-            hint="choose another output path, or pass --force (force=True) to replace it",
-        )
-    return True
+    return replaceable(path, force=force, ours=ours)
 
 
 def read_descriptor(
@@ -508,6 +504,7 @@ def read_descriptor(
             as ``CLV202``; nothing is ever fetched).
     """
     p = Path(path)
+    note_dataset(p)  # its files are the command's to leave alone, read or not
     doc = read_json(p)
     check_croissant(doc, p)
     return Descriptor(p, doc, Path(base_dir) if base_dir is not None else p.parent)

@@ -225,10 +225,15 @@ def check_parquet(path: Path, columns: list[str] | None = None) -> list[str]:
 
     Raises:
         SizeLimitError: a limit is exceeded (the message names the column).
+        DataError: a column name appears twice (readers would pick one of them).
         pyarrow.ArrowException, OSError: not a readable Parquet file (callers word it).
     """
     pf = pq.ParquetFile(path)
     names = pf.schema_arrow.names
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise DataError(f"column {twice[0]!r} appears {names.count(twice[0])} times: a column name must be unique",
+                        path=path)
     keep = names if columns is None else [c for c in names if c in set(columns)]
     md = pf.metadata
     wanted = {i for i in range(md.num_columns) if md.schema.column(i).path.split(".")[0] in set(keep)}
@@ -585,7 +590,7 @@ def read_clean_jsonl(raw: bytes) -> pa.Table | None:
         )
         table = pa.table({name: table.column(name).combine_chunks() for name in table.column_names})
         table.validate(full=True)  # pyarrow's JSON reader does not check UTF-8
-    except (UnicodeDecodeError, json.JSONDecodeError, pa.ArrowException):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, pa.ArrowException):
         return None
     if (
         not isinstance(first, dict)

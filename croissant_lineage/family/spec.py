@@ -32,6 +32,7 @@ from croissant_lineage._io import (
     check_document_size,
     load_yaml,
     loads_json,
+    note_dataset,
     read_text,
 )
 from croissant_lineage._results import is_uri
@@ -309,16 +310,21 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
 def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSpec:
     """One ``datasets`` entry; a descriptor path is resolved against ``base``."""
     desc = d.get("descriptor")
+    if isinstance(desc, str) and "\x00" in desc:
+        raise SpecError(f"dataset {d['name']!r}: descriptor path holds a NUL byte", path=path)
     hub_id = parse_hub_id(desc) if desc else None
     if d.get("loader") == "datasets" and hub_id is None:
         raise SpecError(f"dataset {d['name']!r}: loader 'datasets' needs a Hub id (hf://owner/name) as descriptor", path=path)
     if desc and not {"id", "stem"} <= set(d.get("roles", {})):
         raise SpecError(f"dataset {d['name']!r} needs at least the roles id and stem", path=path)
+    local = (base / desc).resolve() if desc and not hub_id else None
+    if local is not None:
+        note_dataset(local)  # a dataset the spec names: none of its files is replaced, read or not
     return DatasetSpec(
         name=d["name"],
         iri=d["iri"],
         title=d.get("title", ""),
-        descriptor=(base / desc).resolve() if desc and not hub_id else None,
+        descriptor=local,
         hub_id=hub_id,
         record_set=d.get("record_set"),
         roles=dict(d.get("roles", {})),
@@ -387,7 +393,7 @@ def load_family(name_or_path: str | Path) -> FamilySpec:
 
     Raises:
         InputError: the file is missing or does not parse (an object holding a key twice too).
-        SizeLimitError: the file is larger than :data:`croissant_lineage._io.MAX_DOCUMENT_BYTES`.
+        SizeLimitError: the file is larger than :data:`croissant_lineage._io.reads.MAX_DOCUMENT_BYTES`.
         SpecError: it parses but is not a valid family spec.
     """
     path = builtin_family_path(str(name_or_path)) or Path(name_or_path)

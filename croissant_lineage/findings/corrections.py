@@ -25,10 +25,11 @@ import pyarrow.compute as pc
 from croissant_lineage._io import (
     atomic_write_bytes,
     atomic_write_text,
-    check_output,
     csv_bytes,
     dumps_json,
+    mark_written,
     parquet_bytes,
+    replaceable,
 )
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputExistsError
@@ -139,12 +140,10 @@ class Corrections(Result):
             raise OutputExistsError(
                 "is an input of this run; corrections go to a new file", path=dest
             )
-        check_output(dest)
-        if dest.exists() and not overwrite:
-            raise OutputExistsError(
-                "exists", path=dest, hint="choose a new file, or pass overwrite"
-            )
+        replaceable(dest, force=overwrite)  # an earlier output of apply (the folder's manifest) is replaced
         suffix = dest.suffix.lower()
+        if suffix not in (".parquet", ".csv", ".jsonl", ".json"):
+            raise InputError(f"unknown output format {suffix!r}", path=dest, hint="use .parquet, .csv, .jsonl or .json")
         if suffix == ".parquet":
             atomic_write_bytes(dest, parquet_bytes(self.keys))
         elif suffix == ".csv":
@@ -156,14 +155,9 @@ class Corrections(Result):
                     dumps_json(r).replace("\n", " ").rstrip() + "\n" for r in self.keys.to_pylist()
                 ),
             )
-        elif suffix == ".json":
-            atomic_write_text(dest, dumps_json({**self.to_dict(), "keys": self.keys.to_pylist()}))
         else:
-            raise InputError(
-                f"unknown output format {suffix!r}",
-                path=dest,
-                hint="use .parquet, .csv, .jsonl or .json",
-            )
+            atomic_write_text(dest, dumps_json({**self.to_dict(), "keys": self.keys.to_pylist()}))
+        mark_written(dest)
         return dest
 
 

@@ -10,7 +10,7 @@ YAML is read with libyaml's C loader where PyYAML has it (``yaml.CSafeLoader``),
 YAML file larger than :data:`MAX_YAML_BYTES` (64 MiB) is refused before it is read
 (``CL-E008``): YAML costs about 25 bytes of memory per byte of text even with the C
 loader. Set ``croissant_lineage.findings.files.MAX_YAML_BYTES`` to change the limit. A
-JSON findings file larger than :data:`croissant_lineage._io.MAX_DOCUMENT_BYTES` (64 MiB)
+JSON findings file larger than :data:`croissant_lineage._io.reads.MAX_DOCUMENT_BYTES` (64 MiB)
 is refused the same way, and an object that holds one key twice is an ``InputError``.
 """
 
@@ -34,6 +34,7 @@ from croissant_lineage._io import (
     atomic_write_text,
     dumps_json,
     load_yaml,
+    loads_json,
     read_json,
     read_text,
 )
@@ -41,11 +42,13 @@ from croissant_lineage.errors import FindingsError, InputError, SizeLimitError
 from croissant_lineage.findings.model import Finding
 
 __all__ = [
+    "FINDINGS_SCHEMA_URL",
     "MAX_YAML_BYTES",
     "dates_to_text",
     "entry_validator",
     "findings_from_document",
     "findings_to_document",
+    "is_findings_output",
     "load_findings",
     "save_findings",
 ]
@@ -223,12 +226,43 @@ def load_findings(paths: str | Path | Sequence[str | Path]) -> list[Finding]:
     return found
 
 
+#: The ``$schema`` of every findings file this library writes.
+FINDINGS_SCHEMA_URL = "https://w3id.org/croissant-lineage/schemas/finding.schema.json"
+
+
 def findings_to_document(findings: Iterable[Finding]) -> dict[str, Any]:
     """The findings-file document (``{"$schema", "findings"}``) for ``findings``."""
     return {
-        "$schema": "https://w3id.org/croissant-lineage/schemas/finding.schema.json",
+        "$schema": FINDINGS_SCHEMA_URL,
         "findings": [f.to_dict() for f in findings],
     }
+
+
+def _findings_text(doc: dict[str, Any], path: Path) -> str:
+    """The bytes :func:`save_findings` writes for ``doc`` at ``path`` (YAML or JSON by suffix)."""
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    return dumps_json(doc)
+
+
+#: A findings file larger than this is not read to decide whether it is ours (64 MiB).
+_MAX_OWN_FINDINGS_BYTES = 64 * 1024 * 1024
+
+
+def is_findings_output(path: str | Path) -> bool:
+    """True when ``path`` is a findings file as :func:`save_findings` writes it: this
+    library's ``$schema`` mark, nothing else at the top, and the exact layout it writes."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > _MAX_OWN_FINDINGS_BYTES:
+            return False
+        text = p.read_text("utf-8")
+        doc = load_yaml(text) if p.suffix.lower() in (".yaml", ".yml") else loads_json(text)
+    except (OSError, ValueError, yaml.YAMLError):
+        return False
+    if not isinstance(doc, dict) or list(doc) != ["$schema", "findings"] or doc["$schema"] != FINDINGS_SCHEMA_URL:
+        return False
+    return _findings_text(doc, p) == text
 
 
 def _findings_first(findings: Any, path: Any) -> tuple[Any, Any]:
@@ -262,10 +296,5 @@ def save_findings(findings: Iterable[Finding], path: str | Path) -> Path:
     """
     findings, path = _findings_first(findings, path)
     dest = Path(path)
-    doc = findings_to_document(findings)
-    if dest.suffix.lower() in (".yaml", ".yml"):
-        text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
-    else:
-        text = dumps_json(doc)
-    atomic_write_text(dest, text)
+    atomic_write_text(dest, _findings_text(findings_to_document(findings), dest))
     return dest

@@ -69,9 +69,16 @@ def iri(value: str) -> str:
     return f"<{value}>"
 
 
+#: Control characters other than tab, newline and carriage return (ESC, NUL, BEL, DEL...):
+#: written as ``\\uXXXX`` (N-Triples' UCHAR), never raw, so a PROV file cannot steer a terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def escape(text: str) -> str:
-    """The inside of an N-Triples string literal (rdflib's escapes, in rdflib's order)."""
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"').replace("\r", "\\r")
+    """The inside of an N-Triples (and Turtle) string literal: rdflib's escapes, in rdflib's
+    order, then every other control character as ``\\uXXXX``."""
+    out = text.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"').replace("\r", "\\r")
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04X}", out) if _CONTROL.search(out) else out
 
 
 def literal(lexical: str, datatype: str | None = None, lang: str | None = None) -> str:
@@ -153,13 +160,18 @@ def split_line(line: bytes) -> tuple[bytes, bytes, bytes]:
 
 
 _UNESCAPE = {"\\": "\\", "n": "\n", '"': '"', "r": "\r"}
-_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPED = re.compile(r"\\(u[0-9A-F]{4}|.)", re.DOTALL)
+
+
+def _unescaped(m: re.Match[str]) -> str:
+    code = m.group(1)
+    return chr(int(code[1:], 16)) if len(code) == 5 else _UNESCAPE.get(code, m.group(0))
 
 
 def literal_value(obj: str) -> tuple[str, str | None, str | None]:
     """(lexical form, datatype IRI or None, language or None) of a literal term."""
     end = obj.rindex('"')
-    lexical = _ESCAPED.sub(lambda m: _UNESCAPE.get(m.group(1), m.group(0)), obj[1:end])
+    lexical = _ESCAPED.sub(_unescaped, obj[1:end])
     tail = obj[end + 1:]
     if tail.startswith("@"):
         return lexical, None, tail[1:]

@@ -51,10 +51,10 @@ class Target:
 
 
 def is_lineage_folder(path: Path) -> bool:
-    """A folder holding ``edges.parquet`` and ``items.parquet`` or ``family.json``."""
-    return path.is_dir() and (path / "edges.parquet").is_file() and (
-        (path / "items.parquet").is_file() or (path / "family.json").is_file()
-    )
+    """A folder holding ``edges.parquet`` or ``items.parquet``: checked whole, so a folder
+    missing one of the lineage tables gets the verdict the commands that read it give
+    (``CLV306``), not a pass on the tables it has."""
+    return path.is_dir() and ((path / "edges.parquet").is_file() or (path / "items.parquet").is_file())
 
 
 def is_enriched(doc: dict[str, Any]) -> bool:
@@ -108,8 +108,8 @@ def detect(path: Path) -> Target:
         return Target(path, "lineage-table" if name else "unknown", table=name)
     if suffix in (".json", ".jsonld", ".yaml", ".yml"):
         try:
-            if path.stat().st_size > _io.MAX_DOCUMENT_BYTES:
-                return Target(path, "unknown", problem=f"larger than the {_io.MAX_DOCUMENT_BYTES:,} bytes a document may take")
+            if path.stat().st_size > _io.reads.MAX_DOCUMENT_BYTES:
+                return Target(path, "unknown", problem=f"larger than the {_io.reads.MAX_DOCUMENT_BYTES:,} bytes a document may take")
             text = path.read_text("utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             return Target(path, "unknown", problem=f"cannot read: {exc}"[:300])

@@ -90,6 +90,10 @@ def _kind(node: dict[str, Any], ctx: JsonLdContext) -> str | None:
 
 
 def _outside(base: Path, rel: str) -> bool:
+    """True when ``rel`` leaves ``base``: absolute or ``..``-escaping by its spelling (decided
+    without touching the file system), or through a symbolic link inside ``base``."""
+    if os.path.isabs(rel) or os.path.normpath(rel).split(os.sep)[0] == "..":
+        return True
     root = base.resolve()
     try:
         target = (Path(rel) if os.path.isabs(rel) else root / rel).resolve()
@@ -129,9 +133,9 @@ def _file_object(node: dict[str, Any], n: int, where: str, base: Path, exists: b
     if rel is None:
         return
     at = f"{where}#{pointer([*_at(n), 'contentUrl'])}"
-    if _outside(base, rel):
+    if _outside(base, rel):  # never stat'ed: nothing outside the descriptor's folder is looked at
         yield issue("CLV702", f"FileObject {_label(node, n)}: contentUrl {url!r} resolves outside {base}", at)
-    if exists and not _exists(base, rel):
+    elif exists and not _exists(base, rel):
         yield issue("CLV701", f"FileObject {_label(node, n)}: {url!r} is not in {base}", at)
 
 
@@ -144,11 +148,12 @@ def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool
     at = f"{where}#{pointer([*_at(n), 'includes'])}"
     matched = False
     for pattern in patterns:
-        if _outside(base, _glob_start(pattern)):
+        if _outside(base, _glob_start(pattern)):  # never listed: a glob is walked only inside base
             yield issue("CLV702", f"FileSet {_label(node, n)}: includes {pattern!r} starts outside {base}", at)
-        if exists and not matched:
+            matched = True  # CLV702 says what is wrong; CLV701 would need a walk outside
+        elif exists and not matched:
             try:
-                found = match_files(base, pattern, allow_outside=True)
+                found = match_files(base, pattern)
                 matched = bool(found) and not _reads_lineage_files(base, found)
             except (OSError, ValueError):
                 matched = False
@@ -195,8 +200,8 @@ def _spec_bases(targets: list[Target], data_dir: Path | None) -> dict[Path, Path
     for t in targets:
         datasets = t.doc.get("datasets") if t.kind == "family" and isinstance(t.doc, dict) else None
         for d in datasets if isinstance(datasets, list) else []:
-            if not isinstance(d, dict) or not isinstance(d.get("descriptor"), str):
-                continue
+            if not isinstance(d, dict) or not isinstance(d.get("descriptor"), str) or "\x00" in d["descriptor"]:
+                continue  # a NUL byte is no path: the spec check reports it
             desc = (t.path.parent / d["descriptor"]).resolve()
             base = data_dir if d.get("files_relative_to_data_dir") else desc.parent
             by_path.setdefault(desc, base)

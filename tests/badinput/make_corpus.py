@@ -189,6 +189,8 @@ def main() -> None:
     case("contenturl_parent", setup(desc=descriptor(content_url="../../../../../../etc/passwd")))
     case("contenturl_absolute", setup(desc=descriptor(content_url="/etc/passwd")))
     case("contenturl_fileset_glob_outside", setup(desc=descriptor(file_set="../_outside/*.csv")))
+    case("contenturl_fileset_glob_root", setup(desc=descriptor(file_set="/**/*.zzz")))
+    case("family_descriptor_nul", setup(fam=dump(family()).replace('"croissant.json"', '"croissant.json\\u0000x"')))
     folder = HERE / "contenturl_symlink"
     case("contenturl_symlink", {k: v for k, v in setup().items() if k != "data.csv"})
     os.symlink("../_outside/data.csv", folder / "data.csv")
@@ -207,6 +209,9 @@ def main() -> None:
     files = {k: v for k, v in setup(desc=jsonl).items() if k != "data.csv"}
     files["data.jsonl"] = json.dumps(row) + "\n" + '{"id": "2", "question": ' + deep() + "}\n"
     case("jsonl_deep_nesting", files)
+    files = {k: v for k, v in setup(desc=jsonl).items() if k != "data.csv"}
+    files["data.jsonl"] = '{"id": "1", "question": ' + deep(1000) + "}\n" + json.dumps(row) + "\n"
+    case("jsonl_deep_first_line", files)
     case("csv_binary", setup(data=bytes(range(256)) * 4))
     for name, key in (("key_index_negative", "-1"), ("key_index_fraction", "1.5"), ("key_index_huge", str(2**62))):
         rows = [[*ROWS[0][:-1], "2"], [*ROWS[1][:-1], key], [*ROWS[2][:-1], "1"]]

@@ -34,7 +34,7 @@ def test_a_100000_deep_yaml_is_one_coded_line_not_a_crash(text: str, tmp_path: P
 
 def test_c_and_python_loaders_read_the_same_findings(monkeypatch: pytest.MonkeyPatch) -> None:
     fast = load_findings(TOY)
-    monkeypatch.setattr(_io, "_YAML_LOADER", yaml.SafeLoader)
+    monkeypatch.setattr(_io.reads, "_YAML_LOADER", yaml.SafeLoader)
     assert load_findings(TOY) == fast
 
 
@@ -58,7 +58,7 @@ def test_a_findings_yaml_over_the_cap_is_refused_before_reading(
 
 
 def test_yaml_text_over_the_character_cap_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_io, "MAX_YAML_CHARS", 10)
+    monkeypatch.setattr(_io.reads, "MAX_YAML_CHARS", 10)
     with pytest.raises(_io.YAMLLimitError):
         _io.load_yaml("a: 1\nb: 2\nc: 3\n")
     assert _io.load_yaml("a: 1") == {"a": 1}

@@ -87,8 +87,10 @@ def test_write_goes_to_a_new_file_only(tmp_path: Path) -> None:
     c = apply_corrections(items_table("base", BASE), [_key_finding()])
     out = c.write(tmp_path / "keys.parquet")
     assert pq.read_table(out).column("finding").to_pylist() == [c.changes[0].finding, None]
+    assert c.write(out) == out  # its own earlier output (listed in the folder's manifest) is replaced
+    (tmp_path / "foreign.parquet").write_bytes(b"not ours")
     with pytest.raises(OutputExistsError):
-        c.write(out)
+        c.write(tmp_path / "foreign.parquet")
     src = tmp_path / "findings.json"
     src.write_text("[]", encoding="utf-8")
     with pytest.raises(OutputExistsError):
@@ -145,7 +147,9 @@ def test_cli_apply_writes_a_new_file_and_never_an_input(tmp_path: Path, capsys) 
     doc = json.loads(capsys.readouterr().out)
     assert doc["changed"] == 2 and doc["not_applied_by_reason"] == {"not_confirmed": 1}
     assert "D" in out.read_text(encoding="utf-8")
-    assert main([*args, str(out)]) == 2  # exists
+    assert main([*args, str(out)]) == 0  # its own earlier output: replaced
+    (tmp_path / "foreign.csv").write_text("a,b\n")
+    assert main([*args, str(tmp_path / "foreign.csv")]) == 2  # a file it did not write: kept
     assert main([*args, str(findings), "--force"]) == 2  # an input, even with --force
     assert findings.read_bytes() == before
 

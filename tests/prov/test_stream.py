@@ -7,6 +7,7 @@ JSON-LD, written by this library since the streaming, must parse to the same gra
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,14 @@ from croissant_lineage.prov.terms import escape, iri, literal_value
 FORMATS = ("nt", "turtle", "json-ld")
 
 
+_RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def rdflib_nt(graph: rdflib.Graph) -> bytes:
-    """What ``serialize(graph, "nt")`` wrote before the streaming: rdflib's lines, sorted."""
-    return b"".join(sorted(graph.serialize(format="nt", encoding="utf-8").splitlines(keepends=True)))
+    """What ``serialize(graph, "nt")`` wrote before the streaming: rdflib's lines, sorted, with
+    the control characters rdflib leaves raw (ESC, NUL...) as ``\\uXXXX``, as the library writes them."""
+    text = _RAW_CONTROL.sub(lambda m: b"\\u%04X" % m.group()[0], graph.serialize(format="nt", encoding="utf-8"))
+    return b"".join(sorted(text.splitlines(keepends=True)))
 
 
 def same_graph(data: bytes, fmt: str, expected: rdflib.Graph) -> bool:

@@ -60,7 +60,7 @@ def test_file_objects_missing_outside_and_remote(tmp_path: Path) -> None:
         "../elsewhere.csv": ["CLV702"],  # present, but outside the descriptor's folder
         str(tmp_path / "elsewhere.csv"): ["CLV702"],  # an absolute path too
         (tmp_path / "elsewhere.csv").as_uri(): ["CLV702"],  # and a file:// URL
-        "../gone.csv": ["CLV701", "CLV702"],
+        "../gone.csv": ["CLV702"],  # outside: never looked up, so never CLV701
         "https://example.org/data.csv": [],  # remote: not checked offline
         "s3://bucket/data.csv": [],
         "data/test.csv": [],

@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage._io import read_json, read_text
+from croissant_lineage._io import note_input, read_json, read_text
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.findings.importers._common import (
@@ -170,6 +170,7 @@ def _read_lists(folder: str | Path | None, data_dir: str | Path | None) -> _List
             hint="pass folder, or data_dir (its mmlu_pro_errata folder is read); on the "
             "command line: --folder DIR or --data-dir DIR",
         )
+    note_input(root)  # the whole source folder is the import's input, the files it reads and the rest
     lists_path = root / "problem_ids.json"
     doc = read_json(lists_path)
     if not isinstance(doc, dict) or not all(isinstance(v, list) for v in doc.values()):

@@ -1,0 +1,109 @@
+"""Deterministic table bytes: Parquet (zstd, no statistics) and spreadsheet-safe CSV."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from croissant_lineage._io.atomic import atomic_writer
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+#: How every Parquet file is written: zstd, no statistics or timestamps.
+_PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "write_statistics": False, "store_schema": True}
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """Deterministic Parquet bytes (zstd, no statistics or timestamps): same table, same bytes."""
+    import io
+
+    import pyarrow.parquet as pq  # here: most users of this module never write Parquet
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf, **_PARQUET_OPTIONS)
+    return buf.getvalue()
+
+
+def atomic_write_parquet(path: str | Path, table: pa.Table) -> str:
+    """Write ``table`` to ``path`` atomically, the bytes :func:`parquet_bytes` gives, streamed
+    to the file page by page (no copy of the whole file in memory); returns their sha256
+    (hex)."""
+    return atomic_write_parquet_groups(path, table.schema, [table])
+
+
+class _Sha256Writer:
+    """A binary file that hashes what is written to it (what Arrow's writer needs of a file)."""
+
+    def __init__(self, fh: IO[bytes]):
+        self._fh, self._sha, self._at, self.closed = fh, hashlib.sha256(), 0, False
+
+    def write(self, data: Any) -> int:
+        self._sha.update(data)
+        self._at += len(memoryview(data))
+        return self._fh.write(data)
+
+    def tell(self) -> int:
+        return self._at
+
+    def flush(self) -> None:
+        self._fh.flush()
+
+    def close(self) -> None:
+        self.closed = True  # the file is the caller's to close
+
+    def hexdigest(self) -> str:
+        return self._sha.hexdigest()
+
+
+def atomic_write_parquet_groups(path: str | Path, schema: pa.Schema, groups: Iterable[pa.Table]) -> str:
+    """Write the tables ``groups`` yields (each of ``schema``) to ``path`` atomically as one
+    Parquet file, each table its own row group (split further only past Arrow's default of
+    1Mi rows), written as ``pq.write_table`` would write them: a writer that builds a large
+    table a part at a time never holds it whole. Returns the file's sha256 (hex)."""
+    import pyarrow.parquet as pq
+
+    with atomic_writer(path, "wb") as fh:
+        out = _Sha256Writer(fh)
+        with pq.ParquetWriter(out, schema, **_PARQUET_OPTIONS) as writer:
+            for table in groups:
+                writer.write_table(table)
+                del table  # before the next group is built
+        return out.hexdigest()
+
+
+#: A CSV cell starting with one of these is a formula to a spreadsheet (``=HYPERLINK(...)``,
+#: ``+cmd|...``, ``-2+3``, ``@SUM(...)``; tab and carriage return also start a DDE payload).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _neutralised(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    risky = pc.starts_with(column, FORMULA_STARTS[0])
+    for start in FORMULA_STARTS[1:]:
+        risky = pc.or_(risky, pc.starts_with(column, start))
+    quoted = pc.binary_join_element_wise(pa.scalar("'"), column, "")
+    return pc.if_else(pc.fill_null(risky, False), quoted, column)
+
+
+def csv_bytes(table: pa.Table) -> bytes:
+    """CSV bytes of ``table`` safe to open in a spreadsheet: a text cell that starts like a
+    formula (:data:`FORMULA_STARTS`) gets a leading ``'`` (OWASP's CSV-injection rule);
+    numbers are written as they are."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    cols = [
+        _neutralised(col) if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) else col
+        for col in table.columns
+    ]
+    buf = io.BytesIO()
+    pacsv.write_csv(pa.table(cols, names=table.column_names), buf)
+    return buf.getvalue()
