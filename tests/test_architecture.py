@@ -70,3 +70,21 @@ def test_architecture_doc_names_every_module() -> None:
         elif f" {path.name} " not in tree:
             missing.append(str(rel))
     assert missing == []
+
+
+def test_activity_groupings_are_declared_once() -> None:
+    """A tuple of activity kinds is written out only in the family spec; other modules
+    name its groupings (so a grouping cannot differ between two stages)."""
+    import ast
+
+    from croissant_lineage.family.spec import ACTIVITIES
+
+    literal_at: list[str] = []
+    for path in sorted(PKG.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, ast.Tuple) and value.elts and all(
+                isinstance(e, ast.Constant) and e.value in ACTIVITIES for e in value.elts
+            ):
+                literal_at.append(path.relative_to(PKG).as_posix())
+    assert literal_at and set(literal_at) == {"family/spec.py"}, literal_at

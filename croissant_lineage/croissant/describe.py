@@ -35,20 +35,13 @@ import glob
 import json
 import os
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage._io import (
-    atomic_write_json,
-    loads_json,
-    probing_outputs,
-    read_text,
-    resolve_inside,
-)
+from croissant_lineage._io import atomic_write_json
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import (
     CL_NS,
@@ -57,12 +50,26 @@ from croissant_lineage.croissant.descriptor import (
     ensure_replaceable,
     match_files,
 )
+from croissant_lineage.croissant.folder_files import (
+    SHORT_FORMAT,
+    SPLIT_NAMES,
+    FileGroup,
+    by_columns,
+    encoding_format_of,
+    file_shape,
+    folder_prefix,
+    group_files,
+    slug,
+    split_of,
+    split_regex,
+    unique_id,
+)
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, RAI_NS, SCHEMA_NS
-from croissant_lineage.croissant.tables import PARQUET_FORMATS, parquet_shape, read_table
-from croissant_lineage.errors import InputError, UnsafePathError
+from croissant_lineage.errors import InputError
 
 __all__ = [
     "CROISSANT_CONTEXT",
+    "SPLIT_NAMES",
     "DescribeOptions",
     "DescribeResult",
     "describe",
@@ -119,75 +126,6 @@ CROISSANT_CONTEXT: dict[str, Any] = {
     "prov": PROV_NS,
     "cl": CL_NS,
 }
-
-_FORMATS = {
-    ".csv": "text/csv",
-    ".tsv": "text/tab-separated-values",
-    ".jsonl": "application/jsonlines",
-    ".json": "application/json",
-    ".parquet": "application/x-parquet",
-    ".arrow": "application/vnd.apache.arrow.stream",
-}
-_SHORT_FORMAT = {
-    "text/csv": "csv",
-    "text/tab-separated-values": "tsv",
-    "application/jsonlines": "jsonlines",
-    "application/json": "json",
-    "application/x-parquet": "parquet",
-    "application/vnd.apache.arrow.stream": "vnd.apache.arrow.stream",
-}
-#: Split names recognised in file paths, as the Hub recognises them.
-SPLIT_NAMES = ("dev", "test", "train", "val", "validation")
-_SKIP = {"dataset_info.json", "state.json", "metadata.json", "croissant.json", "dataset_dict.json"}
-
-
-def encoding_format_of(path: Path) -> str | None:
-    """The Croissant ``encodingFormat`` for a data file, by suffix; None if not data.
-
-    Hidden files and the metadata files ``datasets`` and Croissant write
-    (``dataset_info.json``, ``state.json``, ``croissant.json``...) are not data.
-    """
-    if path.name in _SKIP or path.name.startswith("."):
-        return None
-    return _FORMATS.get(path.suffix.lower())
-
-
-def split_regex(splits: list[str] | tuple[str, ...], prefix: str = "") -> str:
-    """The regex that finds a file's split in its path, as the ``split`` field applies it.
-
-    A path component names split ``s`` when it is ``s``, starts with ``s-`` / ``s_`` /
-    ``s.`` (``test-00000-of-00001.parquet``, ``test.jsonl``) or its stem ends with ``_s``
-    (``abstract_algebra_test.csv``). The leftmost such component after ``prefix`` wins.
-    The regex is meant for :func:`re.match` on the path relative to the descriptor's
-    folder (mlcroissant's ``fullpath``); the split is the first group that matched.
-
-    Args:
-        splits: Split names to recognise.
-        prefix: Literal path prefix (the described folder, relative to the descriptor).
-
-    Returns:
-        The regex source.
-    """
-    names = "|".join(_escape(s) for s in sorted(splits))
-    return (
-        f"^{_escape(prefix)}(?:[^/]*/)*?"
-        f"(?:({names})(?:[-_][^/.]*)?|[^/.]*_({names}))(?:\\.[^/]*)?(?:/|$)"
-    )
-
-
-def _escape(text: str) -> str:
-    """:func:`re.escape` for regex metacharacters only (``-``, ``/``, ``@`` stay readable)."""
-    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)
-
-
-_ALL_SPLITS = re.compile(split_regex(SPLIT_NAMES))
-
-
-def _split_of(rel: str) -> str | None:
-    m = _ALL_SPLITS.match(rel)
-    if not m:
-        return None
-    return next(g for g in m.groups() if g is not None)
 
 
 @dataclass
@@ -267,14 +205,6 @@ class DescribeResult(Result):
 
 
 @dataclass
-class _Group:
-    config: str
-    fmt: str
-    paths: list[Path]
-    tables: list[_Shape]
-
-
-@dataclass
 class _Built:
     doc: dict[str, Any]
     files: int
@@ -300,79 +230,8 @@ def _data_type(types: list[pa.DataType]) -> tuple[str, bool]:
     return "sc:Text", is_array
 
 
-def _config_of(rel: str, default: str) -> str:
-    """The first folder of ``rel`` that names no split and is not ``data`` (the Hub keeps
-    the default config's files in ``data/``); else ``default``."""
-    for part in rel.split("/")[:-1]:
-        if part != "data" and _split_of(part + "/") is None:
-            return part
-    return default
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "default"
-
-
-def _walk(root: Path) -> list[Path]:
-    """Files under ``root``, folder symlinks not followed (as mlcroissant walks)."""
-    out: list[Path] = []
-    for dirpath, _dirs, names in os.walk(root):
-        out.extend(Path(dirpath) / n for n in names)
-    return out
-
-
-def _json_kind(path: Path) -> str | None:
-    """``application/json`` for a JSON list (or object) of records, ``application/jsonlines``
-    for JSON Lines under a ``.json`` name, None for a JSON-LD document (not data)."""
-    with probing_outputs():  # a look, not a read: a data file is recorded when read as data
-        text, _ = read_text(path)
-    try:
-        data = loads_json(text, allow_nan=True)
-    except json.JSONDecodeError:
-        return "application/jsonlines"
-    if isinstance(data, dict) and "@context" in data:
-        return None
-    return "application/json"
-
-
-def _format_of(path: Path) -> str | None:
-    fmt = encoding_format_of(path)
-    if fmt == "application/json":
-        return _json_kind(path)
-    return fmt
-
-
-def _is_empty(table: pa.Table, name: str) -> bool:
-    values = table.column(name).to_pylist()
-    return all(v is None or (isinstance(v, str) and not v.strip()) for v in values)
-
-
-class _Shape(NamedTuple):
-    """What a descriptor says of one data file: its columns' names and types, its row
-    count, and which of its unnamed columns (``_unnamed_{i}``) are empty."""
-
-    schema: pa.Schema
-    num_rows: int
-    empty: frozenset[str]
-
-    @property
-    def column_names(self) -> list[str]:
-        return list(self.schema.names)
-
-
-def _shape(path: Path, fmt: str, csv_columns: list[str] | None) -> _Shape:
-    """The shape of one data file: a Parquet file's from its metadata alone (no column
-    is read), another's from its table, which is dropped once measured."""
-    if fmt in PARQUET_FORMATS:
-        schema, rows = parquet_shape(path)
-        return _Shape(schema, rows, frozenset())
-    table = read_table(path, fmt, csv_columns=csv_columns)
-    empty = frozenset(c for c in table.column_names if c.startswith("_unnamed_") and _is_empty(table, c))
-    return _Shape(table.schema, table.num_rows, empty)
-
-
 def _includes(
-    group: _Group, root: Path, rel_to: Path, prefix: str, opts: DescribeOptions
+    group: FileGroup, root: Path, rel_to: Path, prefix: str, opts: DescribeOptions
 ) -> list[str]:
     """Globs that take exactly the group's files (relative to ``rel_to``), or the files."""
     rels = [p.relative_to(root).as_posix() for p in group.paths]
@@ -408,17 +267,8 @@ def _dir_glob(folder: str) -> str:
     return glob.escape(folder) + "/" if folder else ""
 
 
-def _unique(candidate: str, used: set[str]) -> str:
-    out, i = candidate, 1
-    while out in used:
-        i += 1
-        out = f"{candidate}_{i}"
-    used.add(out)
-    return out
-
-
 def _record_set(
-    group: _Group,
+    group: FileGroup,
     rs_id: str,
     splits_id: str,
     fs_id: str,
@@ -432,10 +282,10 @@ def _record_set(
     ids: set[str] = set()
     shorts: set[str] = set()
     fields: list[dict[str, Any]] = []
-    file_splits = [_split_of(r) for r in rels]
+    file_splits = [split_of(r) for r in rels]
     if all(file_splits):
         names = sorted({s for s in file_splits if s})
-        fid = _unique(f"{rs_id}/split", ids)
+        fid = unique_id(f"{rs_id}/split", ids)
         shorts.add("split")
         fields.append({
             "@type": "cr:Field",
@@ -449,7 +299,7 @@ def _record_set(
             "references": {"field": {"@id": f"{splits_id}/split_name"}},
         })
     for fname, rx in sorted(opts.file_fields.items()):
-        fid = _unique(f"{rs_id}/{_slug(fname)}", ids)
+        fid = unique_id(f"{rs_id}/{slug(fname)}", ids)
         shorts.add(fid.removeprefix(f"{rs_id}/"))
         fields.append({
             "@type": "cr:Field",
@@ -467,7 +317,7 @@ def _record_set(
         ):
             continue
         dtype, is_array = _data_type(types)
-        fid = _unique(f"{rs_id}/{_slug(column)}", ids)
+        fid = unique_id(f"{rs_id}/{slug(column)}", ids)
         short = fid.removeprefix(f"{rs_id}/")
         fnode: dict[str, Any] = {"@type": "cr:Field", "@id": fid}
         if short != column and column not in shorts:
@@ -493,117 +343,6 @@ def _record_set(
         "description": f"{name} - {group.config!r} config; splits: {', '.join(splits)}",
         "field": fields,
     }
-
-
-def _folder_prefix(root: Path, rel_to: Path) -> str:
-    """``root`` relative to ``rel_to``, as a ``/``-ended prefix (``""`` for the same folder).
-
-    Raises:
-        UnsafePathError: ``root`` is not inside ``rel_to``.
-    """
-    prefix = os.path.relpath(root.resolve(), rel_to.resolve()).replace(os.sep, "/")
-    if prefix == ".." or prefix.startswith("../"):
-        raise UnsafePathError(
-            f"the folder is not inside {rel_to}",
-            path=root,
-            hint="relative_to must be the folder itself or one of its parents",
-        )
-    return "" if prefix == "." else prefix + "/"
-
-
-def _candidates(root: Path, opts: DescribeOptions) -> list[Path]:
-    """Paths under ``root``, sorted, kept to the ``include`` globs when there are some."""
-    candidates = sorted(_walk(root), key=os.fspath)
-    if not opts.include:
-        return candidates
-    keep: set[str] = set()
-    for pattern in opts.include:
-        keep.update(match_files(root, pattern))
-    return [p for p in candidates if p.relative_to(root).as_posix() in keep]
-
-
-def _groups(root: Path, rel_to: Path, prefix: str, opts: DescribeOptions) -> dict[str, list[_Group]]:
-    """The data files grouped by config and format: config -> its groups, sorted.
-
-    Raises:
-        InputError: no data file.
-        UnsafePathError: a symlink leads out of the folder.
-    """
-    groups: dict[tuple[str, str], _Group] = {}
-    for p in _candidates(root, opts):
-        fmt = _format_of(p) if p.is_file() else None
-        if fmt is None:
-            continue
-        rel = p.relative_to(root).as_posix()
-        resolve_inside(rel_to, prefix + rel)  # a symlink out of the folder is refused
-        config = _config_of(rel, opts.config)
-        group = groups.setdefault((config, fmt), _Group(config, fmt, [], []))
-        group.paths.append(p)
-    if not groups:
-        raise InputError(
-            "no data files (csv, tsv, jsonl, json, parquet, arrow)",
-            path=root,
-            hint="check the folder, or the --include globs",
-        )
-    per_config: dict[str, list[_Group]] = defaultdict(list)
-    for (config, _fmt), group in sorted(groups.items()):
-        per_config[config].append(group)
-    return per_config
-
-
-def _columns(table: _Shape) -> frozenset[str]:
-    """The columns a file contributes (unnamed empty columns of a CSV do not count)."""
-    return frozenset(c for c in table.column_names if c not in table.empty)
-
-
-_SPLIT_TOKENS = re.compile(
-    rf"(?:^|[-_.])(?:{'|'.join(SPLIT_NAMES)}|\d{{5}}-of-\d{{5}}|\d+)(?=$|[-_.])"
-)
-
-
-def _label(paths: list[Path], root: Path) -> str:
-    """A config label for files: the longest common start of their names (cut at a
-    separator), without split names and shard numbers; ``""`` when nothing is left."""
-    stems = [p.relative_to(root).as_posix().split(".", 1)[0] for p in paths]
-    first, last = min(stems), max(stems)
-    n = 0
-    while n < min(len(first), len(last)) and first[n] == last[n]:
-        n += 1
-    common = first[:n]
-    if len(stems) > 1 and common not in stems:
-        common = re.sub(r"[^/_.-]*$", "", common)
-    name = _SPLIT_TOKENS.sub("", common.rsplit("/", 1)[-1]).strip("-_. ")
-    return _slug(name) if name else ""
-
-
-def _by_columns(
-    per_config: dict[str, list[_Group]], root: Path
-) -> tuple[dict[str, list[_Group]], dict[str, list[str]]]:
-    """Split each config whose files have different columns into one config per set of
-    columns (first file first); returns the configs and ``config -> its new configs``."""
-    out: dict[str, list[_Group]] = {}
-    grouped: dict[str, list[str]] = {}
-    for config, groups in per_config.items():
-        files = [(_columns(t), g.fmt, p, t) for g in groups for p, t in zip(g.paths, g.tables, strict=True)]
-        keys = list(dict.fromkeys(cols for cols, _, _, _ in sorted(files, key=lambda f: os.fspath(f[2]))))
-        if len(keys) == 1:
-            out[config] = groups
-            continue
-        used = set(per_config) | set(out)
-        names: list[str] = []
-        for key in keys:
-            mine = [f for f in files if f[0] == key]
-            label = _label([p for _, _, p, _ in mine], root) or _SHORT_FORMAT.get(mine[0][1], "files")
-            name = _unique(f"{config}-{label}", used)
-            names.append(name)
-            by_fmt: dict[str, _Group] = {}
-            for _, fmt, p, t in mine:
-                g = by_fmt.setdefault(fmt, _Group(name, fmt, [], []))
-                g.paths.append(p)
-                g.tables.append(t)
-            out[name] = [by_fmt[f] for f in sorted(by_fmt)]
-        grouped[config] = names
-    return out, grouped
 
 
 def _splits_record_set(splits_id: str, config: str, splits: set[str]) -> dict[str, Any]:
@@ -638,7 +377,7 @@ class _Layout:
     used_ids: set[str] = field(default_factory=set)
 
 
-def _file_set(layout: _Layout, group: _Group, config: str, fs_id: str, csv_cols: Any) -> dict[str, Any]:
+def _file_set(layout: _Layout, group: FileGroup, config: str, fs_id: str, csv_cols: Any) -> dict[str, Any]:
     """The FileSet of one group's files."""
     fs: dict[str, Any] = {
         "@type": "cr:FileSet",
@@ -654,25 +393,25 @@ def _file_set(layout: _Layout, group: _Group, config: str, fs_id: str, csv_cols:
     return fs
 
 
-def _add_config(layout: _Layout, config: str, config_groups: list[_Group]) -> None:
+def _add_config(layout: _Layout, config: str, config_groups: list[FileGroup]) -> None:
     """Read one config's files; add its FileSets, its splits RecordSet and its data RecordSets."""
     opts = layout.opts
-    cfg = _slug(config)
-    splits_id = _unique(f"{cfg}_splits", layout.used_ids)
+    cfg = slug(config)
+    splits_id = unique_id(f"{cfg}_splits", layout.used_ids)
     all_splits: set[str] = set()
     data_sets: list[dict[str, Any]] = []
     for group in config_groups:
         csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
-        short_fmt = _SHORT_FORMAT.get(group.fmt, group.fmt.split("/")[-1])
-        fs_id = _unique(f"{short_fmt}-files-for-config-{cfg}", layout.used_ids)
+        short_fmt = SHORT_FORMAT.get(group.fmt, group.fmt.split("/")[-1])
+        fs_id = unique_id(f"{short_fmt}-files-for-config-{cfg}", layout.used_ids)
         layout.distribution.append(_file_set(layout, group, config, fs_id, csv_cols))
         rels = [p.relative_to(layout.root).as_posix() for p in group.paths]
-        file_splits = [_split_of(r) for r in rels]
+        file_splits = [split_of(r) for r in rels]
         if all(file_splits):
             all_splits.update(s for s in file_splits if s)
         else:
             all_splits.add(opts.split)
-        rs_id = _unique(cfg if len(config_groups) == 1 else f"{cfg}-{short_fmt}", layout.used_ids)
+        rs_id = unique_id(cfg if len(config_groups) == 1 else f"{cfg}-{short_fmt}", layout.used_ids)
         data_sets.append(_record_set(group, rs_id, splits_id, fs_id, rels, layout.prefix, opts, layout.name))
         layout.rows[rs_id] = sum(t.num_rows for t in group.tables)
         layout.files += len(group.paths)
@@ -711,13 +450,13 @@ def _build(folder: str | Path, options: DescribeOptions | None) -> _Built:
     if not root.is_dir():
         raise InputError("not a folder", path=root, hint="give the folder holding the data files")
     rel_to = Path(opts.relative_to) if opts.relative_to is not None else root
-    prefix = _folder_prefix(root, rel_to)
-    per_config = _groups(root, rel_to, prefix, opts)
+    prefix = folder_prefix(root, rel_to)
+    per_config = group_files(root, rel_to, prefix, opts.include, opts.config)
     for config_groups in per_config.values():
         for group in config_groups:
             csv_cols = opts.csv_columns if group.fmt == "text/csv" else None
-            group.tables = [_shape(p, group.fmt, csv_cols) for p in group.paths]
-    per_config, grouped = _by_columns(per_config, root)
+            group.tables = [file_shape(p, group.fmt, csv_cols) for p in group.paths]
+    per_config, grouped = by_columns(per_config, root)
     layout = _Layout(root, rel_to, prefix, opts, opts.name or root.resolve().name)
     for config, config_groups in per_config.items():
         _add_config(layout, config, config_groups)

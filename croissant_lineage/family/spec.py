@@ -42,6 +42,10 @@ from croissant_lineage.family.shipped import builtin_families, builtin_family_pa
 
 __all__ = [
     "ACTIVITIES",
+    "ANNOTATION_ACTIVITIES",
+    "ONE_CHILD_PER_PARENT",
+    "TRANSLATION_ACTIVITIES",
+    "VERSION_ACTIVITIES",
     "DatasetSpec",
     "Derivation",
     "FamilySpec",
@@ -61,6 +65,21 @@ ACTIVITIES = (
     "translation",
     "snapshot",
 )
+
+# The groupings of the activity kinds the later stages act on, each declared once here.
+
+#: Activities whose child is a later version of the same items (a snapshot chain, the
+#: versions a re-review queue folds into one row).
+VERSION_ACTIVITIES = ("snapshot", "re_release")
+
+#: Activities where a parent item has at most one child item.
+ONE_CHILD_PER_PARENT = ("re_release", "copy")
+
+#: Activities whose joins the translation audit verifies.
+TRANSLATION_ACTIVITIES = ("translation", "copy", "filter")
+
+#: Activities that re-annotate items (the family report's re-annotation counts).
+ANNOTATION_ACTIVITIES = ("re_annotation",)
 
 
 def _schema() -> dict[str, Any]:

@@ -22,15 +22,13 @@ from typing import Any
 import pandas as pd
 
 from croissant_lineage._results import Result
+from croissant_lineage.family.spec import ANNOTATION_ACTIVITIES
 from croissant_lineage.findings.model import KEY_KINDS, Finding
 from croissant_lineage.lineage.graph import Edge, LineageGraph, LineageLike, Relative, as_graph
 from croissant_lineage.lineage.paths import follow_option
 from croissant_lineage.linking.normalize import normalize_option
 
 __all__ = ["FamilyReport", "Metric", "family_report"]
-
-#: Activities whose children are annotations of an item, not copies that are graded.
-ANNOTATION_ACTIVITIES = ("re_annotation",)
 
 DEFINITIONS = {
     "flagged_parents": (

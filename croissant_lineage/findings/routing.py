@@ -24,20 +24,28 @@ documented coverage (unverified); 4 relatives the content does not reach.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
+from croissant_lineage.findings.carrying import (
+    CarryNode,
+    TreeStep,
+    carry_along,
+    carry_mode,
+    edge_sure,
+    find_carriers,
+    relation_of,
+    relatives_tree,
+)
 from croissant_lineage.findings.model import Finding
 from croissant_lineage.findings.queueview import QueueLine, group_keys, queue_lines
 from croissant_lineage.findings.related import RelatedFinding, related_findings
 from croissant_lineage.findings.versions import VersionFold, fold_versions
-from croissant_lineage.lineage.graph import Edge, LineageGraph, LineageLike, as_graph
+from croissant_lineage.lineage.graph import LineageGraph, LineageLike, as_graph
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.lineage.paths import step_option
 from croissant_lineage.linking.normalize import normalize_option
 
 if TYPE_CHECKING:
@@ -183,231 +191,6 @@ class Queue(Result):
         raise KeyError(ref)
 
 
-# --------------------------------------------------------------------------- carrying
-
-
-@dataclass(frozen=True)
-class _Carry:
-    """Whether an edge carries the content, and the option index on the far side."""
-
-    carried: bool
-    known: bool = True  # False: edge evidence missing, carried on probability
-    index: int | None = None
-    why: str = ""
-
-
-def _subject(graph: LineageGraph, ref: str) -> str | None:
-    if ref not in graph:
-        return None
-    subject = graph.item(ref).subject
-    return " ".join(subject.replace("_", " ").casefold().split()) if subject else None
-
-
-def _carry(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *, up: bool) -> _Carry:
-    """Does ``edge`` carry the questioned content from one side to the other?
-
-    Args:
-        graph: The lineage graph (for subjects and duplicates).
-        edge: The derivation edge.
-        mode: The finding's target, or ``duplicate`` for a duplicate finding (the defect
-            is the identical copy itself: it travels only where the far side has one too).
-        index: For ``option``: the option's index on the near side (None: unknown).
-        up: True when moving from child to parent.
-    """
-    far = edge.parent if up else edge.child
-    if mode == "key":
-        if edge.key_inherited is None:
-            return _Carry(True, known=False, why="key inheritance unknown")
-        if edge.key_inherited:
-            return _Carry(True)
-        return _Carry(False, why=f"key changed at {edge.activity}")
-    if mode == "option":
-        step = step_option(edge.option_map, index, up=up)
-        if step.status == "unknown":
-            return _Carry(True, known=False, why="option correspondence unknown")
-        if step.status == "carried":
-            return _Carry(True, index=step.index)
-        return _Carry(False, why=f"option {step.status} at {edge.activity}")
-    if mode == "category":
-        child, parent = _subject(graph, edge.child), _subject(graph, edge.parent)
-        if child is None or parent is None:
-            return _Carry(True, known=False, why="subject unknown")
-        if child == parent:
-            return _Carry(True)
-        return _Carry(
-            False, why=f"subject/category changed at {edge.activity} ({parent} -> {child})"
-        )
-    if mode == "duplicate":
-        if graph.duplicates(far):
-            return _Carry(True)
-        return _Carry(False, why="no identical copy beside it")
-    if mode == "stem" and edge.stem_changed and edge.activity != "translation":
-        return _Carry(True, known=False, why=f"stem edited at {edge.activity}")
-    return _Carry(True)
-
-
-def _mode(target: str, kind: str | None) -> str:
-    """What the carrying rules follow: the target, except for duplicate findings."""
-    return "duplicate" if kind == "duplicate" else target
-
-
-def _edge_sure(edge: Edge) -> bool:
-    return edge.method not in ("fuzzy", "unverified") and not edge.ambiguous
-
-
-@dataclass
-class _Node:
-    ref: str
-    index: int | None  # the questioned option's index here (option target)
-    sure: bool
-    proposed: int | None = None  # the proposed answer's option index here, if traced
-    origin: bool = False
-
-
-def _follow(graph: LineageGraph, edge: Edge, index: int | None, *, up: bool) -> int | None:
-    """An option index carried across ``edge`` by its option map (None if not carried)."""
-    c = _carry(graph, edge, "option", index, up=up)
-    return c.index if c.carried else None
-
-
-def _carriers(
-    graph: LineageGraph, start: str, mode: str, index: int | None, proposed: int | None
-) -> dict[str, _Node]:
-    """Every item carrying the content: up from ``start`` to the origin(s), then down.
-
-    Each node also traces where the proposed answer (an option of ``start``) sits. A
-    carrier found going down that is also an ancestor of ``start`` (a diamond: reached
-    through an edge that does not carry the content) is followed up too, so that the
-    ancestors the queue lists are judged by their own edges.
-    """
-    nodes: dict[str, _Node] = {start: _Node(start, index, True, proposed)}
-    climbs = {start, *(a.ref for a in graph.ancestors(start))}
-    up, down = deque([start]), deque[str]()
-    while up:
-        while up:
-            ref = up.popleft()
-            node = nodes[ref]
-            carried_up = False
-            for e in graph.parents(ref):
-                c = _carry(graph, e, mode, node.index, up=True)
-                if not c.carried:
-                    continue
-                carried_up = True
-                if e.parent not in nodes:
-                    sure = node.sure and c.known and _edge_sure(e)
-                    nodes[e.parent] = _Node(
-                        e.parent, c.index, sure, _follow(graph, e, node.proposed, up=True)
-                    )
-                    up.append(e.parent)
-            node.origin = not carried_up
-            down.append(ref)
-        while down:  # from every carrier found so far, the start's line included
-            ref = down.popleft()
-            for new in _carriers_down(graph, nodes, ref, mode):
-                (up if new in climbs else down).append(new)
-    return nodes
-
-
-def _carriers_down(graph: LineageGraph, nodes: dict[str, _Node], ref: str, mode: str) -> list[str]:
-    """Add the children and duplicates of carrier ``ref`` that carry the content; their refs."""
-    node = nodes[ref]
-    added: list[str] = []
-    for e in graph.children(ref):
-        if e.child in nodes:
-            continue
-        c = _carry(graph, e, mode, node.index, up=False)
-        if c.carried:
-            sure = node.sure and c.known and _edge_sure(e)
-            nodes[e.child] = _Node(e.child, c.index, sure, _follow(graph, e, node.proposed, up=False))
-            added.append(e.child)
-    for dup in graph.duplicates(ref):
-        if dup not in nodes:
-            nodes[dup] = _Node(
-                dup,
-                _same_option(graph, ref, dup, node.index),
-                node.sure,
-                _same_option(graph, ref, dup, node.proposed),
-            )
-            added.append(dup)
-    return added
-
-
-def _same_option(graph: LineageGraph, ref: str, dup: str, index: int | None) -> int | None:
-    """The index of ``ref``'s option ``index`` among the options of its duplicate."""
-    if index is None or ref not in graph or dup not in graph:
-        return None
-    try:
-        text = normalize_option(graph.item(ref).options[index])
-        return [normalize_option(o) for o in graph.item(dup).options].index(text)
-    except (IndexError, ValueError, InputError):
-        return None
-
-
-# --------------------------------------------------------------------------- the tree
-
-
-@dataclass(frozen=True)
-class _Step:
-    kind: str  # "up", "down", "duplicate", "related"
-    edge: Edge | None
-    target: str
-
-    def label(self) -> str:
-        if self.edge is None:
-            return self.kind
-        extra = "" if _edge_sure(self.edge) else f" ({self.edge.method} {self.edge.score:.0f}"
-        if extra and self.edge.ambiguous:
-            extra += ", ambiguous"
-        return f"{self.kind}:{self.edge.activity}{extra + ')' if extra else ''}"
-
-
-def _tree(graph: LineageGraph, start: str, extra: Iterable[str] = ()) -> dict[str, list[_Step]]:
-    """Every relative of ``start`` with the steps to it: ancestors, their descendants,
-    the start's descendants, duplicates of any of them, and ``extra`` refs.
-
-    An ancestor of ``start`` is only ever reached by climbing (its path is all ``up``
-    steps), even where a descendant of another ancestor reaches it first (a diamond):
-    otherwise the climb would stop there and the ancestor's other parents be missed.
-    """
-    ancestors = {a.ref for a in graph.ancestors(start)}
-    paths: dict[str, list[_Step]] = {start: []}
-    queue: deque[tuple[str, bool]] = deque([(start, True)])
-    while queue:
-        ref, may_go_up = queue.popleft()
-        path = paths[ref]
-        moves: list[tuple[str, _Step, bool]] = []
-        if may_go_up:
-            moves += [(e.parent, _Step("up", e, e.parent), True) for e in graph.parents(ref)]
-        moves += [(e.child, _Step("down", e, e.child), False) for e in graph.children(ref)]
-        moves += [(d, _Step("duplicate", None, d), False) for d in graph.duplicates(ref)]
-        for nxt, step, up_ok in sorted(moves, key=lambda m: (m[1].kind, m[0])):
-            if nxt not in paths and (step.kind == "up" or nxt not in ancestors):
-                paths[nxt] = [*path, step]
-                queue.append((nxt, up_ok))
-    for ref in extra:
-        if ref not in paths and ref in graph:
-            head = _Step("related", None, ref)
-            paths[ref] = [head]
-            for d in graph.descendants(ref):
-                paths.setdefault(d.ref, [head, *(_Step("down", e, e.child) for e in d.path)])
-    return paths
-
-
-def _relation(path: list[_Step]) -> str:
-    kinds = [s.kind for s in path]
-    if not kinds:
-        return "finding_item"
-    if "related" in kinds:
-        return "related"
-    if kinds[-1] == "duplicate":
-        return "duplicate"
-    if all(k == "up" for k in kinds):
-        return "ancestor"
-    if all(k == "down" for k in kinds):
-        return "descendant"
-    return "collateral"
-
-
 # --------------------------------------------------------------------------- routing
 
 
@@ -424,7 +207,7 @@ def _option_of(graph: LineageGraph, ref: str, text: str | None) -> int | None:
     return options.index(want) if want in options else None
 
 
-def _proposed_note(graph: LineageGraph, node: _Node, finding: Finding | None) -> str:
+def _proposed_note(graph: LineageGraph, node: CarryNode, finding: Finding | None) -> str:
     if finding is None or finding.target != "key" or not finding.proposed:
         return ""
     index = (
@@ -438,7 +221,7 @@ def _proposed_note(graph: LineageGraph, node: _Node, finding: Finding | None) ->
 
 
 def _unaffected_why(
-    graph: LineageGraph, path: list[_Step], carriers: dict[str, _Node], mode: str
+    graph: LineageGraph, path: list[TreeStep], carriers: dict[str, CarryNode], mode: str
 ) -> str:
     """Why the content does not reach a relative: the step where its path leaves the
     items that carry the content."""
@@ -447,12 +230,12 @@ def _unaffected_why(
             continue
         near = s.edge.child if s.kind == "up" else s.edge.parent
         if near in carriers:
-            c = _carry(graph, s.edge, mode, carriers[near].index, up=s.kind == "up")
+            c = carry_along(graph, s.edge, mode, carriers[near].index, up=s.kind == "up")
             return f"not present: {c.why or 'not carried'} in {s.edge.child}"
     return "not on a line that carries the questioned content"
 
 
-def _carrier_note(graph: LineageGraph, node: _Node, target: str, finding: Finding | None) -> str:
+def _carrier_note(graph: LineageGraph, node: CarryNode, target: str, finding: Finding | None) -> str:
     if node.origin and graph.parents(node.ref):
         note = f"the questioned {target} entered here"
     elif node.origin:
@@ -464,7 +247,7 @@ def _carrier_note(graph: LineageGraph, node: _Node, target: str, finding: Findin
     return note + _proposed_note(graph, node, finding)
 
 
-def _letter_at(graph: LineageGraph, node: _Node, target: str) -> str | None:
+def _letter_at(graph: LineageGraph, node: CarryNode, target: str) -> str | None:
     if target == "option":
         return _letter(node.index)
     if target == "key" and node.ref in graph:
@@ -483,17 +266,17 @@ def _route_one(
 ) -> tuple[list[QueueRow], list[RelatedFinding]]:
     fid = finding.id if finding else None
     proposed = _option_of(graph, item, finding.proposed) if finding else None
-    mode = _mode(target, finding.kind if finding else None)
-    carriers = _carriers(graph, item, mode, index, proposed)
-    paths = _tree(graph, item, finding.related if finding else ())
+    mode = carry_mode(target, finding.kind if finding else None)
+    carriers = find_carriers(graph, item, mode, index, proposed)
+    paths = relatives_tree(graph, item, finding.related if finding else ())
     source_item = finding.source.item if finding else None
     rows: list[QueueRow] = []
     for ref, path in paths.items():
-        relation = "source_annotation" if ref == source_item else _relation(path)
+        relation = "source_annotation" if ref == source_item else relation_of(path)
         node = carriers.get(ref)
         if node is not None:
             status = "added" if node.origin else "inherited"
-            certain = node.sure and all(s.edge is None or _edge_sure(s.edge) for s in path)
+            certain = node.sure and all(s.edge is None or edge_sure(s.edge) for s in path)
             certainty, rank = ("certain", 1) if certain else ("probable", 2)
             letter = _letter_at(graph, node, target)
             note = _carrier_note(graph, node, target, finding)
@@ -589,7 +372,7 @@ def _as_graph(lineage_or_graph: LineageLike) -> LineageGraph:
 
 def relevant_findings(graph: LineageGraph, ref: str, findings: Iterable[Finding]) -> list[Finding]:
     """Findings on ``ref``'s relatives (or raised by one of them), in input order."""
-    family = set(_tree(graph, ref))
+    family = set(relatives_tree(graph, ref))
     return [
         f
         for f in findings

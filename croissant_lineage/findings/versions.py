@@ -22,12 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from croissant_lineage.family.spec import VERSION_ACTIVITIES
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 
 __all__ = ["VERSION_ACTIVITIES", "RowLike", "VersionFold", "fold_versions"]
-
-#: Derivation activities whose child is a version of its parent (the same item).
-VERSION_ACTIVITIES = ("snapshot", "re_release")
 
 
 class RowLike(Protocol):

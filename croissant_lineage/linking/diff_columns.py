@@ -1,9 +1,11 @@
-""":func:`~croissant_lineage.linking.options.diff_texts` of many (child, parent) pairs at once.
+"""The option diff: which child option copies which parent option, for many (child,
+parent) pairs at once.
 
-:func:`diff_texts` stays the one statement of the rules (plain Python, one pair at a
-time); :func:`diff_pairs` computes the same diffs for whole columns of pairs and is proved
-equal to it (Hypothesis, and every candidate pair and edge of the MMLU family:
-``tests/linking/test_diff_columns.py``).
+:func:`diff_pairs` is the package's one option diff (the linker runs it over whole
+columns of pairs; :func:`~croissant_lineage.linking.options.diff_texts` is its one-pair
+form). The rules, one pair at a time in plain Python, are kept in the tests as the oracle
+it is proved equal to (``tests/oracles/options.py``; Hypothesis, and every candidate pair
+and edge of the MMLU family: ``tests/linking/test_diff_columns.py``).
 
 The options of all pairs are flattened into one row per option (Arrow ``take`` and
 ``list_flatten``), and each text form (as stored, case-preserving normalised, case-folded,
@@ -35,7 +37,7 @@ import pyarrow.compute as pc
 from rapidfuzz import fuzz
 from rapidfuzz.process import cpdist
 
-from croissant_lineage.linking.options import DIFF_PASSES, NA_STRINGS, OptionDiff
+from croissant_lineage.linking.optiondiff import DIFF_PASSES, NA_STRINGS, OptionDiff
 from croissant_lineage.linking.take import take_rows
 
 __all__ = ["CHUNK_PAIRS", "FormsOf", "OptionColumns", "PairDiffs", "diff_pairs", "positional_pairs"]

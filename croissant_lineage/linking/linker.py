@@ -33,7 +33,13 @@ import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from croissant_lineage.errors import SpecError
-from croissant_lineage.family.spec import Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.family.spec import (
+    ONE_CHILD_PER_PARENT,
+    Derivation,
+    FamilySpec,
+    LinkRule,
+    load_family,
+)
 from croissant_lineage.lineage.items import load_items_packed
 from croissant_lineage.lineage.model import Lineage, family_info, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
@@ -50,9 +56,6 @@ from croissant_lineage.linking.normalize import (
 from croissant_lineage.linking.sides import Side
 
 __all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link", "link_derivation", "link_pairs"]
-
-#: Activities whose parent items have at most one child item each (text links).
-ONE_CHILD_PER_PARENT = ("re_release", "copy")
 
 
 def link_derivation(

@@ -20,8 +20,8 @@ Both return ``(matches, unmatched)``: the :class:`Match` of each matched child, 
 each other child its best parent candidate (or None) with that candidate's score.
 
 The exact matches of all blocks are one join of the two sides' (block, stem) codes, and
-candidates are ranked by :func:`evidence_columns` (:func:`option_evidence` of all pairs at
-once); :func:`option_evidence` stays the statement of the evidence, one pair at a time.
+candidates are ranked by :func:`evidence_columns` (the option evidence of all pairs at
+once; :func:`option_evidence` is its one-pair form).
 The fuzzy candidates of consecutive blocks share one :func:`evidence_columns` call
 (:data:`FUZZY_PAIRS` pairs at a time): its fixed costs, paid once per block, made the
 fuzzy step's cost per item grow with the number of blocks.
@@ -41,7 +41,6 @@ from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
-from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.linking.assign import (
     assign_one_to_one,
     candidate_weight,
@@ -49,7 +48,6 @@ from croissant_lineage.linking.assign import (
 )
 from croissant_lineage.linking.codes import equal_codes
 from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, diff_pairs
-from croissant_lineage.linking.options import diff_texts
 from croissant_lineage.linking.sides import Side
 from croissant_lineage.linking.take import compare_rows, take_rows
 
@@ -167,33 +165,18 @@ def _rows_of_ids(parent: Side, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.where(rows < 0, -1, len(ids) - 1 - rows) if reverse else rows
 
 
-def _key_index(key: str | None) -> int | None:
-    return LETTERS.index(key) if key and key in LETTERS else None
-
-
 def option_evidence(child: Side, i: int, parent: Side, j: int) -> _Evidence:
     """How closely child ``i`` copies parent ``j``, as a tuple that sorts better last:
     ``(stem and options byte-identical, option score, options paired as equal bytes,
     ... as equal case-preserving forms or better, ... as equal forms of any kind,
-    options paired at all)``."""
-    craw, praw = child.raw_options[i], parent.raw_options[j]
-    if craw is None or praw is None:
-        return (child.raw_stems[i] == parent.raw_stems[j] and craw is None and praw is None, 0.0, 0, 0, 0, 0)
-    if craw == praw:  # options copied as they were: the identity diff, without normalising them
-        n = len(craw)
-        return (child.raw_stems[i] == parent.raw_stems[j], 100.0, n, n, n, n)
-    c, p = child.option_texts(i), parent.option_texts(j)
-    assert c is not None and p is not None  # None only without options
-    d = diff_texts(c, p, keys=(_key_index(child.keys[i]), _key_index(parent.keys[j])))
-    same = tuple(c.raw) == tuple(p.raw) and child.raw_stems[i] == parent.raw_stems[j]
-    n_bytes = d.paired("bytes")
-    n_cased = n_bytes + d.paired("cased")
-    return (same, d.score, n_bytes, n_cased, n_cased + d.paired("folded", "na"), d.copied)
+    options paired at all)``: :func:`evidence_columns` of one pair."""
+    row = evidence_columns(child, np.array([i], np.int64), parent, np.array([j], np.int64))[0].tolist()
+    return (bool(row[0]), float(row[1]), int(row[2]), int(row[3]), int(row[4]), int(row[5]))
 
 
 def evidence_columns(child: Side, ci: np.ndarray, parent: Side, pi: np.ndarray) -> np.ndarray:
-    """:func:`option_evidence` of every pair ``(ci[k], pi[k])`` at once, one row per pair
-    (``float64``, the tuple's six fields in order; the option diffs by
+    """The option evidence (:func:`option_evidence`'s tuple) of every pair ``(ci[k], pi[k])``
+    at once, one row per pair (``float64``, the tuple's six fields in order; the option diffs by
     :func:`~croissant_lineage.linking.diff_columns.diff_pairs`)."""
     ci, pi = np.asarray(ci, np.int64), np.asarray(pi, np.int64)
     out = np.zeros((len(ci), 6))

@@ -10,6 +10,10 @@ child were added at that step; options left unpaired in the parent were dropped.
 :func:`align_options` is the one aligner underneath, with the passes snapshot history
 also needs (white-space-equal text, a similarity on normalised options, options
 rewritten in place); it says which pass paired each option.
+
+:func:`diff_texts` is the one-pair form of the option diff
+(:func:`~croissant_lineage.linking.diff_columns.diff_pairs`, which the linker runs over
+whole columns of pairs): one implementation, whatever the number of pairs.
 """
 
 from __future__ import annotations
@@ -18,9 +22,12 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import pyarrow as pa
 from rapidfuzz import fuzz
 
+from croissant_lineage.linking.diff_columns import OptionColumns, diff_pairs
 from croissant_lineage.linking.normalize import normalize_option, normalize_option_cased
+from croissant_lineage.linking.optiondiff import DIFF_PASSES, NA_STRINGS, OptionDiff, OptionTexts
 
 __all__ = [
     "ALIGN_PASSES",
@@ -37,63 +44,6 @@ __all__ = [
 
 #: The passes of :func:`align_options`, in the order they run.
 ALIGN_PASSES = ("exact", "whitespace", "fuzzy", "in_place")
-
-#: The passes of :func:`diff_texts`, in the order they run: equal bytes, equal
-#: case-preserving normalised forms, equal case-folded forms, the string "nan" (or an
-#: empty option) for a parent option that pandas reads as missing (a copy made through
-#: pandas, which writes NaN back as "nan" or as an empty cell), fuzzy.
-DIFF_PASSES = ("bytes", "cased", "folded", "na", "fuzzy")
-
-#: Case-folded option texts that pandas' CSV reader turns into NaN by default (written
-#: back as "nan"). The strings themselves are text to this library: no reader here
-#: makes them missing.
-NA_STRINGS = frozenset({"nan", "none", "na", "n/a", "#n/a", "null", "<na>", "-nan", "#na"})
-
-
-@dataclass(frozen=True)
-class OptionDiff:
-    """The option-level evidence of one derivation edge.
-
-    Attributes:
-        option_map: Per child option, the index of the parent option it copies, or -1
-            when the option was added.
-        copied: Child options that copy a parent option.
-        added: Child options with no parent option.
-        dropped: Parent options absent from the child.
-        score: Share of the parent's options found in the child, 0-100 (100 when the
-            parent has none).
-    """
-
-    option_map: tuple[int, ...]
-    copied: int
-    added: int
-    dropped: int
-    score: float
-    #: Per child option, the pass of :data:`DIFF_PASSES` that paired it (None when
-    #: unpaired); empty when the diff did not record passes.
-    paired_by: tuple[str | None, ...] = ()
-
-    def paired(self, *how: str) -> int:
-        """How many child options the passes ``how`` paired."""
-        return sum(1 for p in self.paired_by if p in how)
-
-    def key_inherited(self, child_key: int | None, parent_key: int | None) -> bool | None:
-        """Whether the child's key option copies the parent's key option.
-
-        Returns:
-            True when it does; False when the child's key copies another parent option,
-            or is a new option while the parent's key survives as a distractor; None
-            when a key is unknown or both key options were edited beyond recognition.
-        """
-        if child_key is None or parent_key is None or not 0 <= child_key < len(self.option_map):
-            return None
-        source = self.option_map[child_key]
-        if source == parent_key:
-            return True
-        if source >= 0 or parent_key in self.option_map:
-            return False  # the key now points at another parent option, or a new one
-        return None  # both key texts unpaired: the key option was edited in place
-
 
 def diff_options(
     child: Sequence[str], parent: Sequence[str], *, fuzzy_threshold: float = 90.0
@@ -249,27 +199,14 @@ def align_options(
     return Alignment(tuple(mapping), tuple(paired_by))
 
 
-@dataclass(frozen=True)
-class OptionTexts:
-    """The options of one item in the three forms :func:`diff_texts` compares.
-
-    Attributes:
-        raw: The options as stored.
-        cased: Through :func:`~croissant_lineage.linking.normalize.normalize_option_cased`.
-        folded: Through :func:`~croissant_lineage.linking.normalize.normalize_option`.
-    """
-
-    raw: Sequence[str]
-    cased: Sequence[str]
-    folded: Sequence[str]
+_LIST = pa.list_(pa.string())
 
 
-def _na_child(text: str) -> str:
-    return "\x00na" if text in ("nan", "") else text
-
-
-def _na_parent(text: str) -> str:
-    return "\x00na" if text in NA_STRINGS else text
+def _one_row(texts: OptionTexts) -> OptionColumns:
+    """One item's options and their forms as the one-row columns ``diff_pairs`` reads."""
+    return OptionColumns.of_forms(
+        pa.array([list(texts.raw)], _LIST), pa.array([list(texts.cased)], _LIST), pa.array([list(texts.folded)], _LIST)
+    )
 
 
 def diff_texts(
@@ -279,7 +216,8 @@ def diff_texts(
     keys: tuple[int | None, int | None] = (None, None),
     fuzzy_threshold: float = 90.0,
 ) -> OptionDiff:
-    """Pair child options with the parent options they copy, strictest evidence first.
+    """Pair child options with the parent options they copy, strictest evidence first:
+    :func:`~croissant_lineage.linking.diff_columns.diff_pairs` of one pair.
 
     Passes (:data:`DIFF_PASSES`), each on the options the earlier ones left unpaired,
     each parent option used once: equal bytes; equal case-preserving normalised forms;
@@ -292,25 +230,9 @@ def diff_texts(
     Returns:
         An :class:`OptionDiff` that records which pass paired each child option.
     """
-    n = len(child.raw)
-    if tuple(child.raw) == tuple(parent.raw):  # the common case: options copied as they were
-        return OptionDiff(tuple(range(n)), n, 0, 0, 100.0, ("bytes",) * n)
-    mapping = [-1] * n
-    used: set[int] = set()
-    paired_by: list[str | None] = [None] * n
-    layers = (
-        ("bytes", child.raw, parent.raw), ("cased", child.cased, parent.cased),
-        ("folded", child.folded, parent.folded),
-        ("na", [_na_child(o) for o in child.folded], [_na_parent(o) for o in parent.folded]),
-    )
-    for how, c, p in layers:
-        for i in _pair_equal(c, p, None, mapping, used, keys):
-            paired_by[i] = how
-    for i in _pair_similar(child.folded, parent.folded, None, fuzzy_threshold, mapping, used):
-        paired_by[i] = "fuzzy"
-    copied = sum(1 for m in mapping if m >= 0)
-    score = 100.0 * copied / len(parent.raw) if parent.raw else 100.0
-    return OptionDiff(tuple(mapping), copied, n - copied, len(parent.raw) - copied, round(score, 2), tuple(paired_by))
+    ck, pk = (-1 if k is None or k < 0 else k for k in keys)
+    d = diff_pairs(_one_row(child), _one_row(parent), [0], [0], [ck], [pk], fuzzy_threshold=fuzzy_threshold)
+    return d.diff(0)
 
 
 def positional_diff(child: Sequence[str], parent: Sequence[str]) -> OptionDiff:

@@ -34,7 +34,7 @@ from croissant_lineage.linking.normalize_columns import (
     normalize_stems_column,
     repair_may_change,
 )
-from croissant_lineage.linking.options import OptionTexts
+from croissant_lineage.linking.optiondiff import OptionTexts
 from croissant_lineage.linking.record_fields import read_field
 from croissant_lineage.linking.take import take_rows
 

@@ -1,8 +1,9 @@
-"""The columnar option diffs equal :func:`diff_texts`, pair by pair.
+"""The option diffs equal the plain-Python statement of the rules, pair by pair.
 
-:func:`croissant_lineage.linking.diff_columns.diff_pairs` diffs whole columns of pairs;
-:func:`~croissant_lineage.linking.options.diff_texts` (one pair at a time) is the
-reference. Hypothesis draws option lists that exercise every pass (equal bytes, case,
+:func:`croissant_lineage.linking.diff_columns.diff_pairs` diffs whole columns of pairs
+(:func:`~croissant_lineage.linking.options.diff_texts` is its one-pair form);
+:func:`tests.oracles.options.diff_texts_reference` (one pair at a time) is the
+oracle. Hypothesis draws option lists that exercise every pass (equal bytes, case,
 trailing dots, missing-value words, near-equal texts for the fuzzy pass, repeated texts
 where the key-first rule decides, null lists and null options, keys out of range); the
 MMLU family's every candidate pair and edge is checked in ``test_link_real.py``'s module
@@ -27,6 +28,7 @@ from croissant_lineage.linking.diff_columns import (
 )
 from croissant_lineage.linking.options import OptionTexts, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
+from tests.oracles.options import diff_texts_reference
 
 _OPTION = st.one_of(
     st.sampled_from([
@@ -67,8 +69,9 @@ def _check(children: list[Any], parents: list[Any], pairs: list[tuple[int, int, 
     flags = got.key_inherited(ck, pk)
     for k, (i, j, a, b) in enumerate(pairs):
         keys = (None if a < 0 else a, None if b < 0 else b)
-        want = diff_texts(_texts(child, i), _texts(parent, j), keys=keys, fuzzy_threshold=threshold)
+        want = diff_texts_reference(_texts(child, i), _texts(parent, j), keys=keys, fuzzy_threshold=threshold)
         assert got.diff(k) == want, (children[i], parents[j], keys)
+        assert diff_texts(_texts(child, i), _texts(parent, j), keys=keys, fuzzy_threshold=threshold) == want
         assert flags[k] == want.key_inherited(*keys)
         assert got.paired("bytes", "cased")[k] == want.paired("bytes", "cased")
         assert got.identical[k] == (tuple(_texts(child, i).raw) == tuple(_texts(parent, j).raw))
@@ -86,7 +89,7 @@ def _case(draw: st.DrawFn) -> tuple[list[Any], list[Any], list[tuple[int, int, i
 
 @settings(max_examples=400)
 @given(_case())
-def test_diff_pairs_is_diff_texts(case: tuple[list[Any], list[Any], list[tuple[int, int, int, int]]]) -> None:
+def test_diff_pairs_is_the_reference_diff(case: tuple[list[Any], list[Any], list[tuple[int, int, int, int]]]) -> None:
     _check(*case)
 
 

@@ -22,8 +22,9 @@ from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
 from croissant_lineage.linking.edges import edges_table
 from croissant_lineage.linking.match import IdMatches, Match
-from croissant_lineage.linking.options import OptionTexts, diff_texts, positional_diff
+from croissant_lineage.linking.options import OptionTexts, positional_diff
 from croissant_lineage.linking.sides import Side
+from tests.oracles.options import diff_texts_reference
 
 _OPTION = st.sampled_from(["1/2", "1.0/2", "Paris", "paris.", "nan", "", "caf\u00c3\u00a9", "café", "Bb"])
 _OPTIONS = st.one_of(st.none(), st.lists(_OPTION, max_size=5))
@@ -59,7 +60,7 @@ def _reference(deriv: Derivation, child: Side, parent: Side, matches: list[Match
             diff = positional_diff(("",) * child.n_options[m.child], ("",) * parent.n_options[m.parent])
             key_inh, score, stem_changed = (None if ck is None or pk is None else ck == pk), m.score, None
         else:
-            diff = diff_texts(child.option_texts(m.child) or empty, parent.option_texts(m.parent) or empty, keys=(ck, pk))
+            diff = diff_texts_reference(child.option_texts(m.child) or empty, parent.option_texts(m.parent) or empty, keys=(ck, pk))
             cstem, pstem = child.norm_stems[m.child], parent.norm_stems[m.parent]
             same = cstem == pstem
             score = m.score if m.method in ("exact", "fuzzy") else (100.0 if same else round(fuzz.ratio(cstem, pstem), 2))

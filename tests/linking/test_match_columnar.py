@@ -2,7 +2,7 @@
 
 :func:`croissant_lineage.linking.match.match_text` joins the two sides' (block, stem)
 codes and ranks candidates by :func:`~croissant_lineage.linking.match.evidence_columns`;
-``tests/linking/reference_match.py`` keeps the per-child implementation (a dict of stems
+``tests/oracles/match.py`` keeps the per-child implementation (a dict of stems
 per block, :func:`~croissant_lineage.linking.match.option_evidence` per candidate).
 Hypothesis draws sides whose stems repeat (several candidates, ties), differ by an edit
 (fuzzy, near-best candidates), or are generic (same stem, other options: the exact
@@ -36,7 +36,8 @@ from croissant_lineage.linking.match import (
 )
 from croissant_lineage.linking.sides import Side
 from tests.helpers import items_table
-from tests.linking.reference_match import reference_match_text
+from tests.oracles.evidence import option_evidence_reference
+from tests.oracles.match import reference_match_text
 
 _BASE = "which planet of the zorblat system has the longest year"
 _STEM = st.sampled_from([
@@ -118,7 +119,7 @@ def test_sides_normalised_and_stems_compared_in_small_chunks_match_as_the_refere
 
 @settings(max_examples=200, deadline=None)
 @given(st.data())
-def test_evidence_columns_is_option_evidence(data: st.DataObject) -> None:
+def test_evidence_columns_is_the_reference_evidence(data: st.DataObject) -> None:
     children = _rows(data.draw, "c", (1, 5))
     parents = _rows(data.draw, "p", (1, 5))
     child, parent = Side(items_table("c", children)), Side(items_table("p", parents))
@@ -128,8 +129,9 @@ def test_evidence_columns_is_option_evidence(data: st.DataObject) -> None:
     with mock.patch.object(match_module, "CHUNK_PAIRS", data.draw(st.sampled_from([1, 3, match_module.CHUNK_PAIRS]))):
         got = evidence_columns(child, ci, parent, pi)  # stems compared a chunk of pairs at a time
     for k, (i, j) in enumerate(pairs):
-        want = option_evidence(child, i, parent, j)
+        want = option_evidence_reference(child, i, parent, j)
         assert tuple(got[k].tolist()) == want
+        assert option_evidence(child, i, parent, j) == want
         for exact, score in ((True, 100.0), (False, 87.5)):
             assert _weights(exact, got[k : k + 1], score)[0] == candidate_weight(exact, want, score)
 

@@ -1,7 +1,7 @@
 """The columnar matching and option diffs on every MMLU-family derivation.
 
 Each text-linked derivation is matched by :func:`~croissant_lineage.linking.match.match_text`
-and by the per-child reference (``tests/linking/reference_match.py``): the matches (with
+and by the per-child reference (``tests/oracles/match.py``): the matches (with
 their alternatives, ties, methods and scores) and the unmatched children must be equal.
 Every same-language edge and every alternative of the family is diffed by
 :func:`~croissant_lineage.linking.diff_columns.diff_pairs` and by ``diff_texts``.
@@ -19,9 +19,10 @@ from croissant_lineage.lineage.items import load_items
 from croissant_lineage.linking.diff_columns import diff_pairs
 from croissant_lineage.linking.linker import ONE_CHILD_PER_PARENT, _selected
 from croissant_lineage.linking.match import match_id, match_text
-from croissant_lineage.linking.options import OptionTexts, diff_texts
+from croissant_lineage.linking.options import OptionTexts
 from croissant_lineage.linking.sides import Side
-from tests.linking.reference_match import reference_match_text
+from tests.oracles.match import reference_match_text
+from tests.oracles.options import diff_texts_reference
 
 pytestmark = pytest.mark.realdata
 
@@ -63,7 +64,7 @@ def _check_diffs(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray) -> i
         with child.hold(ci[rows.start : rows.stop]), parent.hold(pi[rows.start : rows.stop]):
             for k in rows:
                 keys = (None if ck[k] < 0 else int(ck[k]), None if pk[k] < 0 else int(pk[k]))
-                want = diff_texts(child.option_texts(int(ci[k])) or _EMPTY, parent.option_texts(int(pi[k])) or _EMPTY, keys=keys)
+                want = diff_texts_reference(child.option_texts(int(ci[k])) or _EMPTY, parent.option_texts(int(pi[k])) or _EMPTY, keys=keys)
                 assert got.diff(k) == want, (k, int(ci[k]), int(pi[k]))
     return len(ci)
 

@@ -24,7 +24,7 @@ from croissant_lineage.linking.match import (
 )
 from croissant_lineage.linking.sides import Side
 from tests.helpers import items_table
-from tests.linking.reference_match import reference_match_text
+from tests.oracles.match import reference_match_text
 
 S100 = "which planet in the zorblat system has the longest orbital year among all of its known rocky moons??"
 OPTS = ["Ash", "Birl", "Corr", "Dun"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from croissant_lineage.errors import SpecError
-from croissant_lineage.family.spec import Derivation, FamilySpec
+from croissant_lineage.family.spec import VERSION_ACTIVITIES, Derivation, FamilySpec
 from croissant_lineage.linking.itemdiff import REPLACED_BELOW
 
 __all__ = [
@@ -23,8 +23,9 @@ __all__ = [
 ]
 
 
-#: Derivation activities that make a dataset a later snapshot of its parent.
-SNAPSHOT_ACTIVITIES = ("snapshot", "re_release")
+#: Derivation activities that make a dataset a later snapshot of its parent: the family
+#: spec's :data:`~croissant_lineage.family.spec.VERSION_ACTIVITIES`, under the audit's name.
+SNAPSHOT_ACTIVITIES = VERSION_ACTIVITIES
 
 
 def snapshot_chain(spec: FamilySpec, dataset: str) -> list[Derivation]:

@@ -16,7 +16,7 @@ from croissant_lineage.audits.translations.report import (
     TranslationReport,
 )
 from croissant_lineage.audits.translations.shifts import realign, shift_test
-from croissant_lineage.family.spec import LanguageRules, rules_for
+from croissant_lineage.family.spec import TRANSLATION_ACTIVITIES, LanguageRules, rules_for
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.schema import TRANSLATION_COUNT_COLUMNS
 from croissant_lineage.linking.alignment import SHIFTED_METHOD, UNVERIFIED_METHOD, probe_mode
@@ -24,9 +24,6 @@ from croissant_lineage.linking.evidence import NumberReader, number_reader
 
 __all__ = ["JOIN_METHODS", "TRANSLATION_ACTIVITIES", "verify_joins", "verify_translations"]
 
-
-#: Activities whose item joins are verified here.
-TRANSLATION_ACTIVITIES = ("translation", "copy", "filter")
 
 
 #: Link methods that trust a convention (and so need verifying): ``id``, ``index``, and

@@ -1,8 +1,8 @@
-"""The per-child stem matching that :func:`croissant_lineage.linking.match.match_text` replaced.
+"""Per-child stem matching: the plain statement of :func:`croissant_lineage.linking.match.match_text`.
 
-Kept as the reference: one dict of stems per block, the candidates of each child ranked
-by :func:`~croissant_lineage.linking.match.option_evidence` one pair at a time (which
-calls :func:`~croissant_lineage.linking.options.diff_texts`), each block's texts held as
+Kept as the oracle: one dict of stems per block, the candidates of each child ranked
+by :func:`~tests.oracles.evidence.option_evidence_reference` one pair at a time (which
+calls :func:`~tests.oracles.options.diff_texts_reference`), each block's texts held as
 Python objects while it is matched. ``tests/linking/test_match_columnar.py`` proves the
 columnar ``match_text`` equal to it.
 """
@@ -20,8 +20,9 @@ from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.linking.assign import assign_one_to_one, candidate_weight
-from croissant_lineage.linking.match import NEAR, Match, Unmatched, _block_groups, option_evidence
+from croissant_lineage.linking.match import NEAR, Match, Unmatched, _block_groups
 from croissant_lineage.linking.sides import Side
+from tests.oracles.evidence import option_evidence_reference as option_evidence
 
 _NO_ROWS = np.zeros(0, np.int64)
 
