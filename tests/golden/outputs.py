@@ -95,24 +95,33 @@ MMLU_EXTRA = (
 
 
 @contextmanager
-def toy_tree() -> Iterator[Path]:
-    """Everything the README's quick start writes, plus its printed output (``stdout.txt``)."""
+def toy_tree(runs: int = 1) -> Iterator[Path]:
+    """Everything the README's quick start writes, plus its printed output (``stdout.txt``).
+
+    ``runs``: how many times the blocks run, one after the other in the same folder (a second
+    run replaces the first one's outputs, as a person running the README twice would); the
+    printed output kept is the last run's."""
     with tempfile.TemporaryDirectory() as tmp:
         work = _clone_layout(Path(tmp), None)
         log: list[str] = []
-        run_readme("toy", work, log)
+        for _ in range(runs):
+            log.clear()
+            run_readme("toy", work, log)
         out = work / "out" / "toy"
         (out / "stdout.txt").write_text("\n".join(log).replace(str(work), "REPO"))
         yield out
 
 
 @contextmanager
-def mmlu_tree(data_dir: Path) -> Iterator[Path]:
-    """What the README's real-data blocks and :data:`MMLU_EXTRA` write, in their work folder."""
+def mmlu_tree(data_dir: Path, runs: int = 1) -> Iterator[Path]:
+    """What the README's real-data blocks and :data:`MMLU_EXTRA` write, in their work folder
+    (the blocks run ``runs`` times in that folder, as in :func:`toy_tree`)."""
     with tempfile.TemporaryDirectory() as tmp:
         work = _clone_layout(Path(tmp), data_dir)
         log: list[str] = []
-        run_readme("mmlu", work, log)
+        for _ in range(runs):
+            log.clear()
+            run_readme("mmlu", work, log)
         for command in MMLU_EXTRA:
             _run(command.replace("REPO/", f"{REPO}/").split(), work, log, shown=command)
         text = "\n".join(log).replace(str(work), "REPO").replace(str(data_dir.resolve()), "DATA")
