@@ -1,7 +1,6 @@
-"""Resolve from enriched descriptors (issue 20): tests that kill the mutants of
-``croissant_lineage.resolve`` that the older tests let live. They check the whole
-rebuilt lineage against the linked one, the descriptor variants resolve must read
-(full IRIs, foreign nodes, several family names), the resolve cache and the item-ref rule."""
+"""Resolve from enriched descriptors (``croissant_lineage.resolve``): the whole rebuilt
+lineage checked against the linked one, the descriptor variants resolve must read (full
+IRIs, foreign nodes, several family names), the resolve cache and the item-ref rule."""
 
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
 @pytest.fixture(scope="module")
 def folder(toy_lineage: Lineage, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("toy-enriched-mutants")
+    out = tmp_path_factory.mktemp("toy-enriched-rebuilt")
     return _isolated(enrich_family(toy_lineage, TOY / "family.json", out / "enriched", _findings()), out / "isolated")
 
 
@@ -354,7 +353,7 @@ def test_a_derivations_language_count_and_note_are_read(folder: Path, resolver: 
     assert up == {**before, "languages": 3, "note": "three languages"}
 
 
-# Survivors of resolve.py's full configured run (2026-12-02): the three that change behaviour.
+# A duplicate group alone, documented coverage, a null alternatives cell.
 
 
 def test_a_duplicate_group_alone_joins_a_component() -> None:
