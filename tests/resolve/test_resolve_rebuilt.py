@@ -4,6 +4,7 @@ IRIs, foreign nodes, several family names), the resolve cache and the item-ref r
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -25,7 +26,6 @@ from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, IT
 from croissant_lineage.resolve import (
     Resolver,
     _components,
-    _is_item_ref,
     _split,
     find_enriched,
     resolve,
@@ -268,8 +268,15 @@ def test_resolve_sees_a_file_of_the_same_size_rewritten(folder: Path, toy_lineag
      ("toy pro:1", False), ("a/b:1", False), ("a\\b:1", False), (":1", False), ("a:", False),
      ("toy-pro", False), (Path("toy-pro:101"), False), (None, False)],
 )
-def test_what_an_item_ref_is(value: object, is_ref: bool) -> None:
-    assert _is_item_ref(value) is is_ref
+def test_what_an_item_ref_is(value: object, is_ref: bool, folder: Path) -> None:
+    """The version 1 order ``resolve(descriptors, item_ref)`` is recognised (and warned of)
+    by its second argument being an item ref: ``dataset:id``, not an existing path."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # an item the toy family lacks, or no descriptors at all: only the order matters here
+        with contextlib.suppress(InputError, TypeError):
+            resolve(str(folder), value)  # type: ignore[arg-type]
+    assert [w.category for w in caught] == ([DeprecationWarning] if is_ref else [])
 
 
 def test_old_argument_order_warns_at_the_callers_line(folder: Path) -> None:
