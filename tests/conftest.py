@@ -162,10 +162,17 @@ def mmlu_graph(mmlu_lineage):
 
 
 @pytest.fixture(scope="session")
-def mmlu_enriched(mmlu_lineage, tmp_path_factory: pytest.TempPathFactory):
-    """The real MMLU family enriched once per test session (do not write into its folder)."""
-    from croissant_lineage.enrich import enrich_family
+def mmlu_enriched(mmlu_lineage_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The real MMLU family enriched once per test run, shared by the xdist workers (a
+    :class:`~croissant_lineage.enrich.family.FamilyEnrichResult`; do not write into its folder)."""
+    import pickle
 
-    out = tmp_path_factory.mktemp("mmlu-enriched")
-    return enrich_family(mmlu_lineage, "mmlu", out, time="2025-01-01T00:00:00Z")
+    def build(out: Path) -> None:
+        from croissant_lineage.enrich import enrich_family
+        from croissant_lineage.lineage.model import Lineage
 
+        (out / "enriched").mkdir(parents=True)
+        result = enrich_family(Lineage.read(mmlu_lineage_dir), "mmlu", out / "enriched", time="2025-01-01T00:00:00Z")
+        (out / "result.pickle").write_bytes(pickle.dumps(result))
+
+    return pickle.loads((shared_folder(tmp_path_factory, "mmlu-enriched", build) / "result.pickle").read_bytes())
