@@ -40,7 +40,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 #: Fixtures that read the real data; a test using any of them (directly or through
 #: another fixture) is a ``realdata`` test.
 REALDATA_FIXTURES = frozenset(
-    {"shared_data", "mmlu_lineage_dir", "mmlu_lineage", "mmlu_graph", "mmlu_enriched"}
+    {"shared_data", "mmlu_lineage_dir", "mmlu_lineage", "mmlu_graph", "mmlu_enriched", "mmlu_redux"}
 )
 
 _DATA_PREFIX = str(SHARED_DATA.resolve()) + os.sep
@@ -159,6 +159,15 @@ def mmlu_graph(mmlu_lineage):
     from croissant_lineage.lineage.graph import LineageGraph
 
     return LineageGraph(mmlu_lineage)
+
+
+@pytest.fixture(scope="session")
+def mmlu_redux(shared_data: Path, mmlu_graph):
+    """The MMLU-Redux annotations imported once per test session against the real MMLU
+    family (an import result: ``.findings``, ``.counts``, ``.notes``; do not change it)."""
+    from croissant_lineage.findings.importers.redux import import_redux
+
+    return import_redux(data_dir=shared_data, lineage=mmlu_graph)
 
 
 @pytest.fixture(scope="session")
