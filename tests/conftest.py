@@ -40,7 +40,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 #: Fixtures that read the real data; a test using any of them (directly or through
 #: another fixture) is a ``realdata`` test.
 REALDATA_FIXTURES = frozenset(
-    {"shared_data", "mmlu_lineage_dir", "mmlu_lineage", "mmlu_graph", "mmlu_enriched"}
+    {"shared_data", "mmlu_lineage_dir", "mmlu_lineage", "mmlu_graph", "mmlu_enriched", "mmlu_redux"}
 )
 
 _DATA_PREFIX = str(SHARED_DATA.resolve()) + os.sep
@@ -162,10 +162,26 @@ def mmlu_graph(mmlu_lineage):
 
 
 @pytest.fixture(scope="session")
-def mmlu_enriched(mmlu_lineage, tmp_path_factory: pytest.TempPathFactory):
-    """The real MMLU family enriched once per test session (do not write into its folder)."""
-    from croissant_lineage.enrich import enrich_family
+def mmlu_redux(shared_data: Path, mmlu_graph):
+    """The MMLU-Redux annotations imported once per test session against the real MMLU
+    family (an import result: ``.findings``, ``.counts``, ``.notes``; do not change it)."""
+    from croissant_lineage.findings.importers.redux import import_redux
 
-    out = tmp_path_factory.mktemp("mmlu-enriched")
-    return enrich_family(mmlu_lineage, "mmlu", out, time="2025-01-01T00:00:00Z")
+    return import_redux(data_dir=shared_data, lineage=mmlu_graph)
 
+
+@pytest.fixture(scope="session")
+def mmlu_enriched(mmlu_lineage_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The real MMLU family enriched once per test run, shared by the xdist workers (a
+    :class:`~croissant_lineage.enrich.family.FamilyEnrichResult`; do not write into its folder)."""
+    import pickle
+
+    def build(out: Path) -> None:
+        from croissant_lineage.enrich import enrich_family
+        from croissant_lineage.lineage.model import Lineage
+
+        (out / "enriched").mkdir(parents=True)
+        result = enrich_family(Lineage.read(mmlu_lineage_dir), "mmlu", out / "enriched", time="2025-01-01T00:00:00Z")
+        (out / "result.pickle").write_bytes(pickle.dumps(result))
+
+    return pickle.loads((shared_folder(tmp_path_factory, "mmlu-enriched", build) / "result.pickle").read_bytes())

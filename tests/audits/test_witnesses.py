@@ -593,11 +593,9 @@ def test_real_admission_of_the_29_archives(real_admission: Admission) -> None:
 
 @pytest.mark.realdata
 def test_real_redux_wrong_keys_routed_to_mmlu_pro(
-    shared_data: Path, mmlu_lineage: Any, real_snapshot: pa.Table, real_admission: Admission
+    mmlu_redux: Any, mmlu_lineage: Any, real_snapshot: pa.Table, real_admission: Admission
 ) -> None:
-    from croissant_lineage.findings.importers.redux import import_redux
-
-    findings = import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
+    findings = mmlu_redux.findings
     assert sum(f.kind == "wrong_key" for f in findings) == 107
     routing = claims_from_findings(
         findings, dataset="mmlu-pro", items=mmlu_lineage.items, edges=mmlu_lineage.edges

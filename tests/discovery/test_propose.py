@@ -156,6 +156,17 @@ def test_added_key_column_is_re_annotation() -> None:
     assert added_key_changes(sub, child, parent) == (0, [])
 
 
+
+def test_an_added_key_column_mostly_nan_is_read_from_its_keys() -> None:
+    # a verdict column written through pandas holds "nan" where no verdict was given: those
+    # cells are unset, so its 4 keys (3 of them changed) make it a key column
+    n = 20
+    parent = _keyed("p", [{"question": "q", "answer": "A"}] * n, ["A"] * n)
+    verdicts = ["2", "0", "3", "1"] + ["nan"] * (n - 4)  # C, A, D, B against A
+    child = _keyed("c", [{"question": "q", "answer": "0", "correct_answer": v} for v in verdicts], ["A"] * n)
+    edges = pa.table({"child_item": [f"q{k}" for k in range(n)], "parent_item": [f"q{k}" for k in range(n)]})
+    assert added_key_changes(edges, child, parent) == (3, ["correct_answer"])
+
 def test_rekeyed_items_make_a_re_annotation() -> None:
     edges = _toy_edges(100)
     assert guess_activity(edges, 100, 1000)[0] == "filter"

@@ -10,7 +10,6 @@ import pytest
 
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.findings.corrections import apply_corrections
-from croissant_lineage.findings.importers import import_redux
 from croissant_lineage.findings.model import CONFIRMED, STATUSES, Finding, Source
 from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import BASE, PRO, edge, lineage, toy_lineage
@@ -115,8 +114,8 @@ def test_table_with_several_datasets_needs_a_name() -> None:
 
 
 @pytest.mark.realdata
-def test_real_redux_findings_change_no_key_until_confirmed(shared_data: Path, mmlu_lineage, mmlu_graph) -> None:
-    redux = import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
+def test_real_redux_findings_change_no_key_until_confirmed(mmlu_redux, mmlu_lineage, mmlu_graph) -> None:
+    redux = mmlu_redux.findings
     law = next(f for f in redux if f.source.item == "mmlu-redux:international_law/19")
     reviewed = [f.with_status("rejected", date="2025-01-01", reason="key is right") if f.id == law.id else f
                 for f in redux]

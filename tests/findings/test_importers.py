@@ -238,8 +238,8 @@ def test_a_missing_data_folder_is_an_error_that_names_the_flag(tmp_path: Path, c
 
 
 @pytest.mark.realdata
-def test_real_redux_labels_and_attachment(shared_data: Path, mmlu_graph) -> None:
-    result = import_redux(data_dir=shared_data, lineage=mmlu_graph)
+def test_real_redux_labels_and_attachment(mmlu_redux) -> None:
+    result = mmlu_redux
     # The seven labels of the README, from 27 spellings.
     assert result.counts == {
         "bad_options_clarity": 25, "bad_question_clarity": 132, "expert": 32, "multiple_correct_answers": 39,

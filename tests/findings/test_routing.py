@@ -178,8 +178,8 @@ def _toy_family():
 
 
 @pytest.fixture(scope="module")
-def redux(shared_data: Path, mmlu_graph) -> list[Finding]:
-    return import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
+def redux(mmlu_redux) -> list[Finding]:
+    return mmlu_redux.findings
 
 
 @pytest.mark.realdata

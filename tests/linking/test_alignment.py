@@ -19,7 +19,10 @@ from croissant_lineage.linking.alignment import (
     SHIFTED_METHOD,
     UNVERIFIED_METHOD,
     Checker,
+    JoinItem,
     _RowIndex,
+    probe_mode,
+    read_probe_evidence,
     readers_for,
     shifted_item,
 )
@@ -248,3 +251,21 @@ def test_a_row_index_is_built_only_when_asked() -> None:
     index = _RowIndex(ids)
     assert "_rows" not in index.__dict__
     assert index["a/test/1"] == 2 and "a/test/2" not in index and len(index) == 2 and list(index) == ids[:2]
+
+
+@pytest.mark.parametrize(
+    ("child_language", "parent_language", "same"),
+    [("en", "en", True), ("en", "fr", False), (None, None, False), ("en", None, False), (None, "en", False)],
+)
+def test_only_a_declared_equal_language_makes_a_same_language_copy(
+    child_language: str | None, parent_language: str | None, same: bool
+) -> None:
+    # A same-language copy is probed by its text and reads no evidence; any other pair (an
+    # undeclared language included) by the names a child in another script keeps, else by tokens.
+    latin = JoinItem("s", "A", "What is the capital of France?", ["Paris", "Lyon"])
+    other_script = JoinItem("s", "A", "法国的首都是哪里？", ["巴黎", "里昂"])
+    assert probe_mode(latin, child_language, parent_language) == ("text" if same else "tokens")
+    assert probe_mode(other_script, child_language, parent_language) == ("text" if same else "names")
+    fresh = JoinItem("s", "A", "Which year, 1848 or 1850?", ["1848", "1850"])
+    read_probe_evidence([fresh], child_language, parent_language)
+    assert ("evidence" in fresh.__dict__) is not same

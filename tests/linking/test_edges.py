@@ -1,4 +1,4 @@
-"""The column-by-column edges table equals the per-edge one it replaced.
+"""The column-by-column edges table equals the per-edge one it replaced (issue 16).
 
 :func:`croissant_lineage.linking.edges.edges_table` builds the edges of a derivation's
 matches from whole columns; the per-edge implementation it replaced is kept here as the
@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
@@ -22,9 +23,8 @@ from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
 from croissant_lineage.linking.edges import edges_table
 from croissant_lineage.linking.match import IdMatches, Match
-from croissant_lineage.linking.options import OptionTexts, positional_diff
+from croissant_lineage.linking.options import OptionTexts, diff_options, diff_texts, positional_diff
 from croissant_lineage.linking.sides import Side
-from tests.oracles.options import diff_texts_reference
 
 _OPTION = st.sampled_from(["1/2", "1.0/2", "Paris", "paris.", "nan", "", "caf\u00c3\u00a9", "café", "Bb"])
 _OPTIONS = st.one_of(st.none(), st.lists(_OPTION, max_size=5))
@@ -60,7 +60,7 @@ def _reference(deriv: Derivation, child: Side, parent: Side, matches: list[Match
             diff = positional_diff(("",) * child.n_options[m.child], ("",) * parent.n_options[m.parent])
             key_inh, score, stem_changed = (None if ck is None or pk is None else ck == pk), m.score, None
         else:
-            diff = diff_texts_reference(child.option_texts(m.child) or empty, parent.option_texts(m.parent) or empty, keys=(ck, pk))
+            diff = diff_texts(child.option_texts(m.child) or empty, parent.option_texts(m.parent) or empty, keys=(ck, pk))
             cstem, pstem = child.norm_stems[m.child], parent.norm_stems[m.parent]
             same = cstem == pstem
             score = m.score if m.method in ("exact", "fuzzy") else (100.0 if same else round(fuzz.ratio(cstem, pstem), 2))
@@ -133,3 +133,29 @@ def test_no_matches_give_an_empty_table() -> None:
     side = Side(_table("c", [("x", ["a"], "A")]))
     deriv = Derivation("c", "p", "copy", LinkRule(by="id"))
     assert edges_table(deriv, side, side, [], translated=False).equals(EDGES_SCHEMA.empty_table())
+
+
+_CITIES = ["Paris", "London", "Rome", "Berlin"]
+
+
+@pytest.mark.parametrize(
+    ("options", "key", "inherited"),
+    [
+        (_CITIES, "B", True),  # the same options: the identity
+        (["Paris", "London", "Rome", "Madrid"], "B", True),  # another option edited
+        (["London", "Paris", "Rome", "Berlin"], "A", True),  # the key moved with its text
+        (["Paris", "London", "Rome", "Madrid"], "A", False),  # the key copies another parent option
+        (["Paris", "London", "Rome", "Madrid"], "D", False),  # an added key option; London now a distractor
+        (["Paris", "Lisbon", "Rome", "Berlin"], "B", None),  # both key texts unpaired: edited in place
+        (["Paris", "London", "Rome", "Madrid"], None, None),  # no child key
+        (["Paris", "London", "Rome", "Madrid"], "E", None),  # a key past the options
+    ],
+)
+def test_key_inherited_compares_the_key_option_texts(options: list[str], key: str | None, inherited: bool | None) -> None:
+    """An edge's ``key_inherited`` (parent key: London, B): whether the child's key option
+    copies the parent's key option, for the edges table and the single option diff alike."""
+    deriv = Derivation("c", "p", "copy", LinkRule(by="id"))
+    child, parent = Side(_table("c", [("Capital?", options, key)])), Side(_table("p", [("Capital?", _CITIES, "B")]))
+    edges = edges_table(deriv, child, parent, [Match(0, 0, "id", 100.0)], translated=False)
+    assert edges.column("key_inherited").to_pylist() == [inherited]
+    assert diff_options(options, _CITIES).key_inherited(_key_index(key), 1) is inherited

@@ -38,7 +38,7 @@ EQUIVALENT = HERE / "equivalent.json"
 MODULES: dict[str, list[str]] = {
     "croissant_lineage/linking/normalize.py": ["tests/linking/test_normalize.py", "tests/linking/test_boundaries.py",
                                                "tests/linking/test_link_rules.py",
-                                               "tests/linking/test_mutants_normalize.py"],
+                                               "tests/linking/test_normalize_rules.py"],
     "croissant_lineage/linking/duplicates.py": ["tests/linking", "tests/lineage"],
     "croissant_lineage/linking/options.py": ["tests/linking"],
     "croissant_lineage/linking/match.py": ["tests/linking"],

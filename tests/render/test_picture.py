@@ -152,10 +152,8 @@ def test_text_fitting() -> None:
 
 
 @pytest.mark.realdata
-def test_real_3542_svg_names_every_item_of_its_queue(mmlu_graph, shared_data: Path, tmp_path: Path) -> None:
-    from croissant_lineage.findings.importers import import_redux
-
-    redux = import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
+def test_real_3542_svg_names_every_item_of_its_queue(mmlu_graph, mmlu_redux, tmp_path: Path) -> None:
+    redux = mmlu_redux.findings
     q = route(mmlu_graph, "mmlu-pro:3542", redux)
     pic = family_picture(mmlu_graph, "mmlu-pro:3542", queue=q, findings=redux)
     texts = _texts(pic.save(tmp_path / "3542.svg").read_text("utf-8"))

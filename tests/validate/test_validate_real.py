@@ -38,11 +38,10 @@ def test_real_lineage_folder_is_valid(mmlu_lineage_dir: Path):
 
 
 @pytest.fixture(scope="module")
-def real_findings(mmlu_lineage, shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def real_findings(mmlu_redux, shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from croissant_lineage.findings.importers.errata import import_mmlu_pro_errata
-    from croissant_lineage.findings.importers.redux import import_redux
 
-    redux = import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
+    redux = mmlu_redux.findings
     errata = import_mmlu_pro_errata(data_dir=shared_data).findings
     out = tmp_path_factory.mktemp("findings") / "findings.yaml"
     save_findings([*redux, *errata], out)
@@ -54,12 +53,10 @@ def test_imported_findings_are_valid_against_the_lineage(mmlu_lineage_dir: Path,
     assert report.valid and report.issues == (), str(report)
 
 
-def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage_dir: Path, mmlu_lineage,
-                                                                       shared_data: Path, tmp_path: Path):
-    from croissant_lineage.findings.importers.redux import import_redux
-
+def test_a_confirmed_redux_key_fix_is_stale_in_every_inherited_copy(mmlu_lineage_dir: Path, mmlu_redux,
+                                                                       tmp_path: Path):
     fixes = [f.with_status("confirmed_fixed", date="2025-01-01")
-             for f in import_redux(lineage=mmlu_lineage, data_dir=shared_data).findings
+             for f in mmlu_redux.findings
              if f.kind == "wrong_key" and f.proposed][:10]
     assert len(fixes) == 10
     save_findings(fixes, tmp_path / "fixed.yaml")

@@ -1,10 +1,10 @@
-"""Resolve from enriched descriptors: tests that kill the mutants of
-``croissant_lineage.resolve`` that the older tests let live. They check the whole
-rebuilt lineage against the linked one, the descriptor variants resolve must read
-(full IRIs, foreign nodes, several family names), the resolve cache and the item-ref rule."""
+"""Resolve from enriched descriptors (``croissant_lineage.resolve``): the whole rebuilt
+lineage checked against the linked one, the descriptor variants resolve must read (full
+IRIs, foreign nodes, several family names), the resolve cache and the item-ref rule."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -26,7 +26,6 @@ from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, IT
 from croissant_lineage.resolve import (
     Resolver,
     _components,
-    _is_item_ref,
     _split,
     find_enriched,
     resolve,
@@ -38,7 +37,7 @@ TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
 @pytest.fixture(scope="module")
 def folder(toy_lineage: Lineage, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("toy-enriched-mutants")
+    out = tmp_path_factory.mktemp("toy-enriched-rebuilt")
     return _isolated(enrich_family(toy_lineage, TOY / "family.json", out / "enriched", _findings()), out / "isolated")
 
 
@@ -269,8 +268,15 @@ def test_resolve_sees_a_file_of_the_same_size_rewritten(folder: Path, toy_lineag
      ("toy pro:1", False), ("a/b:1", False), ("a\\b:1", False), (":1", False), ("a:", False),
      ("toy-pro", False), (Path("toy-pro:101"), False), (None, False)],
 )
-def test_what_an_item_ref_is(value: object, is_ref: bool) -> None:
-    assert _is_item_ref(value) is is_ref
+def test_what_an_item_ref_is(value: object, is_ref: bool, folder: Path) -> None:
+    """The version 1 order ``resolve(descriptors, item_ref)`` is recognised (and warned of)
+    by its second argument being an item ref: ``dataset:id``, not an existing path."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # an item the toy family lacks, or no descriptors at all: only the order matters here
+        with contextlib.suppress(InputError, TypeError):
+            resolve(str(folder), value)  # type: ignore[arg-type]
+    assert [w.category for w in caught] == ([DeprecationWarning] if is_ref else [])
 
 
 def test_old_argument_order_warns_at_the_callers_line(folder: Path) -> None:
@@ -354,7 +360,7 @@ def test_a_derivations_language_count_and_note_are_read(folder: Path, resolver: 
     assert up == {**before, "languages": 3, "note": "three languages"}
 
 
-# Survivors of resolve.py's full configured run (2026-12-02): the three that change behaviour.
+# A duplicate group alone, documented coverage, a null alternatives cell.
 
 
 def test_a_duplicate_group_alone_joins_a_component() -> None:

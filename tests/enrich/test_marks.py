@@ -1,5 +1,6 @@
-"""Which descriptors this library wrote, sealing and stripping: tests that kill the mutants of
-``enrich.marks`` that mutmut left alive on 2026-12-01."""
+"""Which descriptors this library wrote, and sealing and stripping an enrichment
+(``enrich.marks``): the generator test, the list of added nodes, and what stripping removes
+and keeps (the user's marked nodes, the context, empty keys)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ ACTIVITY = {"@index": MARK, "@id": ENRICHMENT_ID}
     ],
     ids=["describe", "deep-activity", "deep-user-index", "top-user-index", "mark-in-context", "foreign"],
 )
-def test_is_our_descriptor(tmp_path: Path, doc: Any, ours: bool) -> None:
+def test_is_our_descriptor_by_its_generator_and_marks(tmp_path: Path, doc: Any, ours: bool) -> None:
     path = tmp_path / "d.json"
     path.write_text(json.dumps(doc))
     assert is_our_descriptor(path) is ours
@@ -195,7 +196,7 @@ def test_an_activity_inside_context_or_with_another_id_is_not_one() -> None:
     [({"@index": MARK}, True), ({"@index": "other"}, False), ({"index": MARK}, False),
      ([("@index", MARK)], False), ("croissant-lineage", False), ({}, False)],
 )
-def test_is_ours(value: Any, ours: bool) -> None:
+def test_is_ours_by_the_index_mark(value: Any, ours: bool) -> None:
     assert is_ours(value) is ours
 
 

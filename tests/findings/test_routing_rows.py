@@ -1,4 +1,4 @@
-"""Routing, pinned row by row (the mutants of findings/routing.py).
+"""Routing, pinned row by row (``findings.routing``).
 
 Each case routes one finding (or an item) through a small invented family and pins every
 row of the queue: rank, relation, status, certainty, letter, the transformation label,
@@ -188,7 +188,7 @@ EXPECTED: dict[str, list[tuple[Any, ...]]] = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_queue_rows_pinned(case: str) -> None:
+def test_queue_rows_of_each_routed_case(case: str) -> None:
     assert pin(CASES[case]()) == EXPECTED[case]
 
 
@@ -281,7 +281,6 @@ def test_an_option_of_an_item_without_an_option_map_is_probable() -> None:
     assert route(dropped, _f("o", "base:s/0", "option", "other", option_index=1)).row("pro:10").letter == "A"
 
 
-# --- survivors of the full configured run (2026-12-02) -------------------------------------------
 
 P10 = [1, -1, 0, 2, -1, 3]  # pro:10's option map onto base:s/0
 

@@ -1,5 +1,5 @@
-"""The item diff: tests that kill the mutants mutmut left alive in
-:mod:`croissant_lineage.linking.itemdiff` (2026-12-01).
+"""The item diff (:mod:`croissant_lineage.linking.itemdiff`): one change code per way an
+item can change.
 
 Every change code is produced by a pair of rows that differ in that one way, and each
 threshold is tried at, just below and just above its boundary.
@@ -40,11 +40,11 @@ def _kinds(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:
     [("A", OPTS, "Ganymede"), ("D", OPTS, "Io"), ("E", OPTS, None), ("D", OPTS[:3], None), ("", OPTS, None),
      (None, OPTS, None), ("a", OPTS, None), ("B", OPTS, "Titan")],
 )
-def test_key_text(key: str | None, options: list[str], text: str | None) -> None:
+def test_key_text_of_a_key_and_its_options(key: str | None, options: list[str], text: str | None) -> None:
     assert key_text(key, options) == text
 
 
-def test_constants() -> None:
+def test_change_thresholds_and_kinds() -> None:
     assert (REPLACED_BELOW, OPTION_FUZZY_THRESHOLD) == (50.0, 60.0)
     assert CHANGE_KINDS[0] == "item_added" and CHANGE_KINDS[-1] == "stem_whitespace"
 

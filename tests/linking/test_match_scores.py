@@ -1,6 +1,6 @@
-"""Matching children to parents: tests that kill mutants mutmut left alive in
-:mod:`croissant_lineage.linking.match` (``stem_ratios``, blocking,
-``_weights``, ``evidence_columns``, ``option_evidence``).
+"""Matching children to parents (:mod:`croissant_lineage.linking.match`): the scores it
+decides by: stem ratios, blocking, candidate weights, the option evidence columns and
+``option_evidence``.
 """
 
 from __future__ import annotations

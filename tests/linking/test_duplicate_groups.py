@@ -1,4 +1,5 @@
-"""Duplicate groups: tests that kill the mutants mutmut left alive (2026-12-01).
+"""Duplicate groups (``linking.duplicates``): who is grouped with whom, the table's order
+and the parent common to a group's members.
 
 Both paths are checked against each other: :func:`find_duplicates` (a whole items table)
 and :func:`side_duplicates` (one dataset while linking).
@@ -46,7 +47,7 @@ def _item(item: str, stem: str | None, options: list[str] | None) -> dict:
     ],
     ids=["permuted", "other-options", "empty-stems", "unique-stems", "three"],
 )
-def test_duplicate_groups(rows: list[dict], groups: list[list[str]]) -> None:
+def test_duplicate_groups_of_both_paths_agree(rows: list[dict], groups: list[list[str]]) -> None:
     side, found = _groups(rows)
     assert side == groups
     assert found == groups

@@ -1,6 +1,6 @@
-"""Matching children to parents: tests that kill mutants mutmut left alive in
-:mod:`croissant_lineage.linking.match` (``IdMatches``, ``id_matches``,
-``_rows_of_ids``, ``match_text`` and the ``_TextMatching`` steps).
+"""Matching children to parents (:mod:`croissant_lineage.linking.match`): id matches as
+columns (``IdMatches``, ``id_matches``), ``match_text`` on no child, and the text
+matching's steps (fuzzy evidence per block, one child per parent by weight).
 
 Stems whose RapidFuzz ratio must fall between two roundings are runs of ``a`` padded
 with another letter: the ratio of ``"a" * 1000`` with ``"a" * n + "c" * k`` is
@@ -18,7 +18,7 @@ from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.linking.match import IdMatches, Match, id_matches, match_text
 from croissant_lineage.linking.sides import Side
 from tests.helpers import items_table
-from tests.linking.test_mutants_match import OPTS, OTHER, S100, _item, _side, _sub, _text
+from tests.linking.test_match_children import OPTS, OTHER, S100, _item, _side, _sub, _text
 
 A1000 = "a" * 1000
 

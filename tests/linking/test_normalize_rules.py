@@ -1,6 +1,4 @@
-"""The normalisers' rules: tests that kill the mutants mutmut left alive in
-:mod:`croissant_lineage.linking.normalize` once its cached functions became mutable
-(2026-12-01).
+"""The normalisers' rules (:mod:`croissant_lineage.linking.normalize`), one at a time.
 
 Each case asserts the exact key of one input that one rule alone decides, on the ASCII
 fast path and on the Unicode path (a non-ASCII letter elsewhere in the text sends it

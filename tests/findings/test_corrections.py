@@ -1,4 +1,4 @@
-"""Corrections, pinned exactly (the mutants of findings/corrections.py).
+"""Corrections, pinned exactly (``findings.corrections``).
 
 Every reason code with its detail, the summary's counts, the key table column by column,
 each output format byte for byte, and the error messages with their hints.
@@ -32,7 +32,7 @@ def _kf(fid: str, item: str = "base:s/0", proposed: str | None = "Cedar", status
                    status_reason="reviewed")
 
 
-def test_summary_of_every_reason_pinned() -> None:
+def test_summary_of_every_reason() -> None:
     base = items_table("base", BASE)
     findings = [
         _kf("f-open", status="proposed"),
@@ -69,7 +69,7 @@ def test_summary_of_every_reason_pinned() -> None:
     }
 
 
-def test_changes_and_same_change_pinned() -> None:
+def test_changes_and_same_change() -> None:
     base = items_table("base", BASE)
     # the second finding proposes the same answer, written differently: one change, one same_change
     findings = [_kf("f-1", item="base:s/1", proposed="Hazel"), _kf("f-2", item="base:s/1", proposed="  HAZEL. "),
@@ -101,7 +101,7 @@ def test_an_item_without_options_takes_no_key() -> None:
     assert c.keys.schema.equals(KEYS_SCHEMA)  # typed, even where every value is null
 
 
-def test_lineage_changes_pinned_with_via_and_probable_detail() -> None:
+def test_lineage_changes_with_via_and_probable_detail() -> None:
     lin = lineage(
         [items_table("base", BASE), items_table("pro", PRO)],
         [edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3]),
@@ -139,7 +139,7 @@ def test_a_finding_whose_copies_are_all_probable_is_not_also_not_in_dataset() ->
     assert [(n.item, n.reason) for n in c.not_applied] == [("pro:10", "probable_link_only")]
 
 
-def test_every_output_format_pinned(tmp_path: Path) -> None:
+def test_every_output_format_byte_for_byte(tmp_path: Path) -> None:
     c = apply_corrections(items_table("base", BASE), [_kf("f-1")])
     jsonl = c.write(tmp_path / "keys.JSONL")
     lines = jsonl.read_text(encoding="utf-8").split("\n")

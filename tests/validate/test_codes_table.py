@@ -1,5 +1,5 @@
-"""The validation codes' table, selection and severities: tests that kill the
-mutants of ``validate.codes`` that the older tests let live."""
+"""The validation codes (``validate.codes``): the table the docs print, selecting codes
+by prefix, and each issue's declared severity."""
 
 from __future__ import annotations
 

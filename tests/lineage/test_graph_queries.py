@@ -1,4 +1,4 @@
-"""The lineage graph, pinned (the mutants of lineage/graph.py).
+"""The lineage graph's queries, pinned (``lineage.graph``).
 
 The invented family of tests/findings_helpers.py: every query's answer in full, the
 family table's columns and types, chunked item tables, refs that Arrow cannot join,
@@ -43,7 +43,7 @@ ES10 = _edge("prosnap:10", "pro:10", "snapshot", [0, 1, 2, 3, 4, 5])
 ES11 = _edge("prosnap:11", "pro:11", "snapshot", [0, 1, 2, 3, 4, 5])
 
 
-def test_edges_and_walks_pinned() -> None:
+def test_edges_and_walks_of_the_invented_family() -> None:
     g = LineageGraph(TOY)
     assert g.parents("pro:10") == [E10] and g.parents("base:s/0") == []
     assert g.children("base:s/0") == [E10, E11, ET, EA7]  # edge order
@@ -132,7 +132,7 @@ def test_unknown_refs_say_what_to_check() -> None:
         relatives_of(TOY, "pro:99")
 
 
-def test_relatives_pinned() -> None:
+def test_relatives_of_the_invented_family() -> None:
     r = relatives_of(TOY, "prosnap:11")
     assert r.ref == "prosnap:11" and r.item is not None and r.item.key == "A"
     assert r.duplicates == ("prosnap:10",) and r.descendants == () and r.findings == ()
@@ -195,7 +195,6 @@ def test_refs_that_arrow_cannot_join() -> None:
     assert _refs(strs.column("dataset"), strs.column("item")).to_pylist() == ["x:a", "y:b"]
 
 
-# --- survivors of the full configured run (2026-12-01) -------------------------------------------
 
 
 def test_refs_are_written_as_join_ref_writes_them_nulls_included() -> None:
@@ -292,7 +291,6 @@ def test_an_item_in_no_edge_is_in_the_graph() -> None:
     assert "base:s/0" in g and "base:s/9" not in g and g.ancestors("base:s/0") == []
 
 
-# --- survivors of the full run of graph.py after the warm-query changes ----------------------------
 
 
 def test_cells_left_empty_read_as_empty_tuples() -> None:

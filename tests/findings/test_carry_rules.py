@@ -1,4 +1,4 @@
-"""Carry-forward, one rule at a time (the mutants of findings/carry.py).
+"""Carry-forward, one rule at a time (``findings.carry``).
 
 One invented pair of snapshots where each item changes in exactly one way, and findings
 chosen so that each carry rule alone decides their status.
@@ -92,7 +92,7 @@ CASES: list[tuple[Finding, tuple[str | None, str, str, int | None]]] = [
 
 
 @pytest.mark.parametrize(("finding", "expected"), CASES, ids=[f"{f.item}-{f.target}-{f.proposed}" for f, _ in CASES])
-def test_each_rule_alone(finding: Finding, expected: tuple[Any, ...]) -> None:
+def test_each_carry_rule_alone_decides_the_status(finding: Finding, expected: tuple[Any, ...]) -> None:
     (c,) = carry_forward([finding], DIFF, old_items=OLD, new_items=NEW)
     assert (c.new_ref, c.status, c.reason, c.option_index) == expected
     assert c.old_ref == finding.item and c.finding is finding
@@ -158,7 +158,6 @@ def test_frame_columns_even_when_empty() -> None:
     assert list(frame.columns) == cols and frame.iloc[0].tolist()[:4] == ["x", "v1:1", "v2:1", "still_applicable"]
 
 
-# --- survivors of the full configured run (2026-12-01) -------------------------------------------
 
 
 def test_an_added_option_is_a_change_of_every_option_finding() -> None:

@@ -1,5 +1,5 @@
-"""Matching children to parents: tests that kill the mutants mutmut left alive
-in :mod:`croissant_lineage.linking.match` (2026-12-01).
+"""Matching children to parents (:mod:`croissant_lineage.linking.match`): by id, exact
+and fuzzy stems, the option evidence that breaks ties, blocks, and one child per parent.
 
 Stems are invented so that their RapidFuzz ratio is exact (``k`` substitutions in a
 100-character stem score ``100 - k``); each test asserts the scores it relies on.
@@ -49,7 +49,7 @@ def _text(children: list[dict], parents: list[dict], *, threshold: float = 85.0,
     return by_child, unmatched
 
 
-def test_constructed_scores() -> None:
+def test_invented_stems_score_as_constructed() -> None:
     assert [fuzz.ratio(S100, _sub(k)) for k in (1, 2, 3, 4)] == [99.0, 98.0, 97.0, 96.0]
 
 

@@ -1,5 +1,4 @@
-"""Option pairing: tests that kill the mutants mutmut left alive in
-:mod:`croissant_lineage.linking.options` (2026-12-01).
+"""Option pairing (:mod:`croissant_lineage.linking.options`).
 
 Each test builds options whose pairing one rule alone decides: the pass order, the
 key-first pairing, the first free parent, best-pair-first fuzzy pairing and its ties,
@@ -32,7 +31,7 @@ def _texts(options: list[str]) -> OptionTexts:
     return OptionTexts(options, [normalize_option_cased(o) for o in options], [normalize_option(o) for o in options])
 
 
-def test_constructed_ratios() -> None:
+def test_invented_options_score_as_constructed() -> None:
     assert fuzz.ratio(TEN, AT_90) == 90.0
     assert fuzz.ratio(TEN, AT_80) == 80.0
 
@@ -70,7 +69,7 @@ def test_alignment_paired_is_the_set_of_child_indices() -> None:
         ((0, 1), -1, 1, None),
     ],
 )
-def test_key_inherited(option_map: tuple[int, ...], child_key: int | None, parent_key: int | None,
+def test_key_inherited_by_the_option_map(option_map: tuple[int, ...], child_key: int | None, parent_key: int | None,
                        inherited: bool | None) -> None:
     d = OptionDiff(option_map, 0, 0, 0, 0.0)
     assert d.key_inherited(child_key, parent_key) is inherited
