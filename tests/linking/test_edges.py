@@ -1,4 +1,4 @@
-"""The column-by-column edges table equals the per-edge one it replaced (issue 16).
+"""The column-by-column edges table equals the per-edge one it replaced.
 
 :func:`croissant_lineage.linking.edges.edges_table` builds the edges of a derivation's
 matches from whole columns; the per-edge implementation it replaced is kept here as the
