@@ -176,8 +176,12 @@ def _writers(w: Path) -> dict[str, tuple[list[str], Path]]:
         "findings-import": (["findings", "import", "errata", "--folder", str(_errata(w)), "--lineage", lin,
                              "--family", fam, "--out"], out / "errata.json"),
         "publish": (["publish", str(w / "out" / "e.json"), "--lineage", lin, "--repo-id", "example/toy",
-                     "--dataset", "toy-pro", "--dry-run", "--out"], out / "hub"),
+                     "--dataset", "toy-pro", "--base-card", str(CARD), "--dry-run", "--out"], out / "hub"),
     }
+
+
+#: The toy repository's card, as publish needs it to keep the repository's own configs.
+CARD = Path(__file__).resolve().parent / "fixtures" / "hub" / "toy-pro-card.md"
 
 
 @pytest.mark.parametrize("name", ["link", "relatives-svg", "enrich", "enrich-family", "prov", "describe", "apply",
