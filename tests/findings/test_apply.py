@@ -92,7 +92,7 @@ def test_write_goes_to_a_new_file_only(tmp_path: Path) -> None:
     src = tmp_path / "findings.json"
     src.write_text("[]", encoding="utf-8")
     with pytest.raises(OutputExistsError):
-        c.write(src, inputs=[src], overwrite=True)
+        c.write(src, inputs=[src], force=True)
     assert src.read_text(encoding="utf-8") == "[]"
     doc = json.loads(c.write(tmp_path / "keys.json").read_text(encoding="utf-8"))
     assert doc["changed"] == 1 and doc["keys"][0]["key"] == "C"
