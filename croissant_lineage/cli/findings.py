@@ -46,7 +46,9 @@ def _import(args: argparse.Namespace) -> int:
     importer: Importer = args.importer
     lineage = Lineage.read(args.lineage) if args.lineage else None
     values = {a.name: getattr(args, a.name) for a in importer.arguments}
-    result = importer.run(family=options.family_of(args), data_dir=args.data_dir, lineage=lineage, **values)
+    named = args.family or args.lineage  # else the importer's own family (the one its source annotates)
+    family = options.family_of(args) if named else None
+    result = importer.run(family=family, data_dir=args.data_dir, lineage=lineage, **values)
     out = _check_out(args)
     save_findings(result.findings, out)
     return _report(args, result, out)

@@ -159,7 +159,8 @@ def test_a_dataset_spec_is_not_loaded_here(tmp_path: Path, capsys) -> None:
     # Without --lineage, the CLI loads the dataset's items; the shipped family needs --data-dir.
     findings = tmp_path / "f.json"
     findings.write_text('{"findings": []}', encoding="utf-8")
-    argv = ["apply", "--dataset", "mmlu-pro", "--findings", str(findings), "--out", str(tmp_path / "k.csv")]
+    argv = ["apply", "--dataset", "mmlu-pro", "--family", "mmlu", "--findings", str(findings),
+            "--out", str(tmp_path / "k.csv")]
     assert main(argv) == 2
     assert "--data-dir" in capsys.readouterr().err
 

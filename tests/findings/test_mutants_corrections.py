@@ -157,7 +157,7 @@ def test_every_output_format_pinned(tmp_path: Path) -> None:
     # overwrite replaces an existing (non-input) file; without it the file is kept
     target = tmp_path / "k.json"
     target.write_text("old", encoding="utf-8")
-    with pytest.raises(OutputExistsError, match=r"k\.json: exists \(choose a new file, or pass overwrite\)"):
+    with pytest.raises(OutputExistsError, match=r"k\.json: exists \(choose a new file, or pass force=True"):
         c.write(target)
     assert target.read_text(encoding="utf-8") == "old"
     assert c.write(target, force=True) == target and json.loads(target.read_text(encoding="utf-8")) == doc
