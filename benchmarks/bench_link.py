@@ -174,12 +174,12 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
 
     def link_all() -> int:
         lin = link(spec, data_dir=data_dir)
-        lin.write(lineage_dir, overwrite=True)
+        lin.write(lineage_dir, force=True)
         return int(lin.items.num_rows)
 
     def link_same() -> int:
         lin = link(same, data_dir=data_dir)
-        lin.write(scratch, overwrite=True)
+        lin.write(scratch, force=True)
         return int(lin.items.num_rows)
 
     items = link_all()  # warm-up: imports (pandas through pyarrow) and file cache
@@ -187,7 +187,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
     held = {"lineage": link(spec, data_dir=data_dir)}  # what "writing alone" writes
 
     def write_all() -> int:
-        held["lineage"].write(scratch, overwrite=True)
+        held["lineage"].write(scratch, force=True)
         return int(held["lineage"].items.num_rows)
 
     def load_all() -> int:

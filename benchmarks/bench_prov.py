@@ -61,7 +61,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
     findings = _findings(spec, data_dir, lineage_dir, work)
     codes = {"link": _cli(link_argv)}
     for fmt in ("nt", "turtle", "json-ld"):
-        argv = ["prov", "--lineage", str(lineage_dir), "--format", fmt, "--out", str(work / f"family.{fmt}"), "-q"]
+        argv = ["prov", "--lineage", str(lineage_dir), "--syntax", fmt, "--out", str(work / f"family.{fmt}"), "-q"]
         if findings is not None:
             argv[3:3] = ["--findings", str(findings)]
         codes[fmt] = _cli(argv)
@@ -77,8 +77,8 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
     report.line(f"  findings: {findings.name if findings else 'none (synthetic family)'}; files: "
                 + ", ".join(f"{fmt} {n / 1e6:.1f} MB" for fmt, n in sizes.items()))
     report.line(f"  {'':<58} {'wall':>10} {'cpu':>10} {'peak RSS':>10}")
-    for name, label in (("link", "link (baseline)"), ("nt", "prov --format nt"),
-                        ("turtle", "prov --format turtle"), ("json-ld", "prov --format json-ld (no target)")):
+    for name, label in (("link", "link (baseline)"), ("nt", "prov --syntax nt"),
+                        ("turtle", "prov --syntax turtle"), ("json-ld", "prov --syntax json-ld (no target)")):
         report.line(f"  {label:<58} {stats[name].median_wall:>9.2f}s {stats[name].median_cpu:>9.2f}s "
                     f"{max(peak[name]) / 1024:>7.0f} MB")
     report.line("  ratios to link (wall, cpu):")

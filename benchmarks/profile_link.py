@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.process_time()
         lineage = linker.link(family, data_dir=args.data_dir)
         t1 = time.process_time()
-        lineage.write(out, overwrite=True)
+        lineage.write(out, force=True)
         t2 = time.process_time()
     if profiler is not None:
         profiler.disable()
@@ -133,7 +133,7 @@ def _measured(linker: Any, family: Any, data_dir: str | None) -> None:
 
 def _link_and_write(linker: Any, family: Any, data_dir: str | None) -> None:
     with tempfile.TemporaryDirectory() as out:
-        linker.link(family, data_dir=data_dir).write(out, overwrite=True)
+        linker.link(family, data_dir=data_dir).write(out, force=True)
 
 
 #: The frame of a sampled stack that says it is the measured (second) link.

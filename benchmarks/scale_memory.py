@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     sampler.start()
     lineage_dir, enriched = args.work / "lineage", args.work / "enriched"
     lineage = sampler.phase("link", lambda: link(spec))
-    sampler.phase("write", lambda: lineage.write(lineage_dir, overwrite=True))
+    sampler.phase("write", lambda: lineage.write(lineage_dir, force=True))
     items = items_without_records(lineage)  # without building the raw records held packed
     packed = lineage.__dict__.get("_packed") or ()
     out: dict[str, Any] = {"items": items.num_rows, "edges": lineage.edges.num_rows, "records": args.records,

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def do_link() -> Any:
         lin = link(spec)
-        lin.write(lineage_dir, overwrite=True)
+        lin.write(lineage_dir, force=True)
         return lin
 
     lineage = phase("link", do_link)

@@ -216,11 +216,12 @@ def witness_family(
     *,
     archives_dir: str | Path,
     data_dir: str | Path,
-    dataset: str = "mmlu-pro",
+    dataset: str,
     findings: str | Path | Sequence[str | Path] | None = None,
     lineage: _LineageArg = None,
     limits: ArchiveLimits | None = None,
     progress: bool = False,
+    allow_outside: bool = False,
 ) -> WitnessReport:
     """Witness a family's snapshot with the archives of a folder and findings files.
 
@@ -233,12 +234,14 @@ def witness_family(
         family: A family spec, its built-in name (``mmlu``) or its file.
         archives_dir: Folder of ``*.zip`` prediction archives.
         data_dir: The data folder the family's descriptors resolve against.
-        dataset: The snapshot to judge (an MMLU-Pro snapshot dataset of the family).
+        dataset: The snapshot dataset of the family to judge (its items are what the
+            archives' records must match).
         findings: Findings file(s); without them the report has the admission only.
         lineage: A :class:`Lineage` or a lineage folder, used to route findings on
             other datasets.
         limits: Size limits for reading archives.
         progress: Show a progress bar over the archives.
+        allow_outside: Let the descriptors' file URLs point outside their base folder.
 
     Returns:
         The :class:`WitnessReport`.
@@ -251,12 +254,12 @@ def witness_family(
     if lineage is not None:
         check_lineage_arg(lineage)  # read below only when findings need it
     spec = _spec(family)
-    snapshot = _link_some(spec, (), [dataset], data_dir=data_dir, allow_outside=False)
+    snapshot = _link_some(spec, (), [dataset], data_dir=data_dir, allow_outside=allow_outside)
     archives = list_archives(archives_dir)
     found = load_findings(findings) if findings is not None else None
     lin = snapshot
     if found is not None and any(f.item.partition(":")[0] != dataset for f in found):
-        lin = _read(lineage) if lineage is not None else link(spec, data_dir=Path(data_dir))
+        lin = _read(lineage) if lineage is not None else link(spec, data_dir=Path(data_dir), allow_outside=allow_outside)
     return witness_lineage(lin, archives, dataset=dataset, findings=found, limits=limits, progress=progress)
 
 
@@ -362,7 +365,7 @@ def write_lineage(
         family, data_dir=data_dir, progress=progress, allow_outside=allow_outside,
         runner=runner, pipeline_options=pipeline_options,
     )
-    return LinkResult(lineage, lineage.write(out, overwrite=force))
+    return LinkResult(lineage, lineage.write(out, force=force))
 
 
 def enrich_family(

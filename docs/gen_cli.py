@@ -42,6 +42,7 @@ def render() -> str:
     os.environ["COLUMNS"] = WIDTH
     try:
         from croissant_lineage.cli import build_parser
+        from croissant_lineage.cli.flags import flag_table
 
         parser = build_parser()
         lines = [
@@ -53,6 +54,14 @@ def render() -> str:
             "```text",
             parser.format_help().rstrip(),
             "```",
+            "",
+            "## Flags",
+            "",
+            "A flag has one meaning in every command that takes it (`croissant_lineage/cli/flags.py` "
+            "lists them; a test fails when a flag is given a second meaning). Where a command writes a "
+            "file the metavar of `--out` is `FILE`, a folder `DIR`, either `PATH`.",
+            "",
+            *flag_table(parser),
             "",
         ]
         for name, sub in _subcommands(parser).items():

@@ -114,7 +114,7 @@ def test_a_folder_swap_never_replaces_an_input_inside_it(toy_copy: Path) -> None
     target = toy_copy / "toy"  # holds the spec, family.json, which a lineage folder also writes
     before = tree_digest(toy_copy)
     with _io.input_guard([toy_copy / "toy" / "family.json"]), pytest.raises(OutputExistsError):
-        lin.write(target, overwrite=True)
+        lin.write(target, force=True)
     assert tree_digest(toy_copy) == before
     assert not [p for p in toy_copy.iterdir() if p.name.startswith(".toy.")]  # no temporary folder left
 

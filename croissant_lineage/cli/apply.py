@@ -27,11 +27,12 @@ def _run(args: argparse.Namespace) -> int:
             lineage, findings, dataset=args.dataset, lineage=LineageGraph(lineage)
         )
     else:
-        _, items = dataset_items(args.family, args.dataset, args.data_dir)
+        _, items = dataset_items(options.family_of(args), args.dataset, args.data_dir,
+                                 allow_outside=args.allow_outside)
         result = apply_corrections(items, findings, dataset=args.dataset)
-    out = result.write(args.out, inputs=inputs, overwrite=args.force)
+    out = result.write(args.out, inputs=inputs, force=args.force)
     print_result(args, result)
-    if not args.json:
+    if not args.json and not args.quiet:
         print(f"wrote {out}", file=sys.stderr)
     return 0
 
@@ -52,12 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--dataset", required=True, help="the dataset whose keys to correct")
+    options.dataset(p, "the dataset whose keys to correct", required=True)
     options.findings(p, required=True)
-    options.out(p, "new file for the corrected keys")
+    options.out(p, "new file for the corrected keys", metavar="FILE")
     options.lineage(p)
-    options.family(p, default="mmlu")
+    options.family(p)
     options.data_dir(p)
+    options.allow_outside(p)
     options.force(p)
     options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -82,12 +82,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         p,
         "descriptor file to write (default: croissant.json in --relative-to, else in FOLDER)",
         required=False,
+        metavar="FILE",
     )
     p.add_argument("--name", help="dataset name (default: the folder name)")
     p.add_argument("--description", help="dataset description")
     p.add_argument("--url", help="dataset URL (Hub or repository page)")
     p.add_argument("--license", help="license (SPDX id or URL)")
-    p.add_argument("--version", dest="dataset_version", metavar="VERSION", help="dataset version")
+    p.add_argument("--dataset-version", metavar="VERSION", help="dataset version")
+    options.renamed(p, "--version", "--dataset-version", "dataset_version")
     p.add_argument("--date", metavar="YYYY-MM-DD", help="datePublished")
     p.add_argument("--cite-as", metavar="TEXT", help="citeAs: how to cite the dataset (e.g. BibTeX)")
     p.add_argument(

@@ -30,10 +30,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.family is not None:
         if args.descriptors or args.against or args.roles or args.key_format:
             raise InputError("--family compares the spec's own datasets: give no DESCRIPTOR, --against, --roles or --key-format with it")
-        print_result(args, discover_family(args.family, data_dir=args.data_dir, out=args.out, threshold=args.threshold, index_dir=args.index))
+        print_result(args, discover_family(args.family, data_dir=args.data_dir, out=args.out, threshold=args.threshold,
+                                          index_dir=args.index, force=args.force))
         return 0
     if not args.descriptors or not args.against:
-        raise InputError("give DESCRIPTOR... --against SOURCE... (or --family SPEC)")
+        raise InputError("give DESCRIPTOR... --against SOURCE... (or --family NAME)")
     result = discover(
         args.descriptors,
         args.against,
@@ -43,6 +44,7 @@ def _run(args: argparse.Namespace) -> int:
         key_format=args.key_format,
         threshold=args.threshold,
         index_dir=args.index,
+        force=args.force,
     )
     print_result(args, result)
     return 0
@@ -57,7 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "choose parent datasets, link items with the linker's own matching, and guess the activity. "
         "Writes OUT/family-fragment.json (to review and add to a spec), OUT/lineage/ (edges with "
         "method 'discovered'), OUT/discover.json and OUT/index/ (reused by later runs). "
-        "With --family SPEC instead: every dataset of SPEC against every other (its derivations ignored): "
+        "With --family NAME instead: every dataset of the family against every other (its declared "
+        "derivations are not read): "
         "the derivation forest, each direction decided by evidence (options added, dates, subsets, "
         "languages) or reported as undecided.",
         epilog=example_epilog(
@@ -68,13 +71,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("descriptors", nargs="*", metavar="DESCRIPTOR", help="Croissant descriptor of a dataset of unknown origin")
     p.add_argument("--against", nargs="+", metavar="SOURCE", help="reference corpus: family, spec, descriptor or lineage folder")
-    p.add_argument("--family", metavar="SPEC", help="discover the derivations among SPEC's datasets (family name or spec file; its derivations are ignored)")
+    options.family(p)
     options.data_dir(p)
-    options.out(p, "folder to write (fragment, lineage, report, index)")
+    options.out(p, "folder to write (fragment, lineage, report, index)", metavar="DIR")
     p.add_argument("--roles", metavar="JSON", help="role overrides in the family spec's syntax, as JSON")
     p.add_argument("--key-format", choices=("letter", "index", "text"), help="key format when --roles sets the key")
     p.add_argument("--threshold", type=float, default=85.0, help="minimum stem score 0-100 of a candidate (default 85)")
     p.add_argument("--index", metavar="DIR", help="where the corpus index is saved and reused (default OUT/index)")
+    options.force(p)
     options.json_output(p)
     options.quiet(p)
     p.set_defaults(func=_run)

@@ -149,7 +149,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(recorded; stripping the enrichment restores them)",
     )
     options.data_dir(p)
-    p.add_argument("--time", help="time to record, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
+    options.time(p)
     p.add_argument(
         "--validate",
         action="store_true",

@@ -22,7 +22,7 @@ from croissant_lineage.findings.files import (
     save_findings,
 )
 from croissant_lineage.findings.importers import Importer, ImportResult, importers
-from croissant_lineage.findings.model import KINDS, STATUSES, Finding, select_findings
+from croissant_lineage.findings.model import STATUSES, Finding, select_findings
 from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
@@ -48,7 +48,9 @@ def _import(args: argparse.Namespace) -> int:
     importer: Importer = args.importer
     lineage = Lineage.read(args.lineage) if args.lineage else None
     values = {a.name: getattr(args, a.name) for a in importer.arguments}
-    result = importer.run(family=args.family, data_dir=args.data_dir, lineage=lineage, **values)
+    named = args.family or args.lineage  # else the importer's own family (the one its source annotates)
+    family = options.family_of(args) if named else None
+    result = importer.run(family=family, data_dir=args.data_dir, lineage=lineage, **values)
     out = _check_out(args)
     save_findings(result.findings, out)
     return _report(args, result, out)
@@ -69,15 +71,16 @@ def _list(args: argparse.Namespace) -> int:
     else:
         for f in chosen:
             print(inert_value(_line(f)))
-        print(f"{len(chosen)} of {len(findings)} findings", file=sys.stderr)
+        if not args.quiet:
+            print(f"{len(chosen)} of {len(findings)} findings", file=sys.stderr)
     return 0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    options.family(p, default="mmlu")
+    options.family(p, from_lineage=True)
     options.data_dir(p)
     options.lineage(p)
-    options.out(p, "findings file to write (.json, .yaml)")
+    options.out(p, "findings file to write (.json, .yaml)", metavar="FILE")
     options.force(p)
     options.json_output(p)
     options.quiet(p)
@@ -93,6 +96,9 @@ def _add_importer(isub: argparse._SubParsersAction, importer: Importer) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for arg in importer.arguments:
+        if arg.flag == "--dataset":  # a shared flag: declared (and so meant) as everywhere
+            options.dataset(p, arg.help, required=arg.required, default=arg.default)
+            continue
         p.add_argument(
             arg.flag,
             dest=arg.name,
@@ -140,8 +146,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lst.add_argument("files", nargs="+", metavar="FILE", help="findings files, read in order")
-    lst.add_argument("--status", nargs="+", choices=STATUSES, help="only these statuses")
-    lst.add_argument("--kind", nargs="+", choices=KINDS, help="only these kinds")
-    lst.add_argument("--item", help="only findings on (or raised by) this item ref")
+    lst.add_argument("--status", action="append", metavar="STATUS", choices=STATUSES,
+                     help="only findings with this status (repeatable)")
+    options.kind(lst, "only findings of this kind (repeatable)", repeatable=True)
+    options.item(lst, "only findings on (or raised by) this item ref")
     options.json_output(lst)
+    options.quiet(lst)
     lst.set_defaults(func=_list)

@@ -12,7 +12,7 @@ __all__ = ["register"]
 
 def _run(args: argparse.Namespace) -> int:
     report = snapshot_history(
-        args.family,
+        options.family_of(args),
         data_dir=args.data_dir,
         dataset=args.dataset,
         item=args.item,
@@ -38,14 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    options.family(p, required=True)
+    options.family(p, from_lineage=True)
     options.data_dir(p)
-    p.add_argument(
-        "--dataset",
-        help="any snapshot of the chain to compare (default: the family's longest chain, mmlu-pro for mmlu)",
-    )
-    p.add_argument("--item", help="an item id (or ref dataset:item) whose versions to show")
+    options.dataset(p, "any snapshot of the chain to compare (default: the family's longest chain)")
+    options.item(p, "an item id (or ref dataset:item) whose versions to show")
     options.lineage(p)
     options.allow_outside(p)
     options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -14,7 +14,7 @@ __all__ = ["register"]
 
 def _run(args: argparse.Namespace) -> int:
     result = write_lineage(
-        args.family,
+        options.family_of(args),
         args.out,
         data_dir=args.data_dir,
         allow_outside=args.allow_outside,
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     options.family_positional(p)
     options.data_dir(p)
-    options.out(p, "lineage folder to write")
+    options.out(p, "lineage folder to write", metavar="DIR")
     options.allow_outside(p)
     options.runner(p, "link")
     options.force(p)

@@ -20,109 +20,148 @@ from pathlib import Path
 from typing import Any
 
 from croissant_lineage._results import inert, inert_json
+from croissant_lineage.cli.flags import MEANINGS, record
+from croissant_lineage.errors import InputError
 
 __all__ = [
+    "MEANINGS",
     "allow_outside",
     "beam_options",
     "data_dir",
+    "dataset",
     "declared_inputs",
     "declared_outputs",
     "example_epilog",
     "family",
+    "family_of",
     "family_positional",
     "findings",
     "force",
+    "item",
     "json_output",
+    "kind",
     "lineage",
     "missing_input",
     "out",
     "print_json",
     "print_result",
     "quiet",
+    "renamed",
     "runner",
     "show_progress",
+    "time",
 ]
 
-_FAMILY_HELP = "a built-in family name (mmlu) or a family spec file"
+_FAMILY_HELP = "a built-in family name or a family spec file"
 
 
-def family(parser: argparse.ArgumentParser, *, required: bool = False, default: str | None = None) -> None:
-    """``--family NAME``: a benchmark family, by built-in name or spec file."""
-    suffix = f" (default: {default})" if default else ""
-    parser.add_argument(
-        "--family", metavar="NAME", required=required, default=default, help=_FAMILY_HELP + suffix
-    )
+def family(parser: argparse.ArgumentParser, *, required: bool = False, from_lineage: bool = False) -> None:
+    """``--family NAME``: a benchmark family, by built-in name or spec file. No command has
+    a default family; with ``from_lineage`` the command reads it from ``--lineage``
+    (:func:`family_of`) when the flag is not given."""
+    suffix = " (default: the family the --lineage folder was linked from)" if from_lineage else ""
+    record(parser.add_argument("--family", metavar="NAME", required=required, help=_FAMILY_HELP + suffix))
 
 
 def family_positional(parser: argparse.ArgumentParser) -> None:
-    """``FAMILY``: the family as the command's first argument (``link``)."""
-    parser.add_argument("family", metavar="FAMILY", help=_FAMILY_HELP)
+    """``[FAMILY]``: the family as the command's first argument (``link``), or ``--family``."""
+    parser.add_argument("family_arg", nargs="?", metavar="FAMILY", help=_FAMILY_HELP + " (or --family NAME)")
+    family(parser)
+
+
+def family_of(args: argparse.Namespace) -> str:
+    """The family a command works on: ``--family`` (or ``FAMILY``), else the built-in family
+    the ``--lineage`` folder was linked from (its ``family.json`` holds the name).
+
+    Raises:
+        InputError: neither is given, both name a family, or the lineage's family is not
+            a built-in one (its spec file must then be named).
+    """
+    given = getattr(args, "family", None)
+    positional = getattr(args, "family_arg", None)
+    if given and positional:
+        raise InputError("the family is named twice: give FAMILY or --family NAME, not both")
+    if given or positional:
+        return str(given or positional)
+    folder = getattr(args, "lineage", None)
+    if not folder:
+        raise InputError("no family: give --family NAME (a built-in family or a spec file)"
+                         + (" or --lineage DIR" if hasattr(args, "lineage") else ""))
+    from croissant_lineage._io import read_json  # here: the other options load no stage
+    from croissant_lineage.family.shipped import builtin_families
+
+    name = read_json(Path(folder) / "family.json").get("name")
+    if name not in builtin_families():
+        raise InputError(f"the lineage's family {name!r} is not a built-in family",
+                         path=Path(folder) / "family.json", hint="name its spec file with --family")
+    return str(name)
 
 
 def data_dir(parser: argparse.ArgumentParser, *, required: bool = False, default: str | None = None) -> None:
     """``--data-dir DIR``: the folder the descriptors' file URLs resolve against."""
     suffix = f" (default: {default})" if default else ""
-    parser.add_argument(
+    record(parser.add_argument(
         "--data-dir",
         metavar="DIR",
         required=required,
         default=default,
         help="folder the descriptors' file URLs resolve against (shipped families)" + suffix,
-    )
+    ))
 
 
 def lineage(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
     """``--lineage DIR``: a lineage folder written by ``croissant-lineage link``."""
-    parser.add_argument(
+    record(parser.add_argument(
         "--lineage",
         metavar="DIR",
         required=required,
         help="lineage folder written by 'croissant-lineage link'",
-    )
+    ))
 
 
 def findings(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
     """``--findings FILE...``: findings files, read in order; given twice, the lists add up."""
-    parser.add_argument(
+    record(parser.add_argument(
         "--findings",
         nargs="+",
         action="extend",
         metavar="FILE",
         required=required,
         help="findings files (JSON or YAML), read in order; repeatable",
-    )
+    ))
 
 
 def json_output(parser: argparse.ArgumentParser) -> None:
     """``--json``: print the result's ``to_dict()`` as JSON instead of its text."""
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    record(parser.add_argument("--json", action="store_true", help="print the result as JSON"))
 
 
 def quiet(parser: argparse.ArgumentParser) -> None:
     """``-q/--quiet``: no progress bars and no summary."""
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or summaries")
+    record(parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or summaries"))
 
 
 def force(parser: argparse.ArgumentParser) -> None:
     """``--force``: replace an existing output the command would otherwise leave alone."""
-    parser.add_argument(
+    record(parser.add_argument(
         "--force",
         action="store_true",
         help="replace an existing output that the command would otherwise refuse to replace "
         "(never an input)",
-    )
+    ))
 
 
-def out(parser: argparse.ArgumentParser, what: str, *, required: bool = True) -> None:
-    """``--out PATH``: where the command writes; ``what`` says which file or folder."""
-    parser.add_argument("--out", metavar="PATH", required=required, help=what)
+def out(parser: argparse.ArgumentParser, what: str, *, required: bool = True, metavar: str = "PATH") -> None:
+    """``--out PATH``: where the command writes; ``what`` says which file or folder (and
+    ``metavar``: ``FILE``, ``DIR`` or ``PATH`` when either)."""
+    record(parser.add_argument("--out", metavar=metavar, required=required, help=what))
 
 
 def allow_outside(parser: argparse.ArgumentParser) -> None:
     """``--allow-outside``: let file URLs point outside the descriptor's base folder."""
-    parser.add_argument(
+    record(parser.add_argument(
         "--allow-outside", action="store_true", help="allow file URLs outside the base folder"
-    )
+    ))
 
 
 def runner(parser: argparse.ArgumentParser, what: str) -> None:
@@ -130,16 +169,63 @@ def runner(parser: argparse.ArgumentParser, what: str) -> None:
     (``what``: what runs, e.g. ``link``); read them back with :func:`beam_options`."""
     from croissant_lineage.workflows import RUNNERS  # here: the other options load no stage
 
-    parser.add_argument(
+    record(parser.add_argument(
         "--runner", choices=RUNNERS, default="local",
         help=f"where to {what}: here (local, the default) or as an Apache Beam pipeline (beam: needs "
         "pip install 'croissant-lineage[beam]'; Beam's local Python runner unless --beam-option names another)",
-    )
-    parser.add_argument(
+    ))
+    record(parser.add_argument(
         "--beam-option", action="append", default=[], type=_beam_option, metavar="KEY=VALUE",
         help="a Beam pipeline option for --runner beam, repeatable (runner=DataflowRunner, "
         "direct_num_workers=2, direct_running_mode=in_memory ...)",
-    )
+    ))
+
+
+def dataset(parser: argparse.ArgumentParser, what: str, *, required: bool = False,
+            default: str | None = None) -> None:
+    """``--dataset NAME``: the dataset of the family the command works on (``what``: how)."""
+    record(parser.add_argument("--dataset", metavar="NAME", required=required, default=default, help=what))
+
+
+def time(parser: argparse.ArgumentParser) -> None:
+    """``--time ISO``: the time recorded for the provenance activities the command writes."""
+    record(parser.add_argument(
+        "--time", metavar="ISO",
+        help="time recorded for the provenance activities written, ISO 8601 (default: SOURCE_DATE_EPOCH, "
+        "else none)",
+    ))
+
+
+def kind(parser: argparse.ArgumentParser, what: str, *, repeatable: bool = False, default: str | None = None) -> None:
+    """``--kind KIND``: a finding kind, one per flag (``repeatable``: given again, the kinds add up)."""
+    from croissant_lineage.findings.model import KINDS  # here: the other options load no stage
+
+    record(parser.add_argument("--kind", metavar="KIND", choices=KINDS, default=default,
+                               action="append" if repeatable else "store", help=what))
+
+
+def item(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--item REF``: an item, by ref (``dataset:item``) or by id in the command's dataset."""
+    record(parser.add_argument("--item", metavar="REF", help=what))
+
+
+class _Renamed(argparse.Action):
+    """A flag's old spelling: stores into the new flag's destination with a one-line note."""
+
+    def __init__(self, option_strings: list[str], dest: str, new: str = "", **kwargs: Any) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"croissant-lineage: note: {option_string} is now {self.new} (the old name goes in the next "
+              "release)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def renamed(parser: argparse.ArgumentParser, old: str, new: str, dest: str, **kwargs: Any) -> None:
+    """The hidden old spelling ``old`` of the flag ``new`` (listed in :data:`flags.DEPRECATED`)."""
+    parser.add_argument(old, action=_Renamed, dest=dest, new=new, **kwargs)
 
 
 def _beam_option(text: str) -> str:
@@ -157,7 +243,7 @@ def beam_options(args: argparse.Namespace) -> list[str]:
 #: A folder given as ``--lineage`` is read whole: every file in it is an input. Files
 #: found through them (a spec's descriptors, the descriptors' data files) are recorded
 #: as they are read (:func:`croissant_lineage._io.note_input`).
-_INPUT_ARGS = ("lineage", "findings", "family", "descriptor", "descriptors", "paths", "files",
+_INPUT_ARGS = ("lineage", "findings", "family", "family_arg", "descriptor", "descriptors", "paths", "files",
                "base_card", "derived_from", "archives")
 
 
@@ -171,7 +257,7 @@ def declared_inputs(args: argparse.Namespace) -> list[Path]:
                 continue
             p = Path(v)
             # --family names a spec file, or a built-in family (read, and so recorded, when loaded)
-            if p.is_file() or (name != "family" and p.is_dir()):
+            if p.is_file() or (name not in ("family", "family_arg") and p.is_dir()):
                 found.append(p)
     return found
 

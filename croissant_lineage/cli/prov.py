@@ -31,7 +31,7 @@ def _run(args: argparse.Namespace) -> int:
         args.lineage,
         args.out,
         findings=args.findings,
-        fmt=args.format,
+        fmt=args.syntax,
         items=not args.no_items,
         time=args.time,
         force=args.force,
@@ -46,17 +46,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write the family's PROV-O graph (Turtle, JSON-LD or N-Triples)",
         description=_DESCRIPTION,
         epilog=example_epilog(
-            "croissant-lineage prov --lineage lineage/ --format turtle --out mmlu.ttl",
-            "croissant-lineage prov --lineage lineage/ --findings findings.json --format nt --out mmlu.nt",
+            "croissant-lineage prov --lineage lineage/ --syntax turtle --out mmlu.ttl",
+            "croissant-lineage prov --lineage lineage/ --findings findings.json --syntax nt --out mmlu.nt",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     options.lineage(p, required=True)
     options.findings(p)
-    p.add_argument("--format", default="turtle", choices=list(FORMATS), help="output format (default: turtle)")
-    options.out(p, "output file")
+    p.add_argument("--syntax", default="turtle", choices=list(FORMATS),
+                   help="RDF syntax of the file written (default: turtle)")
+    options.renamed(p, "--format", "--syntax", "syntax", choices=list(FORMATS))
+    options.out(p, "output file", metavar="FILE")
     p.add_argument("--no-items", action="store_true", help="leave out items that have no derivation triples")
-    p.add_argument("--time", help="time of the linking activity, ISO 8601 (default: SOURCE_DATE_EPOCH, else none)")
+    options.time(p)
     options.force(p)
     options.json_output(p)
     options.quiet(p)

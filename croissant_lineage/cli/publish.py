@@ -27,7 +27,7 @@ def _run(args: argparse.Namespace) -> int:
         base_card=args.base_card,
         read_hub_card=args.from_hub,
         texts=args.texts,
-        overwrite=args.force,
+        force=args.force,
     )
     print_result(args, plan)
     if not args.json and not plan.uploaded and not args.quiet:
@@ -58,9 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("descriptor", metavar="DESCRIPTOR", help="the dataset's (enriched) Croissant descriptor")
     options.lineage(p, required=True)
-    options.out(p, "folder that receives exactly the committed files")
+    options.out(p, "folder that receives exactly the committed files", metavar="DIR")
     p.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="the Hugging Face dataset repository")
-    p.add_argument("--dataset", help="which dataset of the lineage the descriptor is (default: its name)")
+    options.dataset(p, "which dataset of the lineage the descriptor is (default: its name)")
     options.findings(p)
     p.add_argument("--base-card", metavar="README",
                    help="the repository's current dataset card (README.md): its configs are kept, offline")

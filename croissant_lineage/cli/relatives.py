@@ -28,7 +28,7 @@ def _run(args: argparse.Namespace) -> int:
         from croissant_lineage.render.picture import family_picture
 
         found = load_findings(args.findings) if args.findings else None
-        family_picture(graph, args.item, findings=found).save(args.svg, overwrite=args.force)
+        family_picture(graph, args.item, findings=found).save(args.svg, force=args.force)
     print_result(args, rel)
     return 0
 
@@ -52,4 +52,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--svg", metavar="OUT", help="also draw the item and its relatives to OUT (SVG; PNG if OUT ends in .png)")
     options.findings(p)
     options.force(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

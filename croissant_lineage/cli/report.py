@@ -38,4 +38,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.lineage(p, required=True)
     options.findings(p, required=True)
     options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

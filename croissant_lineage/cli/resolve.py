@@ -38,4 +38,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("item", metavar="ITEM", help="item ref, dataset:item (e.g. mmlu-pro:3542)")
     p.add_argument("descriptors", nargs="+", metavar="DESCRIPTOR", help="enriched descriptors, or folders of them")
     options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -7,7 +7,7 @@ import argparse
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
-from croissant_lineage.findings.model import KINDS, Finding, Source
+from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--option", metavar="LETTER", type=_option_index, help="the questioned option (with --target option)"
     )
-    p.add_argument("--kind", choices=KINDS, default="other", help="kind of the ad-hoc finding")
+    options.kind(p, "kind of the ad-hoc finding (default: other)", default="other")
     p.add_argument(
         "--proposed",
         help="proposed answer text of the ad-hoc finding (the published key's text: a finding that keeps the key)",
@@ -90,4 +90,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="one line per row: every version of an item, every translation (--json always has every row)",
     )
     options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

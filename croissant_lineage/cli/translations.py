@@ -14,9 +14,9 @@ __all__ = ["register"]
 
 def _run(args: argparse.Namespace) -> int:
     report = verify_family_translations(
-        args.family, data_dir=args.data_dir, lineage=args.lineage, allow_outside=args.allow_outside
+        options.family_of(args), data_dir=args.data_dir, lineage=args.lineage, allow_outside=args.allow_outside
     )
-    if args.subjects and not args.json:
+    if args.subjects and not args.json and not args.quiet:
         print(inert(translations_text(report, subjects=True)))
     else:
         print_result(args, report)
@@ -38,10 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    options.family(p, required=True)
+    options.family(p, from_lineage=True)
     options.data_dir(p)
     options.lineage(p)
     p.add_argument("--subjects", action="store_true", help="also print the per-subject table")
     options.allow_outside(p)
     options.json_output(p)
+    options.quiet(p)
     p.set_defaults(func=_run)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from croissant_lineage._results import inert
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_json
 from croissant_lineage.errors import InputError
@@ -17,6 +19,16 @@ def _split(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
     return [c for v in values for c in v.split(",") if c.strip()]
+
+
+def _report_format(text: str) -> str:
+    """``--format``: text or github; ``json`` is ``--json`` now (accepted, with a note)."""
+    if text == "json":
+        print("croissant-lineage: note: --format json is now --json (the old spelling goes in the next "
+              "release)", file=sys.stderr)
+    elif text not in ("text", "github"):
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from text, github)")
+    return text
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -42,8 +54,8 @@ def _run(args: argparse.Namespace) -> int:
         print_json(report.to_dict())
     elif args.format == "github":
         print("\n".join(github_annotations(report)))
-    else:
-        print(report)
+    elif not args.quiet:
+        print(inert(str(report)))
     return 0 if report.valid else 1
 
 
@@ -79,9 +91,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.family(p)
     options.data_dir(p)
     options.json_output(p)
-    p.add_argument("--format", choices=("text", "json", "github"), default="text",
-                   help="text (default), json (same as --json) or github: one ::error/::warning "
-                   "annotation per issue, with file and line, for GitHub Actions")
+    p.add_argument("--format", type=_report_format, default="text", metavar="{text,github}",
+                   help="text (default) or github: one ::error/::warning annotation per issue, with "
+                   "file and line, for GitHub Actions (JSON: --json)")
+    options.quiet(p)
     p.add_argument("--summary", metavar="FILE",
                    help="also append the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY)")
     p.add_argument("--list-codes", action="store_true", help="print the table of codes and exit")

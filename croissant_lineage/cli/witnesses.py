@@ -12,13 +12,14 @@ __all__ = ["register"]
 
 def _run(args: argparse.Namespace) -> int:
     report = witness_family(
-        args.family,
+        options.family_of(args),
         archives_dir=args.archives,
         data_dir=args.data_dir,
         dataset=args.dataset,
         findings=args.findings,
         lineage=args.lineage,
         progress=show_progress(args),
+        allow_outside=args.allow_outside,
     )
     print_result(args, report)
     return 0
@@ -37,19 +38,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "member names are refused (exit 2); records of the wrong shape are counted and skipped.",
         epilog=example_epilog(
             "croissant-lineage witnesses --archives ../shared/data/mmlu_pro/eval_results "
-            "--family mmlu --data-dir ../shared/data",
+            "--family mmlu --data-dir ../shared/data --dataset mmlu-pro",
             "croissant-lineage witnesses --archives eval_results/ --family mmlu --data-dir data/ "
-            "--findings findings.yaml --lineage lineage/ --json",
+            "--dataset mmlu-pro --findings findings.yaml --lineage lineage/ --json",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     arg = p.add_argument
     arg("--archives", required=True, metavar="DIR", help="folder of *.zip prediction archives")
-    options.family(p, default="mmlu")
+    options.family(p, from_lineage=True)
     options.data_dir(p, required=True)
-    arg("--dataset", default="mmlu-pro", help="the snapshot to judge (default: mmlu-pro)")
+    options.dataset(p, "the snapshot to judge", required=True)
     options.findings(p)
     options.lineage(p)
+    options.allow_outside(p)
     options.json_output(p)
     options.quiet(p)
     p.set_defaults(func=_run)

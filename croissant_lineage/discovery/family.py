@@ -508,6 +508,7 @@ def discover_family(
     out: str | Path | None = None,
     threshold: float = 85.0,
     index_dir: str | Path | None = None,
+    force: bool = False,
 ) -> FamilyDiscovery:
     """Propose the derivation forest of a family from its datasets alone (its derivations ignored).
 
@@ -518,6 +519,7 @@ def discover_family(
             the index when ``index_dir`` is given.
         threshold: Minimum stem score (0-100) of a candidate parent item.
         index_dir: Where the stem index is saved and reused (default ``OUT/index``).
+        force: Replace an ``OUT/lineage`` folder this library did not write.
 
     Returns:
         The :class:`FamilyDiscovery`.
@@ -577,7 +579,7 @@ def discover_family(
         lineage,
     )
     if out is not None:
-        result.out = _write(result, Path(out))
+        result.out = _write(result, Path(out), force=force)
     return result
 
 

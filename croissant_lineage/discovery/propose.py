@@ -500,6 +500,7 @@ def discover(
     key_format: str | None = None,
     threshold: float = 85.0,
     index_dir: str | Path | None = None,
+    force: bool = False,
 ) -> Discovery:
     """Propose the parents, activities and item edges of datasets of unknown origin.
 
@@ -515,6 +516,7 @@ def discover(
             overrides the key.
         threshold: Minimum stem score (0-100) of a candidate parent item.
         index_dir: Where the corpus index is saved and reused (default ``OUT/index``).
+        force: Replace an ``OUT/lineage`` folder this library did not write.
 
     Returns:
         The :class:`Discovery`.
@@ -562,7 +564,7 @@ def discover(
         lineage,
     )
     if out is not None:
-        result.out = _write(result, Path(out))
+        result.out = _write(result, Path(out), force=force)
     return result
 
 
@@ -649,12 +651,13 @@ class _Written(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
-def _write(result: _Written, out: Path) -> Path:
-    """``OUT/family-fragment.json``, ``OUT/discover.json`` (without the index's folder) and ``OUT/lineage/``."""
+def _write(result: _Written, out: Path, *, force: bool = False) -> Path:
+    """``OUT/lineage/`` (first: a folder this library did not write is replaced only with
+    ``force``), ``OUT/family-fragment.json`` and ``OUT/discover.json`` (without the index's folder)."""
     out.mkdir(parents=True, exist_ok=True)
+    result.lineage.write(out / "lineage", force=force)
     atomic_write_json(out / "family-fragment.json", result.fragment())
     report = result.to_dict()
     report["index"] = {k: v for k, v in report["index"].items() if k in ("rows", "fingerprint")}
     atomic_write_json(out / "discover.json", report)
-    result.lineage.write(out / "lineage", overwrite=True)
     return out

@@ -14,6 +14,7 @@ the dataset's items that *certainly* inherited the questioned key (see
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -117,7 +118,8 @@ class Corrections(Result):
         }
 
     def write(
-        self, path: str | Path, *, inputs: Sequence[str | Path] = (), overwrite: bool = False
+        self, path: str | Path, *, inputs: Sequence[str | Path] = (), force: bool = False,
+        overwrite: bool | None = None,
     ) -> Path:
         """Write the corrected keys to a NEW file, atomically: ``.parquet``, ``.csv``,
         ``.jsonl`` or ``.json`` (the table plus changes and reasons).
@@ -125,22 +127,26 @@ class Corrections(Result):
         Args:
             path: Destination.
             inputs: Files this run read; the destination may never be one of them.
-            overwrite: Replace an existing destination (never an input).
+            force: Replace an existing destination (never an input).
+            overwrite: The former name of ``force`` (deprecated).
 
         Returns:
             The path written.
 
         Raises:
-            OutputExistsError: the destination is an input, or exists and ``overwrite``
+            OutputExistsError: the destination is an input, or exists and ``force``
                 is false.
             InputError: unknown file suffix.
         """
+        if overwrite is not None:
+            warnings.warn("overwrite= is now force=", DeprecationWarning, stacklevel=2)
+            force = force or overwrite
         dest = Path(path)
         if any(dest.resolve() == Path(p).resolve() for p in inputs):
             raise OutputExistsError(
                 "is an input of this run; corrections go to a new file", path=dest
             )
-        replaceable(dest, force=overwrite)  # an earlier output of apply (the folder's manifest) is replaced
+        replaceable(dest, force=force)  # an earlier output of apply (the folder's manifest) is replaced
         suffix = dest.suffix.lower()
         if suffix not in (".parquet", ".csv", ".jsonl", ".json"):
             raise InputError(f"unknown output format {suffix!r}", path=dest, hint="use .parquet, .csv, .jsonl or .json")

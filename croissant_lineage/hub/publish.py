@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,7 +197,7 @@ def _dataset_of(doc: dict[str, Any], lineage: Lineage, dataset: str | None) -> d
 
 
 
-def _check_out_dir(out: Path, overwrite: bool) -> None:
+def _check_out_dir(out: Path, force: bool) -> None:
     check_output(out, folder=True)
     if not out.exists():
         return
@@ -204,9 +205,9 @@ def _check_out_dir(out: Path, overwrite: bool) -> None:
         raise OutputExistsError("exists and is not a folder", path=out)
     readme = out / "README.md"
     ours = readme.is_file() and BEGIN in readme.read_text("utf-8", errors="replace")
-    if any(out.iterdir()) and not ours and not overwrite:
+    if any(out.iterdir()) and not ours and not force:
         raise OutputExistsError("folder is not empty and was not written by publish", path=out,
-                                hint="choose an empty folder, or pass overwrite=True (CLI: --force)")
+                                hint="choose an empty folder, or pass force=True (CLI: --force)")
 
 
 def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
@@ -306,7 +307,8 @@ def publish(
     base_card: str | Path | None = None,
     read_hub_card: bool = False,
     texts: bool = False,
-    overwrite: bool = False,
+    force: bool = False,
+    overwrite: bool | None = None,
 ) -> PublishPlan:
     """Write (and, only with ``upload=True``, commit) an update of a Hub dataset repository.
 
@@ -329,7 +331,8 @@ def publish(
             (``upload`` does so too).
         texts: Publish the items' stems and options (the benchmark's texts) in
             ``lineage_items``; without it those columns are null.
-        overwrite: Replace a non-empty ``out_dir`` that ``publish`` did not write.
+        force: Replace a non-empty ``out_dir`` that ``publish`` did not write.
+        overwrite: The former name of ``force`` (deprecated).
 
     Returns:
         The :class:`PublishPlan` (``uploaded`` True only after a successful commit).
@@ -342,6 +345,9 @@ def publish(
             a data file of the descriptor is in no config of that card, ``upload``
             without a token, huggingface_hub missing, or the Hub refused.
     """
+    if overwrite is not None:
+        warnings.warn("overwrite= is now force=", DeprecationWarning, stacklevel=2)
+        force = force or overwrite
     check_repo_id(repo_id)
     if upload and not token:
         raise PublishError("uploading needs a Hub token", hint="pass --token or set $HF_TOKEN")
@@ -354,7 +360,7 @@ def publish(
     given = load_findings(findings) if findings is not None else descriptor_findings(doc, desc_path.parent)
     found = on_dataset(given, ds["name"])
     out = Path(out_dir)
-    _check_out_dir(out, overwrite)
+    _check_out_dir(out, force)
     api = hub_api(token) if upload or (read_hub_card and base_card is None) else None
     base_text, card_from = _repository_card(base_card, api, repo_id)
     plan = _plan_files(doc, lineage, ds, found, repo_id, base_text, desc_path.parent, texts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,17 +242,21 @@ class Lineage(Result):
         ``datasets.Dataset`` over the same Arrow data, no copy (see :mod:`~croissant_lineage.lineage.hf`)."""
         return to_hf_dataset(self, table)
 
-    def write(self, folder: str | Path, *, overwrite: bool = False) -> Path:
+    def write(self, folder: str | Path, *, force: bool = False, overwrite: bool | None = None) -> Path:
         """Write the lineage folder (see module docstring); returns its path.
 
         Args:
             folder: Destination; created if missing.
-            overwrite: Replace the files of a non-empty folder that was not written by
+            force: Replace the files of a non-empty folder that was not written by
                 this library (one without our ``summary.json``).
+            overwrite: The former name of ``force`` (deprecated).
 
         Raises:
-            OutputExistsError: ``folder`` holds other files and ``overwrite`` is false.
+            OutputExistsError: ``folder`` holds other files and ``force`` is false.
         """
+        if overwrite is not None:
+            warnings.warn("overwrite= is now force=", DeprecationWarning, stacklevel=2)
+            force = force or overwrite
         out = Path(folder)
         if not self.records:
             raise OutputError(
@@ -263,7 +268,7 @@ class Lineage(Result):
         if out.exists() and not out.is_dir():
             raise OutputExistsError("exists and is not a folder", path=out)
         with probing_outputs():  # reading the old folder to see whether it is ours: not an input
-            foreign = out.is_dir() and any(out.iterdir()) and not overwrite and not is_lineage_folder(out)
+            foreign = out.is_dir() and any(out.iterdir()) and not force and not is_lineage_folder(out)
         if foreign:
             raise OutputExistsError(
                 "folder exists, is not empty and was not written by croissant-lineage",

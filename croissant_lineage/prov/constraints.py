@@ -1,6 +1,6 @@
 """The W3C PROV-CONSTRAINTS checks that can be made on a family's PROV graph.
 
-:func:`check_lines` reads a graph as N-Triples lines (a file written by ``prov --format nt``,
+:func:`check_lines` reads a graph as N-Triples lines (a file written by ``prov --syntax nt``,
 or :func:`~croissant_lineage.prov.terms.nt_row` of each triple of an rdflib graph:
 :func:`check_graph`) in one pass, keeping only the terms the checks need (an item's IRI
 once, no literal), and reports each violation with a code:

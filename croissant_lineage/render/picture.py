@@ -107,21 +107,24 @@ class FamilyPicture(Result):
             self.figure.savefig(buf, format="png", dpi=dpi, metadata={"Software": None, "Description": MARK})
         return buf.getvalue()
 
-    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
+    def save(self, path: str | Path, *, force: bool = False, overwrite: bool | None = None) -> Path:
         """Write the picture to ``path`` (``.png`` writes PNG, anything else SVG), atomically.
 
         A picture this library wrote before (it carries :data:`MARK`) is replaced; any
-        other existing file only with ``overwrite``.
+        other existing file only with ``force`` (``overwrite``: its former name, deprecated).
 
         Returns:
             The path written.
 
         Raises:
             OutputExistsError: ``path`` is a folder, or a file this library did not
-                write and ``overwrite`` is false.
+                write and ``force`` is false.
         """
+        if overwrite is not None:
+            warnings.warn("overwrite= is now force=", DeprecationWarning, stacklevel=2)
+            force = force or overwrite
         out = Path(path)
-        ensure_replaceable(out, force=overwrite, ours=is_our_picture)
+        ensure_replaceable(out, force=force, ours=is_our_picture)
         data = self.to_png() if out.suffix.lower() == ".png" else self.to_svg().encode("utf-8")
         atomic_write_bytes(out, data)
         return out

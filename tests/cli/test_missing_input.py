@@ -33,7 +33,7 @@ CASES = {
     "route": ["route", "a:b", "--lineage", "{missing}"],
     "translations": ["translations", "--family", TOY, "--lineage", "{missing}"],
     "validate": ["validate", "{missing}"],
-    "witnesses": ["witnesses", "--archives", "{missing}", "--data-dir", "{missing}"],
+    "witnesses": ["witnesses", "--archives", "{missing}", "--data-dir", "{missing}", "--dataset", "toy-pro"],
 }
 
 

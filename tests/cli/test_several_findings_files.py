@@ -31,7 +31,7 @@ def _bytes(folder: Path) -> dict[str, bytes]:
 
 def test_prov_reads_every_findings_file(toy_lineage_path: Path, split: tuple[Path, Path, Path], tmp_path: Path) -> None:
     whole, a, b = split
-    common = ["prov", "--lineage", str(toy_lineage_path), "--format", "nt", "--time", "2025-01-01T00:00:00Z", "-q"]
+    common = ["prov", "--lineage", str(toy_lineage_path), "--syntax", "nt", "--time", "2025-01-01T00:00:00Z", "-q"]
     assert main([*common, "--findings", str(whole), "--out", str(tmp_path / "one.nt")]) == 0
     assert main([*common, "--findings", str(a), str(b), "--out", str(tmp_path / "two.nt")]) == 0
     assert main([*common, "--findings", str(a), "--findings", str(b), "--out", str(tmp_path / "twice.nt")]) == 0

@@ -432,7 +432,7 @@ def test_cli_describe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     folder = _make(tmp_path, "csv")
     out = folder / "meta.json"
     argv = ["describe", str(folder), "--out", str(out), "--name", "tiny", "--license", "MIT",
-            "--version", "1.0", "--date", "2024-01-02", "--cite-as", "@misc{tiny}", "--json"]
+            "--dataset-version", "1.0", "--date", "2024-01-02", "--cite-as", "@misc{tiny}", "--json"]
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed == {"path": str(out), "files": 1, "rows": {"default": 2}, "replaced": False}

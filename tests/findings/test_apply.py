@@ -93,7 +93,7 @@ def test_write_goes_to_a_new_file_only(tmp_path: Path) -> None:
     src = tmp_path / "findings.json"
     src.write_text("[]", encoding="utf-8")
     with pytest.raises(OutputExistsError):
-        c.write(src, inputs=[src], overwrite=True)
+        c.write(src, inputs=[src], force=True)
     assert src.read_text(encoding="utf-8") == "[]"
     doc = json.loads(c.write(tmp_path / "keys.json").read_text(encoding="utf-8"))
     assert doc["changed"] == 1 and doc["keys"][0]["key"] == "C"
@@ -162,7 +162,8 @@ def test_a_dataset_spec_is_not_loaded_here(tmp_path: Path, capsys) -> None:
     # Without --lineage, the CLI loads the dataset's items; the shipped family needs --data-dir.
     findings = tmp_path / "f.json"
     findings.write_text('{"findings": []}', encoding="utf-8")
-    argv = ["apply", "--dataset", "mmlu-pro", "--findings", str(findings), "--out", str(tmp_path / "k.csv")]
+    argv = ["apply", "--dataset", "mmlu-pro", "--family", "mmlu", "--findings", str(findings),
+            "--out", str(tmp_path / "k.csv")]
     assert main(argv) == 2
     assert "--data-dir" in capsys.readouterr().err
 

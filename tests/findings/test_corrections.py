@@ -160,7 +160,7 @@ def test_every_output_format_byte_for_byte(tmp_path: Path) -> None:
     with pytest.raises(OutputExistsError, match=r"k\.json: exists and was not written by croissant-lineage"):
         c.write(target)
     assert target.read_text(encoding="utf-8") == "old"
-    assert c.write(target, overwrite=True) == target and json.loads(target.read_text(encoding="utf-8")) == doc
+    assert c.write(target, force=True) == target and json.loads(target.read_text(encoding="utf-8")) == doc
 
 
 def test_write_errors_say_what_to_do(tmp_path: Path) -> None:

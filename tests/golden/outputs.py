@@ -88,7 +88,7 @@ def run_readme(name: str, work: Path, log: list[str]) -> None:
 MMLU_EXTRA = (
     "croissant-lineage route mmlu-pro:3542 --lineage lineage --findings redux.json --json",
     "croissant-lineage report --lineage lineage --findings redux.json errata.json --json",
-    "croissant-lineage prov --lineage lineage --findings errata.json --format nt --out mmlu.nt --quiet",
+    "croissant-lineage prov --lineage lineage --findings errata.json --syntax nt --out mmlu.nt --quiet",
     "croissant-lineage publish enriched/mmlu-pro.json --lineage lineage --out hub "
     "--repo-id TIGER-Lab/MMLU-Pro --findings errata.json --base-card REPO/tests/fixtures/hub/mmlu-pro-card.md",
 )

@@ -217,7 +217,7 @@ def test_refuses_a_foreign_folder(tmp_path: Path, toy_dir: Path):
     (out / "notes.txt").write_text("mine", "utf-8")
     with pytest.raises(OutputExistsError):
         publish(TOY_PRO, toy_dir, out, repo_id="me/toy-pro", base_card=TOY_CARD)
-    publish(TOY_PRO, toy_dir, out, repo_id="me/toy-pro", base_card=TOY_CARD, overwrite=True)
+    publish(TOY_PRO, toy_dir, out, repo_id="me/toy-pro", base_card=TOY_CARD, force=True)
     assert (out / "notes.txt").exists()  # only publish's own files are written
 
 

@@ -127,7 +127,7 @@ def test_existing_foreign_output_is_not_replaced(tmp_path: Path, toy: Lineage) -
     with pytest.raises(OutputExistsError):
         toy.write(out)
     assert (out / "notes.txt").read_text() == "keep me"
-    toy.write(out, overwrite=True)
+    toy.write(out, force=True)
     toy.write(out)  # our own folder may be refreshed
 
 

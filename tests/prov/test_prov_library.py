@@ -15,7 +15,7 @@ from croissant_lineage.prov import serialize_lineage, write_prov
 
 prov_model = pytest.importorskip("prov.model")
 
-#: ``prov --format`` -> rdflib's name for it.
+#: ``prov --syntax`` -> rdflib's name for it.
 RDF_FORMATS = {"turtle": "turtle", "nt": "nt", "json-ld": "json-ld"}
 #: PROV-N keyword of each record type the exports hold.
 PROVN = {

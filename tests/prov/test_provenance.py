@@ -154,7 +154,7 @@ def test_write_prov_and_cli(toy: Lineage, tmp_path: Path) -> None:
     save_findings([_finding()], findings)
     result = write_prov(folder, tmp_path / "a.ttl", findings=findings)
     assert result.edges == toy.edges.num_rows and result.findings == 1
-    assert main(["prov", "--lineage", str(folder), "--findings", str(findings), "--format", "nt",
+    assert main(["prov", "--lineage", str(folder), "--findings", str(findings), "--syntax", "nt",
                  "--out", str(tmp_path / "b.nt"), "-q"]) == 0
     a = rdflib.Graph().parse(tmp_path / "a.ttl", format="turtle")
     b = rdflib.Graph().parse(tmp_path / "b.nt", format="nt")
@@ -212,7 +212,7 @@ def test_serialisations_are_the_same_bytes_across_processes(tmp_path: Path) -> N
             env = dict(os.environ, PYTHONHASHSEED=seed, SOURCE_DATE_EPOCH="1700000000")
             subprocess.run(
                 [sys.executable, "-m", "croissant_lineage", "prov", "--lineage", str(lineage_dir),
-                 "--format", fmt, "--out", str(out), "--quiet"],
+                 "--syntax", fmt, "--out", str(out), "--quiet"],
                 check=True, env=env,
             )
             outs.append(out.read_bytes())

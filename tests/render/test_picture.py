@@ -111,7 +111,7 @@ def test_save_replaces_its_own_pictures_only(toy: LineageGraph, tmp_path: Path) 
     with pytest.raises(OutputExistsError):
         pic.save(foreign)
     assert foreign.read_text("utf-8").startswith("<svg xmlns")
-    assert is_our_picture(pic.save(foreign, overwrite=True))
+    assert is_our_picture(pic.save(foreign, force=True))
     with pytest.raises(OutputExistsError):
         pic.save(tmp_path)
 

@@ -92,7 +92,7 @@ class ImportResult(Result):
 
 
 def dataset_items(
-    family: FamilySpec | str, dataset: str, data_dir: str | Path | None
+    family: FamilySpec | str, dataset: str, data_dir: str | Path | None, *, allow_outside: bool = False
 ) -> tuple[DatasetSpec, pa.Table]:
     """A dataset's spec and its items, loaded from its files.
 
@@ -101,6 +101,7 @@ def dataset_items(
         dataset: The dataset.
         data_dir: The data folder; required when the family says the dataset's files
             are relative to one (the shipped ``mmlu`` family does).
+        allow_outside: Let the dataset's file URLs point outside their base folder.
 
     Returns:
         The dataset's spec and its item table.
@@ -116,7 +117,7 @@ def dataset_items(
             f"the files of dataset {dataset!r} are relative to a data folder, and none was given",
             hint=DATA_DIR_HINT,
         )
-    return ds, load_items(ds, data_dir=data_dir)
+    return ds, load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
 
 
 class _GraphLike(Protocol):

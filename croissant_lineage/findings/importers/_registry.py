@@ -113,7 +113,8 @@ class Importer:
         """Call :attr:`function` with the common arguments and the declared ones.
 
         Args:
-            family: The family spec or its name.
+            family: The family spec or its name; None when none was named (an importer
+                of one benchmark's annotations then reads them on its own family).
             data_dir: The data folder, or None.
             lineage: The linked family, or None.
             **values: Values of the declared arguments; None (not given) leaves the

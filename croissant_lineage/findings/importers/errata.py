@@ -262,7 +262,7 @@ def import_mmlu_pro_errata(
     folder: str | Path | None = None,
     *,
     items: pa.Table | None = None,
-    family: FamilySpec | str = "mmlu",
+    family: FamilySpec | str | None = "mmlu",
     dataset: str = "mmlu-pro",
     data_dir: str | Path | None = None,
     status: str = "submitted",
@@ -276,7 +276,7 @@ def import_mmlu_pro_errata(
         folder: The errata folder; ``{data_dir}/mmlu_pro_errata`` when None.
         items: The dataset's item table (to check ids and read options); when None,
             the items of ``lineage``, else loaded from ``family.dataset(dataset)``.
-        family: The family spec or its name.
+        family: The family spec or its name (None: ``mmlu``, the family MMLU-Pro belongs to).
         dataset: The dataset the ids belong to.
         data_dir: The data folder: where the errata folder is when ``folder`` is None,
             and what the dataset's files are relative to when its items are loaded.
@@ -296,7 +296,7 @@ def import_mmlu_pro_errata(
     """
     linked = None if lineage is None else as_lineage(lineage)
     lists = _read_lists(folder, data_dir)
-    options = _item_options(items, linked, family, dataset, data_dir)
+    options = _item_options(items, linked, "mmlu" if family is None else family, dataset, data_dir)
     result = ImportResult(source=source.name)
     found = _Found()
     counts: Counter[str] = Counter()

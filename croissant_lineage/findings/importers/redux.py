@@ -201,7 +201,7 @@ def _evidence(
 def import_redux(
     items: pa.Table | None = None,
     *,
-    family: FamilySpec | str = "mmlu",
+    family: FamilySpec | str | None = "mmlu",
     dataset: str = "mmlu-redux",
     data_dir: str | Path | None = None,
     lineage: LineageLike | None = None,
@@ -212,7 +212,8 @@ def import_redux(
     Args:
         items: The annotation rows as an item table (``schema.ITEMS_SCHEMA``, raw fields
             in ``record``); loaded from ``family.dataset(dataset)`` when None.
-        family: The family spec (or its name) naming the dataset and its IRI.
+        family: The family spec (or its name) naming the dataset and its IRI (None:
+            ``mmlu``, the family MMLU-Redux annotates).
         dataset: ``mmlu-redux`` (raw files) or ``mmlu-redux-2.0`` (the excerpt).
         data_dir: The data folder, for loading ``items`` (required then for a family
             whose files are relative to one, as the shipped ``mmlu`` family's are).
@@ -230,6 +231,7 @@ def import_redux(
             files are relative to a data folder.
         SpecError, InputError, DataError: the dataset cannot be loaded.
     """
+    family = "mmlu" if family is None else family
     if items is None:
         ds, table = dataset_items(family, dataset, data_dir)
     else:
