@@ -21,7 +21,7 @@ from croissant_lineage.findings.carry import (
 )
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA, ITEMS_SCHEMA
 from croissant_lineage.linking.snapshotdiff import compare_snapshots
 
 SRC = Source("invented review", kind="person")
@@ -34,7 +34,7 @@ def _table(dataset: str, rows: list[tuple[str, str, list[str], str | None]]) -> 
                 "source_file": "f", "source_row": i, "record": "{}"}
         for k in ITEMS_SCHEMA.names:
             cols[k].append(vals[k])
-    return pa.table(cols, schema=ITEMS_SCHEMA)
+    return pa.table(cols, schema=ITEMS_BASE_SCHEMA)
 
 
 OLD = _table("v1", [

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from croissant_lineage.lineage import packed_records
 from croissant_lineage.lineage.model import Lineage, items_without_records
 from croissant_lineage.lineage.packed_records import PackedRecords
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA, ITEMS_SCHEMA
 
 TEXTS = st.lists(st.one_of(st.none(), st.text(max_size=40)), max_size=60)
 
@@ -117,7 +117,7 @@ def _items(parts: list[list[str | None]]) -> pa.Table:
             "dataset": [f"d{k}"] * n, "item": [str(i) for i in range(n)], "subject": [None] * n,
             "stem": [f"stem {i}" for i in range(n)], "options": [["a", "b"]] * n, "key": ["A"] * n,
             "source_file": ["f.jsonl"] * n, "source_row": list(range(n)), "record": recs,
-        }, schema=ITEMS_SCHEMA))
+        }, schema=ITEMS_BASE_SCHEMA))
     return pa.concat_tables(tables)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from croissant_lineage.family.spec import Derivation, LanguageRules, LinkRule, load_family
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import ITEMS_SCHEMA, METHODS
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA, ITEMS_SCHEMA, METHODS
 from croissant_lineage.linking.alignment import (
     SHIFTED_METHOD,
     UNVERIFIED_METHOD,
@@ -39,7 +39,7 @@ def _items(dataset: str, rows: list[tuple[str, str, list[str], str]]) -> pa.Tabl
                 "options": options, "key": key, "source_file": "f", "source_row": i, "record": "{}"}
         for k in ITEMS_SCHEMA.names:
             cols[k].append(vals[k])
-    return pa.table(cols, schema=ITEMS_SCHEMA)
+    return pa.table(cols, schema=ITEMS_BASE_SCHEMA)
 
 
 def _numbers(k: int) -> tuple[int, int, int]:
