@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["KEY_COLUMNS", "KEYS_UNREAD", "equal_numbers", "keys_unread", "parse_number", "read_keys"]
+__all__ = ["KEYS_UNREAD", "KEY_COLUMNS", "equal_numbers", "keys_unread", "parse_number", "read_keys"]
 
 #: The link summary's warning code for keys the spec names that could not be read.
 KEYS_UNREAD = "CL-W002"
@@ -64,9 +64,10 @@ def parse_number(text: Any) -> float | None:
     sign = 1.0
     if s[:1] in "+-" and s:
         sign, s = (-1.0 if s[0] == "-" else 1.0), s[1:].strip()
-    s = s.strip(_CURRENCY).strip()
-    if s[:1] in "+-" and s:  # "$-18"
-        sign, s = sign * (-1.0 if s[0] == "-" else 1.0), s[1:].strip()
+    bare = s.strip(_CURRENCY).strip()
+    if bare != s and bare[:1] in "+-":  # "$-18": a sign after the currency
+        sign, bare = sign * (-1.0 if bare[0] == "-" else 1.0), bare[1:].strip()
+    s = bare
     s = s.rstrip("%").rstrip(".").strip() if len(s) > 1 else s
     if _THOUSANDS.fullmatch(s):
         s = s.replace(",", "")

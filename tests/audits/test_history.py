@@ -28,7 +28,12 @@ from croissant_lineage.audits.history import (
 from croissant_lineage.cli import main
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.lineage.schema import (
+    EDGES_SCHEMA,
+    ITEMS_BASE_SCHEMA,
+    ITEMS_SCHEMA,
+    UNMATCHED_SCHEMA,
+)
 from croissant_lineage.workflows import compare_family_snapshots, snapshot_history
 
 REPO = Path(__file__).resolve().parents[2]

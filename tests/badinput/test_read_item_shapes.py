@@ -19,7 +19,7 @@ from croissant_lineage.cli import main
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA
 from croissant_lineage.lineage.shape import key_problem, options_problem
 from croissant_lineage.validate import validate
 

@@ -14,7 +14,7 @@ import pytest
 from croissant_lineage.croissant.describe import describe
 from croissant_lineage.discovery.propose import added_key_changes, discover, guess_activity
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 

@@ -16,7 +16,6 @@ from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
     EDGES_SCHEMA,
     ITEMS_BASE_SCHEMA,
-    ITEMS_SCHEMA,
     item_iri,
     join_ref,
 )

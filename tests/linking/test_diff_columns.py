@@ -18,7 +18,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA
 from croissant_lineage.linking.diff_columns import (
     OptionColumns,
     _scores,

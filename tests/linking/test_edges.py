@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from croissant_lineage.family.spec import Derivation, LinkRule
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA
 from croissant_lineage.linking.edges import edges_table
 from croissant_lineage.linking.match import IdMatches, Match
 from croissant_lineage.linking.options import OptionTexts, diff_texts, positional_diff

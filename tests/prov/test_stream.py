@@ -21,7 +21,11 @@ import croissant_lineage.prov.stream as stream
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.lineage.schema import ACTIVITIES, EDGES_SCHEMA, ITEMS_BASE_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import (
+    ACTIVITIES,
+    EDGES_SCHEMA,
+    ITEMS_BASE_SCHEMA,
+)
 from croissant_lineage.prov import (
     PROV_FILE_COMMENT,
     build_graph,
