@@ -40,7 +40,9 @@ from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
     EDGES_SCHEMA,
+    ITEMS_BASE_SCHEMA,
     ITEMS_SCHEMA,
+    conform,
     split_ref,
 )
 from croissant_lineage.prov.vocab import MARK, unwrap
@@ -248,7 +250,7 @@ def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
     items = pa.concat_tables([t.items for t in tables]) if tables else FILE_KINDS["items"].empty_table()
     n = items.num_rows
     item_cols = {c: items.column(c) for c in ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row")}
-    items_t = pa.table({**item_cols, "record": pa.nulls(n, pa.string())}, schema=ITEMS_SCHEMA)
+    items_t = conform(pa.table({**item_cols, "record": pa.nulls(n, pa.string())}, schema=ITEMS_BASE_SCHEMA), ITEMS_SCHEMA)
     dup_mask = items.column("duplicate_group").is_valid()
     dups = items.filter(dup_mask)
     duplicates = pa.table(

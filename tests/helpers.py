@@ -24,6 +24,8 @@ def items_table(dataset: str, rows: list[dict[str, Any]]) -> pa.Table:
         out["source_file"].append("f")
         out["source_row"].append(n)
         out["record"].append(json.dumps(r.get("record", {})))
+        for name in ("key_kind", "key_text", "key_value", "key_answers", "solution", "tests"):
+            out[name].append(r.get(name, "option" if name == "key_kind" and r.get("key") is not None else None))
     return pa.table(out, schema=ITEMS_SCHEMA)
 
 

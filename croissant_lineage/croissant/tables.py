@@ -1,7 +1,9 @@
 """Reading the files behind a descriptor into Arrow tables, tolerating real-world mess.
 
 Supported encodings: CSV / TSV, JSON Lines, JSON (a list of records), Parquet, and Arrow
-IPC (stream or file, as ``datasets.save_to_disk`` writes).
+IPC (stream or file, as ``datasets.save_to_disk`` writes). A JSON Lines file whose
+name ends in ``.gz`` is gzip-compressed (HumanEval's ``HumanEval.jsonl.gz``): it is
+decompressed while read, within :data:`MAX_DECOMPRESSED_BYTES`.
 
 CSV is read, every cell as a string, by pyarrow's reader when the file is clean (valid
 UTF-8, standard quoting, every row as wide as the header: see :func:`_read_clean_csv`),
@@ -42,6 +44,7 @@ property and reads the first row as a header, so it cannot read such files.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import re
@@ -135,6 +138,8 @@ def read_bounded(path: Path) -> bytes:
         SizeLimitError: a line longer than :data:`MAX_LINE_BYTES` (the message gives its number).
         OSError: the file cannot be read.
     """
+    if path.suffix == ".gz":
+        return _read_gzip(path)
     run = 0  # bytes since the last line end
     lines = 1
     chunk_size = max(1, min(_CHUNK, MAX_LINE_BYTES))
@@ -156,6 +161,35 @@ def read_bounded(path: Path) -> bytes:
                 run = len(chunk) - 1 - max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
         fh.seek(0)
         return fh.read()
+
+
+def _read_gzip(path: Path) -> bytes:
+    """The decompressed bytes of a gzip file (``HumanEval.jsonl.gz``), refused as soon as they
+    pass :data:`MAX_DECOMPRESSED_BYTES`, or when a line is longer than :data:`MAX_LINE_BYTES`.
+
+    Raises:
+        SizeLimitError: over either limit.
+        DataError: not a gzip file.
+    """
+    parts: list[bytes] = []
+    size = 0
+    try:
+        with gzip.open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                size += len(chunk)
+                _check_size(path, size, "the decompressed bytes")
+                parts.append(chunk)
+    except (EOFError, OSError) as exc:  # gzip.BadGzipFile is an OSError
+        raise DataError(f"not a readable gzip file ({exc})", path=path) from None
+    raw = b"".join(parts)
+    longest = max((len(line) for line in raw.splitlines()), default=0)
+    if longest > MAX_LINE_BYTES:
+        raise SizeLimitError(
+            f"a line is longer than {MAX_LINE_BYTES:,} bytes",
+            path=path,
+            hint="raise croissant_lineage.croissant.tables.MAX_LINE_BYTES if the file is trusted",
+        )
+    return raw
 
 
 def _cell_lengths(arr: pa.Array) -> pa.Array | None:
@@ -622,12 +656,16 @@ def read_jsonl_bytes(path: Path, raw: bytes) -> pa.Table:
     fast = read_clean_jsonl(raw)
     if fast is not None:
         return fast
-    return _read_jsonl_tolerant(path)
+    return _read_jsonl_tolerant(path, raw if path.suffix == ".gz" else None)
 
 
-def _read_jsonl_tolerant(path: Path) -> pa.Table:
-    """The standard library's parser: every file, with the errors :func:`_read_jsonl` gives."""
-    text, _enc = read_text(path)
+def _read_jsonl_tolerant(path: Path, raw: bytes | None = None) -> pa.Table:
+    """The standard library's parser: every file, with the errors :func:`_read_jsonl` gives
+    (``raw``: a gzip file's decompressed bytes, decoded as UTF-8)."""
+    if raw is not None:
+        text = raw.decode("utf-8-sig", errors="replace")
+    else:
+        text, _enc = read_text(path)
     records: list[dict[str, Any]] = []
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():

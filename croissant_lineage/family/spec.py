@@ -13,12 +13,23 @@ Role values:
     * ``"{subject}/test/{_row}"``: a template over field names, ``_row`` (0-based row
       in the file) and ``_file``;
     * ``{"field": "src", "regex": "^ori_mmlu-(.+)$"}``: a field through a regex (group 1);
+      with ``"replace": "HumanEval/\\1"`` the match expanded by that template instead;
     * ``{"field": "choices", "parse": "python_list"}``: a list written as a Python literal.
+
+Options are optional. The key role may be an object that gives the key's **kind**
+(:data:`KEY_KINDS`): ``{"field": "answer", "kind": "number", "pattern": "####\\s*(.+)$",
+"tolerance": 0.001}``. ``option`` (the default: a letter or index, read by ``key_format``),
+``text``, ``number``, ``set`` (several acceptable answers: a list field, or a text cut at
+``separator``) or ``tests`` (the key field is a reference solution, graded by the tests
+of the ``tests`` role). ``pattern`` extracts the key from a longer field (``re.search``):
+its group named ``key`` if it has one, else group 1, else the whole match. The roles
+``solution`` (a worked solution or rationale) and ``tests`` are optional text roles.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -43,6 +54,7 @@ from croissant_lineage.family.shipped import builtin_families, builtin_family_pa
 __all__ = [
     "ACTIVITIES",
     "ANNOTATION_ACTIVITIES",
+    "KEY_KINDS",
     "ONE_CHILD_PER_PARENT",
     "TRANSLATION_ACTIVITIES",
     "VERSION_ACTIVITIES",
@@ -64,6 +76,7 @@ ACTIVITIES = (
     "re_annotation",
     "translation",
     "snapshot",
+    "code_translation",
 )
 
 # The groupings of the activity kinds the later stages act on, each declared once here.
@@ -80,6 +93,17 @@ TRANSLATION_ACTIVITIES = ("translation", "copy", "filter")
 
 #: Activities that re-annotate items (the family report's re-annotation counts).
 ANNOTATION_ACTIVITIES = ("re_annotation",)
+
+#: Translations: the child's texts are in another (natural or programming) language.
+TRANSLATION_KINDS = ("translation", "code_translation")
+
+#: Kinds of a key (the key role's ``kind``): an option letter or index; a text; a number
+#: (read from "1,000", "$18", "18.0", "3/4", "1e3"; equal under the ``tolerance``); a set
+#: of acceptable answers; a reference solution graded by tests.
+KEY_KINDS = ("option", "text", "number", "set", "tests")
+
+#: The key role object's own properties (the others are the field expression's).
+_KEY_PROPS = ("kind", "pattern", "tolerance", "separator")
 
 
 def _schema() -> dict[str, Any]:
@@ -100,7 +124,12 @@ class DatasetSpec:
             spec, written ``hf://owner/name`` (a bare ``owner/name`` is a path): its Croissant and files are downloaded when items are loaded.
         record_set: RecordSet holding the items.
         roles: Role -> field expression (see module docstring).
-        key_format: ``letter`` (A, B...), ``index`` (0-based) or ``text``.
+        key_format: For an ``option`` key: ``letter`` (A, B...), ``index`` (0-based) or
+            ``text`` (the option's text).
+        key_kind: The key's kind (:data:`KEY_KINDS`); None when no key role is given.
+        key_pattern: A regex the key is extracted with (group ``key``, else 1, else all).
+        key_tolerance: Absolute tolerance under which two ``number`` keys are equal.
+        key_separator: For a ``set`` key written as one text: what separates the answers.
         where: Field -> value filters applied after reading (e.g. ``{"split": "test"}``).
         files_relative_to_data_dir: Resolve the descriptor's file URLs against the
             ``--data-dir`` given at link time instead of the descriptor's folder.
@@ -116,6 +145,10 @@ class DatasetSpec:
     record_set: str | None = None
     roles: dict[str, Any] = field(default_factory=dict)
     key_format: str = "letter"
+    key_kind: str | None = None
+    key_pattern: str | None = None
+    key_tolerance: float = 0.0
+    key_separator: str | None = None
     where: dict[str, Any] = field(default_factory=dict)
     date: str | None = None
     languages: tuple[str, ...] = ()
@@ -188,6 +221,7 @@ class Derivation:
         child_languages / parent_languages: The two datasets' declared languages
             (filled in by :func:`parse_family`; empty: not declared).
         language_rules: The spec's :class:`LanguageRules` of those languages, by tag.
+        key_tolerance: The larger of the two datasets' ``number`` key tolerances.
     """
 
     child: str
@@ -200,18 +234,19 @@ class Derivation:
     child_languages: tuple[str, ...] = ()
     parent_languages: tuple[str, ...] = ()
     language_rules: dict[str, LanguageRules] = field(default_factory=dict)
+    key_tolerance: float = 0.0
 
     @property
     def is_translation(self) -> bool:
         """Are the child's texts a translation of the parent's?
 
-        True when the activity is ``translation``, unless both datasets declare their
+        True when the activity is ``translation`` or ``code_translation``, unless both datasets declare their
         languages and declare the same ones (a "translation" into the parent's own
         language, whose texts can be compared as copies). Linking pairs the options of a
         translation by position and does not compare stems.
         """
         langs = (self.child_languages, self.parent_languages)
-        return self.activity == "translation" and (not all(langs) or langs[0] != langs[1])
+        return self.activity in TRANSLATION_KINDS and (not all(langs) or langs[0] != langs[1])
 
 
 @dataclass(frozen=True)
@@ -339,6 +374,19 @@ def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSp
     local = (base / desc).resolve() if desc and not hub_id else None
     if local is not None:
         note_dataset(local)  # a dataset the spec names: none of its files is replaced, read or not
+    roles = dict(d.get("roles", {}))
+    key = roles.get("key")
+    key_props: dict[str, Any] = {}
+    if isinstance(key, dict) and set(key) & set(_KEY_PROPS):
+        key_props = {k: key[k] for k in _KEY_PROPS if k in key}
+        roles["key"] = {k: v for k, v in key.items() if k not in _KEY_PROPS}
+        if set(roles["key"]) == {"field"}:
+            roles["key"] = roles["key"]["field"]
+    kind = key_props.get("kind", "option") if "key" in roles else None
+    if kind == "tests" and "tests" not in roles:
+        raise SpecError(f"dataset {d['name']!r}: a key of kind 'tests' needs the role tests (the field holding them)", path=path)
+    if "pattern" in key_props:
+        _check_pattern(d["name"], key_props["pattern"], path)
     return DatasetSpec(
         name=d["name"],
         iri=d["iri"],
@@ -346,8 +394,12 @@ def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSp
         descriptor=local,
         hub_id=hub_id,
         record_set=d.get("record_set"),
-        roles=dict(d.get("roles", {})),
+        roles=roles,
         key_format=d.get("key_format", "letter"),
+        key_kind=kind,
+        key_pattern=key_props.get("pattern"),
+        key_tolerance=float(key_props.get("tolerance", 0.0)),
+        key_separator=key_props.get("separator"),
         where=dict(d.get("where", {})),
         date=d.get("date"),
         languages=tuple(d.get("languages", ())),
@@ -356,6 +408,14 @@ def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSp
         files_relative_to_data_dir=bool(d.get("files_relative_to_data_dir", False)),
         loader=d.get("loader", "croissant"),
     )
+
+
+def _check_pattern(name: str, pattern: str, path: Path | None) -> None:
+    """Refuse a key pattern that does not compile."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise SpecError(f"dataset {name!r}: key pattern does not compile: {exc}", path=path) from None
 
 
 def _link_rule(lk: dict[str, Any]) -> LinkRule:
@@ -404,6 +464,7 @@ def _derivation(
             for lang in (*datasets[r["child"]].languages, *datasets[r["parent"]].languages)
             if (found := rules_for(rules or {}, lang)) is not None
         },
+        key_tolerance=max(datasets[r["child"]].key_tolerance, datasets[r["parent"]].key_tolerance),
     )
 
 

@@ -3,8 +3,9 @@
 :func:`load_items` reads a dataset's RecordSet through its Croissant descriptor (see
 :mod:`croissant_lineage.croissant.records`) and maps the fields named by the family spec's roles
 onto the item table of :data:`croissant_lineage.lineage.schema.ITEMS_SCHEMA`: dataset, item id,
-subject, stem, options, key (as a letter), the file and row it came from, and the raw
-record as JSON (built column by column: :mod:`croissant_lineage.lineage.records_json`).
+subject, stem, options, key (as a letter), the file and row it came from, the raw
+record as JSON (built column by column: :mod:`croissant_lineage.lineage.records_json`), and
+keys of the other kinds, solutions and tests (:mod:`croissant_lineage.lineage.keys`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,6 +30,7 @@ from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_re
 from croissant_lineage.errors import DataError, SpecError
 from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.lineage import roles_columnar
+from croissant_lineage.lineage.keys import read_keys
 from croissant_lineage.lineage.packed_records import CHUNK_ROWS, PackedRecords
 from croissant_lineage.lineage.records_json import filter_where, records_json
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
@@ -100,10 +103,16 @@ def evaluate(expr: Any, columns: Mapping[str, list[Any]], n: int, where: str = "
             return [_parse_list(v, expr["parse"]) for v in values]
         if "regex" in expr:
             rx = re.compile(expr["regex"])
+            template = expr.get("replace")
             out: list[Any] = []
             for v in values:
                 m = rx.search(_as_text(v) or "") if v is not None else None
-                out.append((m.group(1) if m.groups() else m.group(0)) if m else None)
+                if m is None:
+                    out.append(None)
+                elif template is not None:
+                    out.append(m.expand(template))
+                else:
+                    out.append(m.group(1) if m.groups() else m.group(0))
             return out
         return values
     if isinstance(expr, str) and _TEMPLATE.search(expr):
@@ -269,7 +278,9 @@ def _item_columns(spec: DatasetSpec, table: pa.Table, *, packed: bool = False) -
     ids = _text_role(spec, "id", table, columns)
     stems = _text_role(spec, "stem", table, columns)
     subjects = _text_role(spec, "subject", table, columns) if "subject" in spec.roles else pa.nulls(n, pa.string())
-    options, keys = _columnar_options_and_keys(spec, table, columns)
+    option_spec = spec if spec.key_kind in (None, "option") else replace(spec, roles={k: v for k, v in spec.roles.items() if k != "key"})
+    options, keys = _columnar_options_and_keys(option_spec, table, columns)
+    key_columns = _key_columns(spec, columns, n)
     if roles_columnar.ids_problem(ids):
         _check_ids(spec, ids.to_pylist())
     records = _packed_records(table) if packed else None
@@ -284,9 +295,28 @@ def _item_columns(spec: DatasetSpec, table: pa.Table, *, packed: bool = False) -
             "source_file": table.column(FILE_COLUMN).combine_chunks(),
             "source_row": table.column(ROW_COLUMN).combine_chunks(),
             "record": pa.nulls(n, pa.string()) if packed else records_json(table),
+            **key_columns,
         },
         schema=ITEMS_SCHEMA,
     ), records
+
+
+def _key_columns(spec: DatasetSpec, columns: Mapping[str, list[Any]], n: int) -> dict[str, pa.Array]:
+    """The typed key columns (:mod:`.keys`): kind, text, value, answers, solution, tests."""
+    def role(name: str) -> list[Any] | None:
+        return _role(spec, name, columns, n) if name in spec.roles else None
+
+    free = spec.key_kind not in (None, "option")
+    return read_keys(
+        spec.key_kind,
+        n=n,
+        raw_keys=role("key") if free else None,
+        solutions=role("solution"),
+        tests=role("tests"),
+        pattern=spec.key_pattern,
+        separator=spec.key_separator,
+        as_text=_as_text,
+    )
 
 
 def _descriptor(spec: DatasetSpec, data_dir: str | Path | None) -> Descriptor:

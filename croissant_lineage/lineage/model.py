@@ -47,6 +47,7 @@ from croissant_lineage.lineage.schema import (
     EDGES_SCHEMA,
     ITEMS_SCHEMA,
     UNMATCHED_SCHEMA,
+    conform,
 )
 
 __all__ = [
@@ -217,7 +218,7 @@ class Lineage(Result):
             group = table.slice(start, ITEMS_ROW_GROUP)
             if packed is not None:
                 group = _with_records(group, packed, start)
-            yield group.cast(schema)
+            yield conform(group, schema)
             del group  # the group's records, built for writing only
             release_memory()
 
@@ -397,10 +398,11 @@ def _read_table(path: Path, schema: pa.Schema, *, records: bool) -> pa.Table:
     """
     if records or "record" not in schema.names:
         check_parquet(path)
-        return check_cells(pq.read_table(path), path).cast(schema)
-    names = [n for n in schema.names if n != "record"]
+        return conform(check_cells(pq.read_table(path), path), schema)
+    present = set(pq.read_schema(path).names)
+    names = [n for n in schema.names if n != "record" and n in present]
     check_parquet(path, names)
     table = check_cells(pq.read_table(path, columns=names), path)
-    return table.append_column(schema.field("record"), pa.nulls(table.num_rows, pa.string())).cast(schema)
+    return conform(table, schema)
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "EDGES_SCHEMA",
     "FINDINGS_SCHEMA",
     "GROUPS_SCHEMA",
+    "ITEMS_BASE_SCHEMA",
     "ITEMS_FILE_SCHEMA",
     "ITEMS_SCHEMA",
     "KEYS_SCHEMA",
@@ -37,6 +38,7 @@ __all__ = [
     "TRANSLATION_STATUSES",
     "UNMATCHED_SCHEMA",
     "VERIFICATION_SCHEMA",
+    "conform",
     "item_iri",
     "join_ref",
     "split_ref",
@@ -61,7 +63,30 @@ ITEMS_SCHEMA = pa.schema([
     pa.field("source_file", pa.string()),  # data file, relative to the descriptor's base folder
     pa.field("source_row", pa.int64()),  # 0-based row within that file
     pa.field("record", pa.string()),  # the raw record as JSON (every field of the RecordSet)
+    # Keys of any kind (lineage/keys.py); all null where the spec names no such key or role.
+    pa.field("key_kind", pa.string()),  # the spec's key kind: option, text, number, set, tests (None: no key role)
+    pa.field("key_text", pa.string()),  # text, number and set keys as written (after the spec's pattern)
+    pa.field("key_value", pa.float64()),  # a number key's value ("1,000", "$18", "3/4", "1e3" read)
+    pa.field("key_answers", pa.list_(pa.string())),  # a set key's acceptable answers
+    pa.field("solution", pa.string()),  # a worked or reference solution (the key of a tests key)
+    pa.field("tests", pa.string()),  # the tests that grade a solution (code items)
 ])
+
+#: The columns of :data:`ITEMS_SCHEMA` that every items table has (an items table written
+#: before the key columns existed has these alone; :func:`conform` adds the others).
+ITEMS_BASE_SCHEMA = pa.schema(list(ITEMS_SCHEMA)[: ITEMS_SCHEMA.get_field_index("record") + 1])
+
+
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` in ``schema``: its nullable columns that ``table`` lacks added as nulls (an
+    items table written before the key columns existed), the columns in schema order, cast."""
+    missing = [f for f in schema if f.name not in table.column_names and f.nullable]
+    for f in missing:
+        table = table.append_column(f, pa.nulls(table.num_rows, f.type))
+    if missing or table.column_names != schema.names:
+        table = table.select([n for n in schema.names if n in table.column_names])
+    return table.cast(schema)
+
 
 EDGES_SCHEMA = pa.schema([
     pa.field("child_dataset", pa.string(), nullable=False),

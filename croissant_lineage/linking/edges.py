@@ -32,6 +32,7 @@ from croissant_lineage.linking.diff_columns import (
     diff_pairs,
     positional_pairs,
 )
+from croissant_lineage.linking.keys_inherited import free_key_inherited
 from croissant_lineage.linking.match import IdMatches, Match
 from croissant_lineage.linking.sides import Side
 from croissant_lineage.linking.take import compare_rows
@@ -126,6 +127,10 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         opts, key_inherited = _compared(child, parent, ci, pi, ck, pk)
         scores, stem_changed = _stem_columns(child, parent, ci, pi, methods, scores)
         repaired = pa.array(child.repaired_rows[ci] | parent.repaired_rows[pi], pa.bool_())
+
+    free = free_key_inherited(child.table, parent.table, ci, pi, tolerance=deriv.key_tolerance, translated=translated)
+    if free is not None:  # keys of another kind than option letters: compared by kind
+        key_inherited = pc.coalesce(key_inherited, pa.array(free, pa.bool_()))
 
     def const(value: str) -> pa.Array:
         return pa.repeat(pa.scalar(value, pa.string()), n)

@@ -41,6 +41,7 @@ from croissant_lineage.family.spec import (
     load_family,
 )
 from croissant_lineage.lineage.items import load_items_packed
+from croissant_lineage.lineage.keys import KEYS_UNREAD, keys_unread
 from croissant_lineage.lineage.model import Lineage, family_info, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
@@ -303,6 +304,14 @@ def assemble_lineage(
         "duplicate_groups": dict(sorted(dup_groups.items())),
         "unmatched": unmatched.num_rows,
     }
+    unread = keys_unread(table)
+    if unread:  # keys the spec names that could not be read: counted, with a code
+        summary["keys_unread"] = unread
+        summary["warnings"] = [
+            {"code": KEYS_UNREAD, "dataset": name, "count": count,
+             "message": f"{count} items of {name} have a key the spec names that could not be read"}
+            for name, count in unread.items()
+        ]
     return Lineage(family_info(spec), table, edges, duplicates, unmatched, summary)
 
 

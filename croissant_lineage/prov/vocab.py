@@ -99,6 +99,7 @@ _ACTIVITY_CLASS = {
     "re_annotation": "ReAnnotation",
     "translation": "Translation",
     "snapshot": "Snapshot",
+    "code_translation": "CodeTranslation",
 }
 
 

@@ -35,6 +35,7 @@ Codes (stable; :data:`CODES` holds them, :func:`codes_table` renders this table)
 | CLV305 | error | references join would fail in records(): key columns read as different types | keep join keys as strings that cannot be read as numbers, on both sides |
 | CLV306 | error | lineage file missing or not in the lineage schema | write lineage with Lineage.write / croissant-lineage link |
 | CLV307 | error | item key names none of its options (a letter or index past the options) | fix the key, or the options the spec's options role reads |
+| CLV308 | warning | keys the spec names could not be read for some items of a dataset (counted per dataset) | fix the key field, its pattern or its kind in the family spec |
 | CLV401 | error | finding breaks schemas/finding.schema.json | fix the entry at the JSON path given |
 | CLV402 | error | unknown finding status | use proposed, submitted, confirmed_fixed, confirmed_documented, acknowledged_ambiguous, rejected or no_response |
 | CLV403 | error | finding names an item that does not exist | fix the item ref (dataset:item) |

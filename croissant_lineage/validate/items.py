@@ -1,4 +1,5 @@
-"""Item shape checks on an items table: ``CLV307``, a key that names none of the item's options.
+"""Item shape checks on an items table: ``CLV307``, a key that names none of the item's options;
+``CLV308``, per dataset, the keys the spec names that could not be read.
 
 ``link`` refuses such items when it loads them (:mod:`croissant_lineage.lineage.shape`);
 this check finds them in an items table written by anything else (an older version, another
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from croissant_lineage.lineage.keys import keys_unread
 from croissant_lineage.lineage.shape import key_problem
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.report import Issue
@@ -30,7 +32,10 @@ def check_item_shapes(items: pa.Table, where: str) -> list[Issue]:
     """
     if not {"dataset", "item", "options", "key"} <= set(items.column_names):
         return []
-    out: list[Issue] = []
+    out: list[Issue] = [
+        issue("CLV308", f"dataset {name}: {count} items have a key the spec names that could not be read", where)
+        for name, count in keys_unread(items).items()
+    ]
     rows = zip(*(items.column(c).to_pylist() for c in ("dataset", "item", "options", "key")), strict=True)
     for row, (dataset, item, options, key) in enumerate(rows):
         problem = key_problem(options, key)

@@ -28,7 +28,11 @@ from croissant_lineage.audits.history import (
 from croissant_lineage.cli import main
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.lineage.schema import (
+    EDGES_SCHEMA,
+    ITEMS_BASE_SCHEMA,
+    UNMATCHED_SCHEMA,
+)
 from croissant_lineage.workflows import compare_family_snapshots, snapshot_history
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,11 +44,11 @@ def _row(item: str, stem: str, options: list[str], key: str | None, subject: str
 
 
 def _table(dataset: str, rows: list[dict[str, Any]]) -> pa.Table:
-    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_SCHEMA}
+    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_BASE_SCHEMA}
     for i, r in enumerate(rows):
-        for k in ITEMS_SCHEMA.names:
+        for k in ITEMS_BASE_SCHEMA.names:
             cols[k].append({"dataset": dataset, "source_file": "f", "source_row": i, "record": "{}"}.get(k, r.get(k)))
-    return pa.table(cols, schema=ITEMS_SCHEMA)
+    return pa.table(cols, schema=ITEMS_BASE_SCHEMA)
 
 
 BASE = _row("1", "What colour is the sky of Zorb?", ["red", "green", "blue", "violet"], "C")

@@ -26,7 +26,7 @@ from croissant_lineage.audits.translations import (
 )
 from croissant_lineage.cli import main
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA
 
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy" / "family.json"
@@ -80,13 +80,13 @@ def test_detect_shift() -> None:
 
 
 def _items(dataset: str, rows: list[tuple[str, str, list[str], str]]) -> pa.Table:
-    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_SCHEMA}
+    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_BASE_SCHEMA}
     for i, (item, stem, options, key) in enumerate(rows):
         vals = {"dataset": dataset, "item": item, "subject": item.split("/")[0], "stem": stem, "options": options,
                 "key": key, "source_file": "f", "source_row": i, "record": "{}"}
-        for k in ITEMS_SCHEMA.names:
+        for k in ITEMS_BASE_SCHEMA.names:
             cols[k].append(vals[k])
-    return pa.table(cols, schema=ITEMS_SCHEMA)
+    return pa.table(cols, schema=ITEMS_BASE_SCHEMA)
 
 
 def _edges(child: str, parent: str, pairs: list[tuple[str, str]], activity: str = "translation", method: str = "id") -> pa.Table:

@@ -14,7 +14,7 @@ import pytest
 from croissant_lineage.croissant.describe import describe
 from croissant_lineage.discovery.propose import added_key_changes, discover, guess_activity
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
@@ -137,7 +137,7 @@ def _keyed(dataset: str, records: list[dict], keys: list[str]) -> pa.Table:
         "dataset": [dataset] * n, "item": [f"q{k}" for k in range(n)], "subject": ["s"] * n,
         "stem": [f"Question number {k}?" for k in range(n)], "options": [["w", "x", "y", "z"]] * n, "key": keys,
         "source_file": ["f"] * n, "source_row": list(range(n)), "record": [json.dumps(r) for r in records],
-    }, schema=ITEMS_SCHEMA)
+    }, schema=ITEMS_BASE_SCHEMA)
 
 
 def test_added_key_column_is_re_annotation() -> None:

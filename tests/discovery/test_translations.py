@@ -11,7 +11,7 @@ import pytest
 from croissant_lineage.discovery.propose import discover
 from croissant_lineage.discovery.roles import infer_roles
 from croissant_lineage.discovery.translations import discover_translation, translation_edges
-from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA
 from croissant_lineage.testing.synthetic import generate_family
 
 # English parents whose numbers, formulas and names survive translation.
@@ -33,12 +33,12 @@ CHILD = [
 
 
 def _table(dataset: str, rows: list[tuple]) -> pa.Table:
-    cols: dict[str, list] = {f.name: [] for f in ITEMS_SCHEMA}
+    cols: dict[str, list] = {f.name: [] for f in ITEMS_BASE_SCHEMA}
     for k, (item, subject, stem, options, key) in enumerate(rows):
         for name, value in zip(("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row", "record"),
                                (dataset, item, subject, stem, options, key, "f", k, "{}"), strict=True):
             cols[name].append(value)
-    return pa.table(cols, schema=ITEMS_SCHEMA)
+    return pa.table(cols, schema=ITEMS_BASE_SCHEMA)
 
 
 def _renamed(rows: list[tuple], ids: list[str]) -> list[tuple]:

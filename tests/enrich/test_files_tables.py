@@ -15,7 +15,7 @@ from croissant_lineage.enrich.files import (
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
     EDGES_SCHEMA,
-    ITEMS_SCHEMA,
+    ITEMS_BASE_SCHEMA,
     item_iri,
     join_ref,
 )
@@ -31,7 +31,7 @@ def _items() -> pa.Table:
              "key": "A", "source_file": "f.csv", "source_row": n, "record": "{}"}
             for n, (d, i) in enumerate(rows)
         ],
-        schema=ITEMS_SCHEMA,
+        schema=ITEMS_BASE_SCHEMA,
     )
 
 

@@ -21,20 +21,20 @@ from croissant_lineage.findings.carry import (
 )
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA
 from croissant_lineage.linking.snapshotdiff import compare_snapshots
 
 SRC = Source("invented review", kind="person")
 
 
 def _table(dataset: str, rows: list[tuple[str, str, list[str], str | None]]) -> pa.Table:
-    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_SCHEMA}
+    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_BASE_SCHEMA}
     for i, (item, stem, options, key) in enumerate(rows):
         vals = {"dataset": dataset, "item": item, "subject": "s", "stem": stem, "options": options, "key": key,
                 "source_file": "f", "source_row": i, "record": "{}"}
-        for k in ITEMS_SCHEMA.names:
+        for k in ITEMS_BASE_SCHEMA.names:
             cols[k].append(vals[k])
-    return pa.table(cols, schema=ITEMS_SCHEMA)
+    return pa.table(cols, schema=ITEMS_BASE_SCHEMA)
 
 
 OLD = _table("v1", [

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from croissant_lineage.lineage import packed_records
 from croissant_lineage.lineage.model import Lineage, items_without_records
 from croissant_lineage.lineage.packed_records import PackedRecords
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA, ITEMS_SCHEMA, conform
 
 TEXTS = st.lists(st.one_of(st.none(), st.text(max_size=40)), max_size=60)
 
@@ -117,7 +117,7 @@ def _items(parts: list[list[str | None]]) -> pa.Table:
             "dataset": [f"d{k}"] * n, "item": [str(i) for i in range(n)], "subject": [None] * n,
             "stem": [f"stem {i}" for i in range(n)], "options": [["a", "b"]] * n, "key": ["A"] * n,
             "source_file": ["f.jsonl"] * n, "source_row": list(range(n)), "record": recs,
-        }, schema=ITEMS_SCHEMA))
+        }, schema=ITEMS_BASE_SCHEMA))
     return pa.concat_tables(tables)
 
 
@@ -173,7 +173,7 @@ def test_written_items_are_byte_identical_held_or_not(
     assert held.__dict__["_packed"] is not None  # writing builds the records without keeping them
     for name in ("items.parquet", "edges.parquet", "summary.json"):
         assert (tmp_path / "held" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name
-    assert pq.read_table(tmp_path / "held" / "items.parquet").equals(table)
+    assert pq.read_table(tmp_path / "held" / "items.parquet").equals(conform(table, ITEMS_SCHEMA))
 
 
 def test_link_holds_the_records_packed_and_gives_the_loaded_items() -> None:
@@ -210,14 +210,15 @@ def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
     recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], [None, '{"a": "é"}'] * 350, []]
     table = _items(recs)
     _write_plain_and_held(table, tmp_path)
-    pq.write_table(table, tmp_path / "whole.parquet", row_group_size=group, **_PARQUET_OPTIONS)
+    full = conform(table, ITEMS_SCHEMA)  # what is written: every column of ITEMS_SCHEMA
+    pq.write_table(full, tmp_path / "whole.parquet", row_group_size=group, **_PARQUET_OPTIONS)
     want = (tmp_path / "whole.parquet").read_bytes()
     assert (tmp_path / "held" / "items.parquet").read_bytes() == want
     assert (tmp_path / "plain" / "items.parquet").read_bytes() == want
     meta = pq.ParquetFile(tmp_path / "held" / "items.parquet").metadata
     assert [meta.row_group(g).num_rows for g in range(meta.num_row_groups)] == (
         [min(group, 3_700 - s) for s in range(0, 3_700, group)])
-    assert Lineage.read(tmp_path / "held").items.equals(table)
+    assert Lineage.read(tmp_path / "held").items.equals(full)
 
 
 def test_an_empty_items_table_is_written_as_write_table_writes_it(tmp_path: Path) -> None:

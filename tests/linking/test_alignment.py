@@ -14,7 +14,7 @@ import pytest
 
 from croissant_lineage.family.spec import Derivation, LanguageRules, LinkRule, load_family
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.schema import ITEMS_SCHEMA, METHODS
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA, METHODS
 from croissant_lineage.linking.alignment import (
     SHIFTED_METHOD,
     UNVERIFIED_METHOD,
@@ -36,13 +36,13 @@ from croissant_lineage.linking.linker import link_derivation
 
 
 def _items(dataset: str, rows: list[tuple[str, str, list[str], str]]) -> pa.Table:
-    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_SCHEMA}
+    cols: dict[str, list[Any]] = {f.name: [] for f in ITEMS_BASE_SCHEMA}
     for i, (item, stem, options, key) in enumerate(rows):
         vals = {"dataset": dataset, "item": item, "subject": item.split("/")[0], "stem": stem,
                 "options": options, "key": key, "source_file": "f", "source_row": i, "record": "{}"}
-        for k in ITEMS_SCHEMA.names:
+        for k in ITEMS_BASE_SCHEMA.names:
             cols[k].append(vals[k])
-    return pa.table(cols, schema=ITEMS_SCHEMA)
+    return pa.table(cols, schema=ITEMS_BASE_SCHEMA)
 
 
 def _numbers(k: int) -> tuple[int, int, int]:

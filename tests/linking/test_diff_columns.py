@@ -19,7 +19,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.lineage.schema import ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA
 from croissant_lineage.linking.diff_columns import (
     OptionColumns,
     _scores,
@@ -49,7 +49,7 @@ def _table(name: str, options: list[Any]) -> pa.Table:
             "stem": ["q"] * n, "options": options, "key": [None] * n,
             "source_file": ["f"] * n, "source_row": list(range(n)), "record": ["{}"] * n,
         },
-        schema=ITEMS_SCHEMA,
+        schema=ITEMS_BASE_SCHEMA,
     )
 
 

@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 
 from croissant_lineage.family.spec import Derivation, LinkRule
 from croissant_lineage.lineage.items import LETTERS
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA
 from croissant_lineage.linking.edges import edges_table
 from croissant_lineage.linking.match import IdMatches, Match
 from croissant_lineage.linking.options import OptionTexts, diff_options, diff_texts, positional_diff
@@ -42,7 +42,7 @@ def _table(name: str, rows: list[tuple[Any, Any, Any]]) -> pa.Table:
             "stem": [r[0] for r in rows], "options": [r[1] for r in rows], "key": [r[2] for r in rows],
             "source_file": ["f"] * n, "source_row": list(range(n)), "record": ["{}"] * n,
         },
-        schema=ITEMS_SCHEMA,
+        schema=ITEMS_BASE_SCHEMA,
     )
 
 

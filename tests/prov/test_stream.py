@@ -22,7 +22,11 @@ import croissant_lineage.prov.stream as stream
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.lineage.schema import ACTIVITIES, EDGES_SCHEMA, ITEMS_SCHEMA
+from croissant_lineage.lineage.schema import (
+    ACTIVITIES,
+    EDGES_SCHEMA,
+    ITEMS_BASE_SCHEMA,
+)
 from croissant_lineage.prov import (
     PROV_FILE_COMMENT,
     build_graph,
@@ -214,7 +218,7 @@ def families(draw: Any) -> tuple[Lineage, list[Finding]]:
     }), max_size=6))
     lineage = Lineage(
         family=family,
-        items=pa.Table.from_pylist([{"dataset": d, "item": i} for d, i in items], schema=ITEMS_SCHEMA),
+        items=pa.Table.from_pylist([{"dataset": d, "item": i} for d, i in items], schema=ITEMS_BASE_SCHEMA),
         edges=pa.Table.from_pylist(edges, schema=EDGES_SCHEMA),
     )
     found = [
