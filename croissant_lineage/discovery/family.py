@@ -83,8 +83,9 @@ from croissant_lineage.discovery.translations import (
 )
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.lineage.info import LinkSummary, family_info
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.model import Lineage, family_info
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import Checker
 from croissant_lineage.linking.normalize import normalize_stem
@@ -597,4 +598,4 @@ def _lineage(fam: FamilySpec, datasets: dict[str, DatasetSpec], tables: dict[str
         "derivations": [p.to_dict() for p in proposals],
         "unmatched": u.num_rows,
     }
-    return Lineage(family_info(spec), items, e, unmatched=u, summary=summary)
+    return Lineage(family_info(spec), items, e, unmatched=u, summary=LinkSummary.from_dict(summary))
