@@ -43,7 +43,7 @@ from croissant_lineage.beam.pipeline import link_beam
 from croissant_lineage.enrich.family import FamilyEnrichResult
 from croissant_lineage.enrich.family import enrich_family as _enrich_here
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
+from croissant_lineage.family.spec import Derivation, FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
 from croissant_lineage.lineage.info import family_info
@@ -69,7 +69,7 @@ _LineageArg = LineageLike | None
 
 
 def _spec(family: FamilySpec | str | Path) -> FamilySpec:
-    return family if isinstance(family, FamilySpec) else load_family(family)
+    return as_spec(family)
 
 
 def _read(lineage: LineageLike) -> Lineage:

@@ -82,7 +82,13 @@ from croissant_lineage.discovery.translations import (
     translation_edges,
 )
 from croissant_lineage.errors import LineageError
-from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.family.spec import (
+    DatasetSpec,
+    Derivation,
+    FamilySpec,
+    LinkRule,
+    as_spec,
+)
 from croissant_lineage.lineage.info import LinkSummary, family_info
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage
@@ -526,7 +532,7 @@ def discover_family(
     Raises:
         LineageError: the spec or a dataset's items cannot be read.
     """
-    fam = spec if isinstance(spec, FamilySpec) else load_family(spec)
+    fam = as_spec(spec, "spec")
     datasets = {n: ds for n, ds in fam.datasets.items() if ds.has_items}
     tables = {n: load_items(ds, data_dir=data_dir) for n, ds in sorted(datasets.items())}
     dates = {n: _date(ds) for n, ds in datasets.items()}

@@ -46,7 +46,13 @@ from croissant_lineage.discovery.index import StemIndex, load_or_build
 from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
 from croissant_lineage.discovery.translations import discover_translation, translation_edges
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.family.spec import (
+    DatasetSpec,
+    Derivation,
+    FamilySpec,
+    LinkRule,
+    as_spec,
+)
 from croissant_lineage.lineage.info import LinkSummary, family_info
 from croissant_lineage.lineage.items import LETTERS, key_letter, load_items
 from croissant_lineage.lineage.model import Lineage, is_lineage_folder
@@ -292,7 +298,7 @@ def _corpus_specs(against: list[str | Path | FamilySpec], data_dir: str | Path |
                 for name in sorted(set(items.column("dataset").to_pylist())):
                     tables[name] = items.filter(pc.equal(items.column("dataset"), name))
                 continue
-            spec = src if isinstance(src, FamilySpec) else load_family(src)
+            spec = as_spec(src, "against")
             for ds in spec.datasets.values():
                 if ds.has_items:
                     tables[ds.name] = load_items(ds, data_dir=data_dir)

@@ -53,7 +53,7 @@ from croissant_lineage.enrich.marks import (
 )
 from croissant_lineage.enrich.places import EnrichWarning, in_place_names, load_warning, rebase_urls
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
-from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.family.spec import FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
@@ -415,7 +415,7 @@ class FamilyRun:
             raise InputError("give an output folder or in_place NAME (one of them)")
         if in_place is not None and rebase:
             raise InputError("--rebase-urls applies to copies written into --out, not --in-place")
-        spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
+        spec = as_spec(family_spec, "family_spec")
         lin = as_lineage(lineage, records=False)  # enrich never reads records
         out = Path(out_dir) if out_dir is not None else Path()
         run = cls(spec, lin, _load_findings_arg(findings), out, resolve_time(time),

@@ -19,6 +19,7 @@ Role values:
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -30,7 +31,7 @@ import yaml
 from croissant_lineage._io import load_yaml, loads_json, read_text
 from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import parse_hub_id
-from croissant_lineage.errors import InputError, SpecError
+from croissant_lineage.errors import ArgumentError, InputError, SpecError
 from croissant_lineage.family.shipped import builtin_families, builtin_family_path
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "FamilySpec",
     "LanguageRules",
     "LinkRule",
+    "as_spec",
     "load_family",
     "parse_family",
 ]
@@ -373,6 +375,24 @@ def _derivation(
             for lang in (*datasets[r["child"]].languages, *datasets[r["parent"]].languages)
             if (found := rules_for(rules or {}, lang)) is not None
         },
+    )
+
+
+def as_spec(family: object, param: str = "family") -> FamilySpec:
+    """A family given as a :class:`FamilySpec`, a built-in name (``"mmlu"``) or a spec path,
+    as a spec: the one conversion every public function taking a family uses.
+
+    Raises:
+        ArgumentError: ``family`` is none of these (the message names ``param``).
+        InputError, SpecError: as :func:`load_family`.
+    """
+    if isinstance(family, FamilySpec):
+        return family
+    if isinstance(family, (str, os.PathLike)):
+        return load_family(Path(family) if not isinstance(family, str) else family)
+    raise ArgumentError(
+        f"{param} must be a FamilySpec, a family name or a spec path, not {type(family).__name__}",
+        hint="give a shipped family's name (mmlu) or the path of its family.json",
     )
 
 
