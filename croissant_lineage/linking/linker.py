@@ -36,7 +36,7 @@ from croissant_lineage.family.spec import Derivation, FamilySpec, LinkRule
 from croissant_lineage.lineage.info import LinkSummary, family_info
 from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import check_index_matches
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
 from croissant_lineage.linking.edges import edges_table
@@ -278,7 +278,7 @@ def assemble_lineage(
         names: The datasets of ``items``, in order (default: the spec's datasets with items).
     """
     with_items = list(names) if names is not None else [d.name for d in spec.datasets.values() if d.has_items]
-    table = pa.concat_tables(items)
+    table = pa.concat_tables(items) if items else ITEMS_SCHEMA.empty_table()
     edges = pa.concat_tables(edge_parts) if edge_parts else EDGES_SCHEMA.empty_table()
     unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
     duplicates = duplicates_table(found, edges)
