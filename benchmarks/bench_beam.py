@@ -173,7 +173,7 @@ def measure(spec: Path, out: Path, kwargs: dict[str, Any]) -> dict[str, Any]:
     code = (
         "from croissant_lineage.workflows import write_lineage\n"
         f"r = write_lineage({str(spec)!r}, {str(out)!r}, force=True, **{kwargs!r})\n"
-        "extra = {'items': sum(r.lineage.summary['items'].values()), 'edges': r.lineage.summary['edges']}\n"
+        "extra = {'items': sum(r.lineage.summary.items.values()), 'edges': r.lineage.summary.edges}\n"
     )
     return {**run_python(code), "digest": _digest(out)}
 

@@ -1,6 +1,6 @@
 """1. Whole-family link against mlcroissant's ``records()`` and a raw pyarrow read.
 
-* **link**: :func:`croissant_lineage.linking.linker.link` from the family spec (descriptors in)
+* **link**: :func:`croissant_lineage.workflows.link` from the family spec (descriptors in)
   plus :meth:`Lineage.write` (items, edges, duplicates, unmatched written as Parquet).
 * **mlcroissant**: ``mlcroissant.Dataset`` built from the same descriptors (with the
   same data folder), every record of the same RecordSet iterated. mlcroissant cannot
@@ -28,7 +28,7 @@ from common import Report, Stat, Target, interleaved
 from croissant_lineage.croissant.descriptor import read_descriptor
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.items import load_items_packed
-from croissant_lineage.linking.linker import link
+from croissant_lineage.workflows import link
 
 
 def subset(spec: FamilySpec, names: list[str]) -> FamilySpec:

@@ -86,9 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         profiler = cProfile.Profile(time.process_time)
         profiler.enable()
+    from croissant_lineage import workflows
+
     with tempfile.TemporaryDirectory() as out:
         t0 = time.process_time()
-        lineage = linker.link(family, data_dir=args.data_dir)
+        lineage = workflows.link(family, data_dir=args.data_dir)
         t1 = time.process_time()
         lineage.write(out, force=True)
         t2 = time.process_time()
@@ -132,8 +134,10 @@ def _measured(linker: Any, family: Any, data_dir: str | None) -> None:
 
 
 def _link_and_write(linker: Any, family: Any, data_dir: str | None) -> None:
+    from croissant_lineage import workflows
+
     with tempfile.TemporaryDirectory() as out:
-        linker.link(family, data_dir=data_dir).write(out, force=True)
+        workflows.link(family, data_dir=data_dir).write(out, force=True)
 
 
 #: The frame of a sampled stack that says it is the measured (second) link.

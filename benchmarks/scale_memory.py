@@ -207,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from croissant_lineage.enrich import enrich_family
     from croissant_lineage.lineage.model import items_without_records
-    from croissant_lineage.linking.linker import link
     from croissant_lineage.resolve import Resolver
+    from croissant_lineage.workflows import link
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from scale_worker import query_refs

@@ -5,7 +5,7 @@ Usage: ``python benchmarks/scale_worker.py FAMILY_FOLDER WORK_FOLDER [--queries 
 Prints one JSON object: seconds (wall and CPU) per phase, the item count, and the
 process's peak resident memory (``VmHWM``, else ``ru_maxrss``) after each phase. Phases:
 
-* ``link``: :func:`~croissant_lineage.linking.linker.link` on the family spec, and the
+* ``link``: :func:`~croissant_lineage.workflows.link` on the family spec, and the
   lineage folder written;
 * ``enrich``: :func:`~croissant_lineage.enrich.family.enrich_family` (skipped when absent);
 * ``resolve``: :meth:`Resolver.load` of the enriched descriptors and ``N`` queries for
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from croissant_lineage.lineage.graph import LineageGraph, relatives_of
     from croissant_lineage.lineage.model import items_without_records
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     try:
         from croissant_lineage.enrich import enrich_family

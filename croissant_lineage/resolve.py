@@ -36,6 +36,7 @@ from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.parquet import findings_from_table
 from croissant_lineage.lineage.graph import LineageGraph, Relatives, relatives_of
+from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -183,7 +184,7 @@ def _derivations(node: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[di
     return up, down
 
 
-def _family(sources: Sequence[EnrichedSource]) -> dict[str, Any]:
+def _family(sources: Sequence[EnrichedSource]) -> FamilyInfo:
     datasets: dict[str, dict[str, Any]] = {}
     derivations: list[dict[str, Any]] = []
     for src in sources:
@@ -218,12 +219,12 @@ def _family(sources: Sequence[EnrichedSource]) -> dict[str, Any]:
                         "note": "",
                     }
     names = {s.family for s in sources if s.family}
-    return {
+    return FamilyInfo.from_dict({
         "name": names.pop() if len(names) == 1 else "",
         "title": "",
         "datasets": list(datasets.values()),
         "derivations": derivations,
-    }
+    })
 
 
 def _split(refs: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
@@ -246,7 +247,7 @@ def _alternative_items(refs: pa.ChunkedArray) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), items)
 
 
-def _lineage(family: dict[str, Any], tables: Sequence[FileTables]) -> Lineage:
+def _lineage(family: FamilyInfo, tables: Sequence[FileTables]) -> Lineage:
     items = pa.concat_tables([t.items for t in tables]) if tables else FILE_KINDS["items"].empty_table()
     n = items.num_rows
     item_cols = {c: items.column(c) for c in ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row")}

@@ -14,11 +14,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from tqdm.auto import tqdm
 
 from croissant_lineage._results import Result
 from croissant_lineage.audits.history import (
@@ -42,14 +43,14 @@ from croissant_lineage.beam.pipeline import link_beam
 from croissant_lineage.enrich.family import FamilyEnrichResult
 from croissant_lineage.enrich.family import enrich_family as _enrich_here
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import Derivation, FamilySpec, load_family
+from croissant_lineage.family.spec import Derivation, FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
-from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.model import Lineage, family_info
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
-from croissant_lineage.linking.linker import link as _link_here
-from croissant_lineage.linking.linker import link_derivation
+from croissant_lineage.lineage.info import family_info
+from croissant_lineage.lineage.items import load_items, load_items_packed
+from croissant_lineage.lineage.model import Lineage, release_memory
+from croissant_lineage.lineage.packed_records import PackedRecords
+from croissant_lineage.linking.linker import link_family
 
 __all__ = [
     "RUNNERS",
@@ -68,7 +69,7 @@ _LineageArg = LineageLike | None
 
 
 def _spec(family: FamilySpec | str | Path) -> FamilySpec:
-    return family if isinstance(family, FamilySpec) else load_family(family)
+    return as_spec(family)
 
 
 def _read(lineage: LineageLike) -> Lineage:
@@ -83,32 +84,32 @@ def _link_some(
     data_dir: str | Path | None,
     allow_outside: bool,
 ) -> Lineage:
-    """Load the items of ``names`` and link ``derivations`` among them, once."""
+    """Load the items of ``names`` and link ``derivations`` among them, once: the same
+    builder (:func:`~croissant_lineage.linking.linker.link_family`), so the same shape, as a
+    whole family's link."""
     order = list(dict.fromkeys(names))
     tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) for n in order}
-    edges, unmatched = [], []
-    for d in derivations:
-        e, u, _stats = link_derivation(d, tables[d.child], tables[d.parent])
-        edges.append(e)
-        unmatched.append(u)
-    return Lineage(
-        family_info(spec),
-        pa.concat_tables([tables[n] for n in order]) if order else ITEMS_SCHEMA.empty_table(),
-        pa.concat_tables(edges) if edges else EDGES_SCHEMA.empty_table(),
-        unmatched=pa.concat_tables(unmatched) if unmatched else UNMATCHED_SCHEMA.empty_table(),
-    )
+    return link_family(spec, tables, derivations=derivations)
+
+
+def _with_spec(lineage: Lineage, spec: FamilySpec) -> Lineage:
+    """``lineage`` carrying the family of ``spec`` (what the audit reads of the family: a
+    lineage folder's ``family.json`` lacks the link rules' fields)."""
+    return replace(lineage, family=family_info(spec))
 
 
 def _snapshot_lineage(
     spec: FamilySpec, dataset: str | None, lineage: _LineageArg, data_dir: str | Path | None, allow_outside: bool
 ) -> Lineage:
-    """The given lineage, or the chain's snapshots loaded and their text joins linked."""
-    chain = resolve_chain(spec, dataset)
+    """The given lineage, or the chain's snapshots loaded and their text joins linked; its
+    family the spec's."""
+    chain = resolve_chain(family_info(spec), dataset)
     if lineage is not None:
-        return _read(lineage)
+        return _with_spec(_read(lineage), spec)
     names = [chain[0].parent, *(d.child for d in chain)]
-    joined = [d for d in chain if needs_joins(d)]
-    return _link_some(spec, joined, names, data_dir=data_dir, allow_outside=allow_outside)
+    joined = {(d.child, d.parent) for d in chain if needs_joins(d)}
+    derivations = [d for d in spec.derivations if (d.child, d.parent) in joined]
+    return _link_some(spec, derivations, names, data_dir=data_dir, allow_outside=allow_outside)
 
 
 def compare_family_snapshots(
@@ -139,7 +140,7 @@ def compare_family_snapshots(
     """
     spec = _spec(family)
     lin = _snapshot_lineage(spec, dataset, lineage, data_dir, allow_outside)
-    return chain_snapshots(lin, spec, dataset=dataset)
+    return chain_snapshots(lin, dataset=dataset)
 
 
 def snapshot_history(
@@ -174,7 +175,7 @@ def snapshot_history(
     """
     spec = _spec(family)
     lin = _snapshot_lineage(spec, dataset, lineage, data_dir, allow_outside)
-    return history(lin, spec, dataset=dataset, item=item)
+    return history(lin, dataset=dataset, item=item)
 
 
 def verify_family_translations(
@@ -277,7 +278,7 @@ class LinkResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """The lineage's summary (counts per derivation and method; ``summary.json``)."""
-        return self.lineage.summary
+        return self.lineage.summary.to_dict()
 
 
 #: Where :func:`link` runs: ``local`` (this process) or ``beam`` (an Apache Beam pipeline).
@@ -311,7 +312,7 @@ def link(
         data_dir: Folder the shipped descriptors' file URLs resolve against.
         progress: Show progress bars (local runner).
         allow_outside: Allow descriptor file URLs that leave their base folder.
-        runner: ``"local"`` (:func:`croissant_lineage.linking.linker.link`) or ``"beam"``
+        runner: ``"local"`` (:func:`croissant_lineage.linking.linker.link_family`) or ``"beam"``
             (:func:`croissant_lineage.beam.pipeline.link_beam`, the ``beam`` extra): the
             same lineage either way.
         pipeline_options: Beam options for ``runner="beam"``: ``{name: value}``, flags or
@@ -325,9 +326,16 @@ def link(
         InputError: an unknown runner, or ``beam`` without apache-beam installed.
         LineageError: any input problem (missing files, bad descriptor, bad spec).
     """
+    spec = _spec(family)
     if _on_beam(runner):
-        return link_beam(family, data_dir=data_dir, allow_outside=allow_outside, pipeline_options=pipeline_options)
-    return _link_here(family, data_dir=data_dir, progress=progress, allow_outside=allow_outside)
+        return link_beam(spec, data_dir=data_dir, allow_outside=allow_outside, pipeline_options=pipeline_options)
+    with_items = [d for d in spec.datasets.values() if d.has_items]
+    tables: dict[str, pa.Table] = {}
+    records: dict[str, PackedRecords] = {}  # the raw records, compressed until written
+    for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
+        tables[ds.name], records[ds.name] = load_items_packed(ds, data_dir=data_dir, allow_outside=allow_outside)
+    release_memory()
+    return link_family(spec, tables, records=records, progress=progress)
 
 
 def write_lineage(

@@ -106,7 +106,7 @@ def fixtures_dir() -> Path:
 @pytest.fixture(scope="session")
 def toy_lineage():
     """The embedded toy family (``examples/toy``) linked once per test session."""
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     return link(REPO / "examples" / "toy" / "family.json")
 
@@ -140,7 +140,7 @@ def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, build: Ca
 @pytest.fixture(scope="session")
 def mmlu_lineage_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real MMLU family linked once per test run, written to a lineage folder."""
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     return shared_folder(tmp_path_factory, "mmlu-lineage", lambda out: link("mmlu", data_dir=shared_data).write(out))
 

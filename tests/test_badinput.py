@@ -37,10 +37,9 @@ from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
-from croissant_lineage.linking.linker import link
 from croissant_lineage.resolve import resolve
 from croissant_lineage.validate import validate
-from croissant_lineage.workflows import witness_family
+from croissant_lineage.workflows import link, witness_family
 from tests.helpers import items_table
 
 REPO = Path(__file__).resolve().parents[1]

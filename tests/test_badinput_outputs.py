@@ -30,9 +30,9 @@ from croissant_lineage.errors import InputError, OutputExistsError, SpecError
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.hub.publish import check_repo_id, md_text
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
 from croissant_lineage.render.html import findings_html
 from croissant_lineage.render.picture import family_picture
+from croissant_lineage.workflows import link
 from tests.test_badinput import CORPUS, run_cli, toy_copy, tree_digest, with_timeout
 
 __all__ = ["toy_copy"]  # the fixture, shared with tests/test_badinput.py

@@ -231,7 +231,7 @@ def _judge(results: list[dict[str, Any]], old: dict[str, bytes], new: dict[str, 
 def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -> None:
     from croissant_lineage.errors import InputError
     from croissant_lineage.lineage.model import Lineage
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     old_dir, new_dir = tmp_path / "old", tmp_path / "new"
     link(OLD_FAMILY).write(old_dir)  # a different family: every file differs from the new one
@@ -256,7 +256,7 @@ def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_killed_enrich_family_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -> None:
     from croissant_lineage.cli import main
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     lineage = tmp_path / "lineage"
     link(TOY).write(lineage)

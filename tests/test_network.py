@@ -24,9 +24,9 @@ from croissant_lineage.enrich import enrich_family, enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.graph import relatives_of
-from croissant_lineage.linking.linker import link
 from croissant_lineage.resolve import resolve
 from croissant_lineage.validate import validate
+from croissant_lineage.workflows import link
 from tests import netguard
 
 BAD = Path(__file__).resolve().parent / "badinput" / "_good" / "croissant.json"

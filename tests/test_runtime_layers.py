@@ -81,11 +81,13 @@ def test_the_functions_named_like_their_modules_load_on_first_use() -> None:
 
 
 #: Each result type made in a fresh interpreter and shown (str, repr, HTML); then which
-#: stages were loaded. The toy family is linked with the library's own linker.
+#: stages were loaded. The toy family is linked with the library's own builder, its items loaded here.
 _SHOW = """
 import json, sys
 from pathlib import Path
-from croissant_lineage.linking.linker import link
+from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.items import load_items
+from croissant_lineage.linking.linker import link_family
 from croissant_lineage.lineage.graph import relatives_of
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.routing import route
@@ -94,7 +96,8 @@ from croissant_lineage.findings.corrections import apply_corrections
 from croissant_lineage.audits.translations import verify_translations
 from croissant_lineage.validate import validate
 toy = Path("examples/toy")
-lin = link(toy / "family.json")
+spec = load_family(toy / "family.json")
+lin = link_family(spec, {d.name: load_items(d) for d in spec.datasets.values() if d.has_items})
 found = load_findings(toy / "findings.yaml")
 results = [
     lin, relatives_of(lin, "toy-pro:105"), route(lin, "toy-pro:109", found), family_report(lin, found),

@@ -54,7 +54,7 @@ from croissant_lineage.beam.blocks import (
 from croissant_lineage.beam.shards import SHARD_BYTES, SHARD_ROWS, Shard, plan_shards, read_shard
 from croissant_lineage.beam.staging import get, put
 from croissant_lineage.errors import DataError, InputError, LineageError, PipelineError
-from croissant_lineage.family.spec import DatasetSpec, FamilySpec, load_family
+from croissant_lineage.family.spec import DatasetSpec, FamilySpec, as_spec
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
@@ -378,7 +378,7 @@ def link_beam(
         LineageError: any input problem, the one the local linker would report.
     """
     options, runner = beam_options(pipeline_options)
-    spec = family if isinstance(family, FamilySpec) else load_family(family)
+    spec = as_spec(family)
     n = sum(1 for d in spec.datasets.values() if d.has_items)
     whole: set[int] = set()
     while True:  # at most twice: a second run reads whole the datasets whose shards disagree

@@ -82,9 +82,16 @@ from croissant_lineage.discovery.translations import (
     translation_edges,
 )
 from croissant_lineage.errors import LineageError
-from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.family.spec import (
+    DatasetSpec,
+    Derivation,
+    FamilySpec,
+    LinkRule,
+    as_spec,
+)
+from croissant_lineage.lineage.info import LinkSummary, family_info
 from croissant_lineage.lineage.items import load_items
-from croissant_lineage.lineage.model import Lineage, family_info
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import Checker
 from croissant_lineage.linking.normalize import normalize_stem
@@ -527,7 +534,7 @@ def discover_family(
     Raises:
         LineageError: the spec or a dataset's items cannot be read.
     """
-    fam = spec if isinstance(spec, FamilySpec) else load_family(spec)
+    fam = as_spec(spec, "spec")
     datasets = {n: ds for n, ds in fam.datasets.items() if ds.has_items}
     tables = {n: load_items(ds, data_dir=data_dir) for n, ds in sorted(datasets.items())}
     dates = {n: _date(ds) for n, ds in datasets.items()}
@@ -599,4 +606,4 @@ def _lineage(fam: FamilySpec, datasets: dict[str, DatasetSpec], tables: dict[str
         "derivations": [p.to_dict() for p in proposals],
         "unmatched": u.num_rows,
     }
-    return Lineage(family_info(spec), items, e, unmatched=u, summary=summary)
+    return Lineage(family_info(spec), items, e, unmatched=u, summary=LinkSummary.from_dict(summary))

@@ -46,9 +46,16 @@ from croissant_lineage.discovery.index import StemIndex, load_or_build
 from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
 from croissant_lineage.discovery.translations import discover_translation, translation_edges
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, LinkRule, load_family
+from croissant_lineage.family.spec import (
+    DatasetSpec,
+    Derivation,
+    FamilySpec,
+    LinkRule,
+    as_spec,
+)
+from croissant_lineage.lineage.info import LinkSummary, family_info
 from croissant_lineage.lineage.items import LETTERS, key_letter, load_items
-from croissant_lineage.lineage.model import Lineage, family_info, is_lineage_folder
+from croissant_lineage.lineage.model import Lineage, is_lineage_folder
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import Checker
 from croissant_lineage.linking.linker import link_derivation
@@ -291,7 +298,7 @@ def _corpus_specs(against: list[str | Path | FamilySpec], data_dir: str | Path |
                 for name in sorted(set(items.column("dataset").to_pylist())):
                     tables[name] = items.filter(pc.equal(items.column("dataset"), name))
                 continue
-            spec = src if isinstance(src, FamilySpec) else load_family(src)
+            spec = as_spec(src, "against")
             for ds in spec.datasets.values():
                 if ds.has_items:
                     tables[ds.name] = load_items(ds, data_dir=data_dir)
@@ -595,7 +602,7 @@ def _lineage(
         "derivations": [p.to_dict() for p in proposals],
         "unmatched": u.num_rows,
     }
-    return Lineage(family_info(spec), items if items is not None else ITEMS_SCHEMA.empty_table(), e, unmatched=u, summary=summary)
+    return Lineage(family_info(spec), items if items is not None else ITEMS_SCHEMA.empty_table(), e, unmatched=u, summary=LinkSummary.from_dict(summary))
 
 
 #: What a person must do for the spec to reproduce a translation discovered by positions or tokens.

@@ -53,10 +53,11 @@ from croissant_lineage.enrich.marks import (
 )
 from croissant_lineage.enrich.places import EnrichWarning, in_place_names, load_warning, rebase_urls
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
-from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.family.spec import FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
+from croissant_lineage.lineage.info import DatasetInfo, DerivationInfo, FamilyInfo
 from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
 from croissant_lineage.prov.graph import (
     enrichment_node,
@@ -401,16 +402,16 @@ class FamilyRun:
     in_place: bool = False
     rebase: bool = False
     write_to: Path = field(init=False)
-    info: dict[str, Any] = field(init=False)
+    info: dict[str, DatasetInfo] = field(init=False)
     iris: dict[str, str] = field(init=False)
-    derivations: list[Any] = field(init=False)
+    derivations: tuple[DerivationInfo, ...] = field(init=False)
     family: str = field(init=False)
 
     def __post_init__(self) -> None:
         self.family = family_iri_of(self.lin.family)
-        self.info = {d["name"]: d for d in self.lin.family.get("datasets", [])}
-        self.iris = {name: d["iri"] for name, d in self.info.items()}
-        self.derivations = list(self.lin.family.get("derivations", []))
+        self.info = {d.name: d for d in self.lin.family.datasets}
+        self.iris = self.lin.family.iris()
+        self.derivations = self.lin.family.derivations
 
     @classmethod
     def start(
@@ -424,7 +425,7 @@ class FamilyRun:
             raise InputError("give an output folder or in_place NAME (one of them)")
         if in_place is not None and rebase:
             raise InputError("--rebase-urls applies to copies written into --out, not --in-place")
-        spec = family_spec if isinstance(family_spec, FamilySpec) else load_family(family_spec)
+        spec = as_spec(family_spec, "family_spec")
         lin = as_lineage(lineage, records=False)  # enrich never reads records
         out = Path(out_dir) if out_dir is not None else Path()
         run = cls(spec, lin, _load_findings_arg(findings), out, resolve_time(time),
@@ -539,14 +540,14 @@ def _add_dataset_level(
     family_nodes = [
         family_dataset_node(run.info[n], run.derivations, iris, family=run.family) for n in names if n in run.info
     ]
-    parents = [r for r in run.derivations if r["child"] in names and r["parent"] in iris]
-    parent_refs = list(dict.fromkeys(iris[r["parent"]] for r in parents))
+    parents = [r for r in run.derivations if r.child in names and r.parent in iris]
+    parent_refs = list(dict.fromkeys(iris[r.parent] for r in parents))
     enrichment = enrichment_node(
         iri=enrichment_iri(run.family, stem, run.stamp), time=run.stamp, used=used, added_context_terms=added_terms
     )
     _add_derived_from(doc_out, parent_refs, desc_path)
     generated = [
-        {"@index": MARK, "@id": activity_iri(run.family, r["activity"], r["parent"], r["child"])} for r in parents
+        {"@index": MARK, "@id": activity_iri(run.family, r.activity, r.parent, r.child)} for r in parents
     ]
     add_values(doc_out, "prov:wasGeneratedBy", [*generated, enrichment], iri=PROV_NS + "wasGeneratedBy", path=desc_path)
     add_values(doc_out, "cl:familyDataset", family_nodes, iri=CL_NS + "familyDataset", path=desc_path)
@@ -624,11 +625,10 @@ def _output_stems(groups: Mapping[Path, Sequence[Any]]) -> dict[Path, str]:
     return stems
 
 
-def _used_lineage(lin: Any, names: Sequence[str], edges: int) -> dict[str, Any]:
+def _used_lineage(lin: Lineage, names: Sequence[str], edges: int) -> dict[str, Any]:
     node: dict[str, Any] = {"@type": ["prov:Entity", "cl:Lineage"], "cl:edges": edges}
-    family = lin.family.get("name")
-    if isinstance(family, str):
-        node["sc:name"] = code(family)
+    if lin.family != FamilyInfo():  # a family.json with its name
+        node["sc:name"] = code(lin.family.name)
     return node
 
 

@@ -29,6 +29,7 @@ its group named ``key`` if it has one, else group 1, else the whole match. The r
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -48,7 +49,7 @@ from croissant_lineage._io import (
 )
 from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import parse_hub_id
-from croissant_lineage.errors import InputError, SpecError
+from croissant_lineage.errors import ArgumentError, InputError, SpecError
 from croissant_lineage.family.shipped import builtin_families, builtin_family_path
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "FamilySpec",
     "LanguageRules",
     "LinkRule",
+    "as_spec",
     "load_family",
     "parse_family",
 ]
@@ -465,6 +467,24 @@ def _derivation(
             if (found := rules_for(rules or {}, lang)) is not None
         },
         key_tolerance=max(datasets[r["child"]].key_tolerance, datasets[r["parent"]].key_tolerance),
+    )
+
+
+def as_spec(family: object, param: str = "family") -> FamilySpec:
+    """A family given as a :class:`FamilySpec`, a built-in name (``"mmlu"``) or a spec path,
+    as a spec: the one conversion every public function taking a family uses.
+
+    Raises:
+        ArgumentError: ``family`` is none of these (the message names ``param``).
+        InputError, SpecError: as :func:`load_family`.
+    """
+    if isinstance(family, FamilySpec):
+        return family
+    if isinstance(family, (str, os.PathLike)):
+        return load_family(Path(family) if not isinstance(family, str) else family)
+    raise ArgumentError(
+        f"{param} must be a FamilySpec, a family name or a spec path, not {type(family).__name__}",
+        hint="give a shipped family's name (mmlu) or the path of its family.json",
     )
 
 

@@ -82,9 +82,9 @@ def _family_of(name: str, documented: Sequence[str]) -> str:
 
 def group_keys(graph: LineageGraph, rows: Sequence[_Row]) -> dict[tuple[str | None, str], str]:
     """(finding, ref) -> dataset family, for the rows the view may group (see the module)."""
-    derivations = [d for d in graph.lineage.family.get("derivations", []) if isinstance(d, dict)]
-    documented = [d["child"] for d in derivations if d.get("coverage") == "documented"]
-    translated = {d["child"] for d in derivations if d.get("activity") == "translation"}
+    derivations = graph.lineage.family.derivations
+    documented = [d.child for d in derivations if d.coverage == "documented"]
+    translated = {d.child for d in derivations if d.activity == "translation"}
     keys: dict[tuple[str | None, str], str] = {}
     for r in rows:
         if r.rank == 0 or r.relation == "finding_item":

@@ -309,7 +309,7 @@ def family_report(
         "status": _sorted(Counter(f.status for f in all_findings)),
         "kind": _sorted(Counter(f.kind for f in all_findings)),
     }
-    name = str(graph.lineage.family.get("name", ""))
+    name = graph.lineage.family.name
     return FamilyReport(family=name, figures=_figures(flagged, tally), findings=summary)
 
 

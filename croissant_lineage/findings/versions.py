@@ -109,11 +109,7 @@ class VersionFold:
 
 
 def _dates(graph: LineageGraph) -> dict[str, str]:
-    return {
-        d["name"]: d["date"]
-        for d in graph.lineage.family.get("datasets", [])
-        if isinstance(d, dict) and d.get("date")
-    }
+    return {d.name: d.date for d in graph.lineage.family.datasets if d.date}
 
 
 def _version_parent(graph: LineageGraph, ref: str, members: set[str]) -> Edge | None:

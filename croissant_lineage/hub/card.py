@@ -21,6 +21,7 @@ import yaml
 from croissant_lineage._results import inert_value, link_url
 from croissant_lineage.croissant.descriptor import as_list
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.info import DatasetInfo
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.validate.card import card_body, card_header, hub_id, normalize_license
 
@@ -116,14 +117,14 @@ def md_text(value: Any) -> str:
     return _MD_SPECIAL.sub(r"\\\1", inert_value(value))
 
 
-def section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table, dups: pa.Table,
+def section(ds: DatasetInfo, lineage: Lineage, up: pa.Table, down: pa.Table, dups: pa.Table,
              findings: pa.Table | None, configs: list[ConfigRow], repo_id: str,
              enriched: bool) -> str:
-    iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
-    name = ds["name"]
+    iris = lineage.family.iris()
+    name = ds.name
     lines = [BEGIN, "## Lineage", ""]
-    family = lineage.family.get("title") or lineage.family.get("name", "")
-    lines.append(f"Item-level lineage of **{md_text(name)}** ({md_text(hub_url(str(ds.get('iri', ''))))}), "
+    family = lineage.family.title or lineage.family.name
+    lines.append(f"Item-level lineage of **{md_text(name)}** ({md_text(hub_url(ds.iri))}), "
                  "reconstructed by croissant-lineage: "
                  "which item of which dataset each item was copied, expanded, re-annotated or translated "
                  f"from, with the evidence (method, 0-100 score, option map). Family: {md_text(family)}.")
@@ -136,11 +137,10 @@ def section(ds: dict[str, Any], lineage: Lineage, up: pa.Table, down: pa.Table, 
         lines += ["### Derived into", "", "| child | activity | items linked | how |", "|---|---|---:|---|"]
         lines += [f"| {_link(o, iris)} | {a} | {_fmt(n)} | {m} |" for o, a, n, m in _derivation_rows(down, "parent")]
         lines.append("")
-    documented = [d for d in lineage.family.get("derivations", [])
-                  if isinstance(d, dict) and d.get("coverage") == "documented" and name in (d.get("child"), d.get("parent"))]
+    documented = [d for d in lineage.family.derivations if d.coverage == "documented" and name in (d.child, d.parent)]
     if documented:
         lines += ["Documented at dataset level only (no item data here): " + "; ".join(
-            f"{d['child']} <- {d['parent']} ({d.get('activity', '')})" for d in documented) + ".", ""]
+            f"{d.child} <- {d.parent} ({d.activity})" for d in documented) + ".", ""]
     if dups.num_rows:
         groups = len(set(dups.column("group").to_pylist()))
         lines += [f"Duplicates: {_fmt(dups.num_rows)} items in {_fmt(groups)} "
@@ -201,20 +201,20 @@ def render_card(header: dict[str, Any], section: str, base_text: str | None, tit
     return f"---\n{head}---\n{body}"
 
 
-def card_metadata(doc: dict[str, Any], ds: dict[str, Any], items: int) -> dict[str, Any]:
+def card_metadata(doc: dict[str, Any], ds: DatasetInfo, items: int) -> dict[str, Any]:
     """What the Hub indexes: license, language, size, task, name (unknown ones left out)."""
     header: dict[str, Any] = {}
     lic = _hf_license(doc)
     if lic:
         header["license"] = lic
-    langs = [lang for lang in as_list(ds.get("languages") or doc.get("inLanguage")) if isinstance(lang, str) and lang]
+    langs = [lang for lang in as_list(list(ds.languages) or doc.get("inLanguage")) if isinstance(lang, str) and lang]
     if langs:
         header["language"] = list(dict.fromkeys(langs))
         header["multilinguality"] = "monolingual" if len(header["language"]) == 1 else "multilingual"
     header["size_categories"] = [size_category(items)]
     header["task_categories"] = list(TASK_CATEGORIES)
     header["task_ids"] = list(TASK_IDS)
-    header["pretty_name"] = str(ds.get("title") or ds["name"])
+    header["pretty_name"] = ds.title or ds.name
     return header
 
 

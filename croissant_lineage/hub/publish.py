@@ -70,6 +70,7 @@ from croissant_lineage.hub.tables import (
     on_dataset,
     table_path,
 )
+from croissant_lineage.lineage.info import DatasetInfo
 from croissant_lineage.lineage.model import Lineage, lineage_folder
 from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA
 from croissant_lineage.validate.card import descriptor_parents, hub_id
@@ -177,8 +178,8 @@ class PublishPlan(Result):
 
 
 
-def _dataset_of(doc: dict[str, Any], lineage: Lineage, dataset: str | None) -> dict[str, Any]:
-    datasets = {d["name"]: d for d in lineage.family.get("datasets", []) if isinstance(d, dict) and "name" in d}
+def _dataset_of(doc: dict[str, Any], lineage: Lineage, dataset: str | None) -> DatasetInfo:
+    datasets = {d.name: d for d in lineage.family.datasets}
     if dataset is not None:
         if dataset not in datasets:
             raise InputError(f"dataset {dataset!r} is not in the lineage", hint=f"datasets are: {', '.join(datasets)}")
@@ -187,7 +188,7 @@ def _dataset_of(doc: dict[str, Any], lineage: Lineage, dataset: str | None) -> d
     if isinstance(name, str) and name in datasets:
         return datasets[name]
     urls = {u for u in (doc.get("url"), doc.get("@id")) if isinstance(u, str)}
-    hits = [d for d in datasets.values() if d.get("iri") in urls]
+    hits = [d for d in datasets.values() if d.iri in urls]
     if len(hits) == 1:
         return hits[0]
     raise InputError(
@@ -222,14 +223,13 @@ def _write(out: Path, files: dict[str, bytes]) -> tuple[PlannedFile, ...]:
 
 
 
-def _header(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], items: int,
+def _header(doc: dict[str, Any], lineage: Lineage, ds: DatasetInfo, items: int,
             configs: list[tuple[str, str, int, str]]) -> dict[str, Any]:
     """Our card header: the metadata the Hub indexes, the parents, the tags, our configs."""
-    name = ds["name"]
-    iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
+    name = ds.name
+    iris = lineage.family.iris()
     parents = list(descriptor_parents(doc))
-    parents += [iris[d["parent"]] for d in lineage.family.get("derivations", [])
-                if isinstance(d, dict) and d.get("child") == name and iris.get(d.get("parent", ""))]
+    parents += [iris[d.parent] for d in lineage.family.derivations if d.child == name and iris.get(d.parent)]
     header = card_metadata(doc, ds, items)
     sources = list(dict.fromkeys(f"extended|{hub_id(p)}" for p in parents))
     if sources:
@@ -247,15 +247,15 @@ class _Planned:
     message: str
 
 
-def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found: list[Finding], repo_id: str,
+def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: DatasetInfo, found: list[Finding], repo_id: str,
                 base_card: str | None, folder: Path, texts: bool) -> _Planned:
-    name = ds["name"]
+    name = ds.name
     edges = lineage.edges.cast(EDGES_SCHEMA)
     up = edges.filter(pc.equal(edges.column("child_dataset"), name))
     down = edges.filter(pc.equal(edges.column("parent_dataset"), name))
     dups = lineage.duplicates.cast(DUPLICATES_SCHEMA)
     dups = dups.filter(pc.equal(dups.column("dataset"), name))
-    iris = {d["name"]: d.get("iri", "") for d in lineage.family.get("datasets", []) if isinstance(d, dict)}
+    iris = lineage.family.iris()
     tables = lineage_tables(lineage, name, found, {k: v for k, v in iris.items() if v}, texts=texts)
     files: dict[str, bytes] = {}
     configs: list[tuple[str, str, int, str]] = []
@@ -274,7 +274,7 @@ def _plan_files(doc: dict[str, Any], lineage: Lineage, ds: dict[str, Any], found
     files["croissant.json"] = dumps_json(for_repository(doc, files, kept)).encode("utf-8")
     merged = merge_header(base_header, header)
     text = section(ds, lineage, up, down, dups, tables["findings"], configs, repo_id, is_enriched(doc))
-    files["README.md"] = render_card(merged, text, base_card, str(ds.get("title") or name)).encode("utf-8")
+    files["README.md"] = render_card(merged, text, base_card, str(ds.title or name)).encode("utf-8")
     edges_n = tables["lineage"].num_rows
     message = (f"croissant-lineage: lineage of {name} ({edges_n:,} derivation edges"
                + (f", {len(found):,} findings" if found else "") + ")")
@@ -358,7 +358,7 @@ def publish(
     lineage = Lineage.read(lineage_dir)
     ds = _dataset_of(doc, lineage, dataset)
     given = load_findings(findings) if findings is not None else descriptor_findings(doc, desc_path.parent)
-    found = on_dataset(given, ds["name"])
+    found = on_dataset(given, ds.name)
     out = Path(out_dir)
     _check_out_dir(out, force)
     api = hub_api(token) if upload or (read_hub_card and base_card is None) else None
@@ -368,6 +368,6 @@ def publish(
     url = None
     if upload:
         url = hub_call(lambda: commit_files(api, repo_id, out, [f.path for f in planned], plan.message), repo_id)
-    return PublishPlan(repo_id, ds["name"], out.as_posix(), planned, tuple(plan.configs), plan.message,
+    return PublishPlan(repo_id, ds.name, out.as_posix(), planned, tuple(plan.configs), plan.message,
                        uploaded=upload, commit_url=url, merged_card=base_text is not None,
                        kept_configs=tuple(plan.kept), card_from=card_from, findings=len(found), texts=texts)

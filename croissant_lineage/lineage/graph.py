@@ -19,6 +19,7 @@ import pyarrow as pa
 from croissant_lineage._results import Result
 from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.lineage.cells import CodedRows, Rows, few_valued_rows
+from croissant_lineage.lineage.info import DerivationInfo
 from croissant_lineage.lineage.model import GRAPH_SLOT, Lineage, release_memory
 from croissant_lineage.lineage.refids import EdgeIndex, RefIds, RefRows, joined_refs, number_refs
 from croissant_lineage.lineage.schema import join_ref, split_ref
@@ -248,10 +249,10 @@ class LineageGraph:
         for members in groups.values():
             for m in members:
                 self._dups[m] = tuple(x for x in members if x != m)
-        self._documented: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in lineage.family.get("derivations", []):
-            if r.get("coverage") == "documented":
-                self._documented[r["parent"]].append(dict(r))
+        self._documented: dict[str, list[DerivationInfo]] = defaultdict(list)
+        for r in lineage.family.derivations:
+            if r.coverage == "documented":
+                self._documented[r.parent].append(r)
 
     def _row(self, ref: str) -> int | None:
         """The items table's row of ``ref``, or None."""
@@ -275,7 +276,7 @@ class LineageGraph:
         number = self._ids.find(ref)
         if row is None and number is None:
             dataset = ref.partition(":")[0]
-            known = sorted({d["name"] for d in self.lineage.family.get("datasets", [])})
+            known = sorted(set(self.lineage.family.dataset_names()))
             hint = "check the item id" if dataset in known else f"datasets are: {', '.join(known)}"
             raise InputError(f"item {ref!r} is not in the lineage", hint=hint)
         return row, number
@@ -421,7 +422,7 @@ class LineageGraph:
 
     def documented_children(self, dataset: str) -> list[dict[str, Any]]:
         """Dataset-level derivations from ``dataset`` with no item data here."""
-        return [dict(d) for d in self._documented.get(dataset, ())]
+        return [d.to_dict() for d in self._documented.get(dataset, ())]
 
 
 # --- what a ``lineage`` parameter accepts, converted in one place ---
@@ -510,7 +511,7 @@ def relatives_of(lineage: LineageLike, ref: str) -> Relatives:
         datasets = [ref.partition(":")[0]] + [a.ref.partition(":")[0] for a in ancestors]
         for ds in dict.fromkeys(datasets):
             if ds in docs:
-                documented.extend(map(dict, docs[ds]))  # (documented_children, inline)
+                documented.extend(d.to_dict() for d in docs[ds])  # (documented_children, inline)
     family = _new(Relatives)  # (filled as _new says)
     family.__dict__.update({
         "ref": ref,

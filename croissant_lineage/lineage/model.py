@@ -1,6 +1,6 @@
 """A linked family: items, edges, duplicates and the unmatched, kept together.
 
-A :class:`Lineage` is what :func:`croissant_lineage.linking.linker.link` returns and what a
+A :class:`Lineage` is what :func:`croissant_lineage.workflows.link` returns and what a
 lineage folder holds on disk::
 
     items.parquet       every item of every dataset (schema.ITEMS_SCHEMA)
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from croissant_lineage._io import (
@@ -39,8 +40,8 @@ from croissant_lineage._io import (
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.tables import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
-from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.hf import to_hf_dataset
+from croissant_lineage.lineage.info import FamilyInfo, LinkSummary, family_info
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -54,7 +55,9 @@ __all__ = [
     "GENERATOR",
     "GRAPH_SLOT",
     "LINEAGE_FILES",
+    "FamilyInfo",
     "Lineage",
+    "LinkSummary",
     "family_info",
     "is_lineage_folder",
     "items_without_records",
@@ -107,63 +110,40 @@ LINEAGE_FILES: dict[str, pa.Schema] = {
 }
 
 
-def family_info(spec: FamilySpec) -> dict[str, Any]:
-    """The dataset-level view of a family spec that a lineage folder keeps."""
-    return {
-        "name": spec.name,
-        "title": spec.title,
-        "datasets": [
-            {
-                "name": d.name,
-                "iri": d.iri,
-                "title": d.title,
-                "date": d.date,
-                "languages": list(d.languages),
-                "coverage": d.coverage,
-                "note": d.note,
-            }
-            for d in spec.datasets.values()
-        ],
-        "derivations": [
-            {
-                "child": r.child,
-                "parent": r.parent,
-                "activity": r.activity,
-                "coverage": r.coverage,
-                "languages": r.languages,
-                "method": r.link.by if r.link else None,
-                "threshold": r.link.threshold if r.link else None,
-                "note": r.note,
-            }
-            for r in spec.derivations
-        ],
-        **({"language_rules": {
-            lang: {"scale_words": dict(r.scale_words)} for lang, r in spec.language_rules.items()
-        }} if spec.language_rules else {}),
-    }
-
-
 @dataclass(repr=False)
 class Lineage(Result):
     """Items and their derivation edges for one family.
 
     Attributes:
-        family: Dataset-level info (see :func:`family_info`).
+        family: The family at dataset level (:class:`FamilyInfo`, see :func:`family_info`):
+            its datasets, derivations and language rules.
         items, edges, duplicates, unmatched: Arrow tables with the schemas of
             :mod:`croissant_lineage.lineage.schema`.
-        summary: Counts per derivation: linked per method, unmatched, ambiguous,
-            duplicate groups.
+        summary: Counts per derivation (:class:`LinkSummary`): linked per method,
+            unmatched, ambiguous, duplicate groups.
         records: False when the items' raw records were not read (``read(records=False)``):
             the ``record`` column is all null, and :meth:`write` refuses the lineage.
     """
 
-    family: dict[str, Any]
+    family: FamilyInfo
     items: pa.Table
     edges: pa.Table
     duplicates: pa.Table = field(default_factory=DUPLICATES_SCHEMA.empty_table)
     unmatched: pa.Table = field(default_factory=UNMATCHED_SCHEMA.empty_table)
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: LinkSummary = field(default_factory=LinkSummary)
     records: bool = field(default=True, compare=False)
+
+    def __post_init__(self) -> None:
+        # The untyped form (a family.json / summary.json mapping) is still taken, read once here.
+        if not isinstance(self.family, FamilyInfo):
+            self.family = FamilyInfo.from_dict(self.family if isinstance(self.family, dict) else {})
+        if not isinstance(self.summary, LinkSummary):
+            self.summary = LinkSummary.from_dict(self.summary if isinstance(self.summary, dict) else {})
+
+    def items_of(self, dataset: str) -> pa.Table:
+        """The items of one dataset (its rows of :attr:`items`, in order; none when it has none)."""
+        table = self.items
+        return table.filter(pc.equal(table.column("dataset"), dataset))
 
     def __repr__(self) -> str:
         groups = self.duplicates.group_by(["dataset", "group"]).aggregate([]).num_rows
@@ -231,7 +211,7 @@ class Lineage(Result):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: :attr:`summary`, the counts written to ``summary.json`` (what
         ``croissant-lineage link --json`` prints); the tables stay out."""
-        return dict(self.summary)
+        return self.summary.to_dict()
 
     def to_pandas(self) -> Any:
         """The edges table (:data:`~croissant_lineage.lineage.schema.EDGES_SCHEMA`) as a
@@ -283,8 +263,8 @@ class Lineage(Result):
                     atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema))
                 else:
                     atomic_write_parquet(tmp / name, getattr(self, name.split(".")[0]).cast(schema))
-            atomic_write_json(tmp / "family.json", self.family)
-            atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary})
+            atomic_write_json(tmp / "family.json", self.family.to_dict())
+            atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary.to_dict()})
         return out
 
     @classmethod
@@ -316,10 +296,10 @@ class Lineage(Result):
             except (pa.ArrowInvalid, OSError, ValueError) as exc:
                 raise InputError(f"not a lineage table: {exc}", path=path) from None
         return cls(
-            family=read_json(src / "family.json"),
-            summary={k: v for k, v in read_json(src / "summary.json").items() if k != "generator"}
+            family=FamilyInfo.from_dict(read_json(src / "family.json")),
+            summary=LinkSummary.from_dict(read_json(src / "summary.json"))
             if (src / "summary.json").exists()
-            else {},
+            else LinkSummary(),
             **tables,
             records=records,
         )

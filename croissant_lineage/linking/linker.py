@@ -23,9 +23,8 @@ from __future__ import annotations
 import gc
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -33,18 +32,12 @@ import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
 from croissant_lineage.errors import SpecError
-from croissant_lineage.family.spec import (
-    ONE_CHILD_PER_PARENT,
-    Derivation,
-    FamilySpec,
-    LinkRule,
-    load_family,
-)
-from croissant_lineage.lineage.items import load_items_packed
-from croissant_lineage.lineage.keys import KEYS_UNREAD, keys_unread
-from croissant_lineage.lineage.model import Lineage, family_info, release_memory
+from croissant_lineage.family.spec import ONE_CHILD_PER_PARENT, Derivation, FamilySpec, LinkRule
+from croissant_lineage.lineage.info import LinkSummary, family_info
+from croissant_lineage.lineage.keys import keys_unread
+from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
-from croissant_lineage.lineage.schema import EDGES_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import check_index_matches
 from croissant_lineage.linking.duplicates import DuplicateGroup, duplicates_table, side_duplicates
 from croissant_lineage.linking.edges import edges_table
@@ -56,7 +49,7 @@ from croissant_lineage.linking.normalize import (
 )
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link", "link_derivation", "link_pairs"]
+__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link_derivation", "link_family", "link_pairs"]
 
 
 def link_derivation(
@@ -200,31 +193,44 @@ def _link_counts(matches: Sequence[Match], unmatched: Unmatched, edges: pa.Table
     }
 
 
-def link(
-    family: FamilySpec | str | Path,
+def link_family(
+    spec: FamilySpec,
+    tables: Mapping[str, pa.Table],
     *,
-    data_dir: str | Path | None = None,
+    records: Mapping[str, PackedRecords] | None = None,
+    derivations: Sequence[Derivation] | None = None,
     progress: bool = False,
-    allow_outside: bool = False,
 ) -> Lineage:
-    """Load every dataset of a family and link their items.
+    """Link the loaded items of a family: the one builder of a linked :class:`Lineage`.
+
+    Only :mod:`croissant_lineage.workflows` calls it (it loads the items); every lineage it
+    returns has the same shape: items, edges, duplicates, unmatched and the summary.
 
     Args:
-        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
-        data_dir: Folder the shipped descriptors' file URLs resolve against.
+        spec: The family spec.
+        tables: Dataset name -> its items table (``ITEMS_SCHEMA``), in the order the
+            lineage keeps them.
+        records: Each dataset's raw records held packed apart from its table (what
+            :func:`~croissant_lineage.lineage.items.load_items_packed` gives); the lineage
+            then holds them packed too.
+        derivations: The derivations to link (default: every item derivation of ``spec``);
+            both their datasets must be in ``tables``.
         progress: Show progress bars (tqdm; works in terminals and notebooks).
-        allow_outside: Allow descriptor file URLs that leave their base folder.
-
-    Returns:
-        The :class:`Lineage` (items of every dataset, edges, duplicates, unmatched,
-        summary).
 
     Raises:
-        LineageError: any input problem (missing files, bad descriptor, bad spec).
+        LineageError: a link rule that cannot be applied (a field the records lack).
     """
     with _collector_paused():
         try:
-            return _link_family(family, data_dir=data_dir, progress=progress, allow_outside=allow_outside)
+            release_memory()
+            edge_parts, unmatched_parts, stats, found = _link_derivations(
+                spec, dict(tables), progress=progress, records=dict(records or {}), derivations=derivations)
+            lineage = assemble_lineage(spec, list(tables.values()), edge_parts, unmatched_parts, stats, found,
+                                       names=list(tables))
+            if records:
+                lineage.hold_packed_records([records[n] for n in tables])
+            release_memory()
+            return lineage
         finally:
             # The normalisers' caches now pin up to 2 x 262,144 of this family's texts
             # (0.6 GB after a million-item link): release them.
@@ -250,28 +256,6 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _link_family(
-    family: FamilySpec | str | Path,
-    *,
-    data_dir: str | Path | None,
-    progress: bool,
-    allow_outside: bool,
-) -> Lineage:
-    """:func:`link`'s work, with the collector paused."""
-    spec = family if isinstance(family, FamilySpec) else load_family(family)
-    with_items = [d for d in spec.datasets.values() if d.has_items]
-    tables: dict[str, pa.Table] = {}
-    records: dict[str, PackedRecords] = {}  # the raw records, compressed until written
-    for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
-        tables[ds.name], records[ds.name] = load_items_packed(ds, data_dir=data_dir, allow_outside=allow_outside)
-    release_memory()
-    edge_parts, unmatched_parts, stats, found = _link_derivations(spec, tables, progress=progress, records=records)
-    lineage = assemble_lineage(spec, [tables[d.name] for d in with_items], edge_parts, unmatched_parts, stats, found)
-    lineage.hold_packed_records([records[d.name] for d in with_items])
-    release_memory()
-    return lineage
-
-
 def assemble_lineage(
     spec: FamilySpec,
     items: list[pa.Table],
@@ -279,6 +263,8 @@ def assemble_lineage(
     unmatched_parts: list[pa.Table],
     stats: list[dict[str, Any]],
     found: list[DuplicateGroup],
+    *,
+    names: Sequence[str] | None = None,
 ) -> Lineage:
     """The :class:`Lineage` of linked parts: items, edges, unmatched, duplicates and summary.
 
@@ -287,9 +273,10 @@ def assemble_lineage(
         items: Each dataset's items table, in spec order (the datasets with items).
         edge_parts, unmatched_parts, stats: Per derivation, in spec order.
         found: Every dataset's duplicate groups.
+        names: The datasets of ``items``, in order (default: the spec's datasets with items).
     """
-    with_items = [d for d in spec.datasets.values() if d.has_items]
-    table = pa.concat_tables(items)
+    with_items = list(names) if names is not None else [d.name for d in spec.datasets.values() if d.has_items]
+    table = pa.concat_tables(items) if items else ITEMS_SCHEMA.empty_table()
     edges = pa.concat_tables(edge_parts) if edge_parts else EDGES_SCHEMA.empty_table()
     unmatched = pa.concat_tables(unmatched_parts) if unmatched_parts else UNMATCHED_SCHEMA.empty_table()
     duplicates = duplicates_table(found, edges)
@@ -298,25 +285,19 @@ def assemble_lineage(
     )
     summary = {
         "family": spec.name,
-        "items": {d.name: t.num_rows for d, t in zip(with_items, items, strict=True)},
+        "items": {d: t.num_rows for d, t in zip(with_items, items, strict=True)},
         "edges": edges.num_rows,
         "derivations": stats,
         "duplicate_groups": dict(sorted(dup_groups.items())),
         "unmatched": unmatched.num_rows,
     }
-    unread = keys_unread(table)
-    if unread:  # keys the spec names that could not be read: counted, with a code
-        summary["keys_unread"] = unread
-        summary["warnings"] = [
-            {"code": KEYS_UNREAD, "dataset": name, "count": count,
-             "message": f"{count} items of {name} have a key the spec names that could not be read"}
-            for name, count in unread.items()
-        ]
-    return Lineage(family_info(spec), table, edges, duplicates, unmatched, summary)
+    summary["keys_unread"] = keys_unread(table)  # keys the spec names that could not be read (CL-W002)
+    return Lineage(family_info(spec), table, edges, duplicates, unmatched, LinkSummary.from_dict(summary))
 
 
 def _link_derivations(
-    spec: FamilySpec, tables: dict[str, pa.Table], *, progress: bool, records: dict[str, PackedRecords] | None = None
+    spec: FamilySpec, tables: dict[str, pa.Table], *, progress: bool, records: dict[str, PackedRecords] | None = None,
+    derivations: Sequence[Derivation] | None = None,
 ) -> tuple[list[pa.Table], list[pa.Table], list[dict[str, Any]], list[DuplicateGroup]]:
     """Link every item derivation of ``spec``, and find each dataset's duplicate groups.
 
@@ -329,7 +310,7 @@ def _link_derivations(
         ``(edge tables, unmatched tables, stats)`` per derivation, in spec order, and the
         duplicate groups of every dataset in ``tables``.
     """
-    derivations = spec.item_derivations()
+    derivations = spec.item_derivations() if derivations is None else list(derivations)
     last_use = {name: k for k, d in enumerate(derivations) for name in (d.child, d.parent)}
     sides: dict[str, Side] = {}
     found: list[DuplicateGroup] = []

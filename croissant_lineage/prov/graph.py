@@ -41,6 +41,7 @@ from rdflib import RDF, XSD, Literal, URIRef
 from croissant_lineage._version import __version__
 from croissant_lineage.croissant.jsonld import to_graph
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
+from croissant_lineage.lineage.info import DatasetInfo, DerivationInfo, FamilyInfo
 from croissant_lineage.lineage.schema import item_iri
 from croissant_lineage.prov.vocab import (
     AGENT_IRI,
@@ -125,9 +126,9 @@ def _time_value(time: str) -> dict[str, str]:
     return {"@value": time, "@type": "xsd:dateTime"}
 
 
-def family_iri_of(family: Mapping[str, Any]) -> str:
+def family_iri_of(family: FamilyInfo) -> str:
     """The IRI of a family given as ``Lineage.family`` (from its name: :func:`family_iri`)."""
-    return family_iri(str(family.get("name") or "family"))
+    return family_iri(str(family.name or "family"))
 
 
 def dataset_nodes(child: str, parents: Sequence[ParentLink], *, family: str | None = None) -> DatasetProv:
@@ -226,8 +227,8 @@ def _opt(node: dict[str, Any], key: str, value: Any, wrap: Any = None) -> None:
 
 
 def family_dataset_node(
-    info: Mapping[str, Any],
-    derivations: Sequence[Mapping[str, Any]],
+    info: DatasetInfo,
+    derivations: Sequence[DerivationInfo],
     iris: Mapping[str, str],
     *,
     family: str,
@@ -235,9 +236,9 @@ def family_dataset_node(
     """A family dataset as a PROV entity, with its dataset-level derivations.
 
     Args:
-        info: The dataset's entry of ``Lineage.family["datasets"]`` (name, iri, title,
+        info: The dataset (one of ``Lineage.family.datasets``: name, iri, title,
             date, languages, coverage, note).
-        derivations: The family's derivations (``Lineage.family["derivations"]``); those
+        derivations: The family's derivations (``Lineage.family.derivations``); those
             whose child is this dataset become qualified derivations with their activity;
             documented-coverage ones whose parent is this dataset become
             ``cl:documentedDerivation`` nodes (there is no descriptor for that child).
@@ -249,89 +250,89 @@ def family_dataset_node(
         The JSON-LD node (``"@index": MARK``, ``@id`` the dataset IRI). The same node is
         written into enriched descriptors and parsed into :func:`build_graph`.
     """
-    name = str(info["name"])
+    name = info.name
     node: dict[str, Any] = {
         "@index": MARK,
-        "@id": info["iri"],
+        "@id": info.iri,
         "@type": ["prov:Entity", "prov:Collection"],
         "sc:name": code(name),
     }
-    _opt(node, "cl:title", info.get("title"), text)
-    _opt(node, "cl:date", info.get("date"), code)
-    _opt(node, "cl:languages", list(info.get("languages") or []), code)
-    _opt(node, "cl:coverage", info.get("coverage"), code)
-    _opt(node, "sc:description", info.get("note"), text)
-    parents = [r for r in derivations if r["child"] == name and r["parent"] in iris]
+    _opt(node, "cl:title", info.title, text)
+    _opt(node, "cl:date", info.date, code)
+    _opt(node, "cl:languages", list(info.languages), code)
+    _opt(node, "cl:coverage", info.coverage, code)
+    _opt(node, "sc:description", info.note, text)
+    parents = [r for r in derivations if r.child == name and r.parent in iris]
     if parents:
-        node["prov:wasDerivedFrom"] = [{"@id": iris[r["parent"]]} for r in parents]
+        node["prov:wasDerivedFrom"] = [{"@id": iris[r.parent]} for r in parents]
         qualified = []
         activities = []
         for r in parents:
-            aid = activity_iri(family, r["activity"], r["parent"], name)
+            aid = activity_iri(family, r.activity, r.parent, name)
             q: dict[str, Any] = {
-                "@id": derivation_iri(family, r["parent"], name),
-                "@type": derivation_class(r["activity"]),
-                "prov:entity": {"@id": iris[r["parent"]], "sc:name": code(r["parent"])},
+                "@id": derivation_iri(family, r.parent, name),
+                "@type": derivation_class(r.activity),
+                "prov:entity": {"@id": iris[r.parent], "sc:name": code(r.parent)},
                 "prov:hadActivity": {"@id": aid},
             }
-            _opt(q, "cl:coverage", r.get("coverage"), code)
-            _opt(q, "cl:linkMethod", r.get("method"), code)
-            _opt(q, "cl:threshold", r.get("threshold"))
-            _opt(q, "cl:languageCount", r.get("languages"))
-            _opt(q, "sc:description", r.get("note"), text)
+            _opt(q, "cl:coverage", r.coverage, code)
+            _opt(q, "cl:linkMethod", r.method, code)
+            _opt(q, "cl:threshold", r.threshold)
+            _opt(q, "cl:languageCount", r.languages)
+            _opt(q, "sc:description", r.note, text)
             qualified.append(q)
             activities.append(
                 {
                     "@id": aid,
-                    "@type": ["prov:Activity", activity_class(r["activity"])],
-                    "cl:activityKind": code(r["activity"]),
-                    "prov:used": {"@id": iris[r["parent"]]},
+                    "@type": ["prov:Activity", activity_class(r.activity)],
+                    "cl:activityKind": code(r.activity),
+                    "prov:used": {"@id": iris[r.parent]},
                 }
             )
         node["prov:qualifiedDerivation"] = qualified
         node["prov:wasGeneratedBy"] = activities
     documented = [
         r for r in derivations
-        if r["parent"] == name and r.get("coverage") == "documented" and r["child"] in iris
+        if r.parent == name and r.coverage == "documented" and r.child in iris
     ]
     if documented:
         docs = []
         for r in documented:
             d: dict[str, Any] = {
-                "@id": documented_iri(family, name, r["child"]),
+                "@id": documented_iri(family, name, r.child),
                 "@type": "cl:DocumentedDerivation",
-                "cl:derivative": {"@id": iris[r["child"]], "sc:name": code(r["child"])},
-                "cl:activityKind": code(r["activity"]),
+                "cl:derivative": {"@id": iris[r.child], "sc:name": code(r.child)},
+                "cl:activityKind": code(r.activity),
                 "cl:coverage": code("documented"),
             }
-            _opt(d, "cl:languageCount", r.get("languages"))
-            _opt(d, "sc:description", r.get("note"), text)
+            _opt(d, "cl:languageCount", r.languages)
+            _opt(d, "sc:description", r.note, text)
             docs.append(d)
         node["cl:documentedDerivation"] = docs
     return node
 
 
-def family_graph(family: Mapping[str, Any]) -> rdflib.Graph:
+def family_graph(family: FamilyInfo) -> rdflib.Graph:
     """The dataset level of a family: every dataset's :func:`family_dataset_node`, parsed.
 
     Args:
-        family: ``Lineage.family`` (datasets and derivations).
+        family: ``Lineage.family`` (its datasets and derivations).
     """
-    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
-    derivations = list(family.get("derivations", []))
+    iris = family.iris()
+    derivations = family.derivations
     base = family_iri_of(family)
-    nodes = [family_dataset_node(d, derivations, iris, family=base) for d in family.get("datasets", [])]
+    nodes = [family_dataset_node(d, derivations, iris, family=base) for d in family.datasets]
     return to_graph({"@context": dict(PROV_CONTEXT), "@graph": nodes})
 
 
-def _parents_by_child(family: Mapping[str, Any]) -> dict[str, list[ParentLink]]:
-    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+def _parents_by_child(family: FamilyInfo) -> dict[str, list[ParentLink]]:
+    iris = family.iris()
     out: dict[str, list[ParentLink]] = {}
-    for r in family.get("derivations", []):
-        if r["child"] not in iris or r["parent"] not in iris:
+    for r in family.derivations:
+        if r.child not in iris or r.parent not in iris:
             continue
-        out.setdefault(r["child"], []).append(
-            ParentLink(iris[r["parent"]], r["activity"], r["parent"], r.get("note") or "")
+        out.setdefault(r.child, []).append(
+            ParentLink(iris[r.parent], r.activity, r.parent, r.note or "")
         )
     return out
 
@@ -469,7 +470,7 @@ def build_graph(
     """
     lineage = as_lineage(lineage, records=False)  # the graph holds no raw records
     family = lineage.family
-    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+    iris = family.iris()
     graph = header_graph(family, time)
     if items:
         _add_items(graph, lineage.items, iris)
@@ -480,7 +481,7 @@ def build_graph(
     return graph
 
 
-def parent_activities(family: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+def parent_activities(family: FamilyInfo) -> dict[tuple[str, str], str]:
     """(child dataset, parent dataset) -> IRI of the dataset-level activity between them."""
     base = family_iri_of(family)
     return {
@@ -490,7 +491,7 @@ def parent_activities(family: Mapping[str, Any]) -> dict[tuple[str, str], str]:
     }
 
 
-def header_graph(family: Mapping[str, Any], time: str | datetime | int | None = None) -> rdflib.Graph:
+def header_graph(family: FamilyInfo, time: str | datetime | int | None = None) -> rdflib.Graph:
     """The part of :func:`build_graph` that does not grow with the items: the datasets
     (:func:`family_graph`), the linking activity (with ``time``) and this library as its agent."""
     graph = rdflib.Graph()

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from croissant_lineage._io import note_input, read_json
 from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.model import LINEAGE_FILES
 from croissant_lineage.prov.graph import family_iri_of, header_graph, parent_activities
 from croissant_lineage.prov.terms import (
@@ -201,7 +202,7 @@ def edge_lines(
     return out
 
 
-def header_lines(family: Mapping[str, Any], time: str | datetime | int | None = None) -> list[str]:
+def header_lines(family: FamilyInfo, time: str | datetime | int | None = None) -> list[str]:
     """The dataset level, the linking activity and the agent (see
     :func:`~croissant_lineage.prov.graph.header_graph`), as lines."""
     return [nt_row(t) for t in header_graph(family, time)]
@@ -247,7 +248,7 @@ def finding_lines(findings: Iterable[Any], iris: Mapping[str, str], family: str)
 
 
 def graph_lines(
-    family: Mapping[str, Any],
+    family: FamilyInfo,
     items: Iterable[pa.Table | pa.RecordBatch] | None,
     edges: Iterable[pa.Table | pa.RecordBatch],
     findings: Iterable[Any] | None = None,
@@ -262,7 +263,7 @@ def graph_lines(
         findings: Findings to include.
         time: Time of the linking activity (see :func:`resolve_time`).
     """
-    iris = {d["name"]: d["iri"] for d in family.get("datasets", [])}
+    iris = family.iris()
     base = family_iri_of(family)
     ds = Datasets(iris, base)  # checks the IRIs before rdflib sees them (it would warn on stderr)
     yield utf8_lines(header_lines(family, time))
@@ -303,12 +304,12 @@ class LineageColumns:
 
     Attributes:
         folder: The lineage folder.
-        family: Its ``family.json``.
+        family: Its ``family.json``, read.
         edge_rows: Rows of its edges table.
     """
 
     folder: Path
-    family: dict[str, Any]
+    family: FamilyInfo
     edge_rows: int
 
     def _batches(self, name: str, columns: Sequence[str], rows: int) -> Iterator[pa.Table]:
@@ -356,4 +357,4 @@ def read_lineage_columns(folder: str | Path) -> LineageColumns:
     family = read_json(src / "family.json")
     if not isinstance(family, dict):
         raise InputError("not a lineage family (a JSON object)", path=src / "family.json")
-    return LineageColumns(src, family, rows)
+    return LineageColumns(src, FamilyInfo.from_dict(family), rows)

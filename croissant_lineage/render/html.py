@@ -246,7 +246,7 @@ def _counts(table: pa.Table, keys: Sequence[str]) -> dict[tuple[Any, ...], int]:
 
 def _derivations(lineage: Lineage, pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The (child, parent) pairs in the family's order of derivations, others after, sorted."""
-    order = {(d.get("child"), d.get("parent")): i for i, d in enumerate(lineage.family.get("derivations", []))}
+    order = {(d.child, d.parent): i for i, d in enumerate(lineage.family.derivations)}
     return sorted(set(pairs), key=lambda cp: (order.get(cp, len(order)), cp))
 
 
@@ -258,7 +258,7 @@ def _derivation_rows(lineage: Lineage) -> list[dict[str, Any]]:
     ambiguous = _counts(e.filter(pc.fill_null(e.column("ambiguous"), False)), pair)
     changed = _counts(e.filter(pc.invert(pc.fill_null(e.column("key_inherited"), True))), pair)
     unmatched = _counts(lineage.unmatched, pair)
-    activity = {(d.get("child"), d.get("parent")): d.get("activity") for d in lineage.family.get("derivations", [])}
+    activity = {(d.child, d.parent): d.activity for d in lineage.family.derivations}
     rows = []
     for cp in _derivations(lineage, [k[:2] for k in per_method] + list(unmatched)):
         methods = {k[3]: n for k, n in sorted(per_method.items()) if k[:2] == cp}
@@ -279,7 +279,7 @@ def lineage_html(lineage: Lineage) -> str:
     datasets = len(set(lineage.items.column("dataset").to_pylist())) if lineage.items.num_rows else 0
     rows = _derivation_rows(lineage)
     return _block(
-        f"Lineage of {_e(lineage.family.get('name') or '?')}",
+        f"Lineage of {_e(lineage.family.name or '?')}",
         _line(f"{lineage.items.num_rows} items in {datasets} datasets · {lineage.edges.num_rows} edges · "
               f"{groups} duplicate groups · {lineage.unmatched.num_rows} unmatched"),
         html_table(rows, ["child", "parent", "activity", "edges", "by method", "ambiguous", "key changed", "unmatched"]),

@@ -406,7 +406,7 @@ def _boxes(
 ) -> tuple[dict[str, list[Line]], dict[str, PictureNode]]:
     """Each box's lines of text and its node (layer still 0), items first, then documented."""
     info = graph.lineage.family
-    languages = {d["name"]: list(d.get("languages") or ()) for d in info.get("datasets", [])}
+    languages = {d.name: list(d.languages) for d in info.datasets}
     content: dict[str, list[Line]] = {}
     node_objs: dict[str, PictureNode] = {}
     for r in [*items, *documented]:
@@ -456,7 +456,7 @@ def family_picture(
     found = list(findings or [])
     routing = _routing(graph, ref, found, findings, queue)
     items, omitted = _drawn_items(graph, ref, routing.rows, max_items)
-    ds_order = {d["name"]: i for i, d in enumerate(graph.lineage.family.get("datasets", []))}
+    ds_order = {name: i for i, name in enumerate(graph.lineage.family.dataset_names())}
     parents, edges = _item_arrows(graph, items)
     documented = _documented(graph, items, ds_order, parents, edges)
     all_edges = tuple(edges + _copy_links(graph, items))

@@ -116,16 +116,20 @@ def publish_text(plan: PublishPlan) -> str:
 @register_text("croissant_lineage.workflows:LinkResult")
 def link_text(result: LinkResult) -> str:
     """Edges per derivation, by method, with unmatched, ambiguous and key counts."""
+    from croissant_lineage.lineage.info import DerivationCounts
+
     summary = result.lineage.summary
-    lines = [f"family {summary.get('family')}: {summary.get('edges', 0)} edges"]
-    for s in summary.get("derivations", []):
-        methods = ", ".join(f"{m} {n}" for m, n in s["by_method"].items()) or "none"
+    lines = [f"family {summary.family or None}: {summary.edges} edges"]
+    for s in summary.derivations:
+        if not isinstance(s, DerivationCounts):  # a discovery's proposal: not a link's counts
+            continue
+        methods = ", ".join(f"{m} {n}" for m, n in s.by_method.items()) or "none"
         lines.append(
-            f"  {s['child']} <- {s['parent']} ({s['activity']}): {s['linked']}/{s['selected']} linked "
-            f"[{methods}]; unmatched {s['unmatched']}, ambiguous {s['ambiguous']}, "
-            f"key inherited {s['key_inherited']}, key changed {s['key_changed']}"
+            f"  {s.child} <- {s.parent} ({s.activity}): {s.linked}/{s.selected} linked "
+            f"[{methods}]; unmatched {s.unmatched}, ambiguous {s.ambiguous}, "
+            f"key inherited {s.key_inherited}, key changed {s.key_changed}"
         )
-    dups = summary.get("duplicate_groups", {})
+    dups = summary.duplicate_groups or {}
     if dups:
         lines.append("  duplicate groups: " + ", ".join(f"{d} {n}" for d, n in dups.items()))
     return "\n".join(lines)

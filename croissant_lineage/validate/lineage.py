@@ -26,6 +26,7 @@ from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
 from croissant_lineage.croissant.jsonld import pointer
 from croissant_lineage.croissant.tables import check_cells, check_parquet
 from croissant_lineage.errors import LineageError, SizeLimitError
+from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -308,7 +309,7 @@ def check_lineage_folder(folder: Path, where: str, index: ItemIndex) -> list[Iss
             out += check_cycles(pairs, f"{where}/family.json", what="dataset")
     if "items.parquet" in tables and "edges.parquet" in tables:
         index.lineages.append(Lineage(
-            family=info,
+            family=FamilyInfo.from_dict(info),
             items=tables["items.parquet"],
             edges=tables["edges.parquet"],
             duplicates=tables.get("duplicates.parquet", DUPLICATES_SCHEMA.empty_table()),

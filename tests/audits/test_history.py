@@ -27,6 +27,7 @@ from croissant_lineage.audits.history import (
 )
 from croissant_lineage.cli import main
 from croissant_lineage.family.spec import load_family
+from croissant_lineage.lineage.info import family_info
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import (
     EDGES_SCHEMA,
@@ -214,7 +215,7 @@ def test_item_history_follows_joins() -> None:
 
 
 def test_snapshot_chain_of_the_mmlu_family() -> None:
-    spec = load_family("mmlu")
+    spec = family_info(load_family("mmlu"))
     chain = snapshot_chain(spec, "mmlu-pro@2025-08-03")
     assert [(d.parent, d.child) for d in chain] == [
         ("mmlu-pro", "mmlu-pro@2025-08-03"),
@@ -225,7 +226,7 @@ def test_snapshot_chain_of_the_mmlu_family() -> None:
 
 
 def test_family_snapshots_from_a_lineage() -> None:
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     lineage = link(TOY)
     snaps = compare_family_snapshots(TOY, lineage=lineage)
@@ -242,16 +243,15 @@ def test_history_audit_reads_the_lineage_and_never_loads() -> None:
     from croissant_lineage.audits.history import history
     from croissant_lineage.errors import InputError
     from croissant_lineage.lineage.model import Lineage
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
-    spec = load_family(TOY)
-    lineage = link(spec)
-    report = history(lineage, spec, item="toy-pro:105")
+    lineage = link(load_family(TOY))
+    report = history(lineage, item="toy-pro:105")
     assert report.datasets == ("toy-pro", "toy-pro-v2") and report.versions[-1].kinds == ("key_changed",)
     keep = pa.compute.not_equal(lineage.items.column("dataset"), "toy-pro-v2")
     without = Lineage(lineage.family, lineage.items.filter(keep), lineage.edges)
     with pytest.raises(InputError, match="toy-pro-v2"):
-        history(without, spec)
+        history(without)
 
 
 def test_audits_never_link_or_load_items() -> None:

@@ -428,7 +428,7 @@ def test_witness_family_on_the_toy_family(tmp_path: Path) -> None:
 def test_witness_lineage_reads_the_snapshot_from_the_lineage(tmp_path: Path) -> None:
     from croissant_lineage.audits.witnesses import witness_lineage
     from croissant_lineage.errors import InputError
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     archive = toy_archive(tmp_path / "archives")
     lineage = link(TOY / "family.json")
@@ -461,7 +461,7 @@ def toy_findings(tmp_path: Path) -> tuple[Path, Path]:
     """A findings file with a wrong-key finding on toy-pro:101 and one on its parent."""
     from croissant_lineage.findings.files import save_findings
     from croissant_lineage.findings.model import Finding, Source
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     lineage = link(TOY / "family.json")
     lineage.write(tmp_path / "lineage")

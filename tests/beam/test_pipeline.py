@@ -20,9 +20,8 @@ from croissant_lineage.beam import pipeline
 from croissant_lineage.beam.pipeline import beam_options, link_beam
 from croissant_lineage.errors import LineageError
 from croissant_lineage.lineage.model import LINEAGE_FILES
-from croissant_lineage.linking.linker import link
 from croissant_lineage.testing.synthetic import generate_family
-from croissant_lineage.workflows import write_lineage
+from croissant_lineage.workflows import link, write_lineage
 
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy" / "family.json"

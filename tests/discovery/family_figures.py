@@ -85,7 +85,7 @@ def compute(result: FamilyDiscovery, linked: Lineage) -> dict[str, Any]:
 
 
 def main() -> int:
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     data = Path(os.environ.get("CROISSANT_LINEAGE_DATA", HERE.parents[2] / "shared" / "data"))
     if not data.is_dir():

@@ -22,8 +22,8 @@ from croissant_lineage.enrich import enrich_family, strip_enrichment
 from croissant_lineage.enrich.files import RECORD_SETS
 from croissant_lineage.enrich.places import UNLOADABLE, unloadable_record_sets
 from croissant_lineage.errors import InputError, OutputExistsError
-from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
+from croissant_lineage.workflows import link
 from tests.mlc_compare import normalise, open_dataset, quiet_mlcroissant, root_cause
 
 REPO = Path(__file__).resolve().parents[2]

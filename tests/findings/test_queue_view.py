@@ -6,6 +6,7 @@ import json
 
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.model import Lineage
 from tests.findings_helpers import BASE, PRO, TRANS, edge, lineage
 from tests.helpers import items_table
@@ -31,12 +32,14 @@ def _family(*, key_changed_at_last: bool = False) -> Lineage:
         ],
         documented=[{"child": "tr", "parent": "base", "activity": "translation", "languages": 9}],
     )
-    for d in lin.family["datasets"]:
+    family = lin.family.to_dict()
+    for d in family["datasets"]:
         if d["name"] in DATES:
             d["date"] = DATES[d["name"]]
-    lin.family["derivations"] += [
+    family["derivations"] += [
         {"child": c, "parent": "base", "activity": "translation"} for c in ("tr-fr", "tr-de")
     ]
+    lin.family = FamilyInfo.from_dict(family)
     return lin
 
 

@@ -48,7 +48,7 @@ def plain(doc: Any) -> Any:
 
 def link_figures(lineage: Any) -> dict[str, Any]:
     """Link summary per derivation, duplicate groups and their items per dataset."""
-    derivations = {f"{s['child']}<-{s['parent']}": dict(s) for s in lineage.summary["derivations"]}
+    derivations = {f"{s['child']}<-{s['parent']}": dict(s) for s in lineage.summary.to_dict()["derivations"]}
     dups: dict[str, dict[str, int]] = {}
     d = lineage.duplicates
     for ds in sorted(set(d.column("dataset").to_pylist())):
@@ -120,7 +120,7 @@ def compute(data_dir: Path) -> dict[str, Any]:
     """All pinned figures, computed from scratch."""
     from croissant_lineage.lineage.graph import LineageGraph
     from croissant_lineage.lineage.model import Lineage
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     with tempfile.TemporaryDirectory() as tmp:
         link("mmlu", data_dir=data_dir).write(Path(tmp) / "lineage")

@@ -21,9 +21,9 @@ from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import FINDINGS_SCHEMA, findings_from_table
 from croissant_lineage.hub.publish import BEGIN, END, hub_url, publish, size_category
 from croissant_lineage.lineage.schema import ITEMS_FILE_SCHEMA, LINEAGE_FILE_SCHEMA
-from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.card import card_header
+from croissant_lineage.workflows import link
 from tests.hub.hub_repo import repository
 
 REPO = Path(__file__).resolve().parents[2]

@@ -82,7 +82,8 @@ def test_items_duplicates_and_membership() -> None:
     assert g.duplicates("base:s/0") == []
     assert "base:s/1" in g and "ann:s/8" in g and "pro:99" not in g and 3 not in g and None not in g
     assert g.documented_children("pro") == [{"child": "pro-x", "parent": "pro", "activity": "translation",
-                                             "languages": 3, "coverage": "documented"}]
+                                             "coverage": "documented", "languages": 3, "method": None,
+                                             "threshold": None, "note": None}]
     g.documented_children("pro")[0]["child"] = "changed"  # a copy
     assert g.documented_children("pro")[0]["child"] == "pro-x" and g.documented_children("ann") == []
 
@@ -163,7 +164,7 @@ def test_relatives_of_the_invented_family() -> None:
                                                     "prosnap:11"]
     assert d["ancestors"] == [] and d["duplicates"] == [] and d["findings"] == []
     assert d["documented"] == [{"child": "base-x", "parent": "base", "activity": "translation", "languages": 5,
-                                "coverage": "documented"}]
+                                "coverage": "documented", "method": None, "threshold": None, "note": None}]
 
 
 def test_family_frame_types() -> None:

@@ -180,7 +180,7 @@ def test_link_holds_the_records_packed_and_gives_the_loaded_items() -> None:
     """The linker loads records packed; its items table is the one load_items gives."""
     from croissant_lineage.family.spec import load_family
     from croissant_lineage.lineage.items import load_items, load_items_packed
-    from croissant_lineage.linking.linker import link
+    from croissant_lineage.workflows import link
 
     spec = load_family(Path(__file__).resolve().parents[2] / "examples" / "toy" / "family.json")
     lin = link(spec)

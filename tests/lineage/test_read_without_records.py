@@ -21,8 +21,8 @@ from croissant_lineage.enrich import enrich_family
 from croissant_lineage.errors import OutputError
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
-from croissant_lineage.linking.linker import link
 from croissant_lineage.testing.synthetic import generate_family
+from croissant_lineage.workflows import link
 
 REPO = Path(__file__).resolve().parents[2]
 TOY_SPEC = REPO / "examples" / "toy" / "family.json"

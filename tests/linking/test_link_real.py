@@ -13,7 +13,7 @@ pytestmark = pytest.mark.realdata
 
 
 def _stats(lineage, child, parent):
-    (s,) = [s for s in lineage.summary["derivations"] if s["child"] == child and s["parent"] == parent]
+    (s,) = [s for s in lineage.summary.to_dict()["derivations"] if s["child"] == child and s["parent"] == parent]
     return s
 
 

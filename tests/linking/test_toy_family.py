@@ -13,7 +13,7 @@ from croissant_lineage.errors import OutputExistsError, SpecError
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
+from croissant_lineage.workflows import link
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 
@@ -29,7 +29,7 @@ def graph(toy: Lineage) -> LineageGraph:
 
 
 def test_every_kind_of_edge(toy: Lineage, graph: LineageGraph) -> None:
-    methods = {(s["child"], m) for s in toy.summary["derivations"] for m in s["by_method"]}
+    methods = {(s["child"], m) for s in toy.summary.to_dict()["derivations"] for m in s["by_method"]}
     assert {("toy-pro", "exact"), ("toy-pro", "fuzzy"), ("toy-redux", "fuzzy"), ("toy-fr", "id")} <= methods
     (e,) = graph.parents("toy-pro:101")
     assert (e.options_copied, e.options_added, e.key_inherited) == (4, 2, True)

@@ -18,7 +18,6 @@ from croissant_lineage.findings.files import save_findings
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import item_iri
-from croissant_lineage.linking.linker import link
 from croissant_lineage.prov import (
     AGENT_IRI,
     PROV_FILE_COMMENT,
@@ -30,6 +29,7 @@ from croissant_lineage.prov import (
     write_prov,
 )
 from croissant_lineage.prov.vocab import FAMILY_ROOT
+from croissant_lineage.workflows import link
 
 PROV = rdflib.Namespace(PROV_NS)
 CL = rdflib.Namespace("https://w3id.org/croissant-lineage/ns#")
@@ -122,7 +122,7 @@ def test_enriched_descriptors_state_the_same_prov(toy: Lineage, tmp_path: Path) 
     for d in result.descriptors:
         parsed = read_graph(d.path)
         for name in d.datasets:
-            iri = next(x["iri"] for x in toy.family["datasets"] if x["name"] == name)
+            iri = next(x["iri"] for x in toy.family.to_dict()["datasets"] if x["name"] == name)
             mine, theirs = _cbd(parsed, iri), _cbd(family, iri)
             assert len(mine) > 3
             assert isomorphic(mine, theirs), graph_diff(to_isomorphic(mine), to_isomorphic(theirs))

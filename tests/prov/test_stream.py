@@ -147,7 +147,7 @@ def test_sorted_lines_are_distinct_and_in_byte_order() -> None:
 def test_an_iri_ntriples_cannot_hold_is_refused_with_a_code(
     bad: str, toy_lineage: Lineage, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    family = dict(toy_lineage.family)
+    family = toy_lineage.family.to_dict()
     family["datasets"] = [dict(d, iri=bad) if d["name"] == "toy-base" else d for d in family["datasets"]]
     broken = Lineage(family=family, items=toy_lineage.items, edges=toy_lineage.edges)
     for fmt in FORMATS:

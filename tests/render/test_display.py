@@ -12,7 +12,6 @@ from croissant_lineage.family.spec import load_family
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import FAMILY_COLUMNS, LineageGraph, relatives_of
-from croissant_lineage.linking.linker import link
 from croissant_lineage.render.html import (
     FINDING_COLUMNS,
     MAX_ROWS,
@@ -23,6 +22,7 @@ from croissant_lineage.render.html import (
     to_html,
 )
 from croissant_lineage.validate.report import Checked, Issue, ValidationReport
+from croissant_lineage.workflows import link
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 EXAMINER = Source("Invented examiner", url="https://example.org/review?a=1&b=2", kind="person")

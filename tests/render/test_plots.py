@@ -15,14 +15,13 @@ from matplotlib.figure import Figure
 from croissant_lineage.audits.translations import verify_translations
 from croissant_lineage.audits.witnesses import ModelTally, PooledTally
 from croissant_lineage.family.spec import load_family
-from croissant_lineage.linking.linker import link
 from croissant_lineage.render.plots import (
     JOIN_STATUS_STYLES,
     join_verification_plot,
     snapshot_changes_plot,
     witness_picks_plot,
 )
-from croissant_lineage.workflows import snapshot_history
+from croissant_lineage.workflows import link, snapshot_history
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
 

@@ -65,11 +65,11 @@ def test_rebuilt_lineage_is_the_linked_one(toy_lineage: Lineage, resolver: Resol
     assert _rows(got.edges, ("text_repaired",)) == _rows(toy_lineage.edges, ("text_repaired",))
     assert got.edges.column("text_repaired").null_count == got.edges.num_rows == 36
     assert _rows(got.duplicates) == _rows(toy_lineage.duplicates) and got.duplicates.num_rows == 4
-    fam = got.family
+    fam = got.family.to_dict()
     assert (fam["name"], fam["title"]) == ("toy", "")
-    assert sorted(map(_key, fam["derivations"])) == sorted(map(_key, toy_lineage.family["derivations"]))
+    assert sorted(map(_key, fam["derivations"])) == sorted(map(_key, toy_lineage.family.to_dict()["derivations"]))
     # a dataset with documented coverage only has no descriptor: its title is not known
-    want = [{**d, "title": ""} if d["coverage"] == "documented" else d for d in toy_lineage.family["datasets"]]
+    want = [{**d, "title": ""} if d["coverage"] == "documented" else d for d in toy_lineage.family.to_dict()["datasets"]]
     assert sorted(map(_key, fam["datasets"])) == sorted(map(_key, want))
     assert [d["name"] for d in fam["datasets"]] == ["toy-base", "toy-xx", "toy-fr", "toy-pro-v2", "toy-pro", "toy-redux"]
 
@@ -130,7 +130,7 @@ def test_family_name_only_when_the_descriptors_agree(folder: Path, tmp_path: Pat
 
     two = Resolver.load(_rewrite(folder, tmp_path / "two", rename, ("toy-pro.json",)))
     assert sorted({s.family for s in two.sources}) == ["other", "toy"]
-    assert two.lineage.family["name"] == ""
+    assert two.lineage.family.name == ""
 
     def foreign_activity(doc: dict[str, Any]) -> dict[str, Any]:
         for act in doc["prov:wasGeneratedBy"]:
@@ -148,7 +148,7 @@ def test_family_name_only_when_the_descriptors_agree(folder: Path, tmp_path: Pat
 
     none = Resolver.load(_rewrite(folder, tmp_path / "none", foreign_activity, ("toy-pro.json",)))
     assert {s.path.name: s.family for s in none.sources}["toy-pro.json"] is None
-    assert none.lineage.family["name"] == "toy"
+    assert none.lineage.family.name == "toy"
 
 
 def test_foreign_files_and_nodes_are_skipped(folder: Path, resolver: Resolver, tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_no_descriptor_gives_an_empty_lineage() -> None:
     empty = Resolver([])
     assert empty.lineage.items.num_rows == empty.lineage.edges.num_rows == empty.lineage.duplicates.num_rows == 0
     assert empty.lineage.items.schema == ITEMS_SCHEMA and empty.lineage.edges.schema == EDGES_SCHEMA
-    assert empty.findings == [] and empty.lineage.family["name"] == ""
+    assert empty.findings == [] and empty.lineage.family.name == ""
     with pytest.raises(InputError):
         empty.family("toy-pro:101")
 
@@ -311,21 +311,21 @@ def test_dataset_and_derivation_defaults_when_properties_are_absent(folder: Path
         node["cl:documentedDerivation"].append({"@id": "_:no-derivative", "cl:activityKind": {"@value": "translation"}})
         return doc
 
-    got = Resolver.load(_rewrite(folder, tmp_path / "bare", strip_optional, ("toy-base.json",))).lineage.family
+    got = Resolver.load(_rewrite(folder, tmp_path / "bare", strip_optional, ("toy-base.json",))).lineage.family.to_dict()
     base = next(d for d in got["datasets"] if d["name"] == "toy-base")
     assert base == {"name": "toy-base", "iri": "https://example.org/toy/base", "title": "", "date": None,
                     "languages": [], "coverage": "items", "note": "a note"}
-    assert [d["name"] for d in got["datasets"]] == [d["name"] for d in resolver.lineage.family["datasets"]]
+    assert [d["name"] for d in got["datasets"]] == [d["name"] for d in resolver.lineage.family.to_dict()["datasets"]]
     documented = [d for d in got["derivations"] if d["coverage"] == "documented"]
     assert documented == [
         {"child": "toy-xx", "parent": "toy-base", "activity": "translation", "coverage": "documented",
          "languages": 5, "method": None, "threshold": None, "note": ""},
-        {"child": None, "parent": "toy-base", "activity": "translation", "coverage": "documented",
+        {"child": "", "parent": "toy-base", "activity": "translation", "coverage": "documented",
          "languages": None, "method": None, "threshold": None, "note": ""},
     ]
     # derivations up from a dataset keep their evidence; a missing description is an empty note
     up = [d for d in got["derivations"] if d["child"] == "toy-pro"]
-    assert up == [d for d in resolver.lineage.family["derivations"] if d["child"] == "toy-pro"]
+    assert up == [d for d in resolver.lineage.family.to_dict()["derivations"] if d["child"] == "toy-pro"]
     assert up[0]["note"] == "" and up[0]["method"] == "text" and up[0]["threshold"] == 85.0
 
 
@@ -354,9 +354,9 @@ def test_a_derivations_language_count_and_note_are_read(folder: Path, resolver: 
         q["sc:description"] = {"@value": "three languages", "@language": "en"}
         return doc
 
-    got = Resolver.load(_rewrite(folder, tmp_path / "annotated", annotate, ("toy-pro.json",))).lineage.family
+    got = Resolver.load(_rewrite(folder, tmp_path / "annotated", annotate, ("toy-pro.json",))).lineage.family.to_dict()
     (up,) = [d for d in got["derivations"] if d["child"] == "toy-pro"]
-    (before,) = [d for d in resolver.lineage.family["derivations"] if d["child"] == "toy-pro"]
+    (before,) = [d for d in resolver.lineage.family.to_dict()["derivations"] if d["child"] == "toy-pro"]
     assert up == {**before, "languages": 3, "note": "three languages"}
 
 
@@ -385,7 +385,7 @@ def test_dataset_coverage_is_read_from_the_metadata(folder: Path, tmp_path: Path
     assert node["cl:coverage"] == {"@value": "items"}
     node["cl:coverage"] = {"@value": "documented"}
     path.write_text(json.dumps(doc))
-    got = {d["name"]: d["coverage"] for d in Resolver.load(dest).lineage.family["datasets"]}
+    got = {d["name"]: d["coverage"] for d in Resolver.load(dest).lineage.family.to_dict()["datasets"]}
     assert got["toy-pro"] == "documented"
     assert got["toy-base"] == "items"
 

@@ -11,8 +11,8 @@ import pytest
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
 from croissant_lineage.testing.synthetic import MANIFEST, SyntheticFamily, generate_family
+from croissant_lineage.workflows import link
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_linker_finds_every_planted_parent(family: SyntheticFamily, linked: Line
     want = {(r["child_dataset"], r["child_item"]): (r["parent_dataset"], r["parent_item"]) for r in truth}
     assert got == want
     assert linked.unmatched.num_rows == 0
-    methods = {m for s in linked.summary["derivations"] for m in s["by_method"]}
+    methods = {m for s in linked.summary.to_dict()["derivations"] for m in s["by_method"]}
     assert {"exact", "fuzzy", "id"} <= methods
 
 
@@ -65,9 +65,9 @@ def test_duplicates_and_key_changes_are_found(family: SyntheticFamily, linked: L
     dup_items = {r["child_item"] for r in truth if r["kind"] == "duplicate"}
     grouped = set(linked.duplicates.column("item").to_pylist())
     assert dup_items and dup_items <= grouped
-    redux = next(s for s in linked.summary["derivations"] if s["child"] == "syn-redux")
+    redux = next(s for s in linked.summary.to_dict()["derivations"] if s["child"] == "syn-redux")
     assert redux["key_changed"] >= 1 and redux["key_inherited"] >= 1
-    pro = next(s for s in linked.summary["derivations"] if s["child"] == "syn-pro")
+    pro = next(s for s in linked.summary.to_dict()["derivations"] if s["child"] == "syn-pro")
     assert pro["options_added"] == 6 * pro["linked"]
 
 

@@ -11,9 +11,9 @@ from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.parquet import findings_entries, findings_table
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.linker import link
 from croissant_lineage.validate import validate
 from croissant_lineage.validate.findings import stale_descendants
+from croissant_lineage.workflows import link
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = {"name": "Invented review", "kind": "community_review"}

@@ -9,20 +9,19 @@ from croissant_lineage.audits.history.chain import joins_from_edges, needs_joins
 from croissant_lineage.audits.history.report import HistoryReport
 from croissant_lineage.audits.history.versions import Snapshot, Version, item_history
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.linking.snapshotdiff import compare_snapshots
 
 __all__ = ["chain_snapshots", "history"]
 
 
-def chain_snapshots(lineage: Lineage, spec: FamilySpec, *, dataset: str | None = None) -> list[Snapshot]:
+def chain_snapshots(lineage: Lineage, *, dataset: str | None = None) -> list[Snapshot]:
     """The snapshots of a family's chain, ready for :func:`item_history`.
 
     Args:
         lineage: The linked family: its items are the snapshots' items, and its edges
-            join the snapshots linked by text (MMLU 2020 -> Hub release).
-        spec: The family spec (its snapshot derivations and dates).
+            join the snapshots linked by text (MMLU 2020 -> Hub release); its family, the
+            snapshot derivations and the dates.
         dataset: Any snapshot of the chain (default: the family's longest chain).
 
     Returns:
@@ -32,24 +31,24 @@ def chain_snapshots(lineage: Lineage, spec: FamilySpec, *, dataset: str | None =
         SpecError: unknown dataset, or it has no other snapshot.
         InputError: the lineage holds no items of a snapshot.
     """
-    chain = resolve_chain(spec, dataset)
+    family = lineage.family
+    chain = resolve_chain(family, dataset)
     names = [chain[0].parent, *(d.child for d in chain)]
     tables = {n: dataset_items(lineage, n) for n in names}
-    snaps = [Snapshot(names[0], spec.dataset(names[0]).date, tables[names[0]])]
+    snaps = [Snapshot(names[0], family.dataset(names[0]).date, tables[names[0]])]
     for d in chain:
         joins = joins_from_edges(lineage.edges, d.child, d.parent, unmatched=lineage.unmatched) if needs_joins(d) else None
-        snaps.append(Snapshot(d.child, spec.dataset(d.child).date, tables[d.child], joins))
+        snaps.append(Snapshot(d.child, family.dataset(d.child).date, tables[d.child], joins))
     return snaps
 
 
 def history(
-    lineage: Lineage, spec: FamilySpec, *, dataset: str | None = None, item: str | None = None
+    lineage: Lineage, *, dataset: str | None = None, item: str | None = None
 ) -> HistoryReport:
     """Compare every consecutive pair of a family's snapshots and trace one item.
 
     Args:
         lineage: The linked family (see :func:`chain_snapshots`).
-        spec: The family spec.
         dataset: Any snapshot of the chain (default: the family's longest chain,
             ``mmlu-pro`` for MMLU).
         item: An item id (or ref) to trace, see :func:`item_history`.
@@ -62,7 +61,7 @@ def history(
         InputError: the item is in none of the snapshots, or the lineage holds no items
             of a snapshot.
     """
-    snaps = chain_snapshots(lineage, spec, dataset=dataset)
+    snaps = chain_snapshots(lineage, dataset=dataset)
     names = [s.dataset for s in snaps]
     diffs = tuple(
         compare_snapshots(a.items, b.items, old_date=a.date, new_date=b.date, joins=b.joins)
@@ -78,7 +77,7 @@ def history(
                 hint="give an item id of one of them, or a ref 'dataset:item'",
             ) from None
     return HistoryReport(
-        family=spec.name,
+        family=lineage.family.name,
         datasets=tuple(names),
         dates=tuple(s.date for s in snaps),
         diffs=diffs,

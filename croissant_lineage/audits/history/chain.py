@@ -11,7 +11,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 from croissant_lineage.errors import SpecError
-from croissant_lineage.family.spec import VERSION_ACTIVITIES, Derivation, FamilySpec
+from croissant_lineage.family.spec import VERSION_ACTIVITIES
+from croissant_lineage.lineage.info import DerivationInfo, FamilyInfo
 from croissant_lineage.linking.itemdiff import REPLACED_BELOW
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
 SNAPSHOT_ACTIVITIES = VERSION_ACTIVITIES
 
 
-def snapshot_chain(spec: FamilySpec, dataset: str) -> list[Derivation]:
+def snapshot_chain(family: FamilyInfo, dataset: str) -> list[DerivationInfo]:
     """The snapshot derivations (activity in :data:`SNAPSHOT_ACTIVITIES`) linking
     ``dataset`` to its earlier and later snapshots, oldest first.
 
@@ -39,23 +40,23 @@ def snapshot_chain(spec: FamilySpec, dataset: str) -> list[Derivation]:
     Raises:
         SpecError: the dataset is unknown, or a snapshot has several later snapshots.
     """
-    spec.dataset(dataset)
-    snaps = [d for d in spec.derivations if d.activity in SNAPSHOT_ACTIVITIES and d.link is not None]
+    family.dataset(dataset)
+    snaps = [d for d in family.derivations if d.activity in SNAPSHOT_ACTIVITIES and d.method is not None]
     by_child = {d.child: d for d in snaps}
-    by_parent: dict[str, list[Derivation]] = {}
+    by_parent: dict[str, list[DerivationInfo]] = {}
     for d in snaps:
         by_parent.setdefault(d.parent, []).append(d)
     first = dataset
     while first in by_child:
         first = by_child[first].parent
-    chain: list[Derivation] = []
+    chain: list[DerivationInfo] = []
     cur = first
     while cur in by_parent:
         nxt = by_parent[cur]
         if len(nxt) > 1:
             raise SpecError(
                 f"snapshot {cur!r} has several later snapshots ({', '.join(d.child for d in nxt)})",
-                path=spec.path,
+                path=family.path,
                 hint="a snapshot chain must be linear",
             )
         chain.append(nxt[0])
@@ -63,18 +64,18 @@ def snapshot_chain(spec: FamilySpec, dataset: str) -> list[Derivation]:
     return chain
 
 
-def _default_dataset(spec: FamilySpec) -> str:
+def _default_dataset(family: FamilyInfo) -> str:
     best: tuple[int, str] | None = None
-    for name in spec.datasets:
-        n = len(snapshot_chain(spec, name))
+    for name in family.dataset_names():
+        n = len(snapshot_chain(family, name))
         if n and (best is None or n > best[0]):
             best = (n, name)
     if best is None:
-        raise SpecError(f"family {spec.name!r} declares no snapshot derivations", path=spec.path)
+        raise SpecError(f"family {family.name!r} declares no snapshot derivations", path=family.path)
     return best[1]
 
 
-def resolve_chain(spec: FamilySpec, dataset: str | None = None) -> list[Derivation]:
+def resolve_chain(family: FamilyInfo, dataset: str | None = None) -> list[DerivationInfo]:
     """The snapshot chain of ``dataset`` (default: the family's longest chain).
 
     Returns:
@@ -83,21 +84,20 @@ def resolve_chain(spec: FamilySpec, dataset: str | None = None) -> list[Derivati
     Raises:
         SpecError: unknown dataset, or it has no other snapshot.
     """
-    name = dataset or _default_dataset(spec)
-    chain = snapshot_chain(spec, name)
+    name = dataset or _default_dataset(family)
+    chain = snapshot_chain(family, name)
     if not chain:
         raise SpecError(
-            f"dataset {name!r} has no other snapshot in family {spec.name!r}",
-            path=spec.path,
-            hint=f"give one of: {', '.join(sorted({d.child for d in spec.derivations if d.activity in SNAPSHOT_ACTIVITIES}))}",
+            f"dataset {name!r} has no other snapshot in family {family.name!r}",
+            path=family.path,
+            hint=f"give one of: {', '.join(sorted({d.child for d in family.derivations if d.activity in SNAPSHOT_ACTIVITIES}))}",
         )
     return chain
 
 
-def needs_joins(d: Derivation) -> bool:
+def needs_joins(d: DerivationInfo) -> bool:
     """True when a snapshot derivation's items join through lineage edges (ids differ)."""
-    assert d.link is not None
-    return not (d.link.by in ("id", "index") and d.link.child_field is None)
+    return not d.joins_by_own_id
 
 
 def joins_from_edges(

@@ -179,15 +179,12 @@ def verify_translations(lineage: LineageLike) -> TranslationReport:
 
     Args:
         lineage: The linked family, or its lineage folder (its ``items``, ``edges``,
-            ``family["datasets"][*]["languages"]`` and ``family["language_rules"]`` are used).
+            ``family.datasets[*].languages`` and ``family.language_rules`` are used).
 
     Returns:
         A :class:`TranslationReport` (see :func:`verify_joins`).
     """
     lineage = as_lineage(lineage)
-    languages = {d["name"]: list(d.get("languages") or ()) for d in lineage.family.get("datasets", [])}
-    rules = {
-        lang: LanguageRules(tuple(sorted((r.get("scale_words") or {}).items())))
-        for lang, r in (lineage.family.get("language_rules") or {}).items()
-    }
+    languages = {d.name: list(d.languages) for d in lineage.family.datasets}
+    rules = lineage.family.rules
     return verify_joins(lineage.edges, lineage.items, languages=languages, language_rules=rules)

@@ -22,6 +22,7 @@ from croissant_lineage._results import RowTable
 from croissant_lineage.errors import DataError, InputError
 from croissant_lineage.findings.routing import route
 from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA, split_ref
@@ -350,7 +351,7 @@ def claims_from_findings(
     routing = ClaimRouting()
     graph = None
     if edges is not None:
-        graph = LineageGraph(Lineage({}, items if items is not None else ITEMS_SCHEMA.empty_table(), edges))
+        graph = LineageGraph(Lineage(FamilyInfo(), items if items is not None else ITEMS_SCHEMA.empty_table(), edges))
     for f in findings:
         fid, ref, proposed = str(f.id), str(f.item), f.proposed
         if f.kind != "wrong_key":

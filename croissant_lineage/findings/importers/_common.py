@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import DatasetSpec, FamilySpec, load_family
+from croissant_lineage.family.spec import DatasetSpec, FamilySpec, as_spec
 from croissant_lineage.findings.model import Finding
 from croissant_lineage.lineage.items import load_items
 
@@ -110,7 +110,7 @@ def dataset_items(
         InputError: the dataset's files need a data folder and ``data_dir`` is None.
         SpecError, DataError: the dataset cannot be loaded.
     """
-    spec = load_family(family) if isinstance(family, str) else family
+    spec = as_spec(family)
     ds = spec.dataset(dataset)
     if ds.files_relative_to_data_dir and data_dir is None:
         raise InputError(

@@ -24,7 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.family.spec import FamilySpec, load_family
+from croissant_lineage.family.spec import FamilySpec, as_spec
 from croissant_lineage.findings.importers._common import (
     ImportResult,
     Unattached,
@@ -235,7 +235,7 @@ def import_redux(
     if items is None:
         ds, table = dataset_items(family, dataset, data_dir)
     else:
-        spec = load_family(family) if isinstance(family, str) else family
+        spec = as_spec(family)
         ds, table = spec.dataset(dataset), items
     graph = as_graph(lineage) if lineage is not None else None
     source_name = _SOURCE_NAMES.get(dataset, dataset)
