@@ -410,8 +410,8 @@ def _supported(name: str, table: pa.Table, corpus: dict[str, pa.Table], language
 
 def _support(r: Relation, child: str) -> tuple[int, int]:
     c = r.counts
-    if r.kind == "reference":
-        return int(c["reference_matched"]), int(c["reference_matched"])
+    if r.kind == "reference":  # ids before rows before stems
+        return int(c["reference_matched"]), 2 - ("id", "row", "stem").index(str(c["reference_kind"]))
     if r.kind == "translation":  # the agreeing share in whole percent: the token weights depend on
         agree, disagree = int(c.get("evidence_agrees", 0)), int(c.get("evidence_disagrees", 0))  # the corpus side,
         return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0  # +-1 pair is noise

@@ -455,7 +455,8 @@ def best_references(
     name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup]
 ) -> list[tuple[str, ParentField]]:
     """The corpus datasets a field of ``name`` refers to (:mod:`croissant_lineage.discovery.refs`),
-    best first (most child items named, then by name)."""
+    best first (most child items named, then ids before rows before stems, then by name); a
+    field that holds one dataset's ids is not read as another's row numbers."""
     fields = child_fields(table)
     found = []
     for other in sorted(corpus):
@@ -466,7 +467,9 @@ def best_references(
         pf = parent_field(fields, lookups[other])
         if pf is not None and pf.matched >= max(MIN_ITEMS, MIN_SHARE * table.num_rows):
             found.append((other, pf))
-    found.sort(key=lambda t: (-t[1].matched, t[0]))
+    as_ids = {pf.field for _, pf in found if pf.kind == "id"}  # a field that holds ids is no row number elsewhere
+    found = [(o, pf) for o, pf in found if not (pf.kind == "row" and pf.field in as_ids)]
+    found.sort(key=lambda t: (-t[1].matched, t[1].rank()[2], t[0]))
     return found
 
 
