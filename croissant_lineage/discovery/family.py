@@ -53,7 +53,7 @@ evidence does not say which copied which).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +74,12 @@ from croissant_lineage.discovery.propose import (
     _with,
     _write,
     added_key_changes,
+    best_references,
     guess_activity,
+    reference_proposal,
+    reference_rule,
 )
+from croissant_lineage.discovery.refs import ParentField, ParentLookup
 from croissant_lineage.discovery.translations import (
     TranslationMatch,
     discover_translation,
@@ -323,6 +327,37 @@ def _text_relations(
     return relations, hits
 
 
+# ---------------------------------------------------------------- reference relations
+
+
+def _reference_relations(
+    tables: dict[str, pa.Table], relations: list[Relation],
+) -> tuple[list[Relation], dict[tuple[str, str], ParentField]]:
+    """The relations with every pair one of whose sides names the other's items in a field
+    (:mod:`croissant_lineage.discovery.refs`) made a ``reference`` relation: the side that
+    names the other is the child, whatever else voted (the relation it replaces is kept in
+    the counts as ``replaced``)."""
+    lookups: dict[str, ParentLookup] = {}
+    refs: dict[tuple[str, str], ParentField] = {}
+    for name in sorted(tables):
+        for parent, pf in best_references(name, tables[name], tables, lookups):
+            if (parent, name) not in refs:  # the side found first names the other
+                refs[(name, parent)] = pf
+    if not refs:
+        return relations, refs
+    pairs = {tuple(sorted(k)): k for k in refs}
+    out = [r for r in relations if (r.a, r.b) not in pairs]
+    replaced = {(r.a, r.b): r for r in relations if (r.a, r.b) in pairs}
+    for (a, b), (child, parent) in sorted(pairs.items()):
+        pf = refs[(child, parent)]
+        counts: dict[str, Any] = {f"{child}_items": tables[child].num_rows, f"{parent}_items": tables[parent].num_rows,
+                                  **pf.evidence()}
+        if (a, b) in replaced:
+            counts["replaced"] = f"{replaced[(a, b)].kind}: {replaced[(a, b)].rule}"
+        out.append(Relation(a, b, "reference", counts, parent, reference_rule(child, parent, pf, tables[child].num_rows)))
+    return out, refs
+
+
 # ---------------------------------------------------------------- translation relations
 
 
@@ -382,6 +417,8 @@ def _supported(name: str, table: pa.Table, corpus: dict[str, pa.Table], language
 
 def _support(r: Relation, child: str) -> tuple[int, int]:
     c = r.counts
+    if r.kind == "reference":  # ids before rows before stems
+        return int(c["reference_matched"]), 2 - ("id", "row", "stem").index(str(c["reference_kind"]))
     if r.kind == "translation":  # the agreeing share in whole percent: the token weights depend on
         agree, disagree = int(c.get("evidence_agrees", 0)), int(c.get("evidence_disagrees", 0))  # the corpus side,
         return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0  # +-1 pair is noise
@@ -544,7 +581,7 @@ def discover_family(
     index = load_or_build(index_dir, tables)
     text, hits = _text_relations(tables, index, languages, dates, threshold)
     trans, matches = _translation_relations(tables, languages, text)
-    relations = text + trans
+    relations, refs = _reference_relations(tables, text + trans)
     chosen, record = _choose(relations, dates)
     start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
@@ -555,6 +592,11 @@ def discover_family(
     for child in sorted(chosen):
         rel = chosen[child]
         parent = str(rel.parent)
+        if rel.kind == "reference":
+            rp, e = reference_proposal(child, parent, tables[child], tables[parent], refs[(child, parent)])
+            proposals.append(_with_choice(rp, record[child]))
+            edges.append(e)
+            continue
         if rel.kind == "translation":
             match = matches.get((child, parent))
             if match is None:  # found from the other side: pair this way round
@@ -564,14 +606,14 @@ def discover_family(
                     continue
                 match = got[0]
             p, e = _translation_proposal(child, parent, tables, match, languages)
-            proposals.append(p)
+            proposals.append(_with_choice(p, record[child]))
             edges.append(e)
             continue
         tp, e, u = _text_proposal(child, parent, tables, hits, start, threshold)
         if tp is None:
             record[child]["dropped"] = "too few edges once linked"
             continue
-        proposals.append(tp)
+        proposals.append(_with_choice(tp, record[child]))
         edges.append(e)
         unmatched.append(u)
     kept = {p.child: chosen[p.child] for p in proposals}
@@ -588,6 +630,14 @@ def discover_family(
     if out is not None:
         result.out = _write(result, Path(out), force=force)
     return result
+
+
+def _with_choice(p: Proposal, choice: dict[str, Any]) -> Proposal:
+    """The proposal with the rule that decided its direction and the runner-up candidate."""
+    others = choice["candidates"][1:]
+    runner = {"parent": others[0]["parent"], "score": others[0]["items"]} if others else None
+    also = {c["parent"]: c["items"] for c in others}
+    return replace(p, rule=choice["rule"], runner_up=runner, also_matched=also or p.also_matched)
 
 
 def _lineage(fam: FamilySpec, datasets: dict[str, DatasetSpec], tables: dict[str, pa.Table], proposals: list[Proposal],

@@ -32,7 +32,7 @@ and the report says so.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,6 +43,13 @@ from rapidfuzz import fuzz
 from croissant_lineage._io import atomic_write_json, read_json
 from croissant_lineage._results import Result
 from croissant_lineage.discovery.index import StemIndex, load_or_build
+from croissant_lineage.discovery.refs import (
+    ParentField,
+    ParentLookup,
+    child_fields,
+    lookup,
+    parent_field,
+)
 from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
 from croissant_lineage.discovery.translations import discover_translation, translation_edges
 from croissant_lineage.errors import InputError
@@ -58,10 +65,13 @@ from croissant_lineage.lineage.items import LETTERS, key_letter, load_items
 from croissant_lineage.lineage.model import Lineage, is_lineage_folder
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import Checker
-from croissant_lineage.linking.linker import link_derivation
+from croissant_lineage.linking.linker import link_derivation, link_pairs
 from croissant_lineage.linking.normalize import normalize_stem
 
-__all__ = ["MIN_ITEMS", "MIN_SHARE", "Discovery", "Proposal", "added_key_changes", "discover", "guess_activity"]
+__all__ = [
+    "MIN_ITEMS", "MIN_SHARE", "Discovery", "Proposal", "added_key_changes", "best_references", "discover", "guess_activity",
+    "reference_proposal", "reference_rule",
+]
 
 #: A parent explains at least this many of the child's items...
 MIN_ITEMS = 3
@@ -90,6 +100,9 @@ class Proposal:
             dropped, keys changed, same ids, ambiguous).
         also_matched: Other corpus datasets with candidates for the same children, and
             how many (copies of the parent, usually).
+        rule: The rule that chose this parent and its direction, in words with its counts.
+        runner_up: The best other candidate parent and its score (``{"parent", "score"}``),
+            or None when there was none.
     """
 
     child: str
@@ -100,8 +113,10 @@ class Proposal:
     linked: int
     share: float
     parent_coverage: float
-    evidence: dict[str, int]
+    evidence: dict[str, Any]
     also_matched: dict[str, int] = field(default_factory=dict)
+    rule: str = ""
+    runner_up: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
@@ -116,6 +131,8 @@ class Proposal:
             "parent_coverage": round(self.parent_coverage, 4),
             "evidence": dict(self.evidence),
             "also_matched": dict(self.also_matched),
+            "rule": self.rule,
+            "runner_up": dict(self.runner_up) if self.runner_up else None,
         }
 
 
@@ -441,6 +458,62 @@ def _with(edges: pa.Table, activity: str) -> pa.Table:
     return edges.set_column(edges.schema.get_field_index("method"), "method", pa.array(["discovered"] * n, pa.string()))
 
 
+def best_references(
+    name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup]
+) -> list[tuple[str, ParentField]]:
+    """The corpus datasets a field of ``name`` refers to (:mod:`croissant_lineage.discovery.refs`),
+    best first (most child items named, then ids before rows before stems, then by name); a
+    field that holds one dataset's ids is not read as another's row numbers."""
+    fields = child_fields(table)
+    found = []
+    for other in sorted(corpus):
+        if other == name:
+            continue
+        if other not in lookups:
+            lookups[other] = lookup(corpus[other])
+        pf = parent_field(fields, lookups[other])
+        if pf is not None and pf.matched >= max(MIN_ITEMS, MIN_SHARE * table.num_rows):
+            found.append((other, pf))
+    as_ids = {pf.field for _, pf in found if pf.kind == "id"}  # a field that holds ids is no row number elsewhere
+    found = [(o, pf) for o, pf in found if not (pf.kind == "row" and pf.field in as_ids)]
+    found.sort(key=lambda t: (-t[1].matched, t[1].rank()[2], t[0]))
+    return found
+
+
+def reference_rule(child: str, parent: str, pf: ParentField, child_items: int) -> str:
+    """The direction rule of a reference, in words with its counts."""
+    return (f"reference: {child}.{pf.field} names {pf.kind}s of {parent} on {pf.matched} of {child_items} items"
+            f"{' (the name says so)' if pf.named else ''}")
+
+
+def reference_proposal(
+    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, pf: ParentField
+) -> tuple[Proposal, pa.Table]:
+    """The proposal and edges of a pair joined by a parent-reference field (both modes)."""
+    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id", child_field=pf.field))
+    edges = link_pairs(deriv, child_table, parent_table, list(pf.pairs), method="reference", translated=False)
+    rekeyed, _ = added_key_changes(edges, child_table, parent_table)
+    activity, counts = guess_activity(edges, child_table.num_rows, parent_table.num_rows, rekeyed=rekeyed)
+    n, m = child_table.num_rows, parent_table.num_rows
+    evidence: dict[str, Any] = {**counts, **pf.evidence()}
+    prop = Proposal(child, parent, activity, n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
+                    counts["parents_reached"] / m if m else 0.0, evidence, rule=reference_rule(child, parent, pf, n))
+    return prop, _with(edges, activity)
+
+
+def _discover_by_reference(
+    name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup]
+) -> tuple[list[Proposal], list[pa.Table]]:
+    refs = best_references(name, table, corpus, lookups)
+    if not refs:
+        return [], []
+    parent, pf = refs[0]
+    prop, edges = reference_proposal(name, parent, table, corpus[parent], pf)
+    others = {o: r.matched for o, r in refs[1:]}
+    runner = {"parent": refs[1][0], "score": refs[1][1].matched, "by": f"reference {refs[1][1].field}"} if len(refs) > 1 else None
+    return [replace(prop, also_matched=others, runner_up=runner)], [edges]
+
+
 def _discover_one(
     name: str, table: pa.Table, corpus: dict[str, pa.Table], index: StemIndex, threshold: float
 ) -> tuple[list[Proposal], list[pa.Table], list[pa.Table]]:
@@ -461,12 +534,15 @@ def _discover_one(
         counts["dropped_edited_stem_few_options"] = weak
         edge_parts.append(_with(edges, activity))
         unmatched_parts.append(unmatched)
+        runner = next(({"parent": d, "score": c, "by": "stems"} for d, c in sorted(others.items(), key=lambda t: (-t[1], t[0]))), None)
+        rule = (f"stems: {len(kids)} of {table.num_rows} items have a candidate in {parent}, the most of any corpus dataset"
+                + (f" ({runner['parent']} {runner['score']})" if runner else ""))
         proposals.append(
             Proposal(
                 name, parent, activity, table.num_rows, corpus[parent].num_rows, edges.num_rows,
                 edges.num_rows / table.num_rows if table.num_rows else 0.0,
                 counts["parents_reached"] / corpus[parent].num_rows if corpus[parent].num_rows else 0.0,
-                counts, others,
+                counts, others, rule=rule, runner_up=runner,
             )
         )
     return proposals, edge_parts, unmatched_parts
@@ -485,11 +561,14 @@ def _discover_translated(
     counts["parents_reached"] = len({j for _, j, _ in best.pairs})
     parent_items = corpus[best.parent].num_rows
     others = {m.parent: len(m.pairs) for m in tried if m is not best}
+    runner = next(({"parent": d, "score": c, "by": "translation pairs"} for d, c in sorted(others.items(), key=lambda t: (-t[1], t[0]))), None)
     proposal = Proposal(
         name, best.parent, "translation", table.num_rows, parent_items, edges.num_rows,
         edges.num_rows / table.num_rows if table.num_rows else 0.0,
         counts["parents_reached"] / parent_items if parent_items else 0.0,
         counts, others,
+        rule=f"translation: {len(best.pairs)} of {table.num_rows} items paired by {best.how} with {best.parent}, the most of any corpus dataset",
+        runner_up=runner,
     )
     return [proposal], [_with(edges, "translation")]
 
@@ -555,8 +634,12 @@ def discover(
     unmatched: list[pa.Table] = []
     languages = {n: (s.languages[0] if s.languages else None) for n, s in corpus_specs.items()}
     parent_checkers: dict[str, Checker] = {}
+    lookups: dict[str, ParentLookup] = {}
     for name, (ds, table) in unknown.items():
-        p, e, u = _discover_one(name, table, corpus, index, threshold)
+        p, e = _discover_by_reference(name, table, corpus, lookups)  # a field naming the parent decides
+        u: list[pa.Table] = []
+        if not p:
+            p, e, u = _discover_one(name, table, corpus, index, threshold)
         if not p:  # no relative in the same language: a translation?
             languages[name] = ds.languages[0] if ds.languages else None
             p, e = _discover_translated(name, table, corpus, languages, parent_checkers)
@@ -616,6 +699,10 @@ _RULE_NOTES = {
 
 def _fragment_rule(p: Proposal) -> dict[str, Any]:
     """The derivation's link rule in the fragment (none for token pairs: no rule reproduces them)."""
+    if "reference_field" in p.evidence:  # the child names its parent in a field: the rule names it
+        if p.evidence["reference_kind"] == "stem":
+            return {"link": {"by": "text", "child_block": None, "parent_block": None, "threshold": 85}}
+        return {"link": {"by": "index" if p.evidence["reference_kind"] == "row" else "id", "child_field": p.evidence["reference_field"]}}
     how = p.evidence.get("paired_by")
     if how == "ids":  # ids re-linked by a row shift: only ``by: index`` runs the shift check that re-links them
         return {"link": {"by": "index" if p.evidence.get("relinked_by_shift") else "id"}}
@@ -642,6 +729,7 @@ def _fragment(result: Discovery) -> dict[str, Any]:
                 f"{p.evidence['parents_reached']} of {p.parent_items} parent items reached; "
                 + ", ".join(f"{k} {v}" for k, v in p.evidence.items() if k not in ("edges", "parents_reached"))
                 + _RULE_NOTES.get(str(p.evidence.get("paired_by")), "")
+                + (f"; {p.rule}" if p.rule else "")
             ),
         }
         for p in result.proposals

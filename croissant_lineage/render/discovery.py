@@ -41,6 +41,10 @@ def discovery_text(result: Discovery) -> str:
             f"exact stems {ev['exact_stem']}, edited {ev['stem_edited']}, options added on {ev['options_added']}, "
             f"keys changed {ev['key_changed']}, same ids {ev['same_id']}, ambiguous {ev['ambiguous']}"
         )
+        if p.rule:
+            lines.append(f"  rule: {p.rule}")
+        if p.runner_up:
+            lines.append(f"  runner-up: {p.runner_up['parent']} ({p.runner_up['score']})")
         if p.also_matched:
             top = ", ".join(f"{d} {n}" for d, n in list(p.also_matched.items())[:5])
             lines.append(f"  also matched (same children): {top}")
@@ -63,6 +67,8 @@ def family_discovery_text(result: FamilyDiscovery) -> str:
             f"{p.evidence['parents_reached']} of {p.parent_items} parent items"
         )
         lines.append(f"  direction: {choice['rule']}")
+        if p.runner_up:
+            lines.append(f"  runner-up: {p.runner_up['parent']} ({p.runner_up['score']} items)")
         if choice.get("tied_with"):
             lines.append(f"  {choice['choice']} (tied with {', '.join(choice['tied_with'])})")
     for child, choice in result.choices.items():
