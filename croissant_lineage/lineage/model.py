@@ -44,7 +44,13 @@ from croissant_lineage.croissant.tables import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.hf import to_hf_dataset
-from croissant_lineage.lineage.index import INDEX_FILE, INDEX_SCHEMA, QUERY_ROW_GROUP, build_index, index_groups
+from croissant_lineage.lineage.index import (
+    INDEX_FILE,
+    INDEX_SCHEMA,
+    QUERY_ROW_GROUP,
+    build_index,
+    index_groups,
+)
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,

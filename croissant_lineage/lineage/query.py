@@ -28,9 +28,22 @@ import pyarrow as pa
 
 from croissant_lineage._io import note_input, read_json
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.index import CHILD_OF, DUPLICATE, INDEX_FILE, ITEM, PARENT_OF, RefIndex, read_rows
+from croissant_lineage.lineage.index import (
+    CHILD_OF,
+    DUPLICATE,
+    INDEX_FILE,
+    ITEM,
+    PARENT_OF,
+    RefIndex,
+    read_rows,
+)
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage, lineage_folder
-from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
+from croissant_lineage.lineage.schema import (
+    DUPLICATES_SCHEMA,
+    EDGES_SCHEMA,
+    ITEMS_SCHEMA,
+    UNMATCHED_SCHEMA,
+)
 
 __all__ = ["CLOSURES", "Closure", "family_closure", "family_lineage", "has_index"]
 

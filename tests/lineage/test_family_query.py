@@ -74,8 +74,8 @@ def test_folder_without_index_read_whole(toy_lineage, toy_lineage_path, tmp_path
 
 
 def test_small_row_groups(tmp_path):
-    from croissant_lineage.testing.synthetic import generate_family
     from croissant_lineage.linking.linker import link
+    from croissant_lineage.testing.synthetic import generate_family
 
     fam = generate_family(tmp_path / "data", items=QUERY_ROW_GROUP + 500, seed=1)
     folder = link(fam.spec).write(tmp_path / "lineage")
