@@ -28,7 +28,10 @@ import pyarrow.parquet as pq
 
 from croissant_lineage.lineage.refids import joined_refs
 
-__all__ = ["INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "QUERY_ROW_GROUP", "RefIndex", "build_index"]
+__all__ = [
+    "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "QUERY_ROW_GROUP", "RefIndex", "RowReader", "build_index",
+    "read_rows",
+]
 
 #: The index's file name in a lineage folder.
 INDEX_FILE = "index.parquet"
@@ -129,6 +132,8 @@ class RefIndex:
             got = {}
             for ref, kind, row, other in zip(*(t.column(c).to_pylist() for c in INDEX_SCHEMA.names), strict=True):
                 got.setdefault(ref, []).append((kind, row, other))
+            if len(self._cache) >= KEPT_GROUPS:
+                self._cache.clear()
             self._cache[g] = got
         return got
 
@@ -143,22 +148,44 @@ class RefIndex:
         return out
 
 
+#: Row groups a reader keeps decoded (warm queries of nearby items read them once).
+KEPT_GROUPS = 64
+
+
+class RowReader:
+    """The rows of a Parquet file by number, reading (and keeping, up to
+    :data:`KEPT_GROUPS`) only the row groups that hold them."""
+
+    def __init__(self, path: Path, columns: list[str] | None = None):
+        self._file = pq.ParquetFile(path)
+        self._columns = columns
+        meta = self._file.metadata
+        self._starts = [0]
+        for g in range(meta.num_row_groups):
+            self._starts.append(self._starts[-1] + meta.row_group(g).num_rows)
+        self._kept: dict[int, pa.Table] = {}
+
+    def _group(self, g: int) -> pa.Table:
+        got = self._kept.get(g)
+        if got is None:
+            if len(self._kept) >= KEPT_GROUPS:
+                self._kept.clear()
+            got = self._kept[g] = self._file.read_row_group(g, columns=self._columns)
+        return got
+
+    def rows(self, rows: Iterable[int]) -> pa.Table:
+        """The rows ``rows``, in ascending row order."""
+        by_group: dict[int, list[int]] = {}
+        for r in sorted(set(rows)):
+            g = bisect.bisect_right(self._starts, r) - 1
+            by_group.setdefault(g, []).append(r - self._starts[g])
+        parts = [self._group(g).take(pa.array(local, pa.int64())) for g, local in sorted(by_group.items())]
+        if not parts:
+            schema = self._file.schema_arrow
+            return (schema if self._columns is None else pa.schema([schema.field(c) for c in self._columns])).empty_table()
+        return pa.concat_tables(parts)
+
+
 def read_rows(path: Path, rows: Iterable[int], columns: list[str] | None = None) -> pa.Table:
     """The rows ``rows`` of a Parquet file (in ascending row order), reading only their row groups."""
-    f = pq.ParquetFile(path)
-    meta = f.metadata
-    wanted = sorted(set(rows))
-    starts = [0]
-    for g in range(meta.num_row_groups):
-        starts.append(starts[-1] + meta.row_group(g).num_rows)
-    by_group: dict[int, list[int]] = {}
-    for r in wanted:
-        g = bisect.bisect_right(starts, r) - 1
-        by_group.setdefault(g, []).append(r - starts[g])
-    parts = []
-    for g, local in sorted(by_group.items()):
-        parts.append(f.read_row_group(g, columns=columns).take(pa.array(local, pa.int64())))
-    if not parts:
-        schema = f.schema_arrow if columns is None else pa.schema([f.schema_arrow.field(c) for c in columns])
-        return schema.empty_table()
-    return pa.concat_tables(parts)
+    return RowReader(path, columns).rows(rows)

@@ -35,7 +35,7 @@ from croissant_lineage.lineage.index import (
     ITEM,
     PARENT_OF,
     RefIndex,
-    read_rows,
+    RowReader,
 )
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage, lineage_folder
 from croissant_lineage.lineage.schema import (
@@ -64,8 +64,11 @@ class Closure:
         self.edges: set[int] = set()
         self.duplicates: set[int] = set()
 
-    def add(self, entries: list[tuple[int, int, str]]) -> None:
+    def add(self, entries: list[tuple[int, int, str]], kinds: tuple[int, ...]) -> None:
+        """The rows of ``entries`` of ``kinds`` (and the item's own row)."""
         for kind, row, _other in entries:
+            if kind != ITEM and kind not in kinds:
+                continue
             if kind == ITEM:
                 self.items.add(row)
             elif kind == DUPLICATE:
@@ -85,7 +88,7 @@ def _walk(index: RefIndex, start: Iterable[str], closure: Closure, kinds: tuple[
         nxt: set[str] = set()
         for ref, entries in found.items():
             closure.refs.add(ref)
-            closure.add(entries)
+            closure.add(entries, kinds)
             nxt.update(other for kind, _row, other in entries if kind in kinds)
         frontier = nxt - seen
 
@@ -113,6 +116,33 @@ def family_closure(
     return out
 
 
+class _Opened:
+    """A folder's index and table readers, kept between queries of one process while
+    the folder's index is the same file (its size and modification time)."""
+
+    def __init__(self, src: Path):
+        self.index = RefIndex(src / INDEX_FILE)
+        self.items = RowReader(src / "items.parquet", [n for n in ITEMS_SCHEMA.names if n != "record"])
+        self.edges = RowReader(src / "edges.parquet")
+        self.duplicates = RowReader(src / "duplicates.parquet")
+        self.family = read_json(src / "family.json")
+        summary = read_json(src / "summary.json") if (src / "summary.json").exists() else {}
+        self.summary = {k: v for k, v in summary.items() if k != "generator"}
+
+
+_OPENED: dict[tuple[str, int, int], _Opened] = {}
+
+
+def _opened(src: Path) -> _Opened:
+    stat = (src / INDEX_FILE).stat()
+    key = (str(src.resolve()), stat.st_size, stat.st_mtime_ns)
+    got = _OPENED.get(key)
+    if got is None:
+        _OPENED.clear()  # (one folder kept: a process querying another drops the first)
+        got = _OPENED[key] = _Opened(src)
+    return got
+
+
 def family_lineage(
     folder: str | Path, refs: str | Iterable[str], *, closure: str = "relatives",
     more: Callable[[set[str]], Iterable[str]] | None = None,
@@ -134,21 +164,20 @@ def family_lineage(
             raise InputError("missing from lineage folder", path=src / name)
     note_input(src)
     try:
-        found = family_closure(RefIndex(src / INDEX_FILE), [refs] if isinstance(refs, str) else refs, closure, more)
-        items_cols = [n for n in ITEMS_SCHEMA.names if n != "record"]
-        items = read_rows(src / "items.parquet", found.items, items_cols)
+        opened = _opened(src)
+        found = family_closure(opened.index, [refs] if isinstance(refs, str) else refs, closure, more)
+        items = opened.items.rows(found.items)
         items = items.append_column(ITEMS_SCHEMA.field("record"), pa.nulls(items.num_rows, pa.string()))
         tables = {
             "items": items.cast(ITEMS_SCHEMA),
-            "edges": read_rows(src / "edges.parquet", found.edges).cast(EDGES_SCHEMA),
-            "duplicates": read_rows(src / "duplicates.parquet", found.duplicates).cast(DUPLICATES_SCHEMA),
+            "edges": opened.edges.rows(found.edges).cast(EDGES_SCHEMA),
+            "duplicates": opened.duplicates.rows(found.duplicates).cast(DUPLICATES_SCHEMA),
         }
     except (pa.ArrowInvalid, OSError, ValueError) as exc:
         raise InputError(f"not a lineage folder: {exc}", path=src) from None
-    summary = read_json(src / "summary.json") if (src / "summary.json").exists() else {}
     return Lineage(
-        family=read_json(src / "family.json"),
-        summary={k: v for k, v in summary.items() if k != "generator"},
+        family=dict(opened.family),
+        summary=dict(opened.summary),
         unmatched=UNMATCHED_SCHEMA.empty_table(),
         records=False,
         **tables,
