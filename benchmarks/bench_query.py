@@ -127,16 +127,19 @@ def _synthetic(work: Path, items: int) -> Path:
     return out
 
 
-_SIZES = {"1m": 1_000_000, "100k": 100_000, "10m": 10_000_000, "10k": 10_000}
+def _size(text: str) -> int:
+    """``1m``, ``100k``, ``2000``: a number of items."""
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1].lower(), 1)
+    return int(text[:-1] if scale > 1 else text) * scale
 
 
-def run(work: Path, sizes: list[str], runs: int, n_items: int) -> dict[str, Any]:
-    folders = {"MMLU": _mmlu(work), **{s: _synthetic(work, _SIZES[s]) for s in sizes}}
+def run(work: Path, sizes: list[str], runs: int, n_items: int, *, mmlu: bool = True) -> dict[str, Any]:
+    folders = {**({"MMLU": _mmlu(work)} if mmlu else {}), **{s: _synthetic(work, _size(s)) for s in sizes}}
     results: dict[str, Any] = {}
     for label, folder in folders.items():
         refs = _sample(folder, n_items)
         cold = _cold(folder, refs, runs)
-        warm_refs = _sample(folder, 200, seed=1)
+        warm_refs = _sample(folder, 200, seed=1)  # (a thousand items' lineage has as many)
         results[label] = {"cold": cold, "warm_ms": _warm(folder, warm_refs), "items_sampled": refs}
     return results
 
@@ -168,11 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="1m", help="synthetic sizes, comma-separated (10k, 100k, 1m, 10m); '' for none")
     p.add_argument("--work", type=Path, help="folder for the lineages (kept; reused by a later run)")
     p.add_argument("--json", type=Path, help="write the raw figures here")
+    p.add_argument("--no-mmlu", action="store_true", help="leave out the MMLU lineage (no real data needed)")
     args = p.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-query-"))
     work.mkdir(parents=True, exist_ok=True)
     sizes = [s for s in args.sizes.split(",") if s]
-    results = run(work, sizes, args.runs, args.items)
+    results = run(work, sizes, args.runs, args.items, mmlu=not args.no_mmlu)
     print(report(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
