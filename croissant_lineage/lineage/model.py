@@ -293,7 +293,7 @@ class Lineage(Result):
                     table = getattr(self, name.split(".")[0]).cast(schema)
                     atomic_write_parquet_groups(tmp / name, schema, _query_groups(table))
             index = build_index(items_without_records(self), self.edges, self.duplicates)
-            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index))
+            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index), statistics=["ref"])
             del index
             atomic_write_json(tmp / "family.json", self.family)
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary})

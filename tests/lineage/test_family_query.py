@@ -97,3 +97,18 @@ def test_mmlu_sample_same_relatives_and_route(mmlu_lineage_dir, mmlu_lineage, sh
     for ref in refs:
         _same_relatives(mmlu_lineage_dir, whole, ref)
         _same_route(mmlu_lineage_dir, whole, ref, findings)
+
+
+def test_index_row_groups_have_ref_statistics_and_prune(tmp_path):
+    from croissant_lineage.lineage.index import INDEX_ROW_GROUP
+    from croissant_lineage.linking.linker import link
+    from croissant_lineage.testing.synthetic import generate_family
+
+    fam = generate_family(tmp_path / "data", items=3 * INDEX_ROW_GROUP, seed=2)
+    folder = link(fam.spec).write(tmp_path / "lineage")
+    meta = pq.ParquetFile(folder / INDEX_FILE).metadata
+    assert meta.num_row_groups > 2
+    assert all(meta.row_group(g).column(0).statistics.has_min_max for g in range(meta.num_row_groups))
+    index = RefIndex(folder / INDEX_FILE)
+    ref = _refs(Lineage.read(folder, records=False))[-1]
+    assert len(index._candidates(ref)) == 1
