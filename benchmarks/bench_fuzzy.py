@@ -29,9 +29,9 @@ from unittest import mock
 import numpy as np
 from common import Report, Stat, Target, interleaved, timed
 
+from croissant_lineage import workflows as linking
 from croissant_lineage.family.spec import FamilySpec
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking import linker as linking
 from croissant_lineage.linking import match as matching
 
 

@@ -81,12 +81,14 @@ def main(argv: list[str] | None = None) -> int:
 
     totals: dict[str, float] = {}
     profiler = None
+    from croissant_lineage import workflows
+
     if args.steps:
         _wrap_steps(linker, totals)
+        _wrap_steps(workflows, totals)  # loading the items is the workflow's step
     else:
         profiler = cProfile.Profile(time.process_time)
         profiler.enable()
-    from croissant_lineage import workflows
 
     with tempfile.TemporaryDirectory() as out:
         t0 = time.process_time()

@@ -125,3 +125,18 @@ def test_profile_link_summarises_samples_of_the_measured_link_only() -> None:
     assert "       75.0  f (a.py:4)" in text and "       25.0  g (b.py:7)" in text
     assert "a.py:3" not in text and "_warm_up" not in text
     assert profile_link.summarise(raw[:1], top=10).startswith("no sample")
+
+
+def test_query_benchmark_prints_ratios(tmp_path: Path) -> None:
+    """``bench_query.py`` on a small synthetic lineage: every cold measure, warm, ratios."""
+    out = tmp_path / "query.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_query.py"), "--no-mmlu", "--sizes", "1000", "--runs", "1",
+         "--items", "1", "--work", str(tmp_path / "work"), "--json", str(out)],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(out.read_text(encoding="utf-8"))["1000"]
+    assert set(figures["cold"]) == {"relatives", "route", "whole", "baseline"}
+    assert figures["warm_ms"] > 0
+    assert "cold relatives" in proc.stdout and "warm relatives" in proc.stdout

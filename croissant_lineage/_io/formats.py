@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -59,16 +59,21 @@ class _Sha256Writer:
         return self._sha.hexdigest()
 
 
-def atomic_write_parquet_groups(path: str | Path, schema: pa.Schema, groups: Iterable[pa.Table]) -> str:
+def atomic_write_parquet_groups(
+    path: str | Path, schema: pa.Schema, groups: Iterable[pa.Table], *, statistics: Sequence[str] = ()
+) -> str:
     """Write the tables ``groups`` yields (each of ``schema``) to ``path`` atomically as one
     Parquet file, each table its own row group (split further only past Arrow's default of
     1Mi rows), written as ``pq.write_table`` would write them: a writer that builds a large
-    table a part at a time never holds it whole. Returns the file's sha256 (hex)."""
+    table a part at a time never holds it whole. ``statistics``: the columns whose min/max
+    each row group records (none by default; they are the data's, so deterministic too).
+    Returns the file's sha256 (hex)."""
     import pyarrow.parquet as pq
 
+    options = {**_PARQUET_OPTIONS, "write_statistics": list(statistics)} if statistics else _PARQUET_OPTIONS
     with atomic_writer(path, "wb") as fh:
         out = _Sha256Writer(fh)
-        with pq.ParquetWriter(out, schema, **_PARQUET_OPTIONS) as writer:
+        with pq.ParquetWriter(out, schema, **options) as writer:
             for table in groups:
                 writer.write_table(table)
                 del table  # before the next group is built

@@ -13,7 +13,7 @@ from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageGraph, relatives_of
-from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.query import family_lineage
 
 __all__ = ["register"]
 
@@ -22,7 +22,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "family":
         print("croissant-lineage: note: 'family' is now 'relatives' (the old name goes in the next release)",
               file=sys.stderr)
-    graph = LineageGraph(Lineage.read(args.lineage))
+    closure = "component" if args.svg else "relatives"  # (a picture draws duplicates' relatives too)
+    graph = LineageGraph(family_lineage(args.lineage, args.item, closure=closure))
     rel = relatives_of(graph, args.item)
     if args.svg:
         from croissant_lineage.render.picture import family_picture

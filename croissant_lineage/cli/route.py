@@ -8,16 +8,14 @@ from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.model import Finding, Source
+from croissant_lineage.findings.query import route_graph
 from croissant_lineage.findings.routing import route
-from croissant_lineage.lineage.graph import LineageGraph
-from croissant_lineage.lineage.model import Lineage
 
 __all__ = ["register"]
 
 
 def _run(args: argparse.Namespace) -> int:
     findings = load_findings(args.findings) if args.findings else []
-    graph = LineageGraph(Lineage.read(args.lineage))
     query: str | Finding = args.query
     if args.target:
         query = Finding(
@@ -28,7 +26,7 @@ def _run(args: argparse.Namespace) -> int:
             proposed=args.proposed,
             source=Source("command line", kind="person"),
         )
-    queue = route(graph, query, findings)
+    queue = route(route_graph(args.lineage, query, findings), query, findings)
     if args.expand:
         queue = queue.expand()
     print_result(args, queue)

@@ -9,6 +9,10 @@ lineage folder holds on disk::
     unmatched.parquet   children with no parent above the threshold (schema.UNMATCHED_SCHEMA)
     family.json         the family at dataset level: datasets and derivations
     summary.json        counts per derivation and method
+    index.parquet       where each item's rows are, by ref (:mod:`croissant_lineage.lineage.index`)
+
+The tables are written in small row groups, so that a query of one item
+(:mod:`croissant_lineage.lineage.query`) reads only the groups of its family's rows.
 
 Files are written atomically and deterministically (same inputs, same bytes).
 """
@@ -41,6 +45,13 @@ from croissant_lineage._results import Result
 from croissant_lineage.croissant.tables import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
 from croissant_lineage.lineage.hf import to_hf_dataset
+from croissant_lineage.lineage.index import (
+    INDEX_FILE,
+    INDEX_SCHEMA,
+    QUERY_ROW_GROUP,
+    build_index,
+    index_groups,
+)
 from croissant_lineage.lineage.info import FamilyInfo, LinkSummary, family_info
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import (
@@ -260,9 +271,16 @@ class Lineage(Result):
         with atomic_folder(out) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
                 if name == "items.parquet":
-                    atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema))
+                    groups = (g for big in self._item_groups(schema) for g in _query_groups(big))
+                    atomic_write_parquet_groups(tmp / name, schema, groups)
+                elif name == "unmatched.parquet":
+                    atomic_write_parquet(tmp / name, self.unmatched.cast(schema))
                 else:
-                    atomic_write_parquet(tmp / name, getattr(self, name.split(".")[0]).cast(schema))
+                    table = getattr(self, name.split(".")[0]).cast(schema)
+                    atomic_write_parquet_groups(tmp / name, schema, _query_groups(table))
+            index = build_index(items_without_records(self), self.edges, self.duplicates)
+            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index), statistics=["ref"])
+            del index
             atomic_write_json(tmp / "family.json", self.family.to_dict())
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary.to_dict()})
         return out
@@ -303,6 +321,13 @@ class Lineage(Result):
             **tables,
             records=records,
         )
+
+
+def _query_groups(table: pa.Table) -> Iterator[pa.Table]:
+    """``table`` cut into row groups of :data:`~croissant_lineage.lineage.index.QUERY_ROW_GROUP`
+    rows (one, empty, for an empty table): what a query of one item reads a few of."""
+    for start in range(0, max(table.num_rows, 1), QUERY_ROW_GROUP):
+        yield table.slice(start, QUERY_ROW_GROUP)
 
 
 def _items(self: Lineage) -> pa.Table:

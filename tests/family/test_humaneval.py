@@ -9,7 +9,7 @@ import pytest
 
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.keys import keys_unread
-from croissant_lineage.linking.linker import link
+from croissant_lineage.workflows import link
 
 CHILDREN = {"humaneval-x-python": "Python", "humaneval-x-cpp": "CPP", "humaneval-x-go": "Go",
             "humaneval-x-java": "Java", "humaneval-x-js": "JavaScript", "humaneval-x-rust": "Rust"}

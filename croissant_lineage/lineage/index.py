@@ -1,0 +1,191 @@
+"""The reference index of a lineage folder: where each item's rows are, read by ref.
+
+``index.parquet`` holds one row per (ref, table row) pair a query of one item needs:
+
+    ref     the item ref (``dataset:item``, as :func:`~croissant_lineage.lineage.schema.join_ref` writes it)
+    kind    0 its row of ``items.parquet``; 1 a row of ``edges.parquet`` where it is the child;
+            2 where it is the parent; 3 a row of ``duplicates.parquet`` of its duplicate group
+            (each member's row, its own included)
+    row     the row in that table
+    other   the edge's far end (kinds 1 and 2), the member (kind 3), the ref itself (kind 0)
+
+sorted by ``ref`` (then kind, row) and written in row groups of :data:`INDEX_ROW_GROUP` rows
+with min/max statistics: a look-up of a few refs reads the footer and the few row groups
+whose ``ref`` range holds them (the statistics prune the rest), whatever the family's size.
+The tables it points into are written in row groups of :data:`QUERY_ROW_GROUP` rows, so
+that reading one item's rows decodes a few small groups, not the whole table.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from croissant_lineage.lineage.refids import joined_refs
+
+__all__ = [
+    "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "QUERY_ROW_GROUP", "RefIndex", "RowReader", "build_index",
+    "read_rows",
+]
+
+#: The index's file name in a lineage folder.
+INDEX_FILE = "index.parquet"
+#: Rows per row group of the index.
+INDEX_ROW_GROUP = 1 << 13
+#: Rows per row group of ``items.parquet``, ``edges.parquet`` and ``duplicates.parquet``.
+QUERY_ROW_GROUP = 1 << 12
+
+ITEM, CHILD_OF, PARENT_OF, DUPLICATE = 0, 1, 2, 3
+
+INDEX_SCHEMA = pa.schema([
+    pa.field("ref", pa.string(), nullable=False),
+    pa.field("kind", pa.int8(), nullable=False),
+    pa.field("row", pa.int64(), nullable=False),
+    pa.field("other", pa.string(), nullable=False),
+])
+
+
+def _part(ref: pa.ChunkedArray, kind: int, other: pa.ChunkedArray, rows: pa.Array | None = None) -> pa.Table:
+    n = len(ref)
+    row = pa.array(range(n), pa.int64()) if rows is None else rows
+    return pa.table([ref, pa.array([kind] * n, pa.int8()) if n else pa.array([], pa.int8()), row, other],
+                    schema=INDEX_SCHEMA)
+
+
+def _duplicate_part(duplicates: pa.Table) -> pa.Table:
+    """Kind 3: each member of a group, paired with every member's row (its own included)."""
+    refs = joined_refs(duplicates.column("dataset"), duplicates.column("item")).to_pylist()
+    keys = list(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
+    groups: dict[tuple[object, object], list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    ref_col: list[str] = []
+    rows: list[int] = []
+    other: list[str] = []
+    for members in groups.values():
+        for m in members:
+            for j in members:
+                ref_col.append(refs[m])
+                rows.append(j)
+                other.append(refs[j])
+    return pa.table([pa.array(ref_col, pa.string()), pa.array([DUPLICATE] * len(rows), pa.int8()),
+                     pa.array(rows, pa.int64()), pa.array(other, pa.string())], schema=INDEX_SCHEMA)
+
+
+def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Table:
+    """The index of a lineage's three tables (see the module docstring), sorted."""
+    item_refs = joined_refs(items.column("dataset"), items.column("item"))
+    child = joined_refs(edges.column("child_dataset"), edges.column("child_item"))
+    parent = joined_refs(edges.column("parent_dataset"), edges.column("parent_item"))
+    table = pa.concat_tables([
+        _part(item_refs, ITEM, item_refs),
+        _part(child, CHILD_OF, parent),
+        _part(parent, PARENT_OF, child),
+        _duplicate_part(duplicates),
+    ])
+    table = table.filter(pc.is_valid(table.column("ref")))
+    return table.sort_by([("ref", "ascending"), ("kind", "ascending"), ("row", "ascending")]).combine_chunks()
+
+
+def index_groups(table: pa.Table) -> Iterable[pa.Table]:
+    """The index cut into its row groups."""
+    for start in range(0, max(table.num_rows, 1), INDEX_ROW_GROUP):
+        yield table.slice(start, INDEX_ROW_GROUP)
+
+
+class RefIndex:
+    """Look-ups in a folder's ``index.parquet``: the row groups whose ``ref`` statistics
+    can hold a ref are read, the others never (predicate pushdown by min/max)."""
+
+    def __init__(self, path: Path):
+        self._file = pq.ParquetFile(path)
+        meta = self._file.metadata
+        self._mins: list[str] = []
+        self._maxs: list[str] = []
+        for g in range(meta.num_row_groups):
+            stats = meta.row_group(g).column(0).statistics
+            if stats is None or not stats.has_min_max:  # (no statistics: every group is read)
+                self._mins, self._maxs = [], []
+                break
+            self._mins.append(stats.min)
+            self._maxs.append(stats.max)
+        self._groups = meta.num_row_groups
+        self._cache: dict[int, dict[str, list[tuple[int, int, str]]]] = {}
+
+    def _candidates(self, ref: str) -> list[int]:
+        if not self._mins:
+            return list(range(self._groups))
+        # groups are sorted by ref: those with min <= ref, from the first whose max >= ref
+        stop = bisect.bisect_right(self._mins, ref)
+        start = bisect.bisect_left(self._maxs, ref)
+        return list(range(start, stop))
+
+    def _group(self, g: int) -> dict[str, list[tuple[int, int, str]]]:
+        got = self._cache.get(g)
+        if got is None:
+            t = self._file.read_row_group(g)
+            got = {}
+            for ref, kind, row, other in zip(*(t.column(c).to_pylist() for c in INDEX_SCHEMA.names), strict=True):
+                got.setdefault(ref, []).append((kind, row, other))
+            if len(self._cache) >= KEPT_GROUPS:
+                self._cache.clear()
+            self._cache[g] = got
+        return got
+
+    def lookup(self, refs: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
+        """Ref -> its (kind, row, other) entries, in index order (refs not indexed: absent)."""
+        out: dict[str, list[tuple[int, int, str]]] = {}
+        for ref in refs:
+            for g in self._candidates(ref):
+                entries = self._group(g).get(ref)
+                if entries:
+                    out.setdefault(ref, []).extend(entries)
+        return out
+
+
+#: Row groups a reader keeps decoded (warm queries of nearby items read them once).
+KEPT_GROUPS = 64
+
+
+class RowReader:
+    """The rows of a Parquet file by number, reading (and keeping, up to
+    :data:`KEPT_GROUPS`) only the row groups that hold them."""
+
+    def __init__(self, path: Path, columns: list[str] | None = None):
+        self._file = pq.ParquetFile(path)
+        self._columns = columns
+        meta = self._file.metadata
+        self._starts = [0]
+        for g in range(meta.num_row_groups):
+            self._starts.append(self._starts[-1] + meta.row_group(g).num_rows)
+        self._kept: dict[int, pa.Table] = {}
+
+    def _group(self, g: int) -> pa.Table:
+        got = self._kept.get(g)
+        if got is None:
+            if len(self._kept) >= KEPT_GROUPS:
+                self._kept.clear()
+            got = self._kept[g] = self._file.read_row_group(g, columns=self._columns)
+        return got
+
+    def rows(self, rows: Iterable[int]) -> pa.Table:
+        """The rows ``rows``, in ascending row order."""
+        by_group: dict[int, list[int]] = {}
+        for r in sorted(set(rows)):
+            g = bisect.bisect_right(self._starts, r) - 1
+            by_group.setdefault(g, []).append(r - self._starts[g])
+        parts = [self._group(g).take(pa.array(local, pa.int64())) for g, local in sorted(by_group.items())]
+        if not parts:
+            schema = self._file.schema_arrow
+            return (schema if self._columns is None else pa.schema([schema.field(c) for c in self._columns])).empty_table()
+        return pa.concat_tables(parts)
+
+
+def read_rows(path: Path, rows: Iterable[int], columns: list[str] | None = None) -> pa.Table:
+    """The rows ``rows`` of a Parquet file (in ascending row order), reading only their row groups."""
+    return RowReader(path, columns).rows(rows)

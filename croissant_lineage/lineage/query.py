@@ -1,0 +1,185 @@
+"""One item's family read from a lineage folder: only the rows of that family.
+
+:func:`family_lineage` computes the family closure of one item (or a few) from the
+folder's reference index (:mod:`croissant_lineage.lineage.index`), one step of edges at a
+time, and reads the items, edges and duplicate rows of that closure alone: a
+:class:`~croissant_lineage.lineage.model.Lineage` of the family, whose graph answers
+every query about the item as the whole lineage's graph would.
+
+Two closures:
+
+* ``"relatives"``: the item, its parents, their parents... (edges where the ref is the
+  child), its children, theirs... (edges where it is the parent), and its duplicates: what
+  :func:`~croissant_lineage.lineage.graph.relatives_of` reads.
+* ``"component"``: every item reachable through edges in either direction and duplicate
+  groups: what routing reads (an ancestor's other descendants, a duplicate's relatives).
+  ``more`` adds refs to follow once the closure is known (the items findings on it name),
+  until nothing is added.
+
+A folder written before the index existed is read whole (:meth:`Lineage.read`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pyarrow as pa
+
+from croissant_lineage._io import note_input, read_json
+from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.index import (
+    CHILD_OF,
+    DUPLICATE,
+    INDEX_FILE,
+    ITEM,
+    PARENT_OF,
+    RefIndex,
+    RowReader,
+)
+from croissant_lineage.lineage.info import FamilyInfo, LinkSummary
+from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage, lineage_folder
+from croissant_lineage.lineage.schema import (
+    DUPLICATES_SCHEMA,
+    EDGES_SCHEMA,
+    ITEMS_SCHEMA,
+    UNMATCHED_SCHEMA,
+    conform,
+)
+
+__all__ = ["CLOSURES", "Closure", "family_closure", "family_lineage", "has_index"]
+
+CLOSURES = ("relatives", "component")
+
+
+def has_index(folder: str | Path) -> bool:
+    """True when the lineage folder holds a reference index."""
+    return (Path(folder) / INDEX_FILE).is_file()
+
+
+class Closure:
+    """The refs of a family and the table rows that hold them."""
+
+    def __init__(self) -> None:
+        self.refs: set[str] = set()
+        self.items: set[int] = set()
+        self.edges: set[int] = set()
+        self.duplicates: set[int] = set()
+
+    def add(self, entries: list[tuple[int, int, str]], kinds: tuple[int, ...]) -> None:
+        """The rows of ``entries`` of ``kinds`` (and the item's own row)."""
+        for kind, row, _other in entries:
+            if kind != ITEM and kind not in kinds:
+                continue
+            if kind == ITEM:
+                self.items.add(row)
+            elif kind == DUPLICATE:
+                self.duplicates.add(row)
+            else:
+                self.edges.add(row)
+
+
+def _walk(index: RefIndex, start: Iterable[str], closure: Closure, kinds: tuple[int, ...]) -> None:
+    """From ``start``, follow the entries of ``kinds`` (their ``other`` ends) breadth first,
+    one index look-up per step; every ref reached and its rows go into ``closure``."""
+    frontier = set(start)
+    seen: set[str] = set()
+    while frontier:
+        seen |= frontier
+        found = index.lookup(sorted(frontier))
+        nxt: set[str] = set()
+        for ref, entries in found.items():
+            closure.refs.add(ref)
+            closure.add(entries, kinds)
+            nxt.update(other for kind, _row, other in entries if kind in kinds)
+        frontier = nxt - seen
+
+
+def family_closure(
+    index: RefIndex, refs: Iterable[str], closure: str = "relatives",
+    more: Callable[[set[str]], Iterable[str]] | None = None,
+) -> Closure:
+    """The closure of ``refs`` (see the module docstring) from the index alone."""
+    if closure not in CLOSURES:
+        raise ValueError(f"closure must be one of {CLOSURES}, not {closure!r}")
+    out = Closure()
+    start = list(refs)
+    if closure == "relatives":
+        _walk(index, start, out, (CHILD_OF,))
+        _walk(index, start, out, (PARENT_OF,))
+        _walk(index, start, out, (DUPLICATE,))  # (the start's group: duplicates have no edges between them)
+        out.refs.update(start)
+        return out
+    todo = set(start)
+    while todo:
+        _walk(index, todo, out, (CHILD_OF, PARENT_OF, DUPLICATE))
+        out.refs.update(todo)
+        todo = set(more(set(out.refs)) if more else ()) - out.refs
+    return out
+
+
+class _Opened:
+    """A folder's index and table readers, kept between queries of one process while
+    the folder's index is the same file (its size and modification time)."""
+
+    def __init__(self, src: Path):
+        self.index = RefIndex(src / INDEX_FILE)
+        self.items = RowReader(src / "items.parquet", [n for n in ITEMS_SCHEMA.names if n != "record"])
+        self.edges = RowReader(src / "edges.parquet")
+        self.duplicates = RowReader(src / "duplicates.parquet")
+        self.family = read_json(src / "family.json")
+        summary = read_json(src / "summary.json") if (src / "summary.json").exists() else {}
+        self.summary = {k: v for k, v in summary.items() if k != "generator"}
+
+
+_OPENED: dict[tuple[str, int, int], _Opened] = {}
+
+
+def _opened(src: Path) -> _Opened:
+    stat = (src / INDEX_FILE).stat()
+    key = (str(src.resolve()), stat.st_size, stat.st_mtime_ns)
+    got = _OPENED.get(key)
+    if got is None:
+        _OPENED.clear()  # (one folder kept: a process querying another drops the first)
+        got = _OPENED[key] = _Opened(src)
+    return got
+
+
+def family_lineage(
+    folder: str | Path, refs: str | Iterable[str], *, closure: str = "relatives",
+    more: Callable[[set[str]], Iterable[str]] | None = None,
+) -> Lineage:
+    """The lineage of the family of ``refs`` read from the lineage folder: the rows of the
+    closure's items, edges and duplicate groups, in the folder's row order, without the
+    items' raw records (``records=False``) and without unmatched rows. Its graph gives the
+    same relatives (``"relatives"``) or routing queue (``"component"``, with ``more`` naming
+    what findings add) as the whole lineage's. A folder without an index is read whole.
+
+    Raises:
+        InputError: the folder or one of its files is missing or unreadable.
+    """
+    src = lineage_folder(folder)
+    if not has_index(src):
+        return Lineage.read(src, records=False)
+    for name in (*LINEAGE_FILES, "family.json"):
+        if not (src / name).exists():
+            raise InputError("missing from lineage folder", path=src / name)
+    note_input(src)
+    try:
+        opened = _opened(src)
+        found = family_closure(opened.index, [refs] if isinstance(refs, str) else refs, closure, more)
+        items = opened.items.rows(found.items)
+        tables = {
+            "items": conform(items, ITEMS_SCHEMA),  # the record column (not read) and older folders' absent ones null
+            "edges": opened.edges.rows(found.edges).cast(EDGES_SCHEMA),
+            "duplicates": opened.duplicates.rows(found.duplicates).cast(DUPLICATES_SCHEMA),
+        }
+    except (pa.ArrowInvalid, OSError, ValueError) as exc:
+        raise InputError(f"not a lineage folder: {exc}", path=src) from None
+    return Lineage(
+        family=FamilyInfo.from_dict(opened.family),
+        summary=LinkSummary.from_dict(opened.summary),
+        unmatched=UNMATCHED_SCHEMA.empty_table(),
+        records=False,
+        **tables,
+    )

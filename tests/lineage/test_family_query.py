@@ -1,0 +1,114 @@
+"""One item's family read from a lineage folder gives the whole lineage's answers."""
+
+from __future__ import annotations
+
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from croissant_lineage.errors import InputError
+from croissant_lineage.findings.query import route_graph
+from croissant_lineage.findings.routing import route
+from croissant_lineage.lineage.graph import LineageGraph, relatives_of
+from croissant_lineage.lineage.index import INDEX_FILE, QUERY_ROW_GROUP, RefIndex, read_rows
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.lineage.query import family_closure, family_lineage
+
+
+def _refs(lineage: Lineage) -> list[str]:
+    items = lineage.items
+    return [f"{d}:{i}" for d, i in zip(items.column("dataset").to_pylist(), items.column("item").to_pylist(), strict=True)]
+
+
+def _same_relatives(folder, whole: LineageGraph, ref: str) -> None:
+    assert relatives_of(LineageGraph(family_lineage(folder, ref)), ref).to_dict() == relatives_of(whole, ref).to_dict()
+
+
+def _same_route(folder, whole: LineageGraph, ref: str, findings=()) -> None:
+    mine = route(route_graph(folder, ref, findings), ref, findings).to_dict()
+    assert mine == route(whole, ref, findings).to_dict()
+
+
+def test_every_toy_item_same_relatives_and_route(toy_lineage, toy_lineage_path):
+    whole = LineageGraph(Lineage.read(toy_lineage_path))
+    for ref in _refs(toy_lineage):
+        _same_relatives(toy_lineage_path, whole, ref)
+        _same_route(toy_lineage_path, whole, ref)
+
+
+def test_toy_family_reads_fewer_rows(toy_lineage, toy_lineage_path):
+    ref = _refs(toy_lineage)[0]
+    part = family_lineage(toy_lineage_path, ref)
+    assert 0 < part.items.num_rows < toy_lineage.items.num_rows
+    assert part.records is False and part.unmatched.num_rows == 0
+
+
+def test_index_points_at_the_rows(toy_lineage, toy_lineage_path):
+    index = RefIndex(toy_lineage_path / INDEX_FILE)
+    refs = _refs(toy_lineage)
+    found = index.lookup(refs)
+    assert set(found) >= set(refs)
+    for n, ref in enumerate(refs):
+        assert [row for kind, row, _ in found[ref] if kind == 0] == [n]
+    edges = toy_lineage.edges
+    e = read_rows(toy_lineage_path / "edges.parquet", [edges.num_rows - 1])
+    assert e.to_pylist() == edges.slice(edges.num_rows - 1).to_pylist()
+
+
+def test_unknown_item_same_error(toy_lineage_path):
+    with pytest.raises(InputError):
+        relatives_of(LineageGraph(family_lineage(toy_lineage_path, "nosuch:1")), "nosuch:1")
+
+
+def test_closure_name_checked(toy_lineage_path):
+    with pytest.raises(ValueError):
+        family_closure(RefIndex(toy_lineage_path / INDEX_FILE), ["x:1"], "everything")
+
+
+def test_folder_without_index_read_whole(toy_lineage, toy_lineage_path, tmp_path):
+    old = toy_lineage.write(tmp_path / "old")
+    (old / INDEX_FILE).unlink()
+    ref = _refs(toy_lineage)[0]
+    assert family_lineage(old, ref).items.num_rows == toy_lineage.items.num_rows
+
+
+def test_small_row_groups(tmp_path):
+    from croissant_lineage.workflows import link
+    from croissant_lineage.testing.synthetic import generate_family
+
+    fam = generate_family(tmp_path / "data", items=QUERY_ROW_GROUP + 500, seed=1)
+    folder = link(fam.spec).write(tmp_path / "lineage")
+    meta = pq.ParquetFile(folder / "items.parquet").metadata
+    assert meta.num_row_groups > 1 and meta.row_group(0).num_rows == QUERY_ROW_GROUP
+    whole = LineageGraph(Lineage.read(folder))
+    refs = _refs(Lineage.read(folder, records=False))
+    for ref in random.Random(0).sample(refs, 40):
+        _same_relatives(folder, whole, ref)
+        _same_route(folder, whole, ref)
+
+
+def test_mmlu_sample_same_relatives_and_route(mmlu_lineage_dir, mmlu_lineage, shared_data):
+    from croissant_lineage.findings.importers import import_redux
+
+    whole = LineageGraph(mmlu_lineage)
+    findings = import_redux(data_dir=shared_data, lineage=whole).findings
+    refs = ["mmlu-pro:3542", "mmlu:college_chemistry/test/86", *random.Random(7).sample(_refs(mmlu_lineage), 40)]
+    for ref in refs:
+        _same_relatives(mmlu_lineage_dir, whole, ref)
+        _same_route(mmlu_lineage_dir, whole, ref, findings)
+
+
+def test_index_row_groups_have_ref_statistics_and_prune(tmp_path):
+    from croissant_lineage.lineage.index import INDEX_ROW_GROUP
+    from croissant_lineage.workflows import link
+    from croissant_lineage.testing.synthetic import generate_family
+
+    fam = generate_family(tmp_path / "data", items=3 * INDEX_ROW_GROUP, seed=2)
+    folder = link(fam.spec).write(tmp_path / "lineage")
+    meta = pq.ParquetFile(folder / INDEX_FILE).metadata
+    assert meta.num_row_groups > 2
+    assert all(meta.row_group(g).column(0).statistics.has_min_max for g in range(meta.num_row_groups))
+    index = RefIndex(folder / INDEX_FILE)
+    ref = _refs(Lineage.read(folder, records=False))[-1]
+    assert len(index._candidates(ref)) == 1
