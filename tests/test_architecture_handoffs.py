@@ -30,7 +30,7 @@ UNTYPED = re.compile(r"\b(dict|Mapping|MutableMapping)\[str, Any\]")
 #: Why a public ``dict[str, Any]`` parameter or field is not a stage hand-off, and where.
 JUSTIFIED: dict[str, set[str]] = {
     "a Croissant JSON-LD document or node: the input format itself": {
-        "croissant/describe.py:DescribeResult.descriptor",
+        "croissant/describe.py:DescribeResult.descriptor", "validate/structure.py:check_structure.doc",
         "croissant/descriptor.py:FileNode.node", "croissant/descriptor.py:FieldNode.node",
         "croissant/descriptor.py:RecordSetNode.node", "croissant/descriptor.py:Descriptor.doc",
         "croissant/jsonld.py:local_context.extra", "croissant/jsonld.py:check_contexts.contexts",
@@ -73,6 +73,7 @@ JUSTIFIED: dict[str, set[str]] = {
         "validate/github.py:github_annotations.report", "validate/github.py:github_summary.report",
     },
     "a result's JSON payload (what to_dict prints), or one raw record read from the data": {
+        "discovery/propose.py:Proposal.evidence", "discovery/propose.py:Proposal.runner_up",
         "audits/translations/probe.py:Join.row", "lineage/graph.py:Relatives.documented",
         "lineage/graph.py:Relatives.findings", "discovery/family.py:Relation.counts",
         "discovery/family.py:FamilyDiscovery.choices", "discovery/family.py:FamilyDiscovery.index",

@@ -35,6 +35,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,17 +173,21 @@ def _parquet(path: Path, rows: dict[str, list[Any]]) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
+def _holds_family(folder: Path) -> bool:
+    """True when ``folder`` holds a family :func:`generate_family` wrote (its manifest)."""
+    manifest = folder / MANIFEST
+    try:
+        return manifest.is_file() and read_json(manifest).get("generator") == _GENERATOR
+    except (InputError, AttributeError):
+        return False
+
+
 def _check_folder(folder: Path, force: bool) -> None:
     if folder.exists() and not folder.is_dir():
         raise OutputExistsError("exists and is not a folder", path=folder)
     if not folder.is_dir() or not any(folder.iterdir()) or force:
         return
-    manifest = folder / MANIFEST
-    try:
-        ours = manifest.is_file() and read_json(manifest).get("generator") == _GENERATOR
-    except (InputError, AttributeError):
-        ours = False
-    if not ours:
+    if not _holds_family(folder):
         raise OutputExistsError(
             "folder exists, is not empty and holds no synthetic family",
             path=folder,
@@ -213,6 +218,15 @@ def generate_family(
         raise InputError(f"items={items}: a synthetic family needs at least 100 items")
     out = Path(folder)
     _check_folder(out, force)
+    if _holds_family(out):
+        # A family written here before: its datasets (each described by a croissant.json, so
+        # guarded like any dataset's files) are removed whole, then written anew.
+        for name in (*_SHARES, "truth.parquet", "family.json", MANIFEST):
+            target = out / name
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif target.is_file():
+                target.unlink()
     rng = np.random.default_rng(seed)
     words = _Words(rng)
     n = {name: max(4, round(share * items)) for name, share in _SHARES.items()}

@@ -293,6 +293,8 @@ def test_cli_import_redux_writes_a_findings_file(shared_data: Path, mmlu_lineage
     assert json.loads(capsys.readouterr().out)["findings"] == 370
     assert len(load_findings(out)) == 370
     first = out.read_bytes()
-    assert main(args) == 2  # exists
-    assert main([*args, "--force", "-q"]) == 0
+    assert main([*args, "-q"]) == 0  # its own earlier output: replaced
     assert out.read_bytes() == first  # same inputs, same bytes
+    out.write_text("a file this library did not write\n")
+    assert main([*args, "-q"]) == 2  # a foreign file: refused without --force
+    assert main([*args, "--force", "-q"]) == 0 and out.read_bytes() == first

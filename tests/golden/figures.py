@@ -57,7 +57,7 @@ def link_figures(lineage: Any) -> dict[str, Any]:
             "groups": rows.group_by(["group"]).aggregate([]).num_rows,
             "items": rows.num_rows,
         }
-    totals = {k: v for k, v in lineage.summary.items() if isinstance(v, int)}
+    totals = {k: v for k, v in lineage.summary.to_dict().items() if isinstance(v, int)}
     return plain({"derivations": derivations, "duplicates": dups, "totals": totals})
 
 

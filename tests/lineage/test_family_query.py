@@ -74,8 +74,8 @@ def test_folder_without_index_read_whole(toy_lineage, toy_lineage_path, tmp_path
 
 
 def test_small_row_groups(tmp_path):
-    from croissant_lineage.workflows import link
     from croissant_lineage.testing.synthetic import generate_family
+    from croissant_lineage.workflows import link
 
     fam = generate_family(tmp_path / "data", items=QUERY_ROW_GROUP + 500, seed=1)
     folder = link(fam.spec).write(tmp_path / "lineage")
@@ -101,8 +101,8 @@ def test_mmlu_sample_same_relatives_and_route(mmlu_lineage_dir, mmlu_lineage, sh
 
 def test_index_row_groups_have_ref_statistics_and_prune(tmp_path):
     from croissant_lineage.lineage.index import INDEX_ROW_GROUP
-    from croissant_lineage.workflows import link
     from croissant_lineage.testing.synthetic import generate_family
+    from croissant_lineage.workflows import link
 
     fam = generate_family(tmp_path / "data", items=3 * INDEX_ROW_GROUP, seed=2)
     folder = link(fam.spec).write(tmp_path / "lineage")
