@@ -35,7 +35,9 @@ REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "examples" / "toy" / "family.json"
 TOY_FINDINGS = REPO / "examples" / "toy" / "findings.yaml"
 OLD_FAMILY = Path(__file__).resolve().parent / "badinput" / "_good" / "family.json"
-LINEAGE_FILES = ["items.parquet", "edges.parquet", "duplicates.parquet", "unmatched.parquet", "family.json", "summary.json"]
+LINEAGE_FILES = [
+    "items.parquet", "edges.parquet", "duplicates.parquet", "unmatched.parquet", "index.parquet", "family.json", "summary.json",
+]
 BIG = 32 * 1024 * 1024
 
 #: (kind, n): where the child stops for the kill; n counts files written (1-based) or,

@@ -27,6 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from croissant_lineage._io import note_input, read_json
+from croissant_lineage.croissant.tables import check_cells
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.index import (
     CHILD_OF,
@@ -169,10 +170,14 @@ def family_lineage(
         opened = _opened(src)
         found = family_closure(opened.index, [refs] if isinstance(refs, str) else refs, closure, more)
         items = opened.items.rows(found.items)
+        # the rows read are held to the cell limit as a whole-folder read is (Lineage.read)
+        edges = check_cells(opened.edges.rows(found.edges), src / "edges.parquet")
+        duplicates = check_cells(opened.duplicates.rows(found.duplicates), src / "duplicates.parquet")
         tables = {
-            "items": conform(items, ITEMS_SCHEMA),  # the record column (not read) and older folders' absent ones null
-            "edges": opened.edges.rows(found.edges).cast(EDGES_SCHEMA),
-            "duplicates": opened.duplicates.rows(found.duplicates).cast(DUPLICATES_SCHEMA),
+            # the record column (not read) and older folders' absent ones null
+            "items": conform(check_cells(items, src / "items.parquet"), ITEMS_SCHEMA),
+            "edges": edges.cast(EDGES_SCHEMA),
+            "duplicates": duplicates.cast(DUPLICATES_SCHEMA),
         }
     except (pa.ArrowInvalid, OSError, ValueError) as exc:
         raise InputError(f"not a lineage folder: {exc}", path=src) from None
