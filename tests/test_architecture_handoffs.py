@@ -31,6 +31,7 @@ UNTYPED = re.compile(r"\b(dict|Mapping|MutableMapping)\[str, Any\]")
 JUSTIFIED: dict[str, set[str]] = {
     "a Croissant JSON-LD document or node: the input format itself": {
         "croissant/describe.py:DescribeResult.descriptor", "validate/structure.py:check_structure.doc",
+        "croissant/resources.py:resource_kind.node",
         "croissant/descriptor.py:FileNode.node", "croissant/descriptor.py:FieldNode.node",
         "croissant/descriptor.py:RecordSetNode.node", "croissant/descriptor.py:Descriptor.doc",
         "croissant/jsonld.py:local_context.extra", "croissant/jsonld.py:check_contexts.contexts",

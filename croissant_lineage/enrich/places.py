@@ -32,11 +32,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from croissant_lineage.croissant.descriptor import as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
-from croissant_lineage.croissant.namespaces import CROISSANT_NS, SCHEMA_NS
+from croissant_lineage.croissant.namespaces import CROISSANT_NS
+from croissant_lineage.croissant.resources import local_path, resource_kind
 from croissant_lineage.enrich.files import FILE_KINDS, is_lineage_file
 from croissant_lineage.enrich.marks import is_ours
 from croissant_lineage.errors import InputError
@@ -55,11 +55,6 @@ __all__ = [
 
 #: The warning code of a copy whose benchmark RecordSets do not load from where it was written.
 UNLOADABLE = "CL-W001"
-
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
-_FILE_OBJECT = frozenset({f"{CROISSANT_NS}FileObject", f"{SCHEMA_NS}FileObject", "http://schema.org/FileObject"})
-_FILE_SET = frozenset({f"{CROISSANT_NS}FileSet"})
-
 
 @dataclass(frozen=True)
 class EnrichWarning:
@@ -84,23 +79,6 @@ class EnrichWarning:
         return {"code": self.code, "path": self.path, "record_sets": list(self.record_sets), "message": self.message}
 
 
-def _local(url: str) -> str | None:
-    """The local path a ``contentUrl`` names; None for a URL with a scheme (``https:``...)."""
-    if url.startswith("file:"):
-        return unquote(urlparse(url).path) or None
-    if _SCHEME.match(url) and not re.match(r"^[A-Za-z]:[\\/]", url):
-        return None
-    return url
-
-
-def _kind(node: dict[str, Any], ctx: JsonLdContext) -> str | None:
-    for t in as_list(node.get("@type")):
-        iri = ctx.expand_iri(t, vocab=True).iri if isinstance(t, str) else None
-        if iri in _FILE_OBJECT:
-            return "FileObject"
-        if iri in _FILE_SET:
-            return "FileSet"
-    return None
 
 
 @dataclass(frozen=True)
@@ -129,7 +107,7 @@ def _resources(doc: Mapping[str, Any]) -> Iterator[_Resource]:
     for n, node in nodes:
         if not isinstance(node, dict) or is_ours(node) or node.get("containedIn") is not None:
             continue
-        kind = _kind(node, ctx)
+        kind = resource_kind(node, ctx)
         if kind is not None:
             yield _Resource(("distribution",) if n is None else ("distribution", n), node, kind)
 
@@ -154,7 +132,7 @@ def _loads(res: _Resource, folder: Path) -> bool:
     would take lineage files written there for its data does not."""
     if res.kind == "FileObject":
         url = res.node.get("contentUrl")
-        rel = _local(url) if isinstance(url, str) else None
+        rel = local_path(url) if isinstance(url, str) else None
         # lexically: the copy's folder may not exist yet (an output folder is swapped in whole)
         return rel is None or Path(os.path.normpath(os.path.join(os.path.abspath(folder), rel))).is_file()
     patterns = [p for p in as_list(res.node.get("includes")) if isinstance(p, str) and p.strip()]
@@ -278,7 +256,7 @@ def rebase_urls(doc: dict[str, Any], base: str | Path, folder: str | Path) -> li
     for res in _resources(doc):
         value = res.node.get(res.key)
         if isinstance(value, str):
-            local = _local(value) if res.kind == "FileObject" else value
+            local = local_path(value) if res.kind == "FileObject" else value
             new: Any = value if local is None or local != value else _rebased(value, Path(base), Path(folder))
         elif isinstance(value, list) and res.kind == "FileSet":
             new = [_rebased(v, Path(base), Path(folder)) if isinstance(v, str) else v for v in value]
@@ -296,7 +274,7 @@ def _taken(doc: Mapping[str, Any], name: str) -> str | None:
     for res in _resources(doc):
         if res.kind == "FileObject":
             url = res.node.get("contentUrl")
-            if isinstance(url, str) and _local(url) is not None and os.path.normpath(url) == name:
+            if isinstance(url, str) and local_path(url) is not None and os.path.normpath(url) == name:
                 return res.ident or "a FileObject"
             continue
         for pattern in as_list(res.node.get("includes")):

@@ -26,23 +26,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from croissant_lineage.croissant.descriptor import as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
-from croissant_lineage.croissant.namespaces import CROISSANT_NS, MARK, SCHEMA_NS
+from croissant_lineage.croissant.namespaces import MARK
+from croissant_lineage.croissant.resources import local_path, resource_kind
 from croissant_lineage.validate.codes import issue
 from croissant_lineage.validate.detect import Target
 from croissant_lineage.validate.report import Issue
 
 __all__ = ["FileCheck", "check_files", "file_checks", "local_path"]
-
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
-_FILE_OBJECT = frozenset(
-    {f"{CROISSANT_NS}FileObject", f"{SCHEMA_NS}FileObject", f"{SCHEMA_NS.replace('https:', 'http:', 1)}FileObject"}
-)
-_FILE_SET = frozenset({f"{CROISSANT_NS}FileSet"})
-
 
 @dataclass(frozen=True)
 class FileCheck:
@@ -67,26 +60,6 @@ class FileCheck:
         return self
 
 
-def local_path(url: str) -> str | None:
-    """The local path a ``contentUrl`` names, or None when it is a URL (``https:``, ``s3:``...).
-
-    ``file://`` URLs are local paths; a Windows drive letter (``C:\\``) is not a scheme.
-    """
-    if url.startswith("file:"):
-        return unquote(urlparse(url).path) or None
-    if _SCHEME.match(url) and not re.match(r"^[A-Za-z]:[\\/]", url):
-        return None
-    return url
-
-
-def _kind(node: dict[str, Any], ctx: JsonLdContext) -> str | None:
-    for t in as_list(node.get("@type")):
-        iri = ctx.expand_iri(t, vocab=True).iri if isinstance(t, str) else None
-        if iri in _FILE_OBJECT:
-            return "FileObject"
-        if iri in _FILE_SET:
-            return "FileSet"
-    return None
 
 
 def _outside(base: Path, rel: str) -> bool:
@@ -182,7 +155,7 @@ def check_files(doc: dict[str, Any], where: str, check: FileCheck) -> list[Issue
         n = n if isinstance(dist, list) else -1
         if not isinstance(node, dict) or node.get("containedIn") is not None:
             continue
-        kind = _kind(node, ctx)
+        kind = resource_kind(node, ctx)
         here = check.for_node(node)
         if here.base is None:
             continue
