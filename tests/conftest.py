@@ -27,6 +27,10 @@ from hypothesis import settings
 from tests import netguard
 
 REPO = Path(__file__).resolve().parents[1]
+# Commands the tests run in subprocesses (`croissant-lineage ...`, the README's blocks) are the
+# ones installed beside the interpreter running the tests: a venv's bin folder is not on PATH
+# unless activated, and another installation found first would run other code.
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 SHARED_DATA = Path(os.environ.get("CROISSANT_LINEAGE_DATA", REPO.parent / "shared" / "data"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
