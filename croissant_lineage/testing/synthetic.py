@@ -41,15 +41,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from croissant_lineage._io import atomic_write_bytes, atomic_write_json, atomic_writer, read_json
+from croissant_lineage._io import atomic_write_json, atomic_writer, read_json
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.describe import DescribeOptions, describe
 from croissant_lineage.errors import InputError, OutputExistsError
+from croissant_lineage.testing.problems import SHAPES
+from croissant_lineage.testing.shaped import write_shaped
+from croissant_lineage.testing.words import Words, write_parquet
 
-__all__ = ["MANIFEST", "SyntheticFamily", "generate_family"]
+__all__ = ["FAMILY_SHAPES", "MANIFEST", "SyntheticFamily", "generate_family"]
+
+#: The shapes :func:`generate_family` writes: the MMLU-like family and one per key kind.
+FAMILY_SHAPES = ("mmlu", *SHAPES)
 
 #: Name of the manifest :func:`generate_family` writes; a folder holding one may be replaced.
 MANIFEST = "synthetic.json"
@@ -63,8 +67,6 @@ _GENERIC = (
     "Which one of these is not so?",
     "Choose the claim that is true of the case above.",
 )
-_CONSONANTS = "bcdfghjklmnprstvz"
-_VOWELS = "aeiou"
 _SUFFIX = {"xx": "ek", "yy": "ola"}
 _LETTERS = "ABCDEFGHIJ"
 
@@ -80,6 +82,9 @@ class SyntheticFamily(Result):
         datasets: Items per dataset name.
         derived: Planted child -> parent pairs (rows of ``truth.parquet``).
         seed: The random seed.
+        shape: ``mmlu`` or the key kind of a shaped family (:data:`FAMILY_SHAPES`).
+        twins: A shaped family's twin dataset pairs: ``datasets``, the ``older`` one
+            (None: no content says) and the content ``signal`` of direction.
     """
 
     folder: Path
@@ -88,10 +93,13 @@ class SyntheticFamily(Result):
     datasets: dict[str, int]
     derived: int
     seed: int
+    shape: str = "mmlu"
+    twins: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (what ``synthetic.json`` holds, minus the marker)."""
-        return {
+        """JSON-ready summary (what ``synthetic.json`` holds, minus the marker); a shaped
+        family's adds its ``shape`` and ``twins``."""
+        out: dict[str, Any] = {
             "folder": str(self.folder),
             "spec": str(self.spec),
             "items": self.items,
@@ -99,39 +107,8 @@ class SyntheticFamily(Result):
             "derived": self.derived,
             "seed": self.seed,
         }
-
-
-class _Words:
-    """An invented vocabulary and random texts made of it."""
-
-    def __init__(self, rng: np.random.Generator, size: int = 6000):
-        syllables = [c + v for c in _CONSONANTS for v in _VOWELS]
-        words: dict[str, None] = {}
-        while len(words) < size:
-            n = int(rng.integers(2, 5))
-            words["".join(syllables[int(i)] for i in rng.integers(0, len(syllables), n))] = None
-        self.words = list(words)
-        self.rng = rng
-
-    def texts(self, n: int, lo: int, hi: int) -> list[str]:
-        """``n`` texts of ``lo``..``hi`` words each."""
-        lengths = self.rng.integers(lo, hi + 1, n)
-        idx = self.rng.integers(0, len(self.words), (n, hi))
-        w = self.words
-        return [" ".join(w[j] for j in row[:k]) for row, k in zip(idx.tolist(), lengths.tolist(), strict=True)]
-
-    def questions(self, n: int) -> list[str]:
-        """``n`` question stems: capitalised, 8..40 words, ending with ``?``."""
-        return [t[:1].upper() + t[1:] + "?" for t in self.texts(n, 8, 40)]
-
-    def options(self, n: int) -> list[str]:
-        """``n`` answer options: 1..6 words, a fifth of them numbers (some written as
-        spreadsheets damage them: ``1,500``, ``3/4``)."""
-        out = self.texts(n, 1, 6)
-        numbers = self.rng.integers(0, 5000, n).tolist()
-        for i in np.flatnonzero(self.rng.random(n) < 0.2).tolist():
-            k = numbers[i]
-            out[i] = (f"{k:,}", f"{k % 9 + 1}/{k % 7 + 2}", f"{k / 8:.1f}", str(k))[i % 4]
+        if self.shape != "mmlu":
+            out.update(shape=self.shape, twins=[dict(t) for t in self.twins])
         return out
 
 
@@ -167,12 +144,6 @@ def _edit(text: str, replacement: str) -> str:
     return " ".join(words)
 
 
-def _parquet(path: Path, rows: dict[str, list[Any]]) -> None:
-    buf = io.BytesIO()
-    pq.write_table(pa.table(rows), buf, compression="zstd", write_statistics=False)
-    atomic_write_bytes(path, buf.getvalue())
-
-
 def _holds_family(folder: Path) -> bool:
     """True when ``folder`` holds a family :func:`generate_family` wrote (its manifest)."""
     manifest = folder / MANIFEST
@@ -196,7 +167,7 @@ def _check_folder(folder: Path, force: bool) -> None:
 
 
 def generate_family(
-    folder: str | Path, items: int = 10_000, *, seed: int = 0, force: bool = False
+    folder: str | Path, items: int = 10_000, *, seed: int = 0, force: bool = False, shape: str = "mmlu"
 ) -> SyntheticFamily:
     """Write a synthetic family of about ``items`` items (see module docstring).
 
@@ -204,31 +175,40 @@ def generate_family(
         folder: Destination; created if missing. A folder written by this function
             before is replaced; any other non-empty folder only with ``force``.
         items: Approximate number of items across all datasets (at least 100).
-        seed: Random seed; same ``items`` and ``seed``, same bytes.
+        seed: Random seed; same ``items``, ``seed`` and ``shape``, same bytes.
         force: Write into a non-empty folder that holds no synthetic family.
+        shape: ``mmlu`` (the MMLU-like family above) or a key kind of
+            :data:`SHAPES` (``number``, ``text``, ``set``, ``code``): a root set of such
+            items, its twins, a format conversion, a perturbation, templated variants and
+            a translation (:mod:`croissant_lineage.testing.shaped`).
 
     Returns:
         A :class:`SyntheticFamily` (paths and counts).
 
     Raises:
-        InputError: ``items`` is below 100.
+        InputError: ``items`` is below 100, or ``shape`` is not one of :data:`FAMILY_SHAPES`.
         OutputExistsError: ``folder`` holds other files and ``force`` is false.
     """
     if items < 100:
         raise InputError(f"items={items}: a synthetic family needs at least 100 items")
+    if shape not in FAMILY_SHAPES:
+        raise InputError(f"shape={shape!r}: a synthetic family's shape is one of {', '.join(FAMILY_SHAPES)}")
     out = Path(folder)
     _check_folder(out, force)
     if _holds_family(out):
         # A family written here before: its datasets (each described by a croissant.json, so
         # guarded like any dataset's files) are removed whole, then written anew.
-        for name in (*_SHARES, "truth.parquet", "family.json", MANIFEST):
+        for name in (*_SHARES, *_written_datasets(out), "truth.parquet", "family.json", MANIFEST):
             target = out / name
             if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
             elif target.is_file():
                 target.unlink()
     rng = np.random.default_rng(seed)
-    words = _Words(rng)
+    if shape != "mmlu":
+        shaped = write_shaped(out, rng, items, seed, shape)
+        return _finish(out, shaped.counts, shaped.spec, shaped.derived, seed, shape=shape, twins=shaped.twins)
+    words = Words(rng)
     n = {name: max(4, round(share * items)) for name, share in _SHARES.items()}
     truth = _Truth()
     # The datasets are drawn in this order from one generator: same seed, same bytes.
@@ -236,17 +216,33 @@ def generate_family(
     n_pro = _write_pro(out, rng, words, base, n["syn-pro"], truth)
     n_redux = _write_redux(out, rng, base, n["syn-redux"], truth)
     n_translated = _write_translations(out, rng, base, n["syn-xx"], truth)
-    _parquet(out / "truth.parquet", truth.columns)
+    write_parquet(out / "truth.parquet", truth.columns)
     counts = {"syn-base": len(base.ids), "syn-pro": n_pro, "syn-redux": n_redux, "syn-xx": n_translated, "syn-yy": n_translated}
+    return _finish(out, counts, _spec(items, seed), len(truth), seed)
+
+
+def _finish(out: Path, counts: dict[str, int], spec: dict[str, Any], derived: int, seed: int, *,
+            shape: str = "mmlu", twins: list[dict[str, Any]] | None = None) -> SyntheticFamily:
+    """Describe each dataset, write the spec and the manifest."""
     for name in counts:
         doc = describe(out / name, DescribeOptions(
             name=name, description=f"Synthetic dataset {name} (invented, seed {seed}).",
             license="CC0-1.0", split="test"))
         atomic_write_json(out / name / "croissant.json", doc)
-    atomic_write_json(out / "family.json", _spec(items, seed))
-    result = SyntheticFamily(out, out / "family.json", sum(counts.values()), counts, len(truth), seed)
+    atomic_write_json(out / "family.json", spec)
+    result = SyntheticFamily(out, out / "family.json", sum(counts.values()), counts, derived, seed,
+                             shape, tuple(twins or ()))
     atomic_write_json(out / MANIFEST, {"generator": _GENERATOR, **result.to_dict(), "folder": ".", "spec": "family.json"})
     return result
+
+
+def _written_datasets(folder: Path) -> list[str]:
+    """The dataset folders a family's manifest lists (kept inside ``folder``)."""
+    try:
+        names = read_json(folder / MANIFEST).get("datasets", {})
+    except (InputError, AttributeError):
+        return []
+    return [n for n in names if isinstance(n, str) and n and "/" not in n and "\\" not in n and n not in (".", "..")]
 
 
 class _Truth:
@@ -281,7 +277,7 @@ def _four_options(options: list[list[str]]) -> dict[str, list[str]]:
     return {f"option_{c}": [o[k] for o in options] for k, c in enumerate("abcd")}
 
 
-def _write_base(out: Path, rng: np.random.Generator, words: _Words, nb: int) -> _Base:
+def _write_base(out: Path, rng: np.random.Generator, words: Words, nb: int) -> _Base:
     """``syn-base``: subjects of ~250 items; a few generic stems per subject."""
     n_subjects = max(2, round(nb / _SUBJECT_SIZE))
     subject_names = [f"{w}_{k:04d}" for k, w in enumerate(words.texts(n_subjects, 1, 1))]
@@ -298,7 +294,7 @@ def _write_base(out: Path, rng: np.random.Generator, words: _Words, nb: int) -> 
         base_ids.append(f"{subject_names[s]}/test/{row_in_subject.get(s, 0)}")
         row_in_subject[s] = row_in_subject.get(s, 0) + 1
     base = _Base(subject_names, base_ids, [subject_names[s] for s in subj_of], stems, base_opts, base_keys)
-    _parquet(
+    write_parquet(
         out / "syn-base" / "test.parquet",
         {
             "sample_id": base.ids,
@@ -326,7 +322,7 @@ def _pro_row(qid: int, stem: str, opts: list[str], key: int, subject: str, src: 
 
 
 def _write_pro(
-    out: Path, rng: np.random.Generator, words: _Words, base: _Base, npro: int, truth: _Truth
+    out: Path, rng: np.random.Generator, words: Words, base: _Base, npro: int, truth: _Truth
 ) -> int:
     """``syn-pro``: option expansion of base items, its own items and a few duplicates.
 
@@ -405,7 +401,7 @@ def _write_translations(out: Path, rng: np.random.Generator, base: _Base, n: int
     trans = np.sort(rng.choice(nb, nt, replace=False)).tolist()
     for lang in ("xx", "yy"):
         name = f"syn-{lang}"
-        _parquet(
+        write_parquet(
             out / name / "test.parquet",
             {
                 "sample_id": [base.ids[b] for b in trans],
