@@ -42,6 +42,7 @@ KEY_COLUMNS = {
 }
 
 _CURRENCY = "$€£¥₹"
+_SIGNS = ("+", "-")
 _THOUSANDS = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 _PLAIN = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FRACTION = re.compile(r"([0-9]+)\s*/\s*([0-9]+)")
@@ -62,10 +63,10 @@ def parse_number(text: Any) -> float | None:
         return value if math.isfinite(value) else None
     s = str(text).strip().replace("\u2212", "-")
     sign = 1.0
-    if s[:1] in "+-" and s:
+    if s[:1] in _SIGNS:
         sign, s = (-1.0 if s[0] == "-" else 1.0), s[1:].strip()
     bare = s.strip(_CURRENCY).strip()
-    if bare != s and bare[:1] in "+-":  # "$-18": a sign after the currency
+    if bare != s and bare[:1] in _SIGNS:  # "$-18": a sign after the currency (a bare "$": no sign)
         sign, bare = sign * (-1.0 if bare[0] == "-" else 1.0), bare[1:].strip()
     s = bare
     s = s.rstrip("%").rstrip(".").strip() if len(s) > 1 else s
