@@ -96,8 +96,8 @@ class Contents:
 def number_text(value: Fraction, form: int) -> str:
     """``value`` written in form ``form`` (any integer: taken modulo the forms)."""
     if value.denominator != 1:
-        forms = (f"{value.numerator}/{value.denominator}", f"{float(value):.6f}")
-        return forms[form % len(forms)]
+        ratio = (f"{value.numerator}/{value.denominator}", f"{float(value):.6f}")
+        return ratio[form % len(ratio)]
     v = value.numerator
     sign, m = ("-" if v < 0 else ""), abs(v)
     forms = (f"{sign}{m:,}", f"{sign}${m:,}", f"{v}.0", str(v), f"{v / 1000:g}e3")

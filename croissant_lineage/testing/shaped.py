@@ -208,7 +208,7 @@ def write_shaped(out: Path, rng: np.random.Generator, items: int, seed: int, sha
     write_parquet(out / "truth.parquet", truth.columns)
     counts = {_ROOT: n_root, "syn-annotated": n_root, "syn-mirror": n_root, "syn-converted": n_part,
               "syn-perturbed": n_perturbed, "syn-variants": n_variants, "syn-xx": n_part}
-    twins = [
+    twins: list[dict[str, Any]] = [
         {"datasets": [_ROOT, "syn-annotated"], "older": _ROOT,
          "signal": "tests added" if shape == "code" else "sub-answers inserted into the solution"},
         {"datasets": [_ROOT, "syn-mirror"], "older": None, "signal": None},
@@ -259,7 +259,7 @@ def _write_variants(out: Path, rng: np.random.Generator, words: Words, shape: st
     parents = np.sort(rng.choice(len(root), n_parents, replace=False)).tolist()
     fates = {"stem": "edited", "options": "recomputed", "key": "recomputed", "solution": "recomputed",
              "tests": "recomputed"}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for b in parents:
         fresh = _problems(rng, words, VARIANTS_PER_PARENT, [root_p[b].op] * VARIANTS_PER_PARENT)
         for p in fresh:
