@@ -28,6 +28,14 @@ only by their options) are planted in the base. ``truth.parquet``
 lists the planted parent of every derived item (child dataset/item, parent
 dataset/item and the kind of copy), so the linker's choices can be checked.
 Same ``items`` and ``seed`` give byte-identical files.
+
+With ``shape`` a key kind (``number``, ``text``, ``set``, ``code``), the family is one of
+free-form items instead: a root set, its twins (with and without a content signal of
+direction), a format conversion with a parent-id field, a perturbation, templated variants
+and a translation, its truth recording what happened to each content of every child item
+(:mod:`croissant_lineage.testing.shaped`)::
+
+    generate_family(folder, 1_000, shape="number")
 """
 
 from __future__ import annotations

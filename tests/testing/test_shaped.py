@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from croissant_lineage._io import read_json
 from croissant_lineage.errors import InputError
@@ -134,3 +136,18 @@ def test_one_entry_point_replaces_a_family_of_another_shape(tmp_path: Path) -> N
         generate_family(tmp_path / "other", 200, shape="essay")
     assert exc.value.code == InputError.code
     assert ("mmlu", *SHAPES) == FAMILY_SHAPES
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shape=st.sampled_from(SHAPES), seed=st.integers(0, 2**16))
+def test_any_seed_links_to_its_truth(tmp_path: Path, shape: str, seed: int) -> None:
+    """Whatever the seed: every child's parent, and key_inherited where the truth can say."""
+    fam = generate_family(tmp_path / f"{shape}-{seed}", 150, seed=seed, shape=shape, force=True)
+    truth = {(r["child_dataset"], r["child_item"]): r for r in _truth(fam)}
+    edges = link(fam.spec).edges.select(["child_dataset", "child_item", "parent_item", "key_inherited"]).to_pylist()
+    right = [e for e in edges if truth[(e["child_dataset"], e["child_item"])]["parent_item"] == e["parent_item"]]
+    assert len(right) / len(truth) >= 0.99 and len(right) / len(edges) >= 0.99
+    for e in right:
+        same = truth[(e["child_dataset"], e["child_item"])]["key_same"]
+        assert same is None or e["key_inherited"] == same, e
