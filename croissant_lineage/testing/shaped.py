@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from croissant_lineage._io import atomic_writer
+from croissant_lineage._io import atomic_write_json, atomic_writer
 from croissant_lineage.family.spec import ACTIVITIES
 from croissant_lineage.testing.problems import (
     KEY_KIND,
@@ -55,6 +55,7 @@ __all__ = [
     "PERTURBATION",
     "TEMPLATED_VARIANTS",
     "ShapedOutput",
+    "Twin",
     "spec_activity",
     "write_shaped",
 ]
@@ -99,13 +100,31 @@ _LAYOUT = {
 
 
 @dataclass(frozen=True)
+class Twin:
+    """Two datasets with the same items and date.
+
+    Attributes:
+        datasets: The two dataset names.
+        older: The one content shows came first; None when no content says.
+        signal: The content that tells the direction (None: none).
+    """
+
+    datasets: tuple[str, str]
+    older: str | None
+    signal: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (as the manifest holds it)."""
+        return {"datasets": list(self.datasets), "older": self.older, "signal": self.signal}
+
+
+@dataclass(frozen=True)
 class ShapedOutput:
-    """What :func:`write_shaped` wrote: item counts, the truth's rows, the spec, the twins."""
+    """What :func:`write_shaped` wrote: item counts, the truth's rows, the twins."""
 
     counts: dict[str, int]
     derived: int
-    spec: dict[str, Any]
-    twins: list[dict[str, Any]]
+    twins: tuple[Twin, ...]
 
 
 class _Truth:
@@ -173,8 +192,10 @@ def _sizes(items: int) -> tuple[int, int, int]:
 def write_shaped(out: Path, rng: np.random.Generator, items: int, seed: int, shape: str) -> ShapedOutput:
     """Write the datasets and ``truth.parquet`` of a family of ``shape`` (module docstring).
 
+    Also writes the family spec (``family.json``).
+
     Returns:
-        The counts, the number of truth rows, the family spec and the twin pairs.
+        The counts, the number of truth rows and the twin pairs.
     """
     words = Words(rng)
     vocab = words.words
@@ -208,12 +229,12 @@ def write_shaped(out: Path, rng: np.random.Generator, items: int, seed: int, sha
     write_parquet(out / "truth.parquet", truth.columns)
     counts = {_ROOT: n_root, "syn-annotated": n_root, "syn-mirror": n_root, "syn-converted": n_part,
               "syn-perturbed": n_perturbed, "syn-variants": n_variants, "syn-xx": n_part}
-    twins: list[dict[str, Any]] = [
-        {"datasets": [_ROOT, "syn-annotated"], "older": _ROOT,
-         "signal": "tests added" if shape == "code" else "sub-answers inserted into the solution"},
-        {"datasets": [_ROOT, "syn-mirror"], "older": None, "signal": None},
-    ]
-    return ShapedOutput(counts, len(truth), _spec(shape, items, seed), twins)
+    twins = (
+        Twin((_ROOT, "syn-annotated"), _ROOT, "tests added" if shape == "code" else "sub-answers inserted into the solution"),
+        Twin((_ROOT, "syn-mirror"), None, None),
+    )
+    atomic_write_json(out / "family.json", _spec(shape, items, seed))
+    return ShapedOutput(counts, len(truth), twins)
 
 
 def _write_converted(out: Path, rng: np.random.Generator, shape: str, root_p: list[Problem],

@@ -55,7 +55,7 @@ from croissant_lineage._results import Result
 from croissant_lineage.croissant.describe import DescribeOptions, describe
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.testing.problems import SHAPES
-from croissant_lineage.testing.shaped import write_shaped
+from croissant_lineage.testing.shaped import Twin, write_shaped
 from croissant_lineage.testing.words import Words, write_parquet
 
 __all__ = ["FAMILY_SHAPES", "MANIFEST", "SyntheticFamily", "generate_family"]
@@ -91,8 +91,7 @@ class SyntheticFamily(Result):
         derived: Planted child -> parent pairs (rows of ``truth.parquet``).
         seed: The random seed.
         shape: ``mmlu`` or the key kind of a shaped family (:data:`FAMILY_SHAPES`).
-        twins: A shaped family's twin dataset pairs: ``datasets``, the ``older`` one
-            (None: no content says) and the content ``signal`` of direction.
+        twins: A shaped family's twin dataset pairs (:class:`~croissant_lineage.testing.shaped.Twin`).
     """
 
     folder: Path
@@ -102,7 +101,7 @@ class SyntheticFamily(Result):
     derived: int
     seed: int
     shape: str = "mmlu"
-    twins: tuple[dict[str, Any], ...] = ()
+    twins: tuple[Twin, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (what ``synthetic.json`` holds, minus the marker); a shaped
@@ -116,7 +115,7 @@ class SyntheticFamily(Result):
             "seed": self.seed,
         }
         if self.shape != "mmlu":
-            out.update(shape=self.shape, twins=[dict(t) for t in self.twins])
+            out.update(shape=self.shape, twins=[t.to_dict() for t in self.twins])
         return out
 
 
@@ -215,7 +214,7 @@ def generate_family(
     rng = np.random.default_rng(seed)
     if shape != "mmlu":
         shaped = write_shaped(out, rng, items, seed, shape)
-        return _finish(out, shaped.counts, shaped.spec, shaped.derived, seed, shape=shape, twins=shaped.twins)
+        return _finish(out, shaped.counts, None, shaped.derived, seed, shape=shape, twins=shaped.twins)
     words = Words(rng)
     n = {name: max(4, round(share * items)) for name, share in _SHARES.items()}
     truth = _Truth()
@@ -229,17 +228,17 @@ def generate_family(
     return _finish(out, counts, _spec(items, seed), len(truth), seed)
 
 
-def _finish(out: Path, counts: dict[str, int], spec: dict[str, Any], derived: int, seed: int, *,
-            shape: str = "mmlu", twins: list[dict[str, Any]] | None = None) -> SyntheticFamily:
-    """Describe each dataset, write the spec and the manifest."""
+def _finish(out: Path, counts: dict[str, int], spec: dict[str, Any] | None, derived: int, seed: int, *,
+            shape: str = "mmlu", twins: tuple[Twin, ...] = ()) -> SyntheticFamily:
+    """Describe each dataset, write the spec (unless written) and the manifest."""
     for name in counts:
         doc = describe(out / name, DescribeOptions(
             name=name, description=f"Synthetic dataset {name} (invented, seed {seed}).",
             license="CC0-1.0", split="test"))
         atomic_write_json(out / name / "croissant.json", doc)
-    atomic_write_json(out / "family.json", spec)
-    result = SyntheticFamily(out, out / "family.json", sum(counts.values()), counts, derived, seed,
-                             shape, tuple(twins or ()))
+    if spec is not None:
+        atomic_write_json(out / "family.json", spec)
+    result = SyntheticFamily(out, out / "family.json", sum(counts.values()), counts, derived, seed, shape, twins)
     atomic_write_json(out / MANIFEST, {"generator": _GENERATOR, **result.to_dict(), "folder": ".", "spec": "family.json"})
     return result
 
