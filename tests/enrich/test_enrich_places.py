@@ -273,13 +273,21 @@ def test_mmlu_in_place_copies_load_like_the_originals(mmlu_lineage, shared_data:
 
 @pytest.mark.slow
 def test_mmlu_rebased_copies_strip_to_the_original_bytes(mmlu_lineage, shared_data: Path, tmp_path: Path) -> None:
+    """Every MMLU descriptor reads FileSets: --rebase-urls leaves them as they were (mlcroissant
+    would match a ``../`` glob against nothing), so each copy is warned, naming its FileSets and
+    offering --in-place only, and ``validate`` fails it as mlcroissant would read it."""
     from croissant_lineage.family.spec import load_family
 
     spec = load_family("mmlu")
     result = enrich_family(mmlu_lineage, spec, tmp_path / "out", time=TIME, rebase=True, data_dir=shared_data)
     originals = {d.descriptor for d in spec.datasets.values() if d.descriptor is not None}
-    stripped = {dumps_json(strip_enrichment(json.loads(Path(d.path).read_text("utf-8")))) for d in result.descriptors}
-    assert stripped == {p.read_text("utf-8") for p in originals}
-    assert len(result.warnings) == 12  # FileSets only: mlcroissant reads none outside the copy's folder
+    texts = [Path(d.path).read_text("utf-8") for d in result.descriptors]
+    assert {dumps_json(strip_enrichment(json.loads(t))) for t in texts} == {p.read_text("utf-8") for p in originals}
+    assert not [t for t in texts if "cl:rebasedValues" in t]
+    assert [w.path for w in result.warnings] == [d.path for d in result.descriptors]  # 12
+    for w, text in zip(result.warnings, texts, strict=True):
+        own = [n["@id"] for n in json.loads(text)["distribution"] if n.get("@index") != "croissant-lineage"]
+        assert w.resources == own and "--rebase-urls" not in w.message and "--in-place" in w.message
+    assert sum(len(w.resources) for w in result.warnings) == 16  # 11 FileSets + global-mmlu-subset's 5
     report = validate([tmp_path / "out"], family="mmlu", data_dir=shared_data)
-    assert not report.errors, str(report)  # the rebased paths resolve: their files exist
+    assert {i.code for i in report.errors} == {"CLV701"} and len(report.errors) == 16
