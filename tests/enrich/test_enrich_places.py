@@ -284,6 +284,8 @@ def test_mmlu_rebased_copies_strip_to_the_original_bytes(mmlu_lineage, shared_da
     texts = [Path(d.path).read_text("utf-8") for d in result.descriptors]
     assert {dumps_json(strip_enrichment(json.loads(t))) for t in texts} == {p.read_text("utf-8") for p in originals}
     assert not [t for t in texts if "cl:rebasedValues" in t]
+    plain = enrich_family(mmlu_lineage, spec, tmp_path / "plain", time=TIME, data_dir=shared_data)
+    assert [Path(d.path).read_text("utf-8") for d in plain.descriptors] == texts  # the default's bytes
     assert [w.path for w in result.warnings] == [d.path for d in result.descriptors]  # 12
     for w, text in zip(result.warnings, texts, strict=True):
         own = [n["@id"] for n in json.loads(text)["distribution"] if n.get("@index") != "croissant-lineage"]

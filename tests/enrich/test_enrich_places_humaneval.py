@@ -69,25 +69,29 @@ def test_humaneval_in_place_copies_load_every_record_like_the_originals(humaneva
     assert not report.errors, str(report)
 
 
-@pytest.mark.parametrize("rebase", [False, True])
 def test_humaneval_copy_apart_is_warned_fails_validate_and_strips_to_the_original(
-        humaneval_lineage, humaneval_data: Path, tmp_path: Path, rebase: bool) -> None:
-    out = tmp_path / "enriched"
-    result = enrich_family(humaneval_lineage, "humaneval", out, time=TIME, rebase=rebase, data_dir=humaneval_data)
+        humaneval_lineage, humaneval_data: Path, tmp_path: Path) -> None:
     spec = load_family("humaneval")
     originals = {name: spec.datasets[name].descriptor for name in DATASETS}
-    assert [w.code for w in result.warnings] == [UNLOADABLE] * 7
-    for d, w in zip(result.descriptors, result.warnings, strict=True):
-        original = originals[d.datasets[0]]
-        assert original is not None
-        assert w.path == d.path and w.record_sets == ["default"]
-        assert w.resources == [json.loads(original.read_text("utf-8"))["distribution"][0]["@id"]]
-        assert "--in-place" in w.message and "--rebase-urls" not in w.message  # rebasing a FileSet cannot help
-        text = Path(d.path).read_text("utf-8")
-        assert "cl:rebasedValues" not in text  # its FileSet is left as it was
-        assert dumps_json(strip_enrichment(json.loads(text))) == original.read_text("utf-8")  # byte for byte
-    report = validate([out], family="humaneval", data_dir=humaneval_data)
-    assert sorted({i.code for i in report.errors}) == ["CLV701"] and len(report.errors) == 7
+    written = {}
+    for rebase in (False, True):
+        out = tmp_path / ("rebased" if rebase else "apart")
+        result = enrich_family(humaneval_lineage, spec, out, time=TIME, rebase=rebase, data_dir=humaneval_data)
+        assert [w.code for w in result.warnings] == [UNLOADABLE] * 7
+        for d, w in zip(result.descriptors, result.warnings, strict=True):
+            original = originals[d.datasets[0]]
+            assert original is not None
+            assert w.path == d.path and w.record_sets == ["default"]
+            assert w.resources == [json.loads(original.read_text("utf-8"))["distribution"][0]["@id"]]
+            assert "--in-place" in w.message and "--rebase-urls" not in w.message  # rebasing a FileSet cannot help
+            text = Path(d.path).read_text("utf-8")
+            assert dumps_json(strip_enrichment(json.loads(text))) == original.read_text("utf-8")  # byte for byte
+            written[rebase, Path(d.path).name] = text
+        report = validate([out], family="humaneval", data_dir=humaneval_data)
+        assert sorted({i.code for i in report.errors}) == ["CLV701"] and len(report.errors) == 7
+    # a FileSet is left as it was: --rebase-urls writes the default's bytes
+    assert [t for (r, _), t in sorted(written.items()) if r] == [t for (r, _), t in sorted(written.items()) if not r]
+    assert len(written) == 14
 
 
 def test_humaneval_in_place_needs_the_data_folder_and_one_name_per_descriptor(humaneval_lineage,
