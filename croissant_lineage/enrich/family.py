@@ -602,7 +602,7 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
         counts["items"],
         counts["lineage"],
         counts["findings"],
-        load_warning(doc_out, place.folder, target, rebased=run.rebase),
+        load_warning(doc_out, place.folder, target, rebased=run.rebase, base=place.base),
     )
 
 

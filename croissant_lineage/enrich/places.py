@@ -13,7 +13,11 @@ This module makes every other outcome explicit:
   (``CL-W001``);
 * :func:`rebase_urls`: the benchmark's relative paths rewritten to resolve from the
   copy's folder, each rewrite recorded (JSON pointer, original value) so that
-  :func:`~croissant_lineage.enrich.marks.strip_enrichment` restores the original;
+  :func:`~croissant_lineage.enrich.marks.strip_enrichment` restores the original. A
+  FileSet is rewritten only when its data lies under the copy's folder: mlcroissant
+  1.1.1 lists the files under the descriptor's folder and matches ``includes`` against
+  their paths relative to it, so a ``../`` or absolute glob matches nothing (0 records,
+  no error). Such a FileSet is left as it was, and the warning names it;
 * :func:`in_place_names`: the file names of a copy written beside its data
   (``enrich --in-place NAME``), checked so that the benchmark's own FileSets never take
   the added files for data.
@@ -29,7 +33,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -65,20 +69,22 @@ class EnrichWarning:
         path: The descriptor written.
         record_sets: The RecordSets concerned, in descriptor order.
         message: What happened and the ways out, in one line.
+        resources: The benchmark's FileObjects and FileSets whose files do not resolve
+            from there (``@id``, else ``name``), in distribution order.
     """
 
     code: str
     path: str
     record_sets: list[str]
     message: str
+    resources: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         return f"{self.code} {self.path}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "path": self.path, "record_sets": list(self.record_sets), "message": self.message}
-
-
+        return {"code": self.code, "path": self.path, "record_sets": list(self.record_sets),
+                "resources": list(self.resources), "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -167,20 +173,11 @@ def _record_sets(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [n for n in (rs if isinstance(rs, list) else [rs]) if isinstance(n, dict) and not is_ours(n)]
 
 
-def unloadable_record_sets(doc: Mapping[str, Any], folder: str | Path) -> list[str]:
-    """The benchmark's own RecordSets whose data does not resolve from ``folder``.
-
-    A RecordSet is unloadable when a field reads a local FileObject that is not there, a
-    local FileSet whose ``includes`` match no file under ``folder`` (or would take the
-    lineage files written there for data), a resource
-    ``containedIn`` one of those, or a field of another unloadable RecordSet. Resources
-    with URLs load from anywhere.
-
-    Returns:
-        Their ``@id`` (else ``name``), in descriptor order.
-    """
-    base = Path(folder)
-    failing = {r.ident for r in _resources(doc) if r.ident and not _loads(r, base)}
+def _unloadable(doc: Mapping[str, Any], folder: Path) -> tuple[list[str], list[str]]:
+    """The benchmark's RecordSets that do not load from ``folder``, and its own resources
+    (FileObjects, FileSets) that do not resolve there, each in descriptor order."""
+    own = [r.ident for r in _resources(doc) if r.ident and not _loads(r, folder)]
+    failing = set(own)
     dist = doc.get("distribution")
     inner = [n for n in (dist if isinstance(dist, list) else [dist]) if isinstance(n, dict)]
     changed = True
@@ -200,11 +197,36 @@ def unloadable_record_sets(doc: Mapping[str, Any], folder: str | Path) -> list[s
             if srcs & failing or any(s.split("/", 1)[0] in failing for s in srcs):
                 failing.add(ident)
                 changed = True
-    return [i for rs in sets if isinstance(i := rs.get("@id") or rs.get("name"), str) and i in failing]
+    return [i for rs in sets if isinstance(i := rs.get("@id") or rs.get("name"), str) and i in failing], own
 
 
-def load_warning(doc: Mapping[str, Any], folder: str | Path, path: str | Path, *, rebased: bool) -> EnrichWarning | None:
+def unloadable_record_sets(doc: Mapping[str, Any], folder: str | Path) -> list[str]:
+    """The benchmark's own RecordSets whose data does not resolve from ``folder``.
+
+    A RecordSet is unloadable when a field reads a local FileObject that is not there, a
+    local FileSet whose ``includes`` match no file under ``folder`` (or would take the
+    lineage files written there for data), a resource
+    ``containedIn`` one of those, or a field of another unloadable RecordSet. Resources
+    with URLs load from anywhere.
+
+    Returns:
+        Their ``@id`` (else ``name``), in descriptor order.
+    """
+    return _unloadable(doc, Path(folder))[0]
+
+
+def _quoted(names: Iterable[str]) -> str:
+    return ", ".join(repr(n) for n in names)
+
+
+def load_warning(doc: Mapping[str, Any], folder: str | Path, path: str | Path, *, rebased: bool,
+                 base: str | Path | None = None) -> EnrichWarning | None:
     """``CL-W001`` when some of the benchmark's RecordSets do not load from ``folder``, else None.
+
+    The warning names the RecordSets and the resources whose files do not resolve, and
+    the ways out that work: ``--in-place``; ``--rebase-urls`` only when it would make them
+    load (tried when ``base`` is given; else when a FileObject is among them: a FileSet
+    whose data lies outside ``folder`` never loads).
 
     Args:
         doc: The enriched descriptor.
@@ -212,20 +234,32 @@ def load_warning(doc: Mapping[str, Any], folder: str | Path, path: str | Path, *
         path: Its path (named in the warning).
         rebased: Its paths were rewritten (:func:`rebase_urls`): what is left is a FileSet
             whose data lies outside ``folder``, which mlcroissant does not read.
+        base: The folder the original's relative paths resolve against, when known.
     """
-    names = unloadable_record_sets(doc, folder)
+    names, resources = _unloadable(doc, Path(folder))
     if not names:
         return None
-    listed = ", ".join(repr(n) for n in names)
-    if rebased:
-        message = (f"RecordSets {listed} read FileSets whose files lie outside {folder}: "
-                   "mlcroissant matches includes only under the descriptor's folder; "
-                   "write the copy beside its data with --in-place NAME")
+    where = f"RecordSets {_quoted(names)} do not load from {folder}"
+    file_sets = [r.ident for r in _resources(doc) if r.kind == "FileSet" and r.ident in resources]
+    if base is not None:
+        helps = not rebased and _rebase_helps(doc, Path(base), Path(folder))
+    else:  # an output folder is written whole: it never holds the data a FileSet reads
+        helps = not rebased and len(file_sets) < len(resources)
+    if not helps:
+        why = (f"the data of FileSets {_quoted(file_sets)} is not under it, and mlcroissant matches a FileSet's "
+               "includes only under the descriptor's folder" if file_sets else f"{_quoted(resources)} do not resolve there")
+        message = f"{where}: {why}; write the copy beside its data with --in-place NAME"
     else:
-        message = (f"RecordSets {listed} do not load from {folder}: their files resolve against "
-                   "the original descriptor's folder; write the copy beside its data with --in-place NAME, "
-                   "or rewrite its paths with --rebase-urls")
-    return EnrichWarning(UNLOADABLE, str(path), names, message)
+        message = (f"{where}: {_quoted(resources)} resolve against the original descriptor's folder; "
+                   "write the copy beside its data with --in-place NAME, or rewrite its paths with --rebase-urls")
+    return EnrichWarning(UNLOADABLE, str(path), names, message, resources)
+
+
+def _rebase_helps(doc: Mapping[str, Any], base: Path, folder: Path) -> bool:
+    """Would :func:`rebase_urls` make every benchmark RecordSet load from ``folder``?"""
+    trial = json.loads(json.dumps(doc))
+    rebase_urls(trial, base, folder)
+    return not _unloadable(trial, folder)[0]
 
 
 def _rebased(value: str, base: Path, folder: Path) -> str:
@@ -240,8 +274,32 @@ def _rebased(value: str, base: Path, folder: Path) -> str:
     return Path(rel).as_posix()
 
 
+def _rebased_value(res: _Resource, base: Path, folder: Path) -> Any:
+    """The value of ``res``'s path key as seen from ``folder`` (unchanged when it cannot be)."""
+    value = res.node.get(res.key)
+    if res.kind == "FileObject":
+        local = local_path(value) if isinstance(value, str) else None
+        return value if local is None or local != value else _rebased(value, base, folder)
+    patterns = as_list(value)
+    if not patterns or not all(isinstance(v, str) and v.strip() for v in patterns):
+        return value
+    if any(os.path.isabs(v) for v in patterns):
+        return value  # absolute globs: nothing relative to rewrite, and mlcroissant matches none
+    new = [_rebased(v, base, folder) for v in patterns]
+    if any(_escapes(v) for v in new):  # mlcroissant would match nothing: left as it was (warned)
+        return value
+    return new[0] if isinstance(value, str) else new
+
+
 def rebase_urls(doc: dict[str, Any], base: str | Path, folder: str | Path) -> list[dict[str, Any]]:
     """Rewrite the benchmark's relative ``contentUrl`` / ``includes`` to resolve from ``folder``.
+
+    A FileObject's relative ``contentUrl`` always is (``../`` allowed, as mlcroissant reads
+    it). A FileSet's ``includes`` are rewritten only when every one of them stays under
+    ``folder`` once rewritten (the copy is written in a folder that holds the data):
+    mlcroissant matches ``includes`` against the files under the descriptor's folder only,
+    so a ``../`` glob would read 0 records without an error; such a FileSet is left as it
+    was, and :func:`load_warning` names it.
 
     Args:
         doc: The descriptor, changed in place (values replaced; no key added, moved or removed).
@@ -255,13 +313,7 @@ def rebase_urls(doc: dict[str, Any], base: str | Path, folder: str | Path) -> li
     records: list[dict[str, Any]] = []
     for res in _resources(doc):
         value = res.node.get(res.key)
-        if isinstance(value, str):
-            local = local_path(value) if res.kind == "FileObject" else value
-            new: Any = value if local is None or local != value else _rebased(value, Path(base), Path(folder))
-        elif isinstance(value, list) and res.kind == "FileSet":
-            new = [_rebased(v, Path(base), Path(folder)) if isinstance(v, str) else v for v in value]
-        else:
-            continue
+        new = _rebased_value(res, Path(base), Path(folder))
         if new != value:
             records.append({"@index": MARK, "@type": "cl:RebasedValue",
                             "cl:at": pointer([*res.at, res.key]), "cl:original": json.dumps(value, ensure_ascii=False)})

@@ -16,11 +16,9 @@ import pytest
 
 from croissant_lineage._io import dumps_json
 from croissant_lineage.cli import main
-from croissant_lineage.croissant.descriptor import read_descriptor
-from croissant_lineage.croissant.records import read_record_set
 from croissant_lineage.enrich import enrich_family, strip_enrichment
 from croissant_lineage.enrich.files import RECORD_SETS
-from croissant_lineage.enrich.places import UNLOADABLE, unloadable_record_sets
+from croissant_lineage.enrich.places import UNLOADABLE, rebase_urls, unloadable_record_sets
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.validate import validate
 from croissant_lineage.workflows import link
@@ -85,6 +83,10 @@ def test_copy_apart_from_its_data_is_warned_and_fails_validate(toy_lineage, tmp_
     assert [w.record_sets for w in result.warnings] == [["default"]] * 5
     assert [w.path for w in result.warnings] == [d.path for d in result.descriptors]
     assert result.to_dict()["warnings"][0]["code"] == UNLOADABLE
+    # every toy dataset reads a FileSet: only --in-place makes it load, and only that is offered
+    assert [w.resources for w in result.warnings][:2] == [["csv-files-for-config-default"],
+                                                          ["jsonlines-files-for-config-default"]]
+    assert all("--in-place" in w.message and "--rebase-urls" not in w.message for w in result.warnings)
     for name in TOY_DATASETS:  # the default keeps the original's paths: loads nothing of its benchmark
         doc = json.loads((tmp_path / "out" / f"{name}.json").read_text("utf-8"))
         original = json.loads((TOY / name / "croissant.json").read_text("utf-8"))
@@ -170,27 +172,59 @@ def test_rebased_copy_loads_its_file_objects_and_strips_to_the_original_bytes(to
     _as_file_object(toy_copy / "toy-pro")
     lin = link(toy_copy / "family.json")
     out = tmp_path / "deep" / "enriched"
+    plain = enrich_family(lin, toy_copy / "family.json", tmp_path / "plain", time=TIME)
+    [w] = [w for w in plain.warnings if Path(w.path).stem == "toy-pro"]  # a FileObject: rebasing helps
+    assert "--rebase-urls" in w.message and w.resources == ["jsonlines-files-for-config-default"]
     result = enrich_family(lin, toy_copy / "family.json", out, time=TIME, rebase=True)
     by_name = {Path(d.path).stem: d for d in result.descriptors}
     pro = by_name["toy-pro"]
     doc = json.loads(Path(pro.path).read_text("utf-8"))
     assert doc["distribution"][0]["contentUrl"] == "../../toy/toy-pro/test.jsonl"  # relative, machine-independent
     assert _check_loads_like(toy_copy / "toy-pro" / "croissant.json", Path(pro.path), pro.files) == 13  # default: 12, default_splits: 1
-    # a FileSet is matched by mlcroissant only under the copy's folder: still warned, with the way out
-    assert [w.path for w in result.warnings] == [d.path for n, d in by_name.items() if n != "toy-pro"]
+    # a FileSet is matched by mlcroissant only under the copy's folder: left as it was, warned, named
+    warned = {Path(w.path).stem: w for w in result.warnings}
+    assert sorted(warned) == sorted(n for n in by_name if n != "toy-pro")
+    for name, w in warned.items():
+        original = json.loads((toy_copy / name / "croissant.json").read_text("utf-8"))
+        assert w.resources == [original["distribution"][0]["@id"]] and w.record_sets == ["default"]
+        assert "--in-place" in w.message and "--rebase-urls" not in w.message
+        assert w.to_dict()["resources"] == w.resources
     for name, d in by_name.items():
         original = (toy_copy / name / "croissant.json").read_text("utf-8")
         rebased = json.loads(Path(d.path).read_text("utf-8"))
         assert dumps_json(strip_enrichment(rebased)) == original  # byte for byte
-        node = rebased["distribution"][0]
-        value = node.get("contentUrl", node.get("includes"))
-        assert value.startswith("../../toy/")
-        [record] = next(a for a in rebased["prov:wasGeneratedBy"] if "cl:rebasedValues" in a)["cl:rebasedValues"]
-        assert json.loads(record["cl:original"]) == json.loads(original)["distribution"][0].get(
-            "contentUrl", json.loads(original)["distribution"][0].get("includes"))
-    # our reader, allowed outside the folder, reads the rebased FileSets' data
-    redux = read_descriptor(Path(by_name["toy-redux"].path))
-    assert read_record_set(redux, "default", allow_outside=True).num_rows == 8
+        assert rebased["distribution"][0] == json.loads(original)["distribution"][0] or name == "toy-pro"
+        records = [r for a in rebased["prov:wasGeneratedBy"] for r in a.get("cl:rebasedValues", [])]
+        assert len(records) == (name == "toy-pro")
+    [record] = next(a for a in doc["prov:wasGeneratedBy"] if "cl:rebasedValues" in a)["cl:rebasedValues"]
+    assert (record["cl:at"], json.loads(record["cl:original"])) == ("/distribution/0/contentUrl", "test.jsonl")
+    # validate says what mlcroissant does: the copies whose FileSets stayed behind load nothing
+    report = validate([out], family=toy_copy / "family.json")
+    assert sorted({i.code for i in report.errors}) == ["CLV701"] and len(report.errors) == 4
+    assert not [i for i in report.errors if "toy-pro.json" in str(i)]
+
+
+def test_mlcroissant_matches_no_fileset_outside_the_descriptors_folder(toy_copy: Path, tmp_path: Path) -> None:
+    """Why a FileSet is not rebased: a ``../`` or absolute ``includes`` reads no record in
+    mlcroissant 1.1.1 (the files under the folder are walked, nothing else): an error here
+    ("No objects to concatenate"), 0 records and no error for a CSV FileSet."""
+    doc = json.loads((toy_copy / "toy-pro" / "croissant.json").read_text("utf-8"))
+    assert doc["distribution"][0]["includes"] == "*.jsonl"
+    apart = tmp_path / "apart"
+    apart.mkdir()
+    for n, includes in enumerate(["../toy/toy-pro/*.jsonl", f"{(toy_copy / 'toy-pro').as_posix()}/*.jsonl"]):
+        doc["distribution"][0]["includes"] = includes
+        (apart / f"{n}.json").write_text(dumps_json(doc), "utf-8")
+        kind, got = _outcome(apart / f"{n}.json", "default")
+        assert kind == "error" or got == [], (includes, kind, got)
+    assert len(_outcome(toy_copy / "toy-pro" / "croissant.json", "default")[1]) == 12
+    # rebase_urls rewrites a FileSet only when its data is under the copy's folder
+    assert rebase_urls(doc, toy_copy / "toy-pro", apart) == []
+    doc["distribution"][0]["includes"] = "*.jsonl"
+    [record] = rebase_urls(doc, toy_copy / "toy-pro", toy_copy)
+    assert doc["distribution"][0]["includes"] == "toy-pro/*.jsonl" and json.loads(record["cl:original"]) == "*.jsonl"
+    (toy_copy / "above.json").write_text(dumps_json(doc), "utf-8")
+    assert len(_outcome(toy_copy / "above.json", "default")[1]) == 12
 
 
 def test_rebase_is_opt_in_and_the_default_bytes_do_not_change(toy_lineage, tmp_path: Path) -> None:
@@ -239,13 +273,23 @@ def test_mmlu_in_place_copies_load_like_the_originals(mmlu_lineage, shared_data:
 
 @pytest.mark.slow
 def test_mmlu_rebased_copies_strip_to_the_original_bytes(mmlu_lineage, shared_data: Path, tmp_path: Path) -> None:
+    """Every MMLU descriptor reads FileSets: --rebase-urls leaves them as they were (mlcroissant
+    would match a ``../`` glob against nothing), so each copy is warned, naming its FileSets and
+    offering --in-place only, and ``validate`` fails it as mlcroissant would read it."""
     from croissant_lineage.family.spec import load_family
 
     spec = load_family("mmlu")
     result = enrich_family(mmlu_lineage, spec, tmp_path / "out", time=TIME, rebase=True, data_dir=shared_data)
     originals = {d.descriptor for d in spec.datasets.values() if d.descriptor is not None}
-    stripped = {dumps_json(strip_enrichment(json.loads(Path(d.path).read_text("utf-8")))) for d in result.descriptors}
-    assert stripped == {p.read_text("utf-8") for p in originals}
-    assert len(result.warnings) == 12  # FileSets only: mlcroissant reads none outside the copy's folder
+    texts = [Path(d.path).read_text("utf-8") for d in result.descriptors]
+    assert {dumps_json(strip_enrichment(json.loads(t))) for t in texts} == {p.read_text("utf-8") for p in originals}
+    assert not [t for t in texts if "cl:rebasedValues" in t]
+    plain = enrich_family(mmlu_lineage, spec, tmp_path / "plain", time=TIME, data_dir=shared_data)
+    assert [Path(d.path).read_text("utf-8") for d in plain.descriptors] == texts  # the default's bytes
+    assert [w.path for w in result.warnings] == [d.path for d in result.descriptors]  # 12
+    for w, text in zip(result.warnings, texts, strict=True):
+        own = [n["@id"] for n in json.loads(text)["distribution"] if n.get("@index") != "croissant-lineage"]
+        assert w.resources == own and "--rebase-urls" not in w.message and "--in-place" in w.message
+    assert sum(len(w.resources) for w in result.warnings) == 16  # 11 FileSets + global-mmlu-subset's 5
     report = validate([tmp_path / "out"], family="mmlu", data_dir=shared_data)
-    assert not report.errors, str(report)  # the rebased paths resolve: their files exist
+    assert {i.code for i in report.errors} == {"CLV701"} and len(report.errors) == 16
