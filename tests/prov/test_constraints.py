@@ -105,8 +105,16 @@ def test_the_toy_family_passes(toy_lineage: Lineage) -> None:
 
 
 def test_the_mmlu_family_passes(mmlu_lineage_dir: Path, tmp_path: Path) -> None:
+    """The whole family: every item and edge of its 19 datasets."""
     out = write_prov(mmlu_lineage_dir, tmp_path / "mmlu.nt", fmt="nt", time="2024-01-01T00:00:00Z")
     assert out.edges > 50_000
+    with open(out.path, "rb") as fh:
+        assert check_lines(fh) == []
+
+
+def test_the_humaneval_family_passes(humaneval_lineage_dir: Path, tmp_path: Path) -> None:
+    out = write_prov(humaneval_lineage_dir, tmp_path / "humaneval.nt", fmt="nt", time="2024-01-01T00:00:00Z")
+    assert out.edges > 900
     with open(out.path, "rb") as fh:
         assert check_lines(fh) == []
 
