@@ -52,6 +52,7 @@ from croissant_lineage.prov.vocab import (
     SDO,
     activity_class,
     activity_iri,
+    activity_iris,
     agent_iri,
     code,
     derivation_class,
@@ -71,6 +72,7 @@ __all__ = [
     "agent_node",
     "build_graph",
     "dataset_nodes",
+    "derivation_activities",
     "enrichment_node",
     "family_dataset_node",
     "family_graph",
@@ -141,19 +143,22 @@ def dataset_nodes(child: str, parents: Sequence[ParentLink], *, family: str | No
             family (``family_iri(child)``).
 
     Returns:
-        One activity node per parent (IRI :func:`activity_iri`), typed
-        ``prov:Activity`` and its ``cl:`` kind class, that ``prov:used`` the parent; one
-        qualified derivation per parent (IRI :func:`derivation_iri`) pointing at the
-        parent and that activity. Every node carries ``"@index": MARK``.
+        One activity node per parent (IRI from :func:`activity_iris`: a child of several
+        parents has one activity, whose nodes JSON-LD merges), typed ``prov:Activity`` and
+        its ``cl:`` kind class, that ``prov:used`` the parent; one qualified derivation per
+        parent (IRI :func:`derivation_iri`) pointing at the parent and that activity. Every
+        node carries ``"@index": MARK``.
     """
     base = family if family is not None else family_iri(child)
     derived: list[dict[str, Any]] = []
     qualified: list[dict[str, Any]] = []
     activities: list[dict[str, Any]] = []
     seen: set[str] = set()
+    unique = list({p.iri: p for p in reversed(parents)}.values())[::-1]  # the first link of each parent
+    aids = activity_iris(base, [(child, p.name or p.iri, p.activity) for p in unique])
     for p in parents:
         pname = p.name or p.iri
-        aid = activity_iri(base, p.activity, pname, child)
+        aid = aids[(child, pname)]
         if p.iri in seen:
             continue
         seen.add(p.iri)
@@ -267,8 +272,9 @@ def family_dataset_node(
         node["prov:wasDerivedFrom"] = [{"@id": iris[r.parent]} for r in parents]
         qualified = []
         activities = []
+        aids = derivation_activities(family, derivations, iris)
         for r in parents:
-            aid = activity_iri(family, r.activity, r.parent, name)
+            aid = aids[(name, r.parent)]
             q: dict[str, Any] = {
                 "@id": derivation_iri(family, r.parent, name),
                 "@type": derivation_class(r.activity),
@@ -323,18 +329,6 @@ def family_graph(family: FamilyInfo) -> rdflib.Graph:
     base = family_iri_of(family)
     nodes = [family_dataset_node(d, derivations, iris, family=base) for d in family.datasets]
     return to_graph({"@context": dict(PROV_CONTEXT), "@graph": nodes})
-
-
-def _parents_by_child(family: FamilyInfo) -> dict[str, list[ParentLink]]:
-    iris = family.iris()
-    out: dict[str, list[ParentLink]] = {}
-    for r in family.derivations:
-        if r.child not in iris or r.parent not in iris:
-            continue
-        out.setdefault(r.child, []).append(
-            ParentLink(iris[r.parent], r.activity, r.parent, r.note or "")
-        )
-    return out
 
 
 def _add_edges(
@@ -483,12 +477,17 @@ def build_graph(
 
 def parent_activities(family: FamilyInfo) -> dict[tuple[str, str], str]:
     """(child dataset, parent dataset) -> IRI of the dataset-level activity between them."""
-    base = family_iri_of(family)
-    return {
-        (child, p.name or p.iri): activity_iri(base, p.activity, p.name or p.iri, child)
-        for child, links in _parents_by_child(family).items()
-        for p in links
-    }
+    return derivation_activities(family_iri_of(family), family.derivations, family.iris())
+
+
+def derivation_activities(
+    family: str, derivations: Iterable[DerivationInfo], iris: Mapping[str, str]
+) -> dict[tuple[str, str], str]:
+    """(child, parent) -> IRI of the activity of each derivation between two datasets of
+    ``iris`` (:func:`~croissant_lineage.prov.vocab.activity_iris`: one activity per child)."""
+    return activity_iris(
+        family, [(r.child, r.parent, r.activity) for r in derivations if r.child in iris and r.parent in iris]
+    )
 
 
 def header_graph(family: FamilyInfo, time: str | datetime | int | None = None) -> rdflib.Graph:
