@@ -1,15 +1,15 @@
 """The triples of a family's PROV graph as Arrow columns of N-Triples lines.
 
 The one builder of the graph beyond its dataset level (items, item derivations, findings):
-every export reads its lines, and :func:`build_graph` parses them into rdflib. The triples are made without a Python object per triple: for each batch
-of items or edges, each predicate is one :func:`pyarrow.compute.binary_join_element_wise`
-over the batch's columns, giving a string array of whole lines (see
-:mod:`croissant_lineage.prov.terms` for their spelling). Values that repeat (dataset IRIs,
-activity labels, derivation classes, scores) are spelled once per distinct value in
-Python and spread with ``take``. The small dataset level (datasets, activities, the
-agent) and the findings go through rdflib / Python: their size does not grow with the
-items. ``tests/oracles/prov_graph.py`` states the same graph one rdflib triple at a time
-(the oracle the tests compare this module with).
+every export reads its lines, and :func:`build_graph` parses them into rdflib. The triples
+are made without a Python object per triple: for each batch of items or edges, each
+predicate is one :func:`pyarrow.compute.binary_join_element_wise` over the batch's columns,
+giving a string array of whole lines (see :mod:`croissant_lineage.prov.terms` for their
+spelling). Values that repeat (dataset IRIs, activity labels, derivation classes, scores)
+are spelled once per distinct value in Python and spread with ``take``. The small dataset
+level (datasets, activities, the agent) and the findings go through rdflib / Python: their
+size does not grow with the items. ``tests/oracles/prov_graph.py`` states the same graph
+one rdflib triple at a time (the oracle the tests compare this module with).
 """
 
 from __future__ import annotations
