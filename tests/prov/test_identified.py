@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import rdflib
 import yaml
@@ -100,3 +101,13 @@ def test_no_blank_node_in_the_export_the_enriched_descriptors_and_the_hub_files(
     graph = _descriptor_graph(hub / "croissant.json")
     assert any(graph.subjects(RDF.type, PROV.Activity))
     assert unnamed(graph) == set()
+
+
+def test_no_blank_node_in_the_enriched_mmlu_descriptors(mmlu_enriched: Any) -> None:
+    """Every descriptor of the MMLU family, enriched: its dataset-, RecordSet- and Field-level
+    derivations, their activities and the enrichment are all named."""
+    assert len(mmlu_enriched.descriptors) >= 10
+    for d in mmlu_enriched.descriptors:
+        graph = _descriptor_graph(Path(d.path))
+        assert any(graph.subjects(RDF.type, PROV.Activity)), d.path
+        assert unnamed(graph) == set(), d.path
