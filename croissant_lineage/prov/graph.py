@@ -176,8 +176,27 @@ def dataset_nodes(child: str, parents: Sequence[ParentLink], *, family: str | No
         }
         if p.note:
             act["sc:description"] = text(p.note)
-        activities.append(act)
+        _add_activity(activities, act)
     return DatasetProv(derived, qualified, activities)
+
+
+def _add_activity(activities: list[dict[str, Any]], node: dict[str, Any]) -> None:
+    """Append an activity node, or merge it into the node of the same ``@id`` already there
+    (the one activity of a dataset made from several parents): its values are added to that
+    node's, each value once, in order."""
+    same = next((a for a in activities if a["@id"] == node["@id"]), None)
+    if same is None:
+        activities.append(node)
+        return
+    for key, value in node.items():
+        if key in ("@id", "@index"):
+            continue
+        mine = same.get(key)
+        values = (mine if isinstance(mine, list) else [] if mine is None else [mine])
+        for v in value if isinstance(value, list) else [value]:
+            if v not in values:
+                values.append(v)
+        same[key] = values[0] if len(values) == 1 else values
 
 
 def enrichment_node(
@@ -266,7 +285,7 @@ def family_dataset_node(
     if parents:
         node["prov:wasDerivedFrom"] = [{"@id": iris[r.parent]} for r in parents]
         qualified = []
-        activities = []
+        activities: list[dict[str, Any]] = []
         aids = derivation_activities(family, derivations, iris)
         for r in parents:
             aid = aids[(name, r.parent)]
@@ -282,7 +301,8 @@ def family_dataset_node(
             _opt(q, "cl:languageCount", r.languages)
             _opt(q, "sc:description", r.note, text)
             qualified.append(q)
-            activities.append(
+            _add_activity(
+                activities,
                 {
                     "@id": aid,
                     "@type": ["prov:Activity", activity_class(r.activity)],

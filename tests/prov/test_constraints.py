@@ -166,3 +166,15 @@ def test_an_item_with_two_parents_is_generated_once(toy_lineage: Lineage) -> Non
     assert activities == {activity}
     one_parent = serialize_lineage(toy_lineage, fmt="nt")  # a dataset with one parent keeps its activity
     assert b"/activity/toy-redux--re_annotation--toy-base> ." in one_parent
+
+
+def test_a_descriptor_of_two_parents_has_one_activity_node() -> None:
+    """The JSON-LD nodes that enrich writes: one activity, that used both parents, named by
+    both qualified derivations."""
+    from croissant_lineage.prov.graph import ParentLink, dataset_nodes
+
+    nodes = dataset_nodes("mine", [ParentLink("https://x/a", "filter", "a"), ParentLink("https://x/b", "filter", "b")])
+    (activity,) = nodes.activities
+    assert activity["prov:used"] == [{"@id": "https://x/a"}, {"@id": "https://x/b"}]
+    assert {q["prov:hadActivity"]["@id"] for q in nodes.qualified} == {activity["@id"]}
+    assert activity["@id"].endswith("/activity/mine--filter--a--filter--b")
