@@ -168,13 +168,13 @@ _API: dict[str, tuple[str, ...]] = {
     ),
     "prov.graph": (
         "ParentLink",
-        "build_graph",
         "family_graph",
     ),
     "prov.serialize": (
         "ProvResult",
         "write_prov",
     ),
+    "prov.triples": ("build_graph",),
     "render.html": ("to_html",),
     "render.picture": (
         "FamilyPicture",
@@ -309,8 +309,9 @@ if TYPE_CHECKING:
     from croissant_lineage.linking.normalize import normalize_option, normalize_stem
     from croissant_lineage.linking.options import OptionDiff, diff_options
     from croissant_lineage.linking.snapshotdiff import Revision, SnapshotDiff, compare_snapshots
-    from croissant_lineage.prov.graph import ParentLink, build_graph, family_graph
+    from croissant_lineage.prov.graph import ParentLink, family_graph
     from croissant_lineage.prov.serialize import ProvResult, write_prov
+    from croissant_lineage.prov.triples import build_graph
     from croissant_lineage.render.html import to_html
     from croissant_lineage.render.picture import FamilyPicture, family_picture
     from croissant_lineage.render.plots import (

@@ -11,14 +11,17 @@ from croissant_lineage.prov.serialize import FORMATS, write_prov
 __all__ = ["register"]
 
 _DESCRIPTION = """\
-Write the provenance graph of a lineage folder with rdflib: datasets (prov:Entity,
+Write the W3C PROV-O graph of a lineage folder: datasets (prov:Entity,
 prov:Collection) and their dataset-level derivations and activities, exactly as the
 enriched descriptors state them; every item (prov:Entity, prov:hadMember of its
 dataset); every item-level derivation as prov:wasDerivedFrom plus a qualified
 derivation (prov:Revision / prov:Quotation / prov:Derivation) with its activity,
 method, score, option map and key inheritance; the linking activity, associated with
 this library as prov:SoftwareAgent; and, with --findings, each finding (cl:Finding)
-with its status and source (prov:wasAttributedTo). Same inputs, same bytes.
+with its status and source (prov:wasAttributedTo). Every activity, derivation and
+agent is named by an IRI minted under the family's IRI (no blank node); a dataset made
+from several parents has one generating activity. Same inputs, same bytes. The prov
+library reads the three syntaxes and writes PROV-N and PROV-JSON from them (docs/prov.md).
 
 The file starts with a mark (Turtle, N-Triples: the comment line "# PROV-O written by
 croissant-lineage"; JSON-LD: the member "generatedBy": "croissant-lineage", which JSON-LD

@@ -60,6 +60,7 @@ from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.info import DatasetInfo, DerivationInfo, FamilyInfo
 from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
 from croissant_lineage.prov.graph import (
+    derivation_activities,
     enrichment_node,
     family_dataset_node,
     family_iri_of,
@@ -198,11 +199,10 @@ def _qualified(
 
 
 def _schema_level(
-    rs: dict[str, Any], child: Any, parent: Any, activity: str, path: Path, family: str
+    rs: dict[str, Any], child: Any, parent: Any, activity: str, path: Path, family: str, aid: str
 ) -> None:
     """RecordSet- and Field-level derivations of ``child`` (a DatasetSpec) from ``parent``
-    (IRIs minted under ``family``)."""
-    aid = activity_iri(family, activity, parent.name, child.name)
+    (IRIs minted under ``family``; ``aid``: the activity of the dataset-level derivation)."""
     rs_iri = schema_node_iri(parent.iri, parent.record_set)
     _add_derived_from(rs, [rs_iri], path)
     add_values(
@@ -519,6 +519,7 @@ def _write_tables(
 
 def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
     """The value-level annotation and the RecordSet/Field derivations of each member dataset."""
+    aids = derivation_activities(run.family, run.derivations, run.iris)
     for d in members:
         if d.record_set is None:
             continue
@@ -527,7 +528,8 @@ def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence
         for r in run.spec.derivations:
             parent = run.spec.datasets.get(r.parent)
             if r.child == d.name and parent is not None and parent.has_items and parent.record_set:
-                _schema_level(rs, d, parent, r.activity, desc_path, run.family)
+                aid = aids.get((d.name, r.parent)) or activity_iri(run.family, r.activity, r.parent, d.name)
+                _schema_level(rs, d, parent, r.activity, desc_path, run.family, aid)
 
 
 def _add_dataset_level(
@@ -546,9 +548,8 @@ def _add_dataset_level(
         iri=enrichment_iri(run.family, stem, run.stamp), time=run.stamp, used=used, added_context_terms=added_terms
     )
     _add_derived_from(doc_out, parent_refs, desc_path)
-    generated = [
-        {"@index": MARK, "@id": activity_iri(run.family, r.activity, r.parent, r.child)} for r in parents
-    ]
+    aids = derivation_activities(run.family, run.derivations, iris)
+    generated = [{"@index": MARK, "@id": aid} for aid in dict.fromkeys(aids[(r.child, r.parent)] for r in parents)]
     add_values(doc_out, "prov:wasGeneratedBy", [*generated, enrichment], iri=PROV_NS + "wasGeneratedBy", path=desc_path)
     add_values(doc_out, "cl:familyDataset", family_nodes, iri=CL_NS + "familyDataset", path=desc_path)
 

@@ -1,9 +1,10 @@
 """PROV-O: the provenance graph of a linked family and its serialisations.
 
 * :mod:`.vocab`: namespaces, the mark, activity classes, the IRIs minted under a family, value objects, time;
-* :mod:`.graph`: the JSON-LD nodes (shared with enrichment) and the rdflib graph;
-* :mod:`.triples`: the same triples as Arrow columns of N-Triples lines (no rdflib object
-  per triple), :mod:`.terms` their spelling;
+* :mod:`.graph`: the JSON-LD nodes (shared with enrichment) and the dataset level as an rdflib graph;
+* :mod:`.triples`: every triple as Arrow columns of N-Triples lines (no rdflib object per
+  triple; the one builder of the item level), :func:`build_graph` those lines in rdflib;
+  :mod:`.terms` their spelling;
 * :mod:`.stream`: sorting them in bounded memory and writing N-Triples, Turtle, JSON-LD;
 * :mod:`.serialize`: formats, deterministic bytes, the file mark, :func:`write_prov`;
 * :mod:`.constraints`: the PROV-CONSTRAINTS checks of a graph (N-Triples lines or rdflib).
@@ -12,7 +13,6 @@
 from croissant_lineage.prov.graph import (
     DatasetProv,
     ParentLink,
-    build_graph,
     dataset_nodes,
     enrichment_node,
     family_dataset_node,
@@ -27,6 +27,7 @@ from croissant_lineage.prov.serialize import (
     serialize_lineage,
     write_prov,
 )
+from croissant_lineage.prov.triples import build_graph
 from croissant_lineage.prov.vocab import (
     AGENT_IRI,
     MARK,

@@ -1,19 +1,22 @@
 """The PROV-O picture of a family: datasets, items, derivations, activities, agents, findings.
 
-Two outputs share one vocabulary and one set of builders, so they cannot drift apart:
+The dataset level, in one set of builders that the enriched descriptors and the export share,
+so they cannot drift apart:
 
 * **JSON-LD nodes** (:func:`dataset_nodes`, :func:`enrichment_node`...) that
   :mod:`croissant_lineage.enrich` writes into Croissant descriptors;
-* an **rdflib graph** (:func:`build_graph`) of the whole family, whose dataset-level
-  part is parsed from those very nodes, and whose item level says, per edge::
+* the **header graph** (:func:`header_graph`): those very nodes parsed, with the linking
+  activity and this library as its agent, which :mod:`croissant_lineage.prov.triples`
+  (the item level, the findings and :func:`~croissant_lineage.prov.triples.build_graph`)
+  starts from. Per item edge the graph says::
 
       <child item> prov:wasDerivedFrom <parent item> ;
-                   prov:qualifiedDerivation [
-                       a prov:Derivation ;            # prov:Revision / prov:Quotation by activity
-                       prov:entity <parent item> ;
-                       prov:hadActivity <the dataset-level activity> ;
-                       cl:method "exact" ; cl:score 100.0 ; cl:optionMap "0,1,2,3,-1,..." ;
-                       cl:optionsCopied 4 ; cl:optionsAdded 6 ; cl:keyInherited true ... ] .
+                   prov:qualifiedDerivation <F/derivation/<child dataset>/<child item>#<parent dataset>/<parent item>> .
+      <that derivation> a prov:Derivation ;            # prov:Revision / prov:Quotation by activity
+                   prov:entity <parent item> ;
+                   prov:hadActivity <the dataset-level activity> ;
+                   cl:method "exact" ; cl:score 100.0 ; cl:optionMap "0,1,2,3,-1,..." ;
+                   cl:optionsCopied 4 ; cl:optionsAdded 6 ; cl:keyInherited true ... .
 
 Identifiers: datasets and items are IRIs (the family spec's dataset IRI, and
 :func:`croissant_lineage.lineage.schema.item_iri`); the library is a ``prov:SoftwareAgent``
@@ -34,15 +37,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import pyarrow as pa
 import rdflib
 from rdflib import RDF, XSD, Literal, URIRef
 
 from croissant_lineage._version import __version__
 from croissant_lineage.croissant.jsonld import to_graph
-from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.info import DatasetInfo, DerivationInfo, FamilyInfo
-from croissant_lineage.lineage.schema import item_iri
 from croissant_lineage.prov.vocab import (
     AGENT_IRI,
     CL,
@@ -51,15 +51,12 @@ from croissant_lineage.prov.vocab import (
     PROV_CONTEXT,
     SDO,
     activity_class,
-    activity_iri,
-    agent_iri,
+    activity_iris,
     code,
     derivation_class,
     derivation_iri,
     documented_iri,
     family_iri,
-    finding_iri,
-    item_derivation_iri,
     linking_iri,
     resolve_time,
     text,
@@ -69,8 +66,8 @@ __all__ = [
     "DatasetProv",
     "ParentLink",
     "agent_node",
-    "build_graph",
     "dataset_nodes",
+    "derivation_activities",
     "enrichment_node",
     "family_dataset_node",
     "family_graph",
@@ -141,19 +138,22 @@ def dataset_nodes(child: str, parents: Sequence[ParentLink], *, family: str | No
             family (``family_iri(child)``).
 
     Returns:
-        One activity node per parent (IRI :func:`activity_iri`), typed
-        ``prov:Activity`` and its ``cl:`` kind class, that ``prov:used`` the parent; one
-        qualified derivation per parent (IRI :func:`derivation_iri`) pointing at the
-        parent and that activity. Every node carries ``"@index": MARK``.
+        One activity node per parent (IRI from :func:`activity_iris`: a child of several
+        parents has one activity, whose nodes JSON-LD merges), typed ``prov:Activity`` and
+        its ``cl:`` kind class, that ``prov:used`` the parent; one qualified derivation per
+        parent (IRI :func:`derivation_iri`) pointing at the parent and that activity. Every
+        node carries ``"@index": MARK``.
     """
     base = family if family is not None else family_iri(child)
     derived: list[dict[str, Any]] = []
     qualified: list[dict[str, Any]] = []
     activities: list[dict[str, Any]] = []
     seen: set[str] = set()
+    unique = list({p.iri: p for p in reversed(parents)}.values())[::-1]  # the first link of each parent
+    aids = activity_iris(base, [(child, p.name or p.iri, p.activity) for p in unique])
     for p in parents:
         pname = p.name or p.iri
-        aid = activity_iri(base, p.activity, pname, child)
+        aid = aids[(child, pname)]
         if p.iri in seen:
             continue
         seen.add(p.iri)
@@ -176,8 +176,27 @@ def dataset_nodes(child: str, parents: Sequence[ParentLink], *, family: str | No
         }
         if p.note:
             act["sc:description"] = text(p.note)
-        activities.append(act)
+        _add_activity(activities, act)
     return DatasetProv(derived, qualified, activities)
+
+
+def _add_activity(activities: list[dict[str, Any]], node: dict[str, Any]) -> None:
+    """Append an activity node, or merge it into the node of the same ``@id`` already there
+    (the one activity of a dataset made from several parents): its values are added to that
+    node's, each value once, in order."""
+    same = next((a for a in activities if a["@id"] == node["@id"]), None)
+    if same is None:
+        activities.append(node)
+        return
+    for key, value in node.items():
+        if key in ("@id", "@index"):
+            continue
+        mine = same.get(key)
+        values = (mine if isinstance(mine, list) else [] if mine is None else [mine])
+        for v in value if isinstance(value, list) else [value]:
+            if v not in values:
+                values.append(v)
+        same[key] = values[0] if len(values) == 1 else values
 
 
 def enrichment_node(
@@ -266,9 +285,10 @@ def family_dataset_node(
     if parents:
         node["prov:wasDerivedFrom"] = [{"@id": iris[r.parent]} for r in parents]
         qualified = []
-        activities = []
+        activities: list[dict[str, Any]] = []
+        aids = derivation_activities(family, derivations, iris)
         for r in parents:
-            aid = activity_iri(family, r.activity, r.parent, name)
+            aid = aids[(name, r.parent)]
             q: dict[str, Any] = {
                 "@id": derivation_iri(family, r.parent, name),
                 "@type": derivation_class(r.activity),
@@ -281,7 +301,8 @@ def family_dataset_node(
             _opt(q, "cl:languageCount", r.languages)
             _opt(q, "sc:description", r.note, text)
             qualified.append(q)
-            activities.append(
+            _add_activity(
+                activities,
                 {
                     "@id": aid,
                     "@type": ["prov:Activity", activity_class(r.activity)],
@@ -325,170 +346,19 @@ def family_graph(family: FamilyInfo) -> rdflib.Graph:
     return to_graph({"@context": dict(PROV_CONTEXT), "@graph": nodes})
 
 
-def _parents_by_child(family: FamilyInfo) -> dict[str, list[ParentLink]]:
-    iris = family.iris()
-    out: dict[str, list[ParentLink]] = {}
-    for r in family.derivations:
-        if r.child not in iris or r.parent not in iris:
-            continue
-        out.setdefault(r.child, []).append(
-            ParentLink(iris[r.parent], r.activity, r.parent, r.note or "")
-        )
-    return out
-
-
-def _add_edges(
-    graph: rdflib.Graph,
-    edges: pa.Table,
-    iris: Mapping[str, str],
-    activities: Mapping[tuple[str, str], str],
-    family: str,
-) -> int:
-    """Item-level derivations; returns the number of edges added.
-
-    ``activities`` maps (child dataset, parent dataset) to the IRI of the
-    dataset-level activity each item derivation points at; ``family`` is the family's IRI.
-    """
-    cols = {name: edges.column(name).to_pylist() for name in edges.column_names}
-    cache: dict[tuple[type, Any], Literal] = {}
-
-    def lit(value: Any) -> Literal:
-        """Literals repeat (methods, scores, counts, booleans): build each once."""
-        key = (type(value), value)
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = Literal(value)
-        return found
-
-    n = 0
-    add = graph.add
-    for i in range(edges.num_rows):
-        cds, pds = cols["child_dataset"][i], cols["parent_dataset"][i]
-        if cds not in iris or pds not in iris:
-            continue
-        n += 1
-        child = URIRef(item_iri(iris[cds], cols["child_item"][i]))
-        parent = URIRef(item_iri(iris[pds], cols["parent_item"][i]))
-        kind = cols["activity"][i]
-        d = URIRef(item_derivation_iri(family, cds, cols["child_item"][i], pds, cols["parent_item"][i]))
-        add((child, PROV.wasDerivedFrom, parent))
-        add((child, PROV.qualifiedDerivation, d))
-        add((d, RDF.type, PROV[derivation_class(kind).split(":")[1]]))
-        add((d, PROV.entity, parent))
-        add((d, PROV.hadActivity, URIRef(activities.get((cds, pds)) or activity_iri(family, kind, pds, cds))))
-        add((d, CL.method, lit(cols["method"][i])))
-        add((d, CL.score, lit(float(cols["score"][i]))))
-        for col, prop, cast in (
-            ("options_score", CL.optionsScore, float),
-            ("options_copied", CL.optionsCopied, int),
-            ("options_added", CL.optionsAdded, int),
-            ("options_dropped", CL.optionsDropped, int),
-            ("key_inherited", CL.keyInherited, bool),
-            ("stem_changed", CL.stemChanged, bool),
-            ("ambiguous", CL.ambiguous, bool),
-        ):
-            value = cols[col][i]
-            if value is not None:
-                add((d, prop, lit(cast(value))))
-        option_map = cols["option_map"][i]
-        if option_map is not None:
-            add((d, CL.optionMap, lit(",".join(str(x) for x in option_map))))
-        for alt in cols["alternatives"][i] or ():
-            add((d, CL.alternative, URIRef(item_iri(iris[pds], alt))))
-    return n
-
-
-def _add_items(graph: rdflib.Graph, items: pa.Table, iris: Mapping[str, str]) -> None:
-    datasets = items.column("dataset").to_pylist()
-    ids = items.column("item").to_pylist()
-    for ds, item in zip(datasets, ids, strict=True):
-        if ds not in iris:
-            continue
-        node = URIRef(item_iri(iris[ds], item))
-        graph.add((node, RDF.type, PROV.Entity))
-        graph.add((URIRef(iris[ds]), PROV.hadMember, node))
-
-
-def _add_findings(graph: rdflib.Graph, findings: Iterable[Any], iris: Mapping[str, str], family: str) -> None:
-    from croissant_lineage.lineage.schema import split_ref
-
-    for f in findings:
-        ds, item = split_ref(f.item)
-        node = URIRef(finding_iri(f.id))
-        graph.add((node, RDF.type, PROV.Entity))
-        graph.add((node, RDF.type, CL.Finding))
-        graph.add((node, SDO.identifier, Literal(f.id)))
-        if ds in iris:
-            graph.add((node, CL.item, URIRef(item_iri(iris[ds], item))))
-        graph.add((node, CL.itemRef, Literal(f.item)))
-        graph.add((node, CL.target, Literal(f.target)))
-        graph.add((node, CL.kind, Literal(f.kind)))
-        graph.add((node, CL.status, Literal(f.status)))
-        for attr, prop in (
-            ("option_index", CL.optionIndex),
-            ("proposed", CL.proposed),
-            ("status_date", CL.statusDate),
-            ("status_reason", CL.statusReason),
-        ):
-            value = getattr(f, attr, None)
-            if value is not None:
-                graph.add((node, prop, Literal(value)))
-        for ev in getattr(f, "evidence", None) or ():
-            graph.add((node, CL.evidence, Literal(ev)))
-        src = getattr(f, "source", None)
-        if src is not None:
-            agent = URIRef(src.url if getattr(src, "url", None) else agent_iri(family, src.name))
-            graph.add((node, PROV.wasAttributedTo, agent))
-            graph.add((agent, RDF.type, PROV.Agent))
-            graph.add((agent, SDO.name, Literal(src.name)))
-            if getattr(src, "kind", None):
-                graph.add((agent, CL.sourceKind, Literal(src.kind)))
-
-
-def build_graph(
-    lineage: LineageLike,
-    findings: Iterable[Any] | None = None,
-    *,
-    items: bool = True,
-    time: str | datetime | int | None = None,
-) -> rdflib.Graph:
-    """The family's PROV-O graph.
-
-    Args:
-        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (family info, items, edges),
-            or its lineage folder.
-        findings: Findings (``croissant_lineage.findings.model.Finding``) to include.
-        items: Include every item as a ``prov:Entity`` member of its dataset.
-        time: Time of the linking activity (see :func:`resolve_time`); none by default.
-
-    Returns:
-        A new graph: datasets (``prov:Entity``, ``prov:Collection``) with their
-        dataset-level derivations and activities (as in the enriched descriptors);
-        items and item-level qualified derivations; the linking activity, associated
-        with this library as ``prov:SoftwareAgent``; findings (``cl:Finding``) with
-        status and source (``prov:wasAttributedTo``).
-    """
-    lineage = as_lineage(lineage, records=False)  # the graph holds no raw records
-    family = lineage.family
-    iris = family.iris()
-    graph = header_graph(family, time)
-    if items:
-        _add_items(graph, lineage.items, iris)
-    base = family_iri_of(family)
-    _add_edges(graph, lineage.edges, iris, parent_activities(family), base)
-    if findings is not None:
-        _add_findings(graph, findings, iris, base)
-    return graph
-
-
 def parent_activities(family: FamilyInfo) -> dict[tuple[str, str], str]:
     """(child dataset, parent dataset) -> IRI of the dataset-level activity between them."""
-    base = family_iri_of(family)
-    return {
-        (child, p.name or p.iri): activity_iri(base, p.activity, p.name or p.iri, child)
-        for child, links in _parents_by_child(family).items()
-        for p in links
-    }
+    return derivation_activities(family_iri_of(family), family.derivations, family.iris())
+
+
+def derivation_activities(
+    family: str, derivations: Iterable[DerivationInfo], iris: Mapping[str, str]
+) -> dict[tuple[str, str], str]:
+    """(child, parent) -> IRI of the activity of each derivation between two datasets of
+    ``iris`` (:func:`~croissant_lineage.prov.vocab.activity_iris`: one activity per child)."""
+    return activity_iris(
+        family, [(r.child, r.parent, r.activity) for r in derivations if r.child in iris and r.parent in iris]
+    )
 
 
 def header_graph(family: FamilyInfo, time: str | datetime | int | None = None) -> rdflib.Graph:

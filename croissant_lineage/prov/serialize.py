@@ -1,7 +1,7 @@
 """Writing a family's PROV-O graph to a file: formats, deterministic bytes, the file mark.
 
-:func:`write_prov` builds the graph (:func:`croissant_lineage.prov.graph.build_graph`) and
-writes it as Turtle, JSON-LD or N-Triples; the same graph always gives the same bytes, and
+:func:`write_prov` streams the graph's triples (:mod:`croissant_lineage.prov.triples`) and
+writes them as Turtle, JSON-LD or N-Triples; the same graph always gives the same bytes, and
 the file starts with this library's mark (:data:`PROV_FILE_COMMENT`) by which a later run
 knows it may replace it.
 """
@@ -81,7 +81,8 @@ def serialize(graph: rdflib.Graph, fmt: str) -> bytes:
 
     The writers of :func:`write_prov` (:mod:`croissant_lineage.prov.stream`) over the
     graph's triples: the same graph always gives the same bytes, and ``write_prov`` writes
-    the bytes of ``serialize(build_graph(...))`` after its mark.
+    the bytes of ``serialize(build_graph(...))`` after its mark
+    (:func:`~croissant_lineage.prov.triples.build_graph`).
 
     Raises:
         InputError: unknown format, or an IRI of the graph that N-Triples cannot hold (one

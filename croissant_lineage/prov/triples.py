@@ -1,14 +1,15 @@
 """The triples of a family's PROV graph as Arrow columns of N-Triples lines.
 
-The same triples as :func:`croissant_lineage.prov.graph.build_graph` (the reference,
-which builds an rdflib graph), made without a Python object per triple: for each batch
-of items or edges, each predicate is one :func:`pyarrow.compute.binary_join_element_wise`
-over the batch's columns, giving a string array of whole lines (see
-:mod:`croissant_lineage.prov.terms` for their spelling). Values that repeat (dataset IRIs,
-activity labels, derivation classes, scores) are spelled once per distinct value in
-Python and spread with ``take``. The small dataset level (datasets, activities, the
-agent) and the findings go through rdflib / Python: their size does not grow with the
-items.
+The one builder of the graph beyond its dataset level (items, item derivations, findings):
+every export reads its lines, and :func:`build_graph` parses them into rdflib. The triples
+are made without a Python object per triple: for each batch of items or edges, each
+predicate is one :func:`pyarrow.compute.binary_join_element_wise` over the batch's columns,
+giving a string array of whole lines (see :mod:`croissant_lineage.prov.terms` for their
+spelling). Values that repeat (dataset IRIs, activity labels, derivation classes, scores)
+are spelled once per distinct value in Python and spread with ``take``. The small dataset
+level (datasets, activities, the agent) and the findings go through rdflib / Python: their
+size does not grow with the items. ``tests/oracles/prov_graph.py`` states the same graph
+one rdflib triple at a time (the oracle the tests compare this module with).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from urllib.parse import quote
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import rdflib
 
 from croissant_lineage._io import note_input, read_json
 from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS, SCHEMA_NS
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.model import LINEAGE_FILES
 from croissant_lineage.prov.graph import family_iri_of, header_graph, parent_activities
@@ -45,6 +48,7 @@ from croissant_lineage.prov.vocab import activity_iri, agent_iri, derivation_cla
 __all__ = [
     "Datasets",
     "LineageColumns",
+    "build_graph",
     "edge_lines",
     "finding_lines",
     "graph_lines",
@@ -289,6 +293,45 @@ def lineage_lines(
     rows = batch_rows or BATCH_ROWS
     item_batches = lineage.items.select(["dataset", "item"]).to_batches(rows) if items else None
     return graph_lines(lineage.family, item_batches, lineage.edges.to_batches(rows), findings, time)
+
+
+def build_graph(
+    lineage: LineageLike,
+    findings: Iterable[Any] | None = None,
+    *,
+    items: bool = True,
+    time: str | datetime | int | None = None,
+) -> rdflib.Graph:
+    """The family's PROV-O graph as an rdflib graph: the lines of :func:`lineage_lines` parsed.
+
+    The triples the exports write (``write_prov`` and :func:`~croissant_lineage.prov.serialize.serialize_lineage`),
+    to query or combine in rdflib; a large family's graph holds millions of triples in memory
+    (the exports do not).
+
+    Args:
+        lineage: A :class:`croissant_lineage.lineage.model.Lineage` (family info, items, edges),
+            or its lineage folder.
+        findings: Findings (``croissant_lineage.findings.model.Finding``) to include.
+        items: Include every item as a ``prov:Entity`` member of its dataset.
+        time: Time of the linking activity (see :func:`~croissant_lineage.prov.vocab.resolve_time`); none by default.
+
+    Returns:
+        A new graph (prefixes ``prov``, ``cl``, ``sc`` bound): datasets (``prov:Entity``,
+        ``prov:Collection``) with their dataset-level derivations and activities (as in the
+        enriched descriptors); items and item-level qualified derivations (each named by
+        its IRI); the linking activity, associated with this library as
+        ``prov:SoftwareAgent``; findings (``cl:Finding``) with status and source
+        (``prov:wasAttributedTo``).
+    """
+    lineage = as_lineage(lineage, records=False)  # the graph holds no raw records
+    graph = rdflib.Graph()
+    for prefix, ns in (("prov", PROV_NS), ("cl", CL_NS), ("sc", SCHEMA_NS)):
+        graph.bind(prefix, rdflib.Namespace(ns))
+    for array in lineage_lines(lineage, findings, items=items, time=time):
+        lines = array.drop_null().to_pylist()  # a null: no triple (an absent optional value)
+        if lines:
+            graph.parse(data="".join(lines), format="nt")
+    return graph
 
 
 _EDGE_COLUMNS = (

@@ -114,3 +114,22 @@ def test_the_mmlu_family_round_trips(mmlu_lineage_dir: Path, tmp_path: Path) -> 
     assert counts["turtle"] == counts["nt"] == counts["json-ld"]
     assert counts["turtle"]["ProvDerivation"] >= 2 * part.edges.num_rows > 0
     assert counts["turtle"]["ProvActivity"] >= len(set(part.edges["activity"].to_pylist()))
+
+
+@pytest.mark.filterwarnings("ignore:The following attributes were not converted")
+def test_the_humaneval_family_round_trips(humaneval_lineage_dir: Path, tmp_path: Path) -> None:
+    """The whole family (164 problems, HumanEval-X in six languages): every format, every record."""
+    lineage = Lineage.read(humaneval_lineage_dir, records=False)
+    counts = {}
+    for fmt in RDF_FORMATS:
+        out = write_prov(humaneval_lineage_dir, tmp_path / f"humaneval.{fmt}", fmt=fmt, time="2024-01-01T00:00:00Z")
+        data = Path(out.path).read_bytes()
+        assert b"_:" not in data
+        counts[fmt] = round_trip(data, fmt)
+    assert counts["turtle"] == counts["nt"] == counts["json-ld"]
+    edges, derivations = lineage.edges.num_rows, len(lineage.family.derivations)
+    assert edges > 900
+    assert counts["turtle"]["ProvDerivation"] == 2 * (edges + derivations)  # plain and qualified, each with its IRI
+    assert counts["turtle"]["ProvMembership"] == lineage.items.num_rows
+    assert counts["turtle"]["ProvActivity"] == derivations + 1  # one per derivation, and the linking
+    assert counts["turtle"]["ProvGeneration"] == counts["turtle"]["ProvUsage"] == derivations
