@@ -86,7 +86,8 @@ def test_a_glob_from_the_root_is_refused_before_any_listing(command: str, tmp_pa
     with _watching() as seen:
         status, out, err = with_timeout(lambda: run_cli(argv, capsys), 30)
     if command == "validate":
-        assert status == 0 and "CLV702" in out, out + err
+        # outside the folder: a warning, and an error as data mlcroissant cannot read, never a walk
+        assert status == 1 and "CLV702" in out and "CLV701" in out, out + err
     else:
         assert status == 2 and "CL-E006" in err and err.count("\n") == 1, err
     assert _outside(seen, [tmp_path]) == []

@@ -114,7 +114,9 @@ def _file_object(node: dict[str, Any], n: int, where: str, base: Path, exists: b
 
 def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool) -> Iterable[Issue]:
     """A FileSet that matches no file, or would take the lineage files enrich wrote for its
-    data (``includes: "*.parquet"`` in an output folder), is ``CLV701``."""
+    data (``includes: "*.parquet"`` in an output folder), is ``CLV701``; so is a glob that starts
+    outside the folder when files must exist (mlcroissant lists only the descriptor's folder, so
+    it loads no record from it), besides its ``CLV702``."""
     patterns = [p for p in as_list(node.get("includes")) if isinstance(p, str) and p.strip()]
     if not patterns:
         return
@@ -123,7 +125,10 @@ def _file_set(node: dict[str, Any], n: int, where: str, base: Path, exists: bool
     for pattern in patterns:
         if _outside(base, _glob_start(pattern)):  # never listed: a glob is walked only inside base
             yield issue("CLV702", f"FileSet {_label(node, n)}: includes {pattern!r} starts outside {base}", at)
-            matched = True  # CLV702 says what is wrong; CLV701 would need a walk outside
+            if exists:  # mlcroissant matches includes only under the descriptor's folder: it loads nothing
+                yield issue("CLV701", f"FileSet {_label(node, n)}: includes {pattern!r} starts outside {base}, "
+                            "where mlcroissant matches no file", at)
+            matched = True  # said above; CLV701 for the other globs would need a walk outside
         elif exists and not matched:
             try:
                 found = match_files(base, pattern)
