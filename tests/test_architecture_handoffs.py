@@ -74,7 +74,7 @@ JUSTIFIED: dict[str, set[str]] = {
         "validate/github.py:github_annotations.report", "validate/github.py:github_summary.report",
     },
     "a result's JSON payload (what to_dict prints), or one raw record read from the data": {
-        "discovery/propose.py:Proposal.evidence", "discovery/propose.py:Proposal.runner_up",
+        "discovery/proposal.py:Proposal.evidence", "discovery/proposal.py:Proposal.runner_up",
         "audits/translations/probe.py:Join.row", "lineage/graph.py:Relatives.documented",
         "lineage/graph.py:Relatives.findings", "discovery/family.py:Relation.counts",
         "discovery/family.py:FamilyDiscovery.choices", "discovery/family.py:FamilyDiscovery.index",

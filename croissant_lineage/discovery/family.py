@@ -62,28 +62,22 @@ import pyarrow as pa
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import read_descriptor
 from croissant_lineage.discovery.index import StemIndex, load_or_build
-from croissant_lineage.discovery.propose import (
+from croissant_lineage.discovery.pairs import (
     MIN_ITEMS,
     MIN_SHARE,
-    Proposal,
-    _drop_weak,
-    _fragment_rule,
-    _Hits,
-    _hits,
-    _link_pair,
-    _with,
-    _write,
-    added_key_changes,
+    Hits,
     best_references,
-    guess_activity,
     reference_proposal,
     reference_rule,
+    stem_hits,
+    text_proposal,
+    translation_proposal,
 )
+from croissant_lineage.discovery.proposal import Proposal, fragment_rule, write_result
 from croissant_lineage.discovery.refs import ParentField, ParentLookup
 from croissant_lineage.discovery.translations import (
     TranslationMatch,
     discover_translation,
-    translation_edges,
 )
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import (
@@ -184,7 +178,7 @@ class FamilyDiscovery(Result):
         """The proposed derivations in the family spec's syntax, and the undecided pairs."""
         derivations = []
         for p in self.proposals:
-            link = _fragment_rule(p).get("link", {})
+            link = fragment_rule(p).get("link", {})
             derivations.append({
                 "child": p.child, "parent": p.parent, "activity": p.activity, **({"link": link} if link else {}),
                 "note": f"discovered: {p.linked} of {p.child_items} child items linked; direction: {self.choices[p.child]['rule']}",
@@ -227,7 +221,7 @@ def _option_counts(table: pa.Table) -> list[int]:
     return [len(o) if o else 0 for o in table.column("options").to_pylist()]
 
 
-def _pair_counts(x: str, y: str, hits: dict[tuple[str, str], _Hits], tables: dict[str, pa.Table],
+def _pair_counts(x: str, y: str, hits: dict[tuple[str, str], Hits], tables: dict[str, pa.Table],
                  start: dict[str, int], opts: dict[str, list[int]]) -> dict[str, Any]:
     """The evidence between ``x`` and ``y`` (``x < y``): coverage each way, exact stems,
     option counts on the pairs of best candidates, shared ids."""
@@ -307,13 +301,13 @@ def _same_language(a: str, b: str, languages: dict[str, str | None]) -> bool:
 def _text_relations(
     tables: dict[str, pa.Table], index: StemIndex, languages: dict[str, str | None], dates: dict[str, str | None],
     threshold: float,
-) -> tuple[list[Relation], dict[tuple[str, str], _Hits]]:
+) -> tuple[list[Relation], dict[tuple[str, str], Hits]]:
     start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
-    hits: dict[tuple[str, str], _Hits] = {}
+    hits: dict[tuple[str, str], Hits] = {}
     for name in sorted(tables):
-        h = _hits(index, [normalize_stem(s) for s in tables[name].column("stem").to_pylist()], threshold)
+        h = stem_hits(index, [normalize_stem(s) for s in tables[name].column("stem").to_pylist()], threshold)
         for other in h.rows:
             if other != name and _same_language(name, other, languages):
                 hits[(name, other)] = h
@@ -494,32 +488,12 @@ def _break_cycles(chosen: dict[str, Relation], record: dict[str, dict[str, Any]]
 # ---------------------------------------------------------------- edges
 
 
-def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], _Hits],
+def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits],
                    start: dict[str, int], threshold: float) -> tuple[Proposal | None, pa.Table, pa.Table]:
     h = hits[(child, parent)]
     kids = sorted(h.rows[parent])
     prows = [r - start[parent] for i in kids for r in h.rows[parent][i]]
-    edges, unmatched = _link_pair(child, parent, tables[child], tables[parent], kids, prows, threshold)
-    edges, weak = _drop_weak(edges)
-    if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * tables[child].num_rows):
-        return None, edges, unmatched
-    rekeyed, _ = added_key_changes(edges, tables[child], tables[parent])
-    activity, counts = guess_activity(edges, tables[child].num_rows, tables[parent].num_rows, rekeyed=rekeyed)
-    counts["dropped_edited_stem_few_options"] = weak
-    n, m = tables[child].num_rows, tables[parent].num_rows
-    prop = Proposal(child, parent, activity, n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
-                    counts["parents_reached"] / m if m else 0.0, counts)
-    return prop, _with(edges, activity), unmatched
-
-
-def _translation_proposal(child: str, parent: str, tables: dict[str, pa.Table], match: TranslationMatch,
-                          languages: dict[str, str | None]) -> tuple[Proposal, pa.Table]:
-    edges, counts = translation_edges(child, tables[child], tables[parent], match, languages)
-    counts["parents_reached"] = len({j for _, j, _ in match.pairs})
-    n, m = tables[child].num_rows, tables[parent].num_rows
-    prop = Proposal(child, parent, "translation", n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
-                    counts["parents_reached"] / m if m else 0.0, counts)
-    return prop, _with(edges, "translation")
+    return text_proposal(child, parent, tables[child], tables[parent], kids, prows, threshold)
 
 
 def _status(relations: list[Relation], chosen: dict[str, Relation]) -> dict[str, str]:
@@ -605,7 +579,7 @@ def discover_family(
                 if not got:
                     continue
                 match = got[0]
-            p, e = _translation_proposal(child, parent, tables, match, languages)
+            p, e = translation_proposal(child, parent, tables[child], tables[parent], match, languages)
             proposals.append(_with_choice(p, record[child]))
             edges.append(e)
             continue
@@ -628,7 +602,7 @@ def discover_family(
         lineage,
     )
     if out is not None:
-        result.out = _write(result, Path(out), force=force)
+        result.out = write_result(result, Path(out), force=force)
     return result
 
 
