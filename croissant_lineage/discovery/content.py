@@ -32,7 +32,7 @@ import pyarrow as pa
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.linking.normalize import normalize_stem
 
-__all__ = ["STATUSES", "ContentComparison", "compare_contents", "mask_numbers", "row_pairs"]
+__all__ = ["STATUSES", "ContentComparison", "compare_contents", "mask_numbers", "row_pairs", "stem_text"]
 
 #: The statuses a content of a pair can have (``expanded`` and ``contracted`` are kinds of ``edited``).
 STATUSES = ("copied", "edited", "expanded", "contracted", "recomputed", "translated", "added", "dropped")
@@ -78,7 +78,8 @@ class ContentComparison:
                 "contents": {c: dict(sorted(s.items())) for c, s in sorted(self.contents.items())}}
 
 
-def _text(value: Any) -> str | None:
+def stem_text(value: Any) -> str | None:
+    """A content's text as compared: normalised like a stem (a list joined by lines); None when empty."""
     if value is None:
         return None
     if isinstance(value, list | tuple):
@@ -111,8 +112,8 @@ def _key(row: dict[str, Any]) -> str | None:
     """The key as text: the option a letter key names, else the key's own text."""
     key, options = row.get("key"), row.get("options") or []
     if isinstance(key, str) and key in LETTERS and LETTERS.index(key) < len(options):
-        return _text(options[LETTERS.index(key)])
-    return _text(row.get("key_text") if row.get("key_text") is not None else key)
+        return stem_text(options[LETTERS.index(key)])
+    return stem_text(row.get("key_text") if row.get("key_text") is not None else key)
 
 
 def _role_values(table: pa.Table, rows: Iterable[int]) -> list[dict[str, Any]]:
@@ -121,8 +122,8 @@ def _role_values(table: pa.Table, rows: Iterable[int]) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         row = {c: (v[r] if v is not None else None) for c, v in cols.items()}
-        out.append({"stem": _text(row["stem"]), "options": _text(row["options"]), "key": _key(row),
-                    "solution": _text(row["solution"]), "tests": _text(row["tests"])})
+        out.append({"stem": stem_text(row["stem"]), "options": stem_text(row["options"]), "key": _key(row),
+                    "solution": stem_text(row["solution"]), "tests": stem_text(row["tests"])})
     return out
 
 
@@ -146,6 +147,7 @@ def _add(contents: dict[str, dict[str, int]], content: str, status: str | None) 
 
 def compare_contents(
     pairs: Sequence[tuple[int, int]], child: pa.Table, parent: pa.Table, *, translated: bool = False,
+    records: bool = True,
 ) -> ContentComparison:
     """Classify every content of every pair (see the module docstring).
 
@@ -154,6 +156,7 @@ def compare_contents(
         child, parent: Their item tables (ITEMS_SCHEMA).
         translated: The child's texts are in another language (differing texts count as
             ``translated``, not ``edited``).
+        records: Compare the records' fields too (a sample of :data:`_RECORD_SAMPLE` pairs).
 
     Returns:
         The :class:`ContentComparison`.
@@ -165,12 +168,12 @@ def compare_contents(
         for role in _ROLES:
             _add(contents, role, _status(cv[role], pv[role], translated))
     step = max(1, len(pairs) // _RECORD_SAMPLE)
-    sample = list(pairs)[::step]
+    sample = list(pairs)[::step] if records else []
     for i, j in sample:
         crec, prec = _record(child, i), _record(parent, j)
         for name in sorted(set(crec) | set(prec)):
-            c = _text(crec.get(name)) if name in crec else None
-            p = _text(prec.get(name)) if name in prec else None
+            c = stem_text(crec.get(name)) if name in crec else None
+            p = stem_text(prec.get(name)) if name in prec else None
             _add(contents, f"field:{name}", _status(c, p, translated))
     return ContentComparison(len(pairs), contents, len(sample))
 

@@ -53,6 +53,7 @@ evidence does not say which copied which).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,8 @@ import pyarrow as pa
 
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import read_descriptor
+from croissant_lineage.discovery.content import compare_contents
+from croissant_lineage.discovery.direction import INSIDE, direction, option_counts, pair_counts
 from croissant_lineage.discovery.index import StemIndex, load_or_build
 from croissant_lineage.discovery.pairs import (
     MIN_ITEMS,
@@ -95,14 +98,6 @@ from croissant_lineage.linking.alignment import Checker
 from croissant_lineage.linking.normalize import normalize_stem
 
 __all__ = ["INSIDE", "FamilyDiscovery", "Relation", "direction", "discover_family"]
-
-#: A side is inside the other when this share of its items has a candidate there.
-INSIDE = 0.95
-#: Options rule: the child has more options on at least this share of the pairs...
-_OPTIONS_MOST = 0.5
-#: ...and the parent on at most this share.
-_OPTIONS_NEVER = 0.01
-
 
 @dataclass(frozen=True)
 class Relation:
@@ -170,6 +165,12 @@ class FamilyDiscovery(Result):
         return next((p.parent for p in self.proposals if p.child == child), None)
 
     @property
+    def twins(self) -> list[Relation]:
+        """Related pairs each of whose sides holds the other's items (>= 95 % found both ways),
+        with the content evidence between them and the direction it decides (or None)."""
+        return [r for r in self.relations if r.counts.get("twins")]
+
+    @property
     def undecided(self) -> list[Relation]:
         """Related pairs whose direction the evidence does not decide (and that are not siblings)."""
         return [r for r in self.relations if self.status.get(f"{r.a} ~ {r.b}") == "direction undecided"]
@@ -184,7 +185,8 @@ class FamilyDiscovery(Result):
                 "note": f"discovered: {p.linked} of {p.child_items} child items linked; direction: {self.choices[p.child]['rule']}",
             })
         undecided = [{"a": r.a, "b": r.b, "why": r.rule} for r in self.undecided]
-        return {"derivations": derivations, "direction_undecided": undecided}
+        twins = [{"a": r.a, "b": r.b, "parent": r.parent, "why": r.rule} for r in self.twins]
+        return {"derivations": derivations, "direction_undecided": undecided, "twins": twins}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: proposals, relations with their status, choices, loners, the index."""
@@ -192,6 +194,7 @@ class FamilyDiscovery(Result):
             "proposals": [p.to_dict() for p in self.proposals],
             "relations": [r.to_dict() | {"status": self.status.get(f"{r.a} ~ {r.b}", "derivation")} for r in self.relations],
             "choices": self.choices,
+            "twins": [{"a": r.a, "b": r.b, "parent": r.parent, "rule": r.rule} for r in self.twins],
             "no_relative": list(self.no_relative),
             "index": dict(self.index),
             "edges": self.lineage.edges.num_rows,
@@ -217,76 +220,6 @@ def _date(ds: DatasetSpec) -> str | None:
 # ---------------------------------------------------------------- text relations
 
 
-def _option_counts(table: pa.Table) -> list[int]:
-    return [len(o) if o else 0 for o in table.column("options").to_pylist()]
-
-
-def _pair_counts(x: str, y: str, hits: dict[tuple[str, str], Hits], tables: dict[str, pa.Table],
-                 start: dict[str, int], opts: dict[str, list[int]]) -> dict[str, Any]:
-    """The evidence between ``x`` and ``y`` (``x < y``): coverage each way, exact stems,
-    option counts on the pairs of best candidates, shared ids."""
-    counts: dict[str, Any] = {}
-    more = {x: 0, y: 0}
-    compared = same_id = 0
-    for side, other in ((x, y), (y, x)):
-        h = hits.get((side, other))
-        rows = h.rows.get(other, {}) if h else {}
-        counts[f"{side}_items"] = tables[side].num_rows
-        counts[f"{side}_covered"] = len(rows)
-        counts[f"{side}_exact"] = len(h.exact.get(other, set())) if h else 0
-        if side != x:
-            continue
-        ids_x, ids_y = tables[x].column("item").to_pylist(), tables[y].column("item").to_pylist()
-        for i, cands in rows.items():
-            j = cands[0] - start[y]
-            same_id += ids_x[i] == ids_y[j]
-            nx, ny = opts[x][i], opts[y][j]
-            if nx and ny:
-                compared += 1
-                if nx != ny:
-                    more[x if nx > ny else y] += 1
-    counts.update({"pairs_compared": compared, f"{x}_more_options": more[x], f"{y}_more_options": more[y], "same_id": same_id})
-    return counts
-
-
-def direction(a: str, b: str, counts: dict[str, Any], dates: dict[str, str | None]) -> tuple[str | None, str]:
-    """The parent of a text pair by the rules of the module docstring, and the votes.
-
-    Args:
-        a, b: The two datasets.
-        counts: Their evidence (:func:`_pair_counts`: ``{a}_items``, ``{a}_covered``,
-            ``{a}_more_options``, ``pairs_compared`` and the same for ``b``).
-        dates: Dataset -> date (ISO) or None.
-
-    Returns:
-        ``(parent, rule)``: the parent (None when undecided) and the votes in words.
-    """
-    votes: list[tuple[str, str]] = []  # (parent, why)
-    n = counts.get("pairs_compared", 0)
-    for child, parent in ((a, b), (b, a)):
-        if n and counts[f"{child}_more_options"] >= _OPTIONS_MOST * n and counts[f"{parent}_more_options"] <= _OPTIONS_NEVER * n:
-            votes.append((parent, f"options: {child} has more options on {counts[f'{child}_more_options']} of {n} pairs, "
-                                  f"{parent} on {counts[f'{parent}_more_options']}"))
-    da, db = dates.get(a), dates.get(b)
-    if da and db and da != db:
-        first, second = (a, b) if da < db else (b, a)
-        votes.append((first, f"dates: {first} {min(da, db)} before {second} {max(da, db)}"))
-    share = {s: counts[f"{s}_covered"] / counts[f"{s}_items"] if counts[f"{s}_items"] else 0.0 for s in (a, b)}
-    for child, parent in ((a, b), (b, a)):
-        if share[child] >= INSIDE > share[parent]:
-            votes.append((parent, f"subset: {100 * share[child]:.1f} % of {child} found in {parent}, "
-                                  f"{100 * share[parent]:.1f} % of {parent} in {child}"))
-    parents = {p for p, _ in votes}
-    if len(parents) == 1:
-        return parents.pop(), "; ".join(w for _, w in votes)
-    if not votes:
-        return None, (f"direction undecided: no rule applies ({100 * share[a]:.1f} % of {a} found in {b}, "
-                      f"{100 * share[b]:.1f} % of {b} in {a}; options differ on "
-                      f"{counts.get(f'{a}_more_options', 0) + counts.get(f'{b}_more_options', 0)} of {n} pairs; "
-                      f"dates {da or 'none'} / {db or 'none'})")
-    return None, "direction undecided: the rules disagree (" + "; ".join(w for _, w in votes) + ")"
-
-
 def _related(counts: dict[str, Any], x: str, y: str) -> bool:
     return any(
         counts[f"{s}_covered"] >= max(MIN_ITEMS, MIN_SHARE * counts[f"{s}_items"]) for s in (x, y)
@@ -306,15 +239,22 @@ def _text_relations(
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
     hits: dict[tuple[str, str], Hits] = {}
+    stems: dict[str, set[str]] = {}
     for name in sorted(tables):
-        h = stem_hits(index, [normalize_stem(s) for s in tables[name].column("stem").to_pylist()], threshold)
+        normalised = [normalize_stem(s) for s in tables[name].column("stem").to_pylist()]
+        stems[name] = set(normalised)
+        h = stem_hits(index, normalised, threshold)
         for other in h.rows:
             if other != name and _same_language(name, other, languages):
                 hits[(name, other)] = h
-    opts = {n: _option_counts(t) for n, t in tables.items()}
+    opts = {n: option_counts(t) for n, t in tables.items()}
+
+    def elsewhere(stem: str, excluded: set[str]) -> bool:  # a stem held verbatim by another dataset of the family
+        return any(stem in held for n, held in stems.items() if n not in excluded)
+
     relations = []
     for x, y in sorted({tuple(sorted(k)) for k in hits}):
-        counts = _pair_counts(x, y, hits, tables, start, opts)
+        counts = pair_counts(x, y, hits, tables, start, opts, elsewhere)
         if _related(counts, x, y):
             parent, rule = direction(x, y, counts, dates)
             relations.append(Relation(x, y, "text", counts, parent, rule))
@@ -427,17 +367,50 @@ def _ancestors(node: str, parent: dict[str, str]) -> list[str]:
     return out
 
 
-def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provisional: dict[str, str]) -> tuple[str, str]:
+#: Separates tied candidates: ``(child, tied) -> (the candidate whose contents the child copies most, or None; why)``.
+Separator = Callable[[str, list[str]], tuple[str | None, str]]
+
+
+def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provisional: dict[str, str],
+               separate: Separator | None = None) -> tuple[str, str]:
     """The tied candidate chosen, and how (see the module docstring, step 3)."""
+    content = ""
+    if separate is not None:
+        best, why = separate(child, tied)
+        if best is not None:
+            return best, f"tie broken by content: {why}"
+        content = f"{why}; "
     dc = dates.get(child)
     if dc:
         earlier = sorted((dates[t], t) for t in tied if dates.get(t) and dates[t] < dc)  # type: ignore[operator]
         if earlier and len(earlier) == len(tied):
-            return earlier[-1][1], f"tie broken by dates: {earlier[-1][1]} is the latest before {child} ({dc})"
+            return earlier[-1][1], f"{content}tie broken by dates: {earlier[-1][1]} is the latest before {child} ({dc})"
     for t in tied:
         if all(t == o or t in _ancestors(o, provisional) for o in tied):
-            return t, f"tie broken by ancestry: {t} is an ancestor of {', '.join(o for o in tied if o != t)}"
-    return tied[0], "tie not broken by the evidence: first by name"
+            return t, f"{content}tie broken by ancestry: {t} is an ancestor of {', '.join(o for o in tied if o != t)}"
+    return tied[0], f"{content}tie not broken by the evidence: first by name"
+
+
+def _separator(tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits], start: dict[str, int]) -> Separator:
+    """Tied text candidates told apart by the contents the child copies from each (a third
+    dataset whose items match both of two twins copies one twin's answers, or both alike)."""
+
+    def separate(child: str, tied: list[str]) -> tuple[str | None, str]:
+        if any((child, t) not in hits for t in tied):
+            return None, "content not compared (a tied candidate is no text relative)"
+        scores = []
+        for t in tied:
+            rows = hits[(child, t)].rows.get(t, {})
+            pairs = [(i, c[0] - start[t]) for i, c in sorted(rows.items())]
+            got = compare_contents(pairs, tables[child], tables[t], records=False)
+            scores.append((sum(got.count(c, "copied") for c in got.contents), t))
+        scores.sort(key=lambda x: (-x[0], x[1]))
+        said = ", ".join(f"{t}'s on {n}" for n, t in scores)
+        if scores[0][0] > scores[1][0]:
+            return scores[0][1], f"{child} copies {said} (item contents)"
+        return None, f"{child} copies its tied candidates' contents alike ({said})"
+
+    return separate
 
 
 def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, int], str, Relation]]]:
@@ -450,7 +423,8 @@ def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, in
     return cands
 
 
-def _choose(relations: list[Relation], dates: dict[str, str | None]) -> tuple[dict[str, Relation], dict[str, dict[str, Any]]]:
+def _choose(relations: list[Relation], dates: dict[str, str | None], separate: Separator | None = None,
+            ) -> tuple[dict[str, Relation], dict[str, dict[str, Any]]]:
     """Per child, the relation to its chosen parent, and the choice's record."""
     cands = _candidates(relations)
     provisional = {c: lst[0][1] for c, lst in cands.items()}
@@ -459,7 +433,7 @@ def _choose(relations: list[Relation], dates: dict[str, str | None]) -> tuple[di
     for child in sorted(cands):
         lst = cands[child]
         tied = [p for s, p, _ in lst if s == lst[0][0]]
-        parent, how = (tied[0], "most items explained") if len(tied) == 1 else _break_tie(child, tied, dates, provisional)
+        parent, how = (tied[0], "most items explained") if len(tied) == 1 else _break_tie(child, tied, dates, provisional, separate)
         rel = next(r for _, p, r in lst if p == parent)
         chosen[child] = rel
         record[child] = {
@@ -504,15 +478,17 @@ def _status(relations: list[Relation], chosen: dict[str, Relation]) -> dict[str,
         if any(chosen.get(s) is r for s in (r.a, r.b)):
             continue
         key = f"{r.a} ~ {r.b}"
-        if r.parent is not None and r.child is not None:
-            better = parent.get(r.child)
-            out[key] = f"{r.parent} -> {r.child} decided, not chosen: " + (
-                f"{r.child}'s parent {better} is better supported" if better else f"{r.child} got no parent")
-            continue
         la = [r.a, *_ancestors(r.a, parent)]
         lb = {r.b, *_ancestors(r.b, parent)}
         common = next((x for x in la if x in lb), None)
-        out[key] = f"related through {common}" if common is not None else "direction undecided"
+        if common is not None and common not in (r.a, r.b):  # siblings: their shared items come from the common ancestor
+            out[key] = f"related through {common}"
+        elif r.parent is not None and r.child is not None:
+            better = parent.get(r.child)
+            out[key] = f"{r.parent} -> {r.child} decided, not chosen: " + (
+                f"{r.child}'s parent {better} is better supported" if better else f"{r.child} got no parent")
+        else:
+            out[key] = f"related through {common}" if common is not None else "direction undecided"
     return out
 
 
@@ -556,10 +532,10 @@ def discover_family(
     text, hits = _text_relations(tables, index, languages, dates, threshold)
     trans, matches = _translation_relations(tables, languages, text)
     relations, refs = _reference_relations(tables, text + trans)
-    chosen, record = _choose(relations, dates)
     start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
+    chosen, record = _choose(relations, dates, _separator(tables, hits, start))
     proposals: list[Proposal] = []
     edges: list[pa.Table] = []
     unmatched: list[pa.Table] = []
