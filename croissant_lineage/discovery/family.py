@@ -243,7 +243,8 @@ def _text_relations(
     for name in sorted(tables):
         normalised = [normalize_stem(s) for s in tables[name].column("stem").to_pylist()]
         stems[name] = set(normalised)
-        h = stem_hits(index, normalised, threshold)
+        own = range(start[name], start[name] + tables[name].num_rows) if name in start else None
+        h = stem_hits(index, normalised, threshold, own)
         for other in h.rows:
             if other != name and _same_language(name, other, languages):
                 hits[(name, other)] = h
@@ -464,9 +465,13 @@ def _break_cycles(chosen: dict[str, Relation], record: dict[str, dict[str, Any]]
 
 def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits],
                    start: dict[str, int], threshold: float) -> tuple[Proposal | None, pa.Table, pa.Table]:
-    h = hits[(child, parent)]
-    kids = sorted(h.rows[parent])
-    prows = [r - start[parent] for i in kids for r in h.rows[parent][i]]
+    rows: dict[int, list[int]] = dict(hits[(child, parent)].rows.get(parent, {})) if (child, parent) in hits else {}
+    if not rows and (parent, child) in hits:  # the child's own near-copies filled its candidates: read the pair from the parent
+        for j, cands in hits[(parent, child)].rows.get(child, {}).items():
+            for r in cands:
+                rows.setdefault(r - start[child], []).append(j + start[parent])
+    kids = sorted(rows)
+    prows = [r - start[parent] for i in kids for r in rows[i]]
     return text_proposal(child, parent, tables[child], tables[parent], kids, prows, threshold)
 
 

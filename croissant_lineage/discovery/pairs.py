@@ -64,12 +64,13 @@ class Hits:
     exact: dict[str, set[int]] = field(default_factory=dict)
 
 
-def stem_hits(index: StemIndex, stems: list[str], threshold: float) -> Hits:
+def stem_hits(index: StemIndex, stems: list[str], threshold: float, exclude: range | None = None) -> Hits:
+    """Each stem's candidate rows in the index, per corpus dataset (``exclude``: rows that are no candidates)."""
     hits = Hits()
     for i, stem in enumerate(stems):
         if not stem:
             continue
-        for c in index.candidates(stem, threshold=threshold):
+        for c in index.candidates(stem, threshold=threshold, exclude=exclude):
             ds = index.datasets[c.row]
             hits.rows.setdefault(ds, {}).setdefault(i, []).append(c.row)
             if c.exact:
