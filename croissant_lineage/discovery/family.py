@@ -589,7 +589,7 @@ def discover_family(
 
 def _with_choice(p: Proposal, choice: dict[str, Any]) -> Proposal:
     """The proposal with the rule that decided its direction and the runner-up candidate."""
-    others = choice["candidates"][1:]
+    others = [c for c in choice["candidates"] if c["parent"] != choice["parent"]]  # the chosen one may have won a tie
     runner = {"parent": others[0]["parent"], "score": others[0]["items"]} if others else None
     also = {c["parent"]: c["items"] for c in others}
     return replace(p, rule=choice["rule"], runner_up=runner, also_matched=also or p.also_matched)

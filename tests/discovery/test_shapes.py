@@ -60,6 +60,8 @@ def test_third_dataset_between_twins(problems: tuple[Path, Truth, FamilyDiscover
     assert choice["parent"] == "root"
     assert "copy's on 200, root's on 200, perturbed's on 0, twin's on 0" in choice["choice"]
     assert choice["choice"].endswith("tie broken by ancestry: root is an ancestor of copy, perturbed, twin")
+    proposal = next(p for p in result.proposals if p.child == "templated")
+    assert proposal.runner_up is not None and proposal.runner_up["parent"] != "root"
 
 
 def test_row_ids_are_no_snapshot(problems: tuple[Path, Truth, FamilyDiscovery]) -> None:
