@@ -380,7 +380,7 @@ def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provis
         best, why = separate(child, tied)
         if best is not None:
             return best, f"tie broken by content: {why}"
-        content = f"{why}; "
+        content = f"{why}; " if why else ""
     dc = dates.get(child)
     if dc:
         earlier = sorted((dates[t], t) for t in tied if dates.get(t) and dates[t] < dc)  # type: ignore[operator]
@@ -392,11 +392,16 @@ def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provis
     return tied[0], f"{content}tie not broken by the evidence: first by name"
 
 
-def _separator(tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits], start: dict[str, int]) -> Separator:
-    """Tied text candidates told apart by the contents the child copies from each (a third
-    dataset whose items match both of two twins copies one twin's answers, or both alike)."""
+def _separator(tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits], start: dict[str, int],
+               twins: set[frozenset[str]]) -> Separator:
+    """Tied candidates that are twins of each other told apart by the contents the child copies
+    from each (a third dataset whose items match both twins copies one twin's answers, or both
+    alike). Candidates that are not twins (a dataset and a subset of it) are left to the dates
+    and the ancestry: the subset's contents are its origin's."""
 
     def separate(child: str, tied: list[str]) -> tuple[str | None, str]:
+        if any(frozenset((a, b)) not in twins for a in tied for b in tied if a < b):
+            return None, ""
         if any((child, t) not in hits for t in tied):
             return None, "content not compared (a tied candidate is no text relative)"
         scores = []
@@ -540,7 +545,8 @@ def discover_family(
     start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
-    chosen, record = _choose(relations, dates, _separator(tables, hits, start))
+    twins = {frozenset((r.a, r.b)) for r in relations if r.counts.get("twins")}
+    chosen, record = _choose(relations, dates, _separator(tables, hits, start, twins))
     proposals: list[Proposal] = []
     edges: list[pa.Table] = []
     unmatched: list[pa.Table] = []
