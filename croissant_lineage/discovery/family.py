@@ -15,36 +15,29 @@ it. Steps:
    translation-surviving tokens), as
    :func:`~croissant_lineage.discovery.translations.discover_translation` does: *related by
    translation* when the tokens support the pairs.
-2. **Direction of each pair**, from the evidence, never from names (:func:`direction`). Text
-   pairs, every rule that applies votes:
-
-   * *options*: on the pairs of best candidates, one side has more options on >= 50 % of
-     the pairs and the other on <= 1 %: the side with more options is the child (an
-     option expansion adds options; none removes them all);
-   * *dates*: both sides have a date (the spec's ``date``, else the descriptor's
-     ``datePublished``) and they differ: the earlier is the parent;
-   * *subset*: >= 95 % of one side's items have a candidate in the other, and < 95 % of the
-     other side's have one in it: the side inside the other is the child (a filter, a
-     sample, a re-annotation of part of it).
-
-   One vote, or several that agree, decide; no vote, or votes that disagree, leave the
-   direction *undecided* (reported, never guessed). A translation pair: the parent is the
+2. **Direction of each pair**, from the evidence, never from names. Text pairs: by
+   :func:`~croissant_lineage.discovery.direction.direction` (content rules vote: options,
+   subset, and for twins answers expanded and values perturbed; dates decide only when no
+   content rule applies and the dates differ; otherwise the direction is *undecided*,
+   reported, never guessed). A translation pair: the parent is the
    side with more relatives by text in its own language (its items circulate in that
    language: copied, filtered, expanded; a translation's items have few or none); as many
-   on both sides (two translations of the same source), undecided.
+   on both sides (two translations of the same source), undecided. A pair one of whose sides
+   names the other's items in a field is a *reference* pair: the side that names is the child.
 3. **One parent per dataset** (:func:`_choose`): among the relatives whose decided direction
    makes them its parent, the one explaining the most of its items (text: items with a
    candidate, then exact stems; translation: pairs, then the share of the pairs with tokens
    whose tokens agree, in whole percent: the token weights depend on the candidate, so the
-   same text paired with two copies can differ by a pair). Ties:
+   same text paired with two copies can differ by a pair). Ties: between candidates that
+   are twins of each other, the one whose contents the child copies on the most pairs; then,
    when the child and the tied candidates are dated, the latest candidate dated before the
    child (a snapshot chain); else the candidate that is an ancestor of the others (the
    items' origin, not a copy of it); else the first by name, flagged ``tied_with``. A
    cycle (possible only when votes of different pairs conflict) is broken by dropping its
    weakest link.
-4. **Edges and activity**: each chosen pair is linked with the linker's own functions and
-   its activity guessed from the edges, exactly as :func:`~croissant_lineage.discovery.propose.discover`
-   does for one unknown dataset.
+4. **Edges and activity**: each chosen pair is linked and its activity guessed from its
+   edges and contents by the functions of :mod:`croissant_lineage.discovery.pairs`, the
+   same as :func:`~croissant_lineage.discovery.propose.discover` uses for one unknown dataset.
 
 Related pairs with no derivation chosen are reported: *siblings* (both descend from a common
 ancestor in the proposed forest: their shared items come from it), or *undecided* (the
