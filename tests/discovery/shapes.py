@@ -6,7 +6,8 @@ child row -> parent row).
 (same questions and date, answers with a check inserted), a reformatted copy (renamed fields,
 later date), a number-perturbed version (values changed, answers recomputed), templated
 variants (50 rewritten questions per parent row) and drills naming their parent's row in a
-``source_idx`` field. :func:`write_mirrors` writes two twins with no content signal.
+``source_idx`` field, and an excerpt of the twin (its last 50 items, with the twin's answers).
+:func:`write_mirrors` writes two twins with no content signal.
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ def write_problems(folder: Path) -> tuple[Path, dict[str, tuple[str, str, dict[i
         _dataset("perturbed", _write(folder / "perturbed", perturbed), LATER),
         _dataset("templated", _write(folder / "templated", templated), LATER),
         _dataset("drills", _write(folder / "drills", drills), LATER),
+        _dataset("excerpt", _write(folder / "excerpt", twin[ITEMS // 2:]), LATER),
     ]
     same = {i: i for i in range(ITEMS)}
     truth = {
@@ -103,6 +105,7 @@ def write_problems(folder: Path) -> tuple[Path, dict[str, tuple[str, str, dict[i
         "perturbed": ("root", "perturbation", same),
         "templated": ("root", "templated_variants", {r: r // VARIANTS for r in range(len(templated))}),
         "drills": ("root", "templated_variants", {r: r // DRILLS_PER_PARENT for r in range(len(drills))}),
+        "excerpt": ("twin", "filter", {r: ITEMS // 2 + r for r in range(ITEMS // 2)}),
     }
     return _spec(folder, "problems", datasets), truth
 

@@ -64,6 +64,13 @@ def test_third_dataset_between_twins(problems: tuple[Path, Truth, FamilyDiscover
     assert proposal.runner_up is not None and proposal.runner_up["parent"] != "root"
 
 
+def test_excerpt_goes_to_the_twin_whose_answers_it_copies(problems: tuple[Path, Truth, FamilyDiscovery]) -> None:
+    _, _, result = problems
+    choice = result.choices["excerpt"]
+    assert choice["parent"] == "twin"
+    assert choice["choice"].startswith("tie broken by content: excerpt copies twin's on 100, copy's on 50, root's on 50")
+
+
 def test_row_ids_are_no_snapshot(problems: tuple[Path, Truth, FamilyDiscovery]) -> None:
     _, _, result = problems
     copy = next(p for p in result.proposals if p.child == "copy")
@@ -81,7 +88,7 @@ def test_twins_without_signal_are_undecided(tmp_path: Path) -> None:
     assert result.fragment()["direction_undecided"] == [{"a": "left", "b": "right", "why": rel.rule}]
 
 
-@pytest.mark.parametrize("child", ["twin", "copy", "perturbed", "templated", "drills"])
+@pytest.mark.parametrize("child", ["twin", "copy", "perturbed", "templated", "drills", "excerpt"])
 def test_both_modes_give_one_answer(problems: tuple[Path, Truth, FamilyDiscovery], child: str, tmp_path: Path) -> None:
     spec, truth, family = problems
     doc = json.loads(spec.read_text(encoding="utf-8"))
