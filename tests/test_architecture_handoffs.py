@@ -78,7 +78,7 @@ JUSTIFIED: dict[str, set[str]] = {
         "audits/translations/probe.py:Join.row", "lineage/graph.py:Relatives.documented",
         "lineage/graph.py:Relatives.findings", "discovery/family.py:Relation.counts",
         "discovery/family.py:FamilyDiscovery.choices", "discovery/family.py:FamilyDiscovery.index",
-        "discovery/family.py:direction.counts", "discovery/propose.py:Discovery.index",
+        "discovery/direction.py:direction.counts", "discovery/propose.py:Discovery.index",
         "linking/itemdiff.py:compare_items.old", "linking/itemdiff.py:compare_items.new",
         "render/_evidence.py:edge_evidence.edge", "render/html.py:html_table.rows",
     },
