@@ -74,11 +74,11 @@ JUSTIFIED: dict[str, set[str]] = {
         "validate/github.py:github_annotations.report", "validate/github.py:github_summary.report",
     },
     "a result's JSON payload (what to_dict prints), or one raw record read from the data": {
-        "discovery/propose.py:Proposal.evidence", "discovery/propose.py:Proposal.runner_up",
+        "discovery/proposal.py:Proposal.evidence", "discovery/proposal.py:Proposal.runner_up",
         "audits/translations/probe.py:Join.row", "lineage/graph.py:Relatives.documented",
         "lineage/graph.py:Relatives.findings", "discovery/family.py:Relation.counts",
         "discovery/family.py:FamilyDiscovery.choices", "discovery/family.py:FamilyDiscovery.index",
-        "discovery/family.py:direction.counts", "discovery/propose.py:Discovery.index",
+        "discovery/direction.py:direction.counts", "discovery/propose.py:Discovery.index",
         "linking/itemdiff.py:compare_items.old", "linking/itemdiff.py:compare_items.new",
         "render/_evidence.py:edge_evidence.edge", "render/html.py:html_table.rows",
     },

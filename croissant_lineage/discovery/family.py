@@ -15,36 +15,29 @@ it. Steps:
    translation-surviving tokens), as
    :func:`~croissant_lineage.discovery.translations.discover_translation` does: *related by
    translation* when the tokens support the pairs.
-2. **Direction of each pair**, from the evidence, never from names (:func:`direction`). Text
-   pairs, every rule that applies votes:
-
-   * *options*: on the pairs of best candidates, one side has more options on >= 50 % of
-     the pairs and the other on <= 1 %: the side with more options is the child (an
-     option expansion adds options; none removes them all);
-   * *dates*: both sides have a date (the spec's ``date``, else the descriptor's
-     ``datePublished``) and they differ: the earlier is the parent;
-   * *subset*: >= 95 % of one side's items have a candidate in the other, and < 95 % of the
-     other side's have one in it: the side inside the other is the child (a filter, a
-     sample, a re-annotation of part of it).
-
-   One vote, or several that agree, decide; no vote, or votes that disagree, leave the
-   direction *undecided* (reported, never guessed). A translation pair: the parent is the
+2. **Direction of each pair**, from the evidence, never from names. Text pairs: by
+   :func:`~croissant_lineage.discovery.direction.direction` (content rules vote: options,
+   subset, and for twins answers expanded and values perturbed; dates decide only when no
+   content rule applies and the dates differ; otherwise the direction is *undecided*,
+   reported, never guessed). A translation pair: the parent is the
    side with more relatives by text in its own language (its items circulate in that
    language: copied, filtered, expanded; a translation's items have few or none); as many
-   on both sides (two translations of the same source), undecided.
+   on both sides (two translations of the same source), undecided. A pair one of whose sides
+   names the other's items in a field is a *reference* pair: the side that names is the child.
 3. **One parent per dataset** (:func:`_choose`): among the relatives whose decided direction
    makes them its parent, the one explaining the most of its items (text: items with a
    candidate, then exact stems; translation: pairs, then the share of the pairs with tokens
    whose tokens agree, in whole percent: the token weights depend on the candidate, so the
-   same text paired with two copies can differ by a pair). Ties:
+   same text paired with two copies can differ by a pair). Ties: between candidates that
+   are twins of each other, the one whose contents the child copies on the most pairs; then,
    when the child and the tied candidates are dated, the latest candidate dated before the
    child (a snapshot chain); else the candidate that is an ancestor of the others (the
    items' origin, not a copy of it); else the first by name, flagged ``tied_with``. A
    cycle (possible only when votes of different pairs conflict) is broken by dropping its
    weakest link.
-4. **Edges and activity**: each chosen pair is linked with the linker's own functions and
-   its activity guessed from the edges, exactly as :func:`~croissant_lineage.discovery.propose.discover`
-   does for one unknown dataset.
+4. **Edges and activity**: each chosen pair is linked and its activity guessed from its
+   edges and contents by the functions of :mod:`croissant_lineage.discovery.pairs`, the
+   same as :func:`~croissant_lineage.discovery.propose.discover` uses for one unknown dataset.
 
 Related pairs with no derivation chosen are reported: *siblings* (both descend from a common
 ancestor in the proposed forest: their shared items come from it), or *undecided* (the
@@ -53,6 +46,7 @@ evidence does not say which copied which).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -61,29 +55,25 @@ import pyarrow as pa
 
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import read_descriptor
+from croissant_lineage.discovery.content import compare_contents
+from croissant_lineage.discovery.direction import INSIDE, direction, option_counts, pair_counts
 from croissant_lineage.discovery.index import StemIndex, load_or_build
-from croissant_lineage.discovery.propose import (
+from croissant_lineage.discovery.pairs import (
     MIN_ITEMS,
     MIN_SHARE,
-    Proposal,
-    _drop_weak,
-    _fragment_rule,
-    _Hits,
-    _hits,
-    _link_pair,
-    _with,
-    _write,
-    added_key_changes,
+    Hits,
     best_references,
-    guess_activity,
     reference_proposal,
     reference_rule,
+    stem_hits,
+    text_proposal,
+    translation_proposal,
 )
+from croissant_lineage.discovery.proposal import Proposal, fragment_rule, write_result
 from croissant_lineage.discovery.refs import ParentField, ParentLookup
 from croissant_lineage.discovery.translations import (
     TranslationMatch,
     discover_translation,
-    translation_edges,
 )
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import (
@@ -101,14 +91,6 @@ from croissant_lineage.linking.alignment import Checker
 from croissant_lineage.linking.normalize import normalize_stem
 
 __all__ = ["INSIDE", "FamilyDiscovery", "Relation", "direction", "discover_family"]
-
-#: A side is inside the other when this share of its items has a candidate there.
-INSIDE = 0.95
-#: Options rule: the child has more options on at least this share of the pairs...
-_OPTIONS_MOST = 0.5
-#: ...and the parent on at most this share.
-_OPTIONS_NEVER = 0.01
-
 
 @dataclass(frozen=True)
 class Relation:
@@ -176,6 +158,12 @@ class FamilyDiscovery(Result):
         return next((p.parent for p in self.proposals if p.child == child), None)
 
     @property
+    def twins(self) -> list[Relation]:
+        """Related pairs each of whose sides holds the other's items (>= 95 % found both ways),
+        with the content evidence between them and the direction it decides (or None)."""
+        return [r for r in self.relations if r.counts.get("twins")]
+
+    @property
     def undecided(self) -> list[Relation]:
         """Related pairs whose direction the evidence does not decide (and that are not siblings)."""
         return [r for r in self.relations if self.status.get(f"{r.a} ~ {r.b}") == "direction undecided"]
@@ -184,13 +172,14 @@ class FamilyDiscovery(Result):
         """The proposed derivations in the family spec's syntax, and the undecided pairs."""
         derivations = []
         for p in self.proposals:
-            link = _fragment_rule(p).get("link", {})
+            link = fragment_rule(p).get("link", {})
             derivations.append({
                 "child": p.child, "parent": p.parent, "activity": p.activity, **({"link": link} if link else {}),
                 "note": f"discovered: {p.linked} of {p.child_items} child items linked; direction: {self.choices[p.child]['rule']}",
             })
         undecided = [{"a": r.a, "b": r.b, "why": r.rule} for r in self.undecided]
-        return {"derivations": derivations, "direction_undecided": undecided}
+        twins = [{"a": r.a, "b": r.b, "parent": r.parent, "why": r.rule} for r in self.twins]
+        return {"derivations": derivations, "direction_undecided": undecided, "twins": twins}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: proposals, relations with their status, choices, loners, the index."""
@@ -198,6 +187,7 @@ class FamilyDiscovery(Result):
             "proposals": [p.to_dict() for p in self.proposals],
             "relations": [r.to_dict() | {"status": self.status.get(f"{r.a} ~ {r.b}", "derivation")} for r in self.relations],
             "choices": self.choices,
+            "twins": [{"a": r.a, "b": r.b, "parent": r.parent, "rule": r.rule} for r in self.twins],
             "no_relative": list(self.no_relative),
             "index": dict(self.index),
             "edges": self.lineage.edges.num_rows,
@@ -223,76 +213,6 @@ def _date(ds: DatasetSpec) -> str | None:
 # ---------------------------------------------------------------- text relations
 
 
-def _option_counts(table: pa.Table) -> list[int]:
-    return [len(o) if o else 0 for o in table.column("options").to_pylist()]
-
-
-def _pair_counts(x: str, y: str, hits: dict[tuple[str, str], _Hits], tables: dict[str, pa.Table],
-                 start: dict[str, int], opts: dict[str, list[int]]) -> dict[str, Any]:
-    """The evidence between ``x`` and ``y`` (``x < y``): coverage each way, exact stems,
-    option counts on the pairs of best candidates, shared ids."""
-    counts: dict[str, Any] = {}
-    more = {x: 0, y: 0}
-    compared = same_id = 0
-    for side, other in ((x, y), (y, x)):
-        h = hits.get((side, other))
-        rows = h.rows.get(other, {}) if h else {}
-        counts[f"{side}_items"] = tables[side].num_rows
-        counts[f"{side}_covered"] = len(rows)
-        counts[f"{side}_exact"] = len(h.exact.get(other, set())) if h else 0
-        if side != x:
-            continue
-        ids_x, ids_y = tables[x].column("item").to_pylist(), tables[y].column("item").to_pylist()
-        for i, cands in rows.items():
-            j = cands[0] - start[y]
-            same_id += ids_x[i] == ids_y[j]
-            nx, ny = opts[x][i], opts[y][j]
-            if nx and ny:
-                compared += 1
-                if nx != ny:
-                    more[x if nx > ny else y] += 1
-    counts.update({"pairs_compared": compared, f"{x}_more_options": more[x], f"{y}_more_options": more[y], "same_id": same_id})
-    return counts
-
-
-def direction(a: str, b: str, counts: dict[str, Any], dates: dict[str, str | None]) -> tuple[str | None, str]:
-    """The parent of a text pair by the rules of the module docstring, and the votes.
-
-    Args:
-        a, b: The two datasets.
-        counts: Their evidence (:func:`_pair_counts`: ``{a}_items``, ``{a}_covered``,
-            ``{a}_more_options``, ``pairs_compared`` and the same for ``b``).
-        dates: Dataset -> date (ISO) or None.
-
-    Returns:
-        ``(parent, rule)``: the parent (None when undecided) and the votes in words.
-    """
-    votes: list[tuple[str, str]] = []  # (parent, why)
-    n = counts.get("pairs_compared", 0)
-    for child, parent in ((a, b), (b, a)):
-        if n and counts[f"{child}_more_options"] >= _OPTIONS_MOST * n and counts[f"{parent}_more_options"] <= _OPTIONS_NEVER * n:
-            votes.append((parent, f"options: {child} has more options on {counts[f'{child}_more_options']} of {n} pairs, "
-                                  f"{parent} on {counts[f'{parent}_more_options']}"))
-    da, db = dates.get(a), dates.get(b)
-    if da and db and da != db:
-        first, second = (a, b) if da < db else (b, a)
-        votes.append((first, f"dates: {first} {min(da, db)} before {second} {max(da, db)}"))
-    share = {s: counts[f"{s}_covered"] / counts[f"{s}_items"] if counts[f"{s}_items"] else 0.0 for s in (a, b)}
-    for child, parent in ((a, b), (b, a)):
-        if share[child] >= INSIDE > share[parent]:
-            votes.append((parent, f"subset: {100 * share[child]:.1f} % of {child} found in {parent}, "
-                                  f"{100 * share[parent]:.1f} % of {parent} in {child}"))
-    parents = {p for p, _ in votes}
-    if len(parents) == 1:
-        return parents.pop(), "; ".join(w for _, w in votes)
-    if not votes:
-        return None, (f"direction undecided: no rule applies ({100 * share[a]:.1f} % of {a} found in {b}, "
-                      f"{100 * share[b]:.1f} % of {b} in {a}; options differ on "
-                      f"{counts.get(f'{a}_more_options', 0) + counts.get(f'{b}_more_options', 0)} of {n} pairs; "
-                      f"dates {da or 'none'} / {db or 'none'})")
-    return None, "direction undecided: the rules disagree (" + "; ".join(w for _, w in votes) + ")"
-
-
 def _related(counts: dict[str, Any], x: str, y: str) -> bool:
     return any(
         counts[f"{s}_covered"] >= max(MIN_ITEMS, MIN_SHARE * counts[f"{s}_items"]) for s in (x, y)
@@ -307,20 +227,28 @@ def _same_language(a: str, b: str, languages: dict[str, str | None]) -> bool:
 def _text_relations(
     tables: dict[str, pa.Table], index: StemIndex, languages: dict[str, str | None], dates: dict[str, str | None],
     threshold: float,
-) -> tuple[list[Relation], dict[tuple[str, str], _Hits]]:
+) -> tuple[list[Relation], dict[tuple[str, str], Hits]]:
     start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
-    hits: dict[tuple[str, str], _Hits] = {}
+    hits: dict[tuple[str, str], Hits] = {}
+    stems: dict[str, set[str]] = {}
     for name in sorted(tables):
-        h = _hits(index, [normalize_stem(s) for s in tables[name].column("stem").to_pylist()], threshold)
+        normalised = [normalize_stem(s) for s in tables[name].column("stem").to_pylist()]
+        stems[name] = set(normalised)
+        own = range(start[name], start[name] + tables[name].num_rows) if name in start else None
+        h = stem_hits(index, normalised, threshold, own)
         for other in h.rows:
             if other != name and _same_language(name, other, languages):
                 hits[(name, other)] = h
-    opts = {n: _option_counts(t) for n, t in tables.items()}
+    opts = {n: option_counts(t) for n, t in tables.items()}
+
+    def elsewhere(stem: str, excluded: set[str]) -> bool:  # a stem held verbatim by another dataset of the family
+        return any(stem in held for n, held in stems.items() if n not in excluded)
+
     relations = []
     for x, y in sorted({tuple(sorted(k)) for k in hits}):
-        counts = _pair_counts(x, y, hits, tables, start, opts)
+        counts = pair_counts(x, y, hits, tables, start, opts, elsewhere)
         if _related(counts, x, y):
             parent, rule = direction(x, y, counts, dates)
             relations.append(Relation(x, y, "text", counts, parent, rule))
@@ -433,17 +361,55 @@ def _ancestors(node: str, parent: dict[str, str]) -> list[str]:
     return out
 
 
-def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provisional: dict[str, str]) -> tuple[str, str]:
+#: Separates tied candidates: ``(child, tied) -> (the candidate whose contents the child copies most, or None; why)``.
+Separator = Callable[[str, list[str]], tuple[str | None, str]]
+
+
+def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provisional: dict[str, str],
+               separate: Separator | None = None) -> tuple[str, str]:
     """The tied candidate chosen, and how (see the module docstring, step 3)."""
+    content = ""
+    if separate is not None:
+        best, why = separate(child, tied)
+        if best is not None:
+            return best, f"tie broken by content: {why}"
+        content = f"{why}; " if why else ""
     dc = dates.get(child)
     if dc:
         earlier = sorted((dates[t], t) for t in tied if dates.get(t) and dates[t] < dc)  # type: ignore[operator]
         if earlier and len(earlier) == len(tied):
-            return earlier[-1][1], f"tie broken by dates: {earlier[-1][1]} is the latest before {child} ({dc})"
+            return earlier[-1][1], f"{content}tie broken by dates: {earlier[-1][1]} is the latest before {child} ({dc})"
     for t in tied:
         if all(t == o or t in _ancestors(o, provisional) for o in tied):
-            return t, f"tie broken by ancestry: {t} is an ancestor of {', '.join(o for o in tied if o != t)}"
-    return tied[0], "tie not broken by the evidence: first by name"
+            return t, f"{content}tie broken by ancestry: {t} is an ancestor of {', '.join(o for o in tied if o != t)}"
+    return tied[0], f"{content}tie not broken by the evidence: first by name"
+
+
+def _separator(tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits], start: dict[str, int],
+               twins: set[frozenset[str]]) -> Separator:
+    """Tied candidates that are twins of each other told apart by the contents the child copies
+    from each (a third dataset whose items match both twins copies one twin's answers, or both
+    alike). Candidates that are not twins (a dataset and a subset of it) are left to the dates
+    and the ancestry: the subset's contents are its origin's."""
+
+    def separate(child: str, tied: list[str]) -> tuple[str | None, str]:
+        if any(frozenset((a, b)) not in twins for a in tied for b in tied if a < b):
+            return None, ""
+        if any((child, t) not in hits for t in tied):
+            return None, "content not compared (a tied candidate is no text relative)"
+        scores = []
+        for t in tied:
+            rows = hits[(child, t)].rows.get(t, {})
+            pairs = [(i, c[0] - start[t]) for i, c in sorted(rows.items())]
+            got = compare_contents(pairs, tables[child], tables[t], records=False)
+            scores.append((sum(got.count(c, "copied") for c in got.contents), t))
+        scores.sort(key=lambda x: (-x[0], x[1]))
+        said = ", ".join(f"{t}'s on {n}" for n, t in scores)
+        if scores[0][0] > scores[1][0]:
+            return scores[0][1], f"{child} copies {said} (item contents)"
+        return None, f"{child} copies its tied candidates' contents alike ({said})"
+
+    return separate
 
 
 def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, int], str, Relation]]]:
@@ -456,7 +422,8 @@ def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, in
     return cands
 
 
-def _choose(relations: list[Relation], dates: dict[str, str | None]) -> tuple[dict[str, Relation], dict[str, dict[str, Any]]]:
+def _choose(relations: list[Relation], dates: dict[str, str | None], separate: Separator | None = None,
+            ) -> tuple[dict[str, Relation], dict[str, dict[str, Any]]]:
     """Per child, the relation to its chosen parent, and the choice's record."""
     cands = _candidates(relations)
     provisional = {c: lst[0][1] for c, lst in cands.items()}
@@ -465,7 +432,7 @@ def _choose(relations: list[Relation], dates: dict[str, str | None]) -> tuple[di
     for child in sorted(cands):
         lst = cands[child]
         tied = [p for s, p, _ in lst if s == lst[0][0]]
-        parent, how = (tied[0], "most items explained") if len(tied) == 1 else _break_tie(child, tied, dates, provisional)
+        parent, how = (tied[0], "most items explained") if len(tied) == 1 else _break_tie(child, tied, dates, provisional, separate)
         rel = next(r for _, p, r in lst if p == parent)
         chosen[child] = rel
         record[child] = {
@@ -494,32 +461,16 @@ def _break_cycles(chosen: dict[str, Relation], record: dict[str, dict[str, Any]]
 # ---------------------------------------------------------------- edges
 
 
-def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], _Hits],
+def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits],
                    start: dict[str, int], threshold: float) -> tuple[Proposal | None, pa.Table, pa.Table]:
-    h = hits[(child, parent)]
-    kids = sorted(h.rows[parent])
-    prows = [r - start[parent] for i in kids for r in h.rows[parent][i]]
-    edges, unmatched = _link_pair(child, parent, tables[child], tables[parent], kids, prows, threshold)
-    edges, weak = _drop_weak(edges)
-    if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * tables[child].num_rows):
-        return None, edges, unmatched
-    rekeyed, _ = added_key_changes(edges, tables[child], tables[parent])
-    activity, counts = guess_activity(edges, tables[child].num_rows, tables[parent].num_rows, rekeyed=rekeyed)
-    counts["dropped_edited_stem_few_options"] = weak
-    n, m = tables[child].num_rows, tables[parent].num_rows
-    prop = Proposal(child, parent, activity, n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
-                    counts["parents_reached"] / m if m else 0.0, counts)
-    return prop, _with(edges, activity), unmatched
-
-
-def _translation_proposal(child: str, parent: str, tables: dict[str, pa.Table], match: TranslationMatch,
-                          languages: dict[str, str | None]) -> tuple[Proposal, pa.Table]:
-    edges, counts = translation_edges(child, tables[child], tables[parent], match, languages)
-    counts["parents_reached"] = len({j for _, j, _ in match.pairs})
-    n, m = tables[child].num_rows, tables[parent].num_rows
-    prop = Proposal(child, parent, "translation", n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
-                    counts["parents_reached"] / m if m else 0.0, counts)
-    return prop, _with(edges, "translation")
+    rows: dict[int, list[int]] = dict(hits[(child, parent)].rows.get(parent, {})) if (child, parent) in hits else {}
+    if not rows and (parent, child) in hits:  # the child's own near-copies filled its candidates: read the pair from the parent
+        for j, cands in hits[(parent, child)].rows.get(child, {}).items():
+            for r in cands:
+                rows.setdefault(r - start[child], []).append(j + start[parent])
+    kids = sorted(rows)
+    prows = [r - start[parent] for i in kids for r in rows[i]]
+    return text_proposal(child, parent, tables[child], tables[parent], kids, prows, threshold)
 
 
 def _status(relations: list[Relation], chosen: dict[str, Relation]) -> dict[str, str]:
@@ -530,15 +481,17 @@ def _status(relations: list[Relation], chosen: dict[str, Relation]) -> dict[str,
         if any(chosen.get(s) is r for s in (r.a, r.b)):
             continue
         key = f"{r.a} ~ {r.b}"
-        if r.parent is not None and r.child is not None:
-            better = parent.get(r.child)
-            out[key] = f"{r.parent} -> {r.child} decided, not chosen: " + (
-                f"{r.child}'s parent {better} is better supported" if better else f"{r.child} got no parent")
-            continue
         la = [r.a, *_ancestors(r.a, parent)]
         lb = {r.b, *_ancestors(r.b, parent)}
         common = next((x for x in la if x in lb), None)
-        out[key] = f"related through {common}" if common is not None else "direction undecided"
+        if common is not None and common not in (r.a, r.b):  # siblings: their shared items come from the common ancestor
+            out[key] = f"related through {common}"
+        elif r.parent is not None and r.child is not None:
+            better = parent.get(r.child)
+            out[key] = f"{r.parent} -> {r.child} decided, not chosen: " + (
+                f"{r.child}'s parent {better} is better supported" if better else f"{r.child} got no parent")
+        else:
+            out[key] = f"related through {common}" if common is not None else "direction undecided"
     return out
 
 
@@ -582,10 +535,11 @@ def discover_family(
     text, hits = _text_relations(tables, index, languages, dates, threshold)
     trans, matches = _translation_relations(tables, languages, text)
     relations, refs = _reference_relations(tables, text + trans)
-    chosen, record = _choose(relations, dates)
     start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
+    twins = {frozenset((r.a, r.b)) for r in relations if r.counts.get("twins")}
+    chosen, record = _choose(relations, dates, _separator(tables, hits, start, twins))
     proposals: list[Proposal] = []
     edges: list[pa.Table] = []
     unmatched: list[pa.Table] = []
@@ -605,7 +559,7 @@ def discover_family(
                 if not got:
                     continue
                 match = got[0]
-            p, e = _translation_proposal(child, parent, tables, match, languages)
+            p, e = translation_proposal(child, parent, tables[child], tables[parent], match, languages)
             proposals.append(_with_choice(p, record[child]))
             edges.append(e)
             continue
@@ -628,13 +582,13 @@ def discover_family(
         lineage,
     )
     if out is not None:
-        result.out = _write(result, Path(out), force=force)
+        result.out = write_result(result, Path(out), force=force)
     return result
 
 
 def _with_choice(p: Proposal, choice: dict[str, Any]) -> Proposal:
     """The proposal with the rule that decided its direction and the runner-up candidate."""
-    others = choice["candidates"][1:]
+    others = [c for c in choice["candidates"] if c["parent"] != choice["parent"]]  # the chosen one may have won a tie
     runner = {"parent": others[0]["parent"], "score": others[0]["items"]} if others else None
     also = {c["parent"]: c["items"] for c in others}
     return replace(p, rule=choice["rule"], runner_up=runner, also_matched=also or p.also_matched)

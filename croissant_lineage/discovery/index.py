@@ -236,8 +236,8 @@ class StemIndex:
             at += 1
         return rows  # ascending: the hashes were sorted stably
 
-    def _shared(self, stem: str, top_k: int) -> list[int]:
-        """The ``top_k`` rows sharing the most shingles with ``stem`` (ties by row)."""
+    def _shared(self, stem: str, top_k: int, exclude: range | None = None) -> list[int]:
+        """The ``top_k`` rows sharing the most shingles with ``stem`` (ties by row), rows in ``exclude`` left out."""
         hashes = np.asarray(shingles(stem), dtype=np.uint32)
         if not hashes.size:
             return []
@@ -246,23 +246,28 @@ class StemIndex:
         counts: Counter[int] = Counter()
         for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
             counts.update(self.rows[a:b].tolist())
+        if exclude is not None:
+            for j in [j for j in counts if j in exclude]:
+                del counts[j]
         # the first top_k of sorted(..., key=(-count, row)); keys are distinct, so nsmallest is the same
         return [j for j, _ in heapq.nsmallest(top_k, counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
-    def candidates(self, stem: str, *, threshold: float, top_k: int = TOP_K) -> list[Candidate]:
+    def candidates(self, stem: str, *, threshold: float, top_k: int = TOP_K, exclude: range | None = None) -> list[Candidate]:
         """The corpus rows whose stem scores at least ``threshold`` against ``stem``.
 
         Args:
             stem: A normalised stem.
             threshold: Minimum RapidFuzz ``ratio`` (0-100).
             top_k: Rows kept from the shingle counts before scoring.
+            exclude: Rows that are not candidates (the querying dataset's own, in a family:
+                its near-copies of one question would fill the ``top_k``).
 
         Returns:
             Exact rows (score 100) and scored candidates, best first (ties by row).
         """
         out = [Candidate(j, 100.0, True) for j in self._exact(stem)]
         seen = {c.row for c in out}
-        for j in self._shared(stem, top_k):
+        for j in self._shared(stem, top_k, exclude):
             if j in seen:
                 continue
             score = round(float(fuzz.ratio(stem, self.stems[j])), 2)

@@ -31,27 +31,32 @@ and the report says so.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from rapidfuzz import fuzz
 
-from croissant_lineage._io import atomic_write_json, read_json
+from croissant_lineage._io import read_json
 from croissant_lineage._results import Result
+from croissant_lineage.discovery.activity import added_key_changes, guess_activity
 from croissant_lineage.discovery.index import StemIndex, load_or_build
-from croissant_lineage.discovery.refs import (
-    ParentField,
-    ParentLookup,
-    child_fields,
-    lookup,
-    parent_field,
+from croissant_lineage.discovery.pairs import (
+    MIN_ITEMS,
+    MIN_SHARE,
+    best_references,
+    choose_parents,
+    reference_proposal,
+    reference_rule,
+    stem_hits,
+    text_proposal,
+    translation_proposal,
 )
+from croissant_lineage.discovery.proposal import Proposal, fragment_rule, rule_note, write_result
+from croissant_lineage.discovery.refs import ParentLookup
 from croissant_lineage.discovery.roles import RoleGuess, guess_dataset
-from croissant_lineage.discovery.translations import discover_translation, translation_edges
+from croissant_lineage.discovery.translations import discover_translation
 from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import (
     DatasetSpec,
@@ -61,79 +66,16 @@ from croissant_lineage.family.spec import (
     as_spec,
 )
 from croissant_lineage.lineage.info import LinkSummary, family_info
-from croissant_lineage.lineage.items import LETTERS, key_letter, load_items
+from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.model import Lineage, is_lineage_folder
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_SCHEMA, UNMATCHED_SCHEMA
 from croissant_lineage.linking.alignment import Checker
-from croissant_lineage.linking.linker import link_derivation, link_pairs
 from croissant_lineage.linking.normalize import normalize_stem
 
 __all__ = [
     "MIN_ITEMS", "MIN_SHARE", "Discovery", "Proposal", "added_key_changes", "best_references", "discover", "guess_activity",
     "reference_proposal", "reference_rule",
 ]
-
-#: A parent explains at least this many of the child's items...
-MIN_ITEMS = 3
-#: ...and at least this share of them.
-MIN_SHARE = 0.01
-#: Activity thresholds (shares of the pair's edges or of the parent's items).
-_MOST = 0.5
-_SOME = 0.01
-_ALL = 0.95
-#: An edited stem needs at least this option score (share of the parent's options copied).
-_HALF = 50.0
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """One proposed derivation ``child <- parent`` with its evidence.
-
-    Attributes:
-        child, parent: Dataset names.
-        activity: The guessed activity (one of the family spec's activities).
-        child_items, parent_items: Item counts of the two datasets.
-        linked: Child items linked to a parent item.
-        share: ``linked / child_items`` (0-1).
-        parent_coverage: Distinct parent items linked / ``parent_items`` (0-1).
-        evidence: Counts behind the guess (exact stems, fuzzy stems, options added,
-            dropped, keys changed, same ids, ambiguous).
-        also_matched: Other corpus datasets with candidates for the same children, and
-            how many (copies of the parent, usually).
-        rule: The rule that chose this parent and its direction, in words with its counts.
-        runner_up: The best other candidate parent and its score (``{"parent", "score"}``),
-            or None when there was none.
-    """
-
-    child: str
-    parent: str
-    activity: str
-    child_items: int
-    parent_items: int
-    linked: int
-    share: float
-    parent_coverage: float
-    evidence: dict[str, Any]
-    also_matched: dict[str, int] = field(default_factory=dict)
-    rule: str = ""
-    runner_up: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view."""
-        return {
-            "child": self.child,
-            "parent": self.parent,
-            "activity": self.activity,
-            "child_items": self.child_items,
-            "parent_items": self.parent_items,
-            "linked": self.linked,
-            "share": round(self.share, 4),
-            "parent_coverage": round(self.parent_coverage, 4),
-            "evidence": dict(self.evidence),
-            "also_matched": dict(self.also_matched),
-            "rule": self.rule,
-            "runner_up": dict(self.runner_up) if self.runner_up else None,
-        }
 
 
 @dataclass(repr=False)
@@ -180,126 +122,6 @@ class Discovery(Result):
         }
 
 
-def guess_activity(edges: pa.Table, child_items: int, parent_items: int, *, rekeyed: int = 0) -> tuple[str, dict[str, int]]:
-    """The activity a pair's edges point to, and the counts that support it.
-
-    In order: ``snapshot`` (>= 95 % of edges join items of the same id and >= 95 % of the
-    parent's items are reached: a subset with the same ids is a filter), ``option_expansion``
-    (options added on most edges), ``re_annotation`` (keys changed, or re-keyed in an added
-    column (``rekeyed``, :func:`added_key_changes`), on >= 1 % of edges), ``re_release``
-    (stems edited on >= 1 %), ``filter`` (< 95 % of the parent's items reached), else ``copy``.
-
-    Args:
-        edges: The pair's edges (EDGES_SCHEMA).
-        child_items, parent_items: Item counts of the two datasets.
-        rekeyed: Linked child items whose key, in a column the parent does not have,
-            names another answer than the parent's key (:func:`added_key_changes`);
-            counted as ``key_changed_added_column``.
-
-    Returns:
-        ``(activity, counts)``.
-    """
-    n = edges.num_rows
-    cols = {c: edges.column(c).to_pylist() for c in ("method", "stem_changed", "options_added", "options_dropped", "key_inherited", "child_item", "parent_item", "ambiguous")}
-    counts = {
-        "edges": n,
-        "exact_stem": sum(1 for v in cols["stem_changed"] if v is False),
-        "stem_edited": sum(1 for v in cols["stem_changed"] if v is True),
-        "options_added": sum(1 for v in cols["options_added"] if v),
-        "options_dropped": sum(1 for v in cols["options_dropped"] if v),
-        "key_changed": sum(1 for v in cols["key_inherited"] if v is False),
-        "key_inherited": sum(1 for v in cols["key_inherited"] if v is True),
-        "same_id": sum(1 for c, p in zip(cols["child_item"], cols["parent_item"], strict=True) if c == p),
-        "ambiguous": sum(1 for v in cols["ambiguous"] if v),
-        "parents_reached": len(set(cols["parent_item"])),
-        "key_changed_added_column": rekeyed,
-    }
-    if n == 0:
-        return "copy", counts
-    if counts["same_id"] >= _ALL * n and counts["parents_reached"] >= _ALL * parent_items:
-        return "snapshot", counts
-    if counts["options_added"] >= _MOST * n:
-        return "option_expansion", counts
-    if counts["key_changed"] + rekeyed >= _SOME * n:
-        return "re_annotation", counts
-    if counts["stem_edited"] >= _SOME * n:
-        return "re_release", counts
-    if counts["parents_reached"] < _ALL * parent_items:
-        return "filter", counts
-    return "copy", counts
-
-
-def _key_text(value: Any, options: list[str] | None) -> str | None:
-    """The option a key value names (a letter or a 0-based index), or None."""
-    if value is None or isinstance(value, bool) or not options:
-        return None
-    letter = key_letter(value, "index", None) if str(value).strip().isdigit() else key_letter(value, "letter", None)
-    if letter is None or LETTERS.index(letter) >= len(options):
-        return None
-    return normalize_stem(options[LETTERS.index(letter)])
-
-
-def _row_pairs(edges: pa.Table, child: pa.Table, parent: pa.Table) -> list[tuple[int, int]]:
-    """The edges as ``(child row, parent row)``."""
-    crow = {it: i for i, it in enumerate(child.column("item").to_pylist())}
-    prow = {it: j for j, it in enumerate(parent.column("item").to_pylist())}
-    cols = (edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist())
-    return [(crow[c], prow[p]) for c, p in zip(*cols, strict=True) if c in crow and p in prow]
-
-
-def _column_keys(records: list[dict[str, Any]], col: str, options: list[list[str] | None]) -> list[tuple[int, str]] | None:
-    """``(pair, option text)`` of each set value of ``col`` that reads as a key, or None when
-    the column is not a key column (fewer than :data:`MIN_ITEMS` such values, or under half
-    of its set values)."""
-    values = [(n, r[col]) for n, r in enumerate(records) if r.get(col) not in (None, "", "None", "nan")]
-    read = [(n, k) for n, v in values if (k := _key_text(v, options[n])) is not None]
-    return read if len(read) >= MIN_ITEMS and len(read) >= _MOST * len(values) else None
-
-
-def _parent_key_text(options: list[str] | None, key: str | None) -> str | None:
-    if not options or key is None or key not in LETTERS or LETTERS.index(key) >= len(options):
-        return None
-    return normalize_stem(options[LETTERS.index(key)])
-
-
-def added_key_changes(edges: pa.Table, child: pa.Table, parent: pa.Table) -> tuple[int, list[str]]:
-    """Linked child items re-keyed in a column the parent does not have.
-
-    A re-annotation often keeps the source's key and adds its verdict beside it (MMLU-Redux:
-    ``correct_answer``). A child record field absent from the parent's records is a *key
-    column* when, on the linked items, at least :data:`MIN_ITEMS` of its set values, and at
-    least half of them, read as a key (a letter or a 0-based index naming one of the item's
-    options). An item counts when a key column names an option whose text differs from the
-    text of the parent item's key.
-
-    Args:
-        edges: The pair's edges (EDGES_SCHEMA).
-        child, parent: Item tables of the two datasets (with their ``record`` JSON).
-
-    Returns:
-        ``(items re-keyed, the key columns found)``.
-    """
-    pairs = _row_pairs(edges, child, parent)
-    if not pairs:
-        return 0, []
-    precs, crecs = parent.column("record"), child.column("record")
-    parent_fields: set[str] = set()
-    for _, j in pairs[:200]:
-        parent_fields.update(json.loads(precs[j].as_py() or "{}"))
-    records = [json.loads(crecs[i].as_py() or "{}") for i, _ in pairs]
-    copts, popts, pkeys = child.column("options").to_pylist(), parent.column("options").to_pylist(), parent.column("key").to_pylist()
-    options = [copts[i] for i, _ in pairs]
-    parent_keys = [_parent_key_text(popts[j], pkeys[j]) for _, j in pairs]
-    changed: set[int] = set()
-    columns = []
-    for col in sorted({k for r in records for k in r} - parent_fields):
-        read = _column_keys(records, col, options)
-        if read is None:
-            continue
-        columns.append(col)
-        changed.update(n for n, k in read if parent_keys[n] is not None and k != parent_keys[n])
-    return len(changed), columns
-
 
 # ---------------------------------------------------------------- inputs
 
@@ -341,164 +163,8 @@ def _is_descriptor(src: str | Path) -> bool:
     return not (isinstance(doc, dict) and isinstance(doc.get("datasets"), list))
 
 
-# ---------------------------------------------------------------- matching
 
-
-@dataclass
-class _Hits:
-    """Per corpus dataset: child row -> its candidate corpus rows (and whether one is exact)."""
-
-    rows: dict[str, dict[int, list[int]]] = field(default_factory=dict)
-    exact: dict[str, set[int]] = field(default_factory=dict)
-
-
-def _hits(index: StemIndex, stems: list[str], threshold: float) -> _Hits:
-    hits = _Hits()
-    for i, stem in enumerate(stems):
-        if not stem:
-            continue
-        for c in index.candidates(stem, threshold=threshold):
-            ds = index.datasets[c.row]
-            hits.rows.setdefault(ds, {}).setdefault(i, []).append(c.row)
-            if c.exact:
-                hits.exact.setdefault(ds, set()).add(i)
-    return hits
-
-
-def _choose_parents(hits: _Hits, n: int, exclude: str) -> list[tuple[str, list[int], dict[str, int]]]:
-    """Greedy parents: ``(dataset, child rows it explains, other datasets' counts on them)``."""
-    remaining = set(range(n))
-    chosen: list[tuple[str, list[int], dict[str, int]]] = []
-    names = sorted(d for d in hits.rows if d != exclude)
-    while True:
-        scored = []
-        for d in names:
-            kids = remaining.intersection(hits.rows[d])
-            scored.append((len(kids), len(kids & hits.exact.get(d, set())), d, kids))
-        scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
-        if not scored or scored[0][0] < max(MIN_ITEMS, MIN_SHARE * n):
-            return chosen
-        _, _, best, kids = scored[0]
-        others = {d: c for c, _, d, _ in scored[1:] if c}
-        chosen.append((best, sorted(kids), others))
-        remaining -= kids
-        names.remove(best)
-
-
-def _id_join_holds(child_table: pa.Table, parent_table: pa.Table, kids: list[int], threshold: float) -> bool:
-    """True when >= 95 % of the children share an id with a parent item whose stem scores at
-    least ``threshold`` against theirs (a snapshot or a re-release that kept its ids)."""
-    pids = {pid: j for j, pid in enumerate(parent_table.column("item").to_pylist())}
-    cids = child_table.column("item").to_pylist()
-    cstems = child_table.column("stem").to_pylist()
-    pstems = parent_table.column("stem").to_pylist()
-    agree = 0
-    for i in kids:
-        j = pids.get(cids[i])
-        if j is not None and fuzz.ratio(normalize_stem(cstems[i]), normalize_stem(pstems[j])) >= threshold:
-            agree += 1
-    return bool(kids) and agree >= _ALL * len(kids)
-
-
-#: The activity a pair is linked as before its own is guessed: one under which a parent may
-#: have several children (``copy`` and ``re_release`` give each parent one child, which
-#: would drop a child's duplicates before the guess sees them).
-_UNKNOWN_ACTIVITY = "filter"
-
-
-def _link_pair(
-    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float
-) -> tuple[pa.Table, pa.Table]:
-    """The linker's edges and unmatched rows for the proposed children: by id when the ids
-    join (see :func:`_id_join_holds`), else by stem on the parent rows the index proposed."""
-    if _id_join_holds(child_table, parent_table, kids, threshold):
-        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"))
-        edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
-        return edges, unmatched
-    parents = parent_table.take(sorted(set(prows)))
-    kids_table = child_table.take(kids)
-    first: list[pa.Table] = []
-    if _subjects_shared(kids_table, parents):  # same subject values: the linker's subject blocks first
-        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block="subject", parent_block="subject", threshold=threshold))
-        edges, _, _ = link_derivation(deriv, kids_table, parents, translated=False)
-        first.append(edges)
-        done = set(edges.column("child_item").to_pylist())
-        kids_table = kids_table.filter(pa.array([i not in done for i in kids_table.column("item").to_pylist()], pa.bool_()))
-    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
-    edges, unmatched, _ = link_derivation(deriv, kids_table, parents, translated=False)
-    return (pa.concat_tables([*first, edges]) if first else edges), unmatched
-
-
-def _subjects_shared(child: pa.Table, parent: pa.Table) -> bool:
-    """True when >= 95 % of the children's subjects are subject values of the parent's items:
-    the two datasets name their subjects alike, so an identical item in two subjects (MMLU has
-    college_medicine items copied into clinical_knowledge) is linked within its own subject."""
-    subjects = [s for s in child.column("subject").to_pylist() if s]
-    known = set(parent.column("subject").to_pylist())
-    return bool(subjects) and sum(1 for s in subjects if s in known) >= _ALL * len(subjects)
-
-
-def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
-    """The edges without those whose stem was edited and which copy fewer than half of the
-    parent's options (both having options): with no declared derivation, a near stem alone
-    is not evidence (templated questions differ by their numbers); and how many were dropped."""
-    both_have_options = pc.and_(
-        pc.greater(pc.add(edges.column("options_copied"), edges.column("options_added")), 0),
-        pc.greater(pc.add(edges.column("options_copied"), edges.column("options_dropped")), 0),
-    )
-    no_copy = pc.and_(pc.less(edges.column("options_score"), _HALF), both_have_options)
-    weak = pc.and_(pc.fill_null(edges.column("stem_changed"), False), no_copy)
-    keep = pc.invert(weak)
-    return edges.filter(keep), edges.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py() or 0)
-
-
-def _with(edges: pa.Table, activity: str) -> pa.Table:
-    n = edges.num_rows
-    edges = edges.set_column(edges.schema.get_field_index("activity"), "activity", pa.array([activity] * n, pa.string()))
-    return edges.set_column(edges.schema.get_field_index("method"), "method", pa.array(["discovered"] * n, pa.string()))
-
-
-def best_references(
-    name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup]
-) -> list[tuple[str, ParentField]]:
-    """The corpus datasets a field of ``name`` refers to (:mod:`croissant_lineage.discovery.refs`),
-    best first (most child items named, then ids before rows before stems, then by name); a
-    field that holds one dataset's ids is not read as another's row numbers."""
-    fields = child_fields(table)
-    found = []
-    for other in sorted(corpus):
-        if other == name:
-            continue
-        if other not in lookups:
-            lookups[other] = lookup(corpus[other])
-        pf = parent_field(fields, lookups[other])
-        if pf is not None and pf.matched >= max(MIN_ITEMS, MIN_SHARE * table.num_rows):
-            found.append((other, pf))
-    as_ids = {pf.field for _, pf in found if pf.kind == "id"}  # a field that holds ids is no row number elsewhere
-    found = [(o, pf) for o, pf in found if not (pf.kind == "row" and pf.field in as_ids)]
-    found.sort(key=lambda t: (-t[1].matched, t[1].rank()[2], t[0]))
-    return found
-
-
-def reference_rule(child: str, parent: str, pf: ParentField, child_items: int) -> str:
-    """The direction rule of a reference, in words with its counts."""
-    return (f"reference: {child}.{pf.field} names {pf.kind}s of {parent} on {pf.matched} of {child_items} items"
-            f"{' (the name says so)' if pf.named else ''}")
-
-
-def reference_proposal(
-    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, pf: ParentField
-) -> tuple[Proposal, pa.Table]:
-    """The proposal and edges of a pair joined by a parent-reference field (both modes)."""
-    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id", child_field=pf.field))
-    edges = link_pairs(deriv, child_table, parent_table, list(pf.pairs), method="reference", translated=False)
-    rekeyed, _ = added_key_changes(edges, child_table, parent_table)
-    activity, counts = guess_activity(edges, child_table.num_rows, parent_table.num_rows, rekeyed=rekeyed)
-    n, m = child_table.num_rows, parent_table.num_rows
-    evidence: dict[str, Any] = {**counts, **pf.evidence()}
-    prop = Proposal(child, parent, activity, n, m, edges.num_rows, edges.num_rows / n if n else 0.0,
-                    counts["parents_reached"] / m if m else 0.0, evidence, rule=reference_rule(child, parent, pf, n))
-    return prop, _with(edges, activity)
+# ---------------------------------------------------------------- one dataset
 
 
 def _discover_by_reference(
@@ -518,33 +184,22 @@ def _discover_one(
     name: str, table: pa.Table, corpus: dict[str, pa.Table], index: StemIndex, threshold: float
 ) -> tuple[list[Proposal], list[pa.Table], list[pa.Table]]:
     stems = [normalize_stem(s) for s in table.column("stem").to_pylist()]
-    hits = _hits(index, stems, threshold)
+    hits = stem_hits(index, stems, threshold)
     start: dict[str, int] = {}
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
     proposals, edge_parts, unmatched_parts = [], [], []
-    for parent, kids, others in _choose_parents(hits, table.num_rows, name):
+    for parent, kids, others in choose_parents(hits, table.num_rows, name):
         prows = [r - start[parent] for i in kids for r in hits.rows[parent][i]]
-        edges, unmatched = _link_pair(name, parent, table, corpus[parent], kids, prows, threshold)
-        edges, weak = _drop_weak(edges)
-        if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * table.num_rows):
+        prop, edges, unmatched = text_proposal(name, parent, table, corpus[parent], kids, prows, threshold)
+        if prop is None:
             continue
-        rekeyed, _ = added_key_changes(edges, table, corpus[parent])
-        activity, counts = guess_activity(edges, table.num_rows, corpus[parent].num_rows, rekeyed=rekeyed)
-        counts["dropped_edited_stem_few_options"] = weak
-        edge_parts.append(_with(edges, activity))
+        edge_parts.append(edges)
         unmatched_parts.append(unmatched)
         runner = next(({"parent": d, "score": c, "by": "stems"} for d, c in sorted(others.items(), key=lambda t: (-t[1], t[0]))), None)
         rule = (f"stems: {len(kids)} of {table.num_rows} items have a candidate in {parent}, the most of any corpus dataset"
                 + (f" ({runner['parent']} {runner['score']})" if runner else ""))
-        proposals.append(
-            Proposal(
-                name, parent, activity, table.num_rows, corpus[parent].num_rows, edges.num_rows,
-                edges.num_rows / table.num_rows if table.num_rows else 0.0,
-                counts["parents_reached"] / corpus[parent].num_rows if corpus[parent].num_rows else 0.0,
-                counts, others, rule=rule, runner_up=runner,
-            )
-        )
+        proposals.append(replace(prop, also_matched=others, rule=rule, runner_up=runner))
     return proposals, edge_parts, unmatched_parts
 
 
@@ -557,20 +212,11 @@ def _discover_translated(
     best, tried = discover_translation(name, table, corpus, languages, parent_checkers)
     if best is None:
         return [], []
-    edges, counts = translation_edges(name, table, corpus[best.parent], best, languages)
-    counts["parents_reached"] = len({j for _, j, _ in best.pairs})
-    parent_items = corpus[best.parent].num_rows
+    proposal, edges = translation_proposal(name, best.parent, table, corpus[best.parent], best, languages)
     others = {m.parent: len(m.pairs) for m in tried if m is not best}
     runner = next(({"parent": d, "score": c, "by": "translation pairs"} for d, c in sorted(others.items(), key=lambda t: (-t[1], t[0]))), None)
-    proposal = Proposal(
-        name, best.parent, "translation", table.num_rows, parent_items, edges.num_rows,
-        edges.num_rows / table.num_rows if table.num_rows else 0.0,
-        counts["parents_reached"] / parent_items if parent_items else 0.0,
-        counts, others,
-        rule=f"translation: {len(best.pairs)} of {table.num_rows} items paired by {best.how} with {best.parent}, the most of any corpus dataset",
-        runner_up=runner,
-    )
-    return [proposal], [_with(edges, "translation")]
+    rule = f"translation: {len(best.pairs)} of {table.num_rows} items paired by {best.how} with {best.parent}, the most of any corpus dataset"
+    return [replace(proposal, also_matched=others, rule=rule, runner_up=runner)], [edges]
 
 
 # ---------------------------------------------------------------- the entry point
@@ -654,7 +300,7 @@ def discover(
         lineage,
     )
     if out is not None:
-        result.out = _write(result, Path(out), force=force)
+        result.out = write_result(result, Path(out), force=force)
     return result
 
 
@@ -688,29 +334,6 @@ def _lineage(
     return Lineage(family_info(spec), items if items is not None else ITEMS_SCHEMA.empty_table(), e, unmatched=u, summary=LinkSummary.from_dict(summary))
 
 
-#: What a person must do for the spec to reproduce a translation discovered by positions or tokens.
-_RULE_NOTES = {
-    "positions": ". The child's ids end in the parent item's row number within the subject: set the "
-                 "child's id role so that it names the parent's ids (e.g. '{Subject}/test/{ID}').",
-    "tokens": ". Paired by the numbers, formulas and names that survive translation: no link rule "
-              "reproduces these pairs; review the edges in lineage/ before declaring one.",
-}
-
-
-def _fragment_rule(p: Proposal) -> dict[str, Any]:
-    """The derivation's link rule in the fragment (none for token pairs: no rule reproduces them)."""
-    if "reference_field" in p.evidence:  # the child names its parent in a field: the rule names it
-        if p.evidence["reference_kind"] == "stem":
-            return {"link": {"by": "text", "child_block": None, "parent_block": None, "threshold": 85}}
-        return {"link": {"by": "index" if p.evidence["reference_kind"] == "row" else "id", "child_field": p.evidence["reference_field"]}}
-    how = p.evidence.get("paired_by")
-    if how == "ids":  # ids re-linked by a row shift: only ``by: index`` runs the shift check that re-links them
-        return {"link": {"by": "index" if p.evidence.get("relinked_by_shift") else "id"}}
-    if how == "positions":
-        return {"link": {"by": "index"}}
-    if how == "tokens":
-        return {}
-    return {"link": {"by": "text", "child_block": None, "parent_block": None, "threshold": 85}}
 
 
 def _fragment(result: Discovery) -> dict[str, Any]:
@@ -723,12 +346,12 @@ def _fragment(result: Discovery) -> dict[str, Any]:
             "child": p.child,
             "parent": p.parent,
             "activity": p.activity,
-            **_fragment_rule(p),
+            **fragment_rule(p),
             "note": (
                 f"discovered: {p.linked} of {p.child_items} child items linked ({100 * p.share:.1f} %), "
                 f"{p.evidence['parents_reached']} of {p.parent_items} parent items reached; "
                 + ", ".join(f"{k} {v}" for k, v in p.evidence.items() if k not in ("edges", "parents_reached"))
-                + _RULE_NOTES.get(str(p.evidence.get("paired_by")), "")
+                + rule_note(p)
                 + (f"; {p.rule}" if p.rule else "")
             ),
         }
@@ -737,22 +360,3 @@ def _fragment(result: Discovery) -> dict[str, Any]:
     return {"datasets": datasets, "derivations": derivations}
 
 
-class _Written(Protocol):
-    """What :func:`_write` needs of a discovery result."""
-
-    lineage: Lineage
-
-    def fragment(self) -> dict[str, Any]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-
-def _write(result: _Written, out: Path, *, force: bool = False) -> Path:
-    """``OUT/lineage/`` (first: a folder this library did not write is replaced only with
-    ``force``), ``OUT/family-fragment.json`` and ``OUT/discover.json`` (without the index's folder)."""
-    out.mkdir(parents=True, exist_ok=True)
-    result.lineage.write(out / "lineage", force=force)
-    atomic_write_json(out / "family-fragment.json", result.fragment())
-    report = result.to_dict()
-    report["index"] = {k: v for k, v in report["index"].items() if k in ("rows", "fingerprint")}
-    atomic_write_json(out / "discover.json", report)
-    return out

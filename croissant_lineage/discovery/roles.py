@@ -344,18 +344,41 @@ def guess_dataset(
     guess = infer_roles(columns, roles, key_format)
     if not guess.ok:
         return None, guess
+    spec_roles, key_props = _key_props(guess.roles)
     spec = DatasetSpec(
         name=label,
         iri=str(desc.doc.get("url") or path.resolve().as_uri()),
         title=str(desc.doc.get("name") or label),
         descriptor=path,
         record_set=rs.id,
-        roles=guess.roles,
+        roles=spec_roles,
         key_format=guess.key_format,
+        key_kind=key_props.get("kind", "option") if "key" in spec_roles else None,
+        key_pattern=key_props.get("pattern"),
+        key_tolerance=float(key_props.get("tolerance", 0.0)),
+        key_separator=key_props.get("separator"),
         files_relative_to_data_dir=base is not None,
         languages=_languages(desc.doc),
     )
     return spec, guess
+
+
+#: The key role object's own properties, as the family spec reads them.
+_KEY_PROPS = ("kind", "pattern", "tolerance", "separator")
+
+
+def _key_props(roles: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The roles with the key's own properties (``kind``, ``pattern``, ``tolerance``,
+    ``separator``: a free-form key given as ``{"field": "answer", "kind": "text"}``) split
+    off, as the family spec reads them."""
+    out = dict(roles)
+    key = out.get("key")
+    if not isinstance(key, dict) or not set(key) & set(_KEY_PROPS):
+        return out, {}
+    props = {k: key[k] for k in _KEY_PROPS if k in key}
+    rest = {k: v for k, v in key.items() if k not in _KEY_PROPS}
+    out["key"] = rest["field"] if set(rest) == {"field"} else rest
+    return out, props
 
 
 def _languages(doc: Mapping[str, Any]) -> tuple[str, ...]:

@@ -8,9 +8,10 @@ dataset, and keeps the first that pairs at least :data:`MIN_SHARE` of the items
 
 1. **ids**: the unknown's item ids are item ids of a corpus dataset (Global-MMLU keeps
    MMLU's ``subject/test/row``);
-2. **positions**: the unknown's ids end in a number that, within the same subject, is the
-   number a corpus item's id ends in (MMMLU's ``ID`` is the row within the subject of
-   ``cais/mmlu``);
+2. **positions**: the unknown's ids end in a number that, within the same subject (or in
+   the whole dataset, for datasets without subjects), is the number a corpus item's id ends
+   in (MMMLU's ``ID`` is the row within the subject of ``cais/mmlu``; HumanEval-X's ``CPP/7``
+   is HumanEval's ``HumanEval/7``);
 3. **tokens**: with no shared ids or subjects, an item is paired with the corpus item
    whose translation-surviving tokens (numbers, formulas, Latin-script names and
    acronyms: :func:`croissant_lineage.linking.evidence.extract_evidence`) agree best, when
@@ -103,8 +104,9 @@ class TranslationMatch:
 
 
 def _position_key(item: str, subject: str | None) -> tuple[str, int] | None:
+    """The item's position: its subject (``""`` for a dataset without subjects) and its id's trailing number."""
     m = _TRAILING_NUMBER.search(item)
-    return None if m is None or subject is None else (subject, int(m.group(1)))
+    return None if m is None else (subject or "", int(m.group(1)))
 
 
 def _by_ids(child: pa.Table, parent: pa.Table) -> list[tuple[int, int, float]]:

@@ -122,8 +122,19 @@ def test_direction_rules() -> None:
     assert direction("a", "b", _counts("a", "b"), {"a": "2021-01-01", "b": "2020-01-01"})[0] == "b"
     assert direction("a", "b", _counts("a", "b", a_covered=97), {})[0] == "b"  # a inside b
     assert direction("a", "b", _counts("a", "b", a_covered=97, b_covered=96), {})[0] is None  # each inside the other
+    # content decides; dates only break a tie between unequal dates when no content rule applies
     parent, rule = direction("a", "b", _counts("a", "b", a_covered=97), {"a": "2019-01-01", "b": "2020-01-01"})
+    assert parent == "b" and rule.startswith("subset:")
+    parent, rule = direction("a", "b", _counts("a", "b", a_covered=97, b_more_options=40), {})
     assert parent is None and rule.startswith("direction undecided: the rules disagree")
+    assert direction("a", "b", _counts("a", "b"), {"a": "2020-01-01", "b": "2020-01-01"})[0] is None
+    twins = _counts("a", "b", a_covered=100, b_covered=100, twins=1, a_answers_expanded=30, b_answers_expanded=0)
+    parent, rule = direction("a", "b", twins, {"a": "2020-01-01", "b": "2020-01-01"})
+    assert parent == "b" and rule.startswith("twins: answers: a's answers hold b's and more on 30 pairs")
+    perturbed = _counts("a", "b", a_covered=100, b_covered=100, twins=1, stems_recomputed=40, stems_edited=0,
+                        a_values_elsewhere=40, b_values_elsewhere=0)
+    assert direction("a", "b", perturbed, {})[0] == "a"
+    assert direction("a", "b", perturbed | {"stems_edited": 41}, {})[0] is None  # mostly other edits: not a perturbation
 
 
 def _rel(parent: str, child: str, covered: int, exact: int) -> Relation:

@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from croissant_lineage.croissant.describe import describe
-from croissant_lineage.discovery.propose import added_key_changes, discover, guess_activity
+from croissant_lineage.discovery.activity import added_key_changes, guess_activity
+from croissant_lineage.discovery.propose import discover
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import EDGES_SCHEMA, ITEMS_BASE_SCHEMA
 
