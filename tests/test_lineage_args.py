@@ -32,7 +32,8 @@ def _toy_items() -> Any:
 #: public function -> (its lineage parameter, a call with a lineage ``lin``, and a place to write)
 CALLS: dict[str, tuple[str, Callable[[Any, Path], Any]]] = {
     "relatives_of": ("lineage", lambda lin, _: cl.relatives_of(lin, "toy-pro:105")),
-    "route": ("lineage_or_graph", lambda lin, _: cl.route(lin, "toy-pro:109", _findings())),
+    "route": ("lineage", lambda lin, _: cl.route(lin, _findings()[0], _findings())),
+    "route_item": ("lineage", lambda lin, _: cl.route_item(lin, "toy-pro:109", _findings())),
     "family_report": ("lineage_or_graph", lambda lin, _: cl.family_report(lin, _findings())),
     "family_picture": ("lineage_or_graph", lambda lin, _: cl.family_picture(lin, "toy-pro:105")),
     "apply_corrections": ("lineage", lambda lin, _: cl.apply_corrections(
@@ -125,7 +126,7 @@ def test_a_lineage_builds_its_graph_once(toy_lineage_path: Path, monkeypatch: py
     findings = _findings()
     first = cl.relatives_of(lin, "toy-pro:105")
     cl.relatives_of(lin, "toy-pro:105")
-    cl.route(lin, "toy-pro:109", findings)
+    cl.route_item(lin, "toy-pro:109", findings)
     cl.family_report(lin, findings)
     cl.family_picture(lin, "toy-pro:105")
     assert len(builds) == 1

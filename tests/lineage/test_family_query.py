@@ -9,7 +9,7 @@ import pytest
 
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.query import route_graph
-from croissant_lineage.findings.routing import route
+from croissant_lineage.findings.routing import route_item
 from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.index import INDEX_FILE, QUERY_ROW_GROUP, RefIndex, read_rows
 from croissant_lineage.lineage.model import Lineage
@@ -26,8 +26,8 @@ def _same_relatives(folder, whole: LineageGraph, ref: str) -> None:
 
 
 def _same_route(folder, whole: LineageGraph, ref: str, findings=()) -> None:
-    mine = route(route_graph(folder, ref, findings), ref, findings).to_dict()
-    assert mine == route(whole, ref, findings).to_dict()
+    mine = route_item(route_graph(folder, [ref], findings), ref, findings).to_dict()
+    assert mine == route_item(whole, ref, findings).to_dict()
 
 
 def test_every_toy_item_same_relatives_and_route(toy_lineage, toy_lineage_path):
