@@ -42,7 +42,7 @@ from croissant_lineage.beam.enrich import enrich_family_beam
 from croissant_lineage.beam.pipeline import link_beam
 from croissant_lineage.enrich.family import FamilyEnrichResult
 from croissant_lineage.enrich.family import enrich_family as _enrich_here
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.family.spec import Derivation, FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
@@ -58,6 +58,7 @@ __all__ = [
     "compare_family_snapshots",
     "enrich_family",
     "link",
+    "load_datasets",
     "snapshot_history",
     "verify_family_translations",
     "witness_family",
@@ -110,6 +111,39 @@ def _snapshot_lineage(
     joined = {(d.child, d.parent) for d in chain if needs_joins(d)}
     derivations = [d for d in spec.derivations if (d.child, d.parent) in joined]
     return _link_some(spec, derivations, names, data_dir=data_dir, allow_outside=allow_outside)
+
+
+def load_datasets(
+    family: FamilySpec | str | Path,
+    datasets: Sequence[str],
+    *,
+    data_dir: str | Path | None = None,
+    allow_outside: bool = False,
+) -> Lineage:
+    """Some datasets of a family loaded, not linked: a :class:`Lineage` of their items (no
+    edges), built by the same builder as a linked family, so of the same shape.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        datasets: The datasets' names.
+        data_dir: Folder the descriptors' file URLs resolve against (required for a
+            family whose files are relative to one, as the shipped ``mmlu`` family's are).
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+
+    Returns:
+        The :class:`Lineage`; its items in the order of ``datasets``.
+
+    Raises:
+        ArgumentError: ``datasets`` is one string, not a collection of names.
+        SpecError: unknown family or dataset.
+        InputError, DataError: a dataset cannot be loaded.
+    """
+    if isinstance(datasets, str):
+        raise ArgumentError(
+            "datasets must be a collection of dataset names, not one string",
+            hint=f"load_datasets(family, [{datasets!r}])",
+        )
+    return _link_some(_spec(family), (), datasets, data_dir=data_dir, allow_outside=allow_outside)
 
 
 def compare_family_snapshots(
@@ -255,7 +289,7 @@ def witness_family(
     if lineage is not None:
         check_lineage_arg(lineage)  # read below only when findings need it
     spec = _spec(family)
-    snapshot = _link_some(spec, (), [dataset], data_dir=data_dir, allow_outside=allow_outside)
+    snapshot = load_datasets(spec, [dataset], data_dir=data_dir, allow_outside=allow_outside)
     archives = list_archives(archives_dir)
     found = load_findings(findings) if findings is not None else None
     lin = snapshot

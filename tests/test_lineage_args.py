@@ -36,8 +36,7 @@ CALLS: dict[str, tuple[str, Callable[[Any, Path], Any]]] = {
     "route_item": ("lineage", lambda lin, _: cl.route_item(lin, "toy-pro:109", _findings())),
     "family_report": ("lineage_or_graph", lambda lin, _: cl.family_report(lin, _findings())),
     "family_picture": ("lineage_or_graph", lambda lin, _: cl.family_picture(lin, "toy-pro:105")),
-    "apply_corrections": ("lineage", lambda lin, _: cl.apply_corrections(
-        _toy_items(), _findings(), dataset="toy-pro", lineage=lin)),
+    "apply_corrections": ("lineage", lambda lin, _: cl.apply_corrections(lin, _findings(), dataset="toy-pro")),
     "verify_translations": ("lineage", lambda lin, _: cl.verify_translations(lin)),
     "build_graph": ("lineage", lambda lin, _: cl.build_graph(lin)),
     "enrich_family": ("lineage", lambda lin, out: cl.enrich_family(lin, FAMILY, out / "enriched")),

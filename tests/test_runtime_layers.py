@@ -101,7 +101,7 @@ lin = link_family(spec, {d.name: load_items(d) for d in spec.datasets.values() i
 found = load_findings(toy / "findings.yaml")
 results = [
     lin, relatives_of(lin, "toy-pro:105"), route_item(lin, "toy-pro:109", found), family_report(lin, found),
-    apply_corrections(lin.items, found, dataset="toy-pro", lineage=lin), verify_translations(lin),
+    apply_corrections(lin, found, dataset="toy-pro"), verify_translations(lin),
     validate(toy / "findings.yaml"), found[0],
 ]
 shown = {type(r).__name__: [len(str(r)), len(repr(r)), "\\n" in repr(r), len(r._repr_html_())] for r in results}
