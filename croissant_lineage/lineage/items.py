@@ -337,7 +337,7 @@ def _descriptor(spec: DatasetSpec, data_dir: str | Path | None) -> Descriptor:
             f"the files of dataset {spec.name!r} are relative to a data folder, and none was given",
             hint=DATA_DIR_HINT,
         )
-    base = Path(data_dir) if spec.files_relative_to_data_dir else None
+    base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
     return read_descriptor(spec.descriptor, base_dir=base)
 
 
