@@ -42,7 +42,7 @@ from croissant_lineage._io import (
     read_json,
 )
 from croissant_lineage._results import Result
-from croissant_lineage.croissant.tables import check_cells, check_parquet
+from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
 from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.index import (
