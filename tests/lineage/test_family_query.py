@@ -88,11 +88,9 @@ def test_small_row_groups(tmp_path):
         _same_route(folder, whole, ref)
 
 
-def test_mmlu_sample_same_relatives_and_route(mmlu_lineage_dir, mmlu_lineage, shared_data):
-    from croissant_lineage.findings.importers import import_redux
-
+def test_mmlu_sample_same_relatives_and_route(mmlu_lineage_dir, mmlu_lineage, mmlu_redux):
     whole = LineageGraph(mmlu_lineage)
-    findings = import_redux(data_dir=shared_data, lineage=whole).findings
+    findings = mmlu_redux.findings
     refs = ["mmlu-pro:3542", "mmlu:college_chemistry/test/86", *random.Random(7).sample(_refs(mmlu_lineage), 40)]
     for ref in refs:
         _same_relatives(mmlu_lineage_dir, whole, ref)

@@ -6,14 +6,12 @@ Invented items for the rules; the real MMMLU zh-cn case from ../shared/data (rea
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from croissant_lineage.family.spec import Derivation, LanguageRules, LinkRule, load_family
-from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA, METHODS
 from croissant_lineage.linking.alignment import (
     SHIFTED_METHOD,
@@ -178,11 +176,11 @@ def test_ja_with_or_without_rules_agrees_with_english_millions() -> None:
 # ------------------------------------------------------------------------- real data
 
 
-def test_mmmlu_zh_cn_world_history_is_relinked_at_link_time(shared_data: Path) -> None:
+def test_mmmlu_zh_cn_world_history_is_relinked_at_link_time(mmlu_lineage) -> None:
     spec = load_family("mmlu")
     deriv = next(d for d in spec.item_derivations() if d.child == "mmmlu-zh-cn")
-    child = load_items(spec.dataset("mmmlu-zh-cn"), data_dir=shared_data)
-    parent = load_items(spec.dataset("mmlu"), data_dir=shared_data)
+    child = mmlu_lineage.items_of("mmmlu-zh-cn", required=True)
+    parent = mmlu_lineage.items_of("mmlu", required=True)
     edges, _u, stats = link_derivation(deriv, child, parent)
     rows = {r["child_item"]: r for r in edges.to_pylist()}
     e = rows["high_school_world_history/test/109"]
