@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import croissant_lineage as cl
-from croissant_lineage.errors import ArgumentError, LineageError
+from croissant_lineage.errors import ArgumentError, InputError, LineageError
 from croissant_lineage.lineage import graph as graph_module
 
 REPO = Path(__file__).resolve().parents[1]
@@ -137,3 +137,16 @@ def test_a_lineage_builds_its_graph_once(toy_lineage_path: Path, monkeypatch: py
     assert cl.relatives_of(lin, "toy-pro:105").duplicates == ()
     assert len(builds) == 2
     assert first.ref == "toy-pro:105"
+
+
+def test_datasets_loaded_unlinked_have_the_shape_of_a_linked_family() -> None:
+    lin = cl.load_datasets(FAMILY, ["toy-pro"])
+    assert isinstance(lin, cl.Lineage) and lin.edges.num_rows == 0
+    assert set(lin.items.column("dataset").to_pylist()) == {"toy-pro"}
+    assert lin.items_of("toy-pro").equals(cl.link(FAMILY).items_of("toy-pro"))
+    assert lin.items_of("toy-base").num_rows == 0
+    with pytest.raises(InputError) as e:
+        lin.items_of("toy-base", required=True)
+    assert e.value.code == "CL-E001"
+    with pytest.raises(ArgumentError):
+        cl.load_datasets(FAMILY, "toy-pro")  # type: ignore[arg-type]  # one name, not a collection

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.findings.importers import import_redux
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.findings.routing import QUEUE_COLUMNS, route, route_item
+from croissant_lineage.findings.routing import QUEUE_COLUMNS, finding_by_id, route, route_item
 from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import ANN, BASE, PRO, TRANS, edge, lineage, toy_lineage
 from tests.helpers import items_table
@@ -152,6 +152,18 @@ def test_bad_queries_raise_input_error(graph) -> None:
         route(graph, _f("nowhere:1"))
     with pytest.raises(InputError):
         route(graph, _f("base:s/0", "option", "other", option_index=9))
+
+
+def test_a_finding_and_an_item_ref_are_two_queries(graph) -> None:
+    f = _f("base:s/0", proposed="Cedar")
+    with pytest.raises(ArgumentError) as e:
+        route(graph, "base:s/0")  # type: ignore[arg-type]
+    assert e.value.code == "CL-E011"
+    with pytest.raises(ArgumentError):
+        route_item(graph, f)  # type: ignore[arg-type]
+    # an item's queue routes the findings on its relatives; a finding's, that finding
+    assert route_item(graph, "pro:10", [f]).findings == [f.id] == route(graph, f, [f]).findings
+    assert finding_by_id([f], f.id) is f and finding_by_id([f], "nope") is None
 
 
 def test_queue_renders_as_table_json_and_text(graph) -> None:
