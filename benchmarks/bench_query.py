@@ -50,8 +50,8 @@ CODES = {
     ),
     "route": (
         "from croissant_lineage.findings.query import route_graph\n"
-        "from croissant_lineage.findings.routing import route\n"
-        "q = route(route_graph({folder!r}, {ref!r}), {ref!r}); q.to_dict()\n"
+        "from croissant_lineage.findings.routing import route_item\n"
+        "q = route_item(route_graph({folder!r}, [{ref!r}]), {ref!r}); q.to_dict()\n"
     ),
     "whole": (
         "from croissant_lineage.lineage.model import Lineage\n"

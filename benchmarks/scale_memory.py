@@ -8,7 +8,7 @@ or from the in-memory lineage, a resolve batch) while a thread samples this proc
 resident memory (``/proc/self/statm``) and pyarrow's allocated bytes every 10 ms. The
 linker's steps are wrapped (not changed) to name sub-phases: reading (``load_items``),
 sides and normalising (``Side`` lists, normalised stems and options), matching
-(``match_text`` / ``match_id`` and the index-join checks), edge building (``_edges_table``),
+(``match_text`` / ``id_matches`` and the index-join checks), edge building (``_edges_table``),
 duplicates, and the final tables. Prints one JSON object: per phase (and sub-phase,
 inclusive of what it calls) the resident memory at its start and end, its peak, and
 pyarrow's peak allocation; phases are listed in the order they first ran.
@@ -127,7 +127,7 @@ def _instrument(sampler: Sampler) -> None:
     sampler.wrap(linker, "load_items_packed", "link/read (load_items_packed)")
     sampler.wrap(items, "records_json", "link/read/records (records_json)")
     sampler.wrap(linker, "match_text", "link/match (match_text)")
-    sampler.wrap(linker, "match_id", "link/match (match_id)")
+    sampler.wrap(linker, "id_matches", "link/match (id_matches)")
     sampler.wrap(linker, "check_index_matches", "link/match (index checks)")
     sampler.wrap(linker, "_edges_table", "link/edges (_edges_table)")
     sampler.wrap(linker, "side_duplicates", "link/duplicates (side_duplicates)")

@@ -137,6 +137,7 @@ _API: dict[str, tuple[str, ...]] = {
         "Queue",
         "QueueRow",
         "route",
+        "route_item",
     ),
     "hub.publish": (
         "PublishPlan",
@@ -203,6 +204,7 @@ _API: dict[str, tuple[str, ...]] = {
         "compare_family_snapshots",
         "enrich_family",
         "link",
+        "load_datasets",
         "snapshot_history",
         "verify_family_translations",
         "witness_family",
@@ -293,7 +295,7 @@ if TYPE_CHECKING:
     )
     from croissant_lineage.findings.model import Finding, Source, StatusChange, finding_id
     from croissant_lineage.findings.report import FamilyReport, Metric, family_report
-    from croissant_lineage.findings.routing import Queue, QueueRow, route
+    from croissant_lineage.findings.routing import Queue, QueueRow, route, route_item
     from croissant_lineage.hub.publish import PublishPlan, publish
     from croissant_lineage.lineage.graph import (
         Edge,
@@ -326,6 +328,7 @@ if TYPE_CHECKING:
         compare_family_snapshots,
         enrich_family,
         link,
+        load_datasets,
         snapshot_history,
         verify_family_translations,
         witness_family,

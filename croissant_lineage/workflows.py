@@ -42,7 +42,7 @@ from croissant_lineage.beam.enrich import enrich_family_beam
 from croissant_lineage.beam.pipeline import link_beam
 from croissant_lineage.enrich.family import FamilyEnrichResult
 from croissant_lineage.enrich.family import enrich_family as _enrich_here
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.family.spec import Derivation, FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
@@ -58,23 +58,12 @@ __all__ = [
     "compare_family_snapshots",
     "enrich_family",
     "link",
+    "load_datasets",
     "snapshot_history",
     "verify_family_translations",
     "witness_family",
     "write_lineage",
 ]
-
-#: What a ``lineage`` argument may be: a linked family, a lineage folder, or nothing (link here).
-_LineageArg = LineageLike | None
-
-
-def _spec(family: FamilySpec | str | Path) -> FamilySpec:
-    return as_spec(family)
-
-
-def _read(lineage: LineageLike) -> Lineage:
-    return as_lineage(lineage)
-
 
 def _link_some(
     spec: FamilySpec,
@@ -99,17 +88,50 @@ def _with_spec(lineage: Lineage, spec: FamilySpec) -> Lineage:
 
 
 def _snapshot_lineage(
-    spec: FamilySpec, dataset: str | None, lineage: _LineageArg, data_dir: str | Path | None, allow_outside: bool
+    spec: FamilySpec, dataset: str | None, lineage: LineageLike | None, data_dir: str | Path | None, allow_outside: bool
 ) -> Lineage:
     """The given lineage, or the chain's snapshots loaded and their text joins linked; its
     family the spec's."""
     chain = resolve_chain(family_info(spec), dataset)
     if lineage is not None:
-        return _with_spec(_read(lineage), spec)
+        return _with_spec(as_lineage(lineage), spec)
     names = [chain[0].parent, *(d.child for d in chain)]
     joined = {(d.child, d.parent) for d in chain if needs_joins(d)}
     derivations = [d for d in spec.derivations if (d.child, d.parent) in joined]
     return _link_some(spec, derivations, names, data_dir=data_dir, allow_outside=allow_outside)
+
+
+def load_datasets(
+    family: FamilySpec | str | Path,
+    datasets: Sequence[str],
+    *,
+    data_dir: str | Path | None = None,
+    allow_outside: bool = False,
+) -> Lineage:
+    """Some datasets of a family loaded, not linked: a :class:`Lineage` of their items (no
+    edges), built by the same builder as a linked family, so of the same shape.
+
+    Args:
+        family: A :class:`FamilySpec`, a built-in family name (``"mmlu"``) or a spec path.
+        datasets: The datasets' names.
+        data_dir: Folder the descriptors' file URLs resolve against (required for a
+            family whose files are relative to one, as the shipped ``mmlu`` family's are).
+        allow_outside: Allow descriptor file URLs that leave their base folder.
+
+    Returns:
+        The :class:`Lineage`; its items in the order of ``datasets``.
+
+    Raises:
+        ArgumentError: ``datasets`` is one string, not a collection of names.
+        SpecError: unknown family or dataset.
+        InputError, DataError: a dataset cannot be loaded.
+    """
+    if isinstance(datasets, str):
+        raise ArgumentError(
+            "datasets must be a collection of dataset names, not one string",
+            hint=f"load_datasets(family, [{datasets!r}])",
+        )
+    return _link_some(as_spec(family), (), datasets, data_dir=data_dir, allow_outside=allow_outside)
 
 
 def compare_family_snapshots(
@@ -117,7 +139,7 @@ def compare_family_snapshots(
     *,
     data_dir: str | Path | None = None,
     dataset: str | None = None,
-    lineage: _LineageArg = None,
+    lineage: LineageLike | None = None,
     allow_outside: bool = False,
 ) -> list[Snapshot]:
     """The snapshots of a family's chain, ready for :func:`~croissant_lineage.audits.history.item_history`.
@@ -138,7 +160,7 @@ def compare_family_snapshots(
         SpecError: unknown dataset, or it has no other snapshot.
         LineageError: inputs that cannot be read (a lineage without a snapshot's items).
     """
-    spec = _spec(family)
+    spec = as_spec(family)
     lin = _snapshot_lineage(spec, dataset, lineage, data_dir, allow_outside)
     return chain_snapshots(lin, dataset=dataset)
 
@@ -149,7 +171,7 @@ def snapshot_history(
     data_dir: str | Path | None = None,
     dataset: str | None = None,
     item: str | None = None,
-    lineage: _LineageArg = None,
+    lineage: LineageLike | None = None,
     allow_outside: bool = False,
 ) -> HistoryReport:
     """Compare every consecutive pair of a family's snapshots and trace one item.
@@ -173,7 +195,7 @@ def snapshot_history(
         InputError: the item is in none of the snapshots.
         LineageError: inputs that cannot be read (a lineage without a snapshot's items).
     """
-    spec = _spec(family)
+    spec = as_spec(family)
     lin = _snapshot_lineage(spec, dataset, lineage, data_dir, allow_outside)
     return history(lin, dataset=dataset, item=item)
 
@@ -182,7 +204,7 @@ def verify_family_translations(
     family: FamilySpec | str | Path,
     *,
     data_dir: str | Path | None = None,
-    lineage: _LineageArg = None,
+    lineage: LineageLike | None = None,
     allow_outside: bool = False,
 ) -> TranslationReport:
     """Verify a family's translations, from a lineage or by linking just those joins.
@@ -201,8 +223,8 @@ def verify_family_translations(
         LineageError: inputs that cannot be read.
     """
     if lineage is not None:
-        return verify_translations(_read(lineage))
-    spec = _spec(family)
+        return verify_translations(as_lineage(lineage))
+    spec = as_spec(family)
     derivs = [
         d for d in spec.item_derivations()
         if d.activity in TRANSLATION_ACTIVITIES and d.link is not None and d.link.by in JOIN_METHODS
@@ -219,7 +241,7 @@ def witness_family(
     data_dir: str | Path,
     dataset: str,
     findings: str | Path | Sequence[str | Path] | None = None,
-    lineage: _LineageArg = None,
+    lineage: LineageLike | None = None,
     limits: ArchiveLimits | None = None,
     progress: bool = False,
     allow_outside: bool = False,
@@ -254,13 +276,13 @@ def witness_family(
     """
     if lineage is not None:
         check_lineage_arg(lineage)  # read below only when findings need it
-    spec = _spec(family)
-    snapshot = _link_some(spec, (), [dataset], data_dir=data_dir, allow_outside=allow_outside)
+    spec = as_spec(family)
+    snapshot = load_datasets(spec, [dataset], data_dir=data_dir, allow_outside=allow_outside)
     archives = list_archives(archives_dir)
     found = load_findings(findings) if findings is not None else None
     lin = snapshot
     if found is not None and any(f.item.partition(":")[0] != dataset for f in found):
-        lin = _read(lineage) if lineage is not None else link(spec, data_dir=Path(data_dir), allow_outside=allow_outside)
+        lin = as_lineage(lineage) if lineage is not None else link(spec, data_dir=Path(data_dir), allow_outside=allow_outside)
     return witness_lineage(lin, archives, dataset=dataset, findings=found, limits=limits, progress=progress)
 
 
@@ -326,7 +348,7 @@ def link(
         InputError: an unknown runner, or ``beam`` without apache-beam installed.
         LineageError: any input problem (missing files, bad descriptor, bad spec).
     """
-    spec = _spec(family)
+    spec = as_spec(family)
     if _on_beam(runner):
         return link_beam(spec, data_dir=data_dir, allow_outside=allow_outside, pipeline_options=pipeline_options)
     with_items = [d for d in spec.datasets.values() if d.has_items]

@@ -166,12 +166,13 @@ def mmlu_graph(mmlu_lineage):
 
 
 @pytest.fixture(scope="session")
-def mmlu_redux(shared_data: Path, mmlu_graph):
+def mmlu_redux(mmlu_lineage, mmlu_graph):
     """The MMLU-Redux annotations imported once per test session against the real MMLU
-    family (an import result: ``.findings``, ``.counts``, ``.notes``; do not change it)."""
+    family, from the rows the linked family holds (an import result: ``.findings``,
+    ``.counts``, ``.notes``; do not change it)."""
     from croissant_lineage.findings.importers.redux import import_redux
 
-    return import_redux(data_dir=shared_data, lineage=mmlu_graph)
+    return import_redux(items=mmlu_lineage.items_of("mmlu-redux", required=True), lineage=mmlu_graph)
 
 
 @pytest.fixture(scope="session")

@@ -84,6 +84,11 @@ ANN = [
 SNAP = [dict(PRO[0]), dict(PRO[1])]
 
 
+def items_lineage(*tables: pa.Table) -> Lineage:
+    """A Lineage of item tables alone (no edges), as ``workflows.load_datasets`` makes one."""
+    return lineage(list(tables), [])
+
+
 def toy_lineage() -> Lineage:
     """The invented family above, linked."""
     return lineage(

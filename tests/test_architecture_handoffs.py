@@ -10,6 +10,9 @@
   result payloads whose ``to_dict`` is their JSON.
 * **no (lineage, spec) pair**: no public function takes both a ``Lineage`` and a ``FamilySpec``
   (the exceptions, with their reason, below).
+* **one kind per parameter**: no public parameter takes a union of two domain kinds
+  (``str | Finding``, ``Table | Lineage``); a lineage in its forms and a family by spec,
+  name or path are each one kind (the exceptions, with their reason, below).
 * **one path to a Lineage**: only ``workflows`` (and ``beam``, which links per block and
   assembles through the same builder) calls the linker's family-level entry point
   (``link_family`` / ``assemble_lineage``).
@@ -206,3 +209,73 @@ def test_the_mapping_reads_still_work_deprecated() -> None:
         assert family["datasets"][0]["iri"] == "x"
     with pytest.deprecated_call():
         assert LinkSummary(family="f", edges=3).get("edges") == 3
+
+
+#: The domain kinds a parameter may take, by the names that spell them in annotations. A
+#: parameter takes one kind: a union of two (``str | Finding``, ``Table | Lineage``) makes its
+#: meaning depend on the value. A lineage in any of its forms (``LineageLike``: a Lineage, its
+#: graph or its folder, converted by ``lineage.graph.as_lineage``) and a family by spec, name
+#: or path (converted by ``family.spec.as_spec``) are each one kind.
+KINDS: dict[str, str] = {
+    "Lineage": "lineage", "LineageGraph": "lineage", "LineageLike": "lineage",
+    "FamilySpec": "family", "FamilyInfo": "family", "DatasetSpec": "dataset",
+    "Finding": "finding", "Queue": "queue", "Descriptor": "descriptor",
+    "Table": "table", "pa.Table": "table", "pd.DataFrame": "frame",
+}
+
+#: Kinds a name or path may stand for (each with its one conversion): a string or a path
+#: beside them is their reference, not a second kind.
+BY_NAME = {"lineage", "family", "descriptor"}
+
+#: The plain spellings of a name or a path.
+TEXT = {"str", "Path", "os.PathLike", "PathLike", "os.PathLike[str]", "PathLike[str]"}
+
+#: Public parameters that take a union of two kinds, and why.
+TWO_KINDS: dict[str, str] = {}
+
+
+def _members(annotation: str) -> set[str]:
+    """The members of a union annotation (``A | B | None``, ``Union[A, B]``, ``Optional[A]``)."""
+    tree = ast.parse(annotation, mode="eval").body
+    out: set[str] = set()
+
+    def walk(node: ast.expr) -> None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            walk(node.left)
+            walk(node.right)
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("Union", "Optional", "typing.Union"):
+            for item in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
+                walk(item)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # a quoted forward reference
+            walk(ast.parse(node.value, mode="eval").body)
+        else:
+            out.add(ast.unparse(node))
+
+    walk(tree)
+    return out - {"None"}
+
+
+def _kinds(annotation: str) -> set[str]:
+    """The domain kinds of ``annotation``'s union, a name or path beside a kind that has none
+    counted as a kind of its own (``text``)."""
+    members = _members(annotation)
+    kinds = {KINDS[m] for m in members if m in KINDS}
+    if members & TEXT and kinds and not kinds & BY_NAME:
+        kinds.add("text")
+    return kinds
+
+
+def test_a_parameter_takes_one_kind() -> None:
+    two = {f"{rel}:{name}" for rel, name, ann in _public_signatures()
+           if name.count(".") and len(_kinds(ann)) > 1}
+    assert sorted(two - set(TWO_KINDS)) == [], "split the function (one per kind), or list it in TWO_KINDS with its reason"
+    assert sorted(set(TWO_KINDS) - two) == [], "takes one kind now: drop it from TWO_KINDS"
+
+
+def test_the_kind_check_sees_the_unions_it_refuses() -> None:
+    assert _kinds("str | Finding") == {"text", "finding"}
+    assert _kinds("pa.Table | Lineage") == {"table", "lineage"}
+    assert _kinds("Lineage | LineageGraph | str | Path | None") == {"lineage"}
+    assert _kinds("FamilySpec | str | Path") == {"family"}
+    assert _kinds("Optional[Union[Finding, 'Lineage']]") == {"finding", "lineage"}
+    assert _kinds("str | None") == set() and _kinds("Sequence[Finding]") == set()

@@ -30,7 +30,7 @@ import pytest
 from croissant_lineage.audits.witnesses.archives import iter_archive
 from croissant_lineage.cli import main
 from croissant_lineage.croissant.describe import describe
-from croissant_lineage.croissant.tables import MAX_CELL_BYTES, MAX_FIELD_CHARS, MAX_LINE_BYTES
+from croissant_lineage.croissant.limits import MAX_CELL_BYTES, MAX_FIELD_CHARS, MAX_LINE_BYTES
 from croissant_lineage.enrich import enrich_file
 from croissant_lineage.errors import LineageError
 from croissant_lineage.findings.files import load_findings

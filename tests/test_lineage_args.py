@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import croissant_lineage as cl
-from croissant_lineage.errors import ArgumentError, LineageError
+from croissant_lineage.errors import ArgumentError, InputError, LineageError
 from croissant_lineage.lineage import graph as graph_module
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,11 +32,11 @@ def _toy_items() -> Any:
 #: public function -> (its lineage parameter, a call with a lineage ``lin``, and a place to write)
 CALLS: dict[str, tuple[str, Callable[[Any, Path], Any]]] = {
     "relatives_of": ("lineage", lambda lin, _: cl.relatives_of(lin, "toy-pro:105")),
-    "route": ("lineage_or_graph", lambda lin, _: cl.route(lin, "toy-pro:109", _findings())),
+    "route": ("lineage", lambda lin, _: cl.route(lin, _findings()[0], _findings())),
+    "route_item": ("lineage", lambda lin, _: cl.route_item(lin, "toy-pro:109", _findings())),
     "family_report": ("lineage_or_graph", lambda lin, _: cl.family_report(lin, _findings())),
     "family_picture": ("lineage_or_graph", lambda lin, _: cl.family_picture(lin, "toy-pro:105")),
-    "apply_corrections": ("lineage", lambda lin, _: cl.apply_corrections(
-        _toy_items(), _findings(), dataset="toy-pro", lineage=lin)),
+    "apply_corrections": ("lineage", lambda lin, _: cl.apply_corrections(lin, _findings(), dataset="toy-pro")),
     "verify_translations": ("lineage", lambda lin, _: cl.verify_translations(lin)),
     "build_graph": ("lineage", lambda lin, _: cl.build_graph(lin)),
     "enrich_family": ("lineage", lambda lin, out: cl.enrich_family(lin, FAMILY, out / "enriched")),
@@ -125,7 +125,7 @@ def test_a_lineage_builds_its_graph_once(toy_lineage_path: Path, monkeypatch: py
     findings = _findings()
     first = cl.relatives_of(lin, "toy-pro:105")
     cl.relatives_of(lin, "toy-pro:105")
-    cl.route(lin, "toy-pro:109", findings)
+    cl.route_item(lin, "toy-pro:109", findings)
     cl.family_report(lin, findings)
     cl.family_picture(lin, "toy-pro:105")
     assert len(builds) == 1
@@ -137,3 +137,16 @@ def test_a_lineage_builds_its_graph_once(toy_lineage_path: Path, monkeypatch: py
     assert cl.relatives_of(lin, "toy-pro:105").duplicates == ()
     assert len(builds) == 2
     assert first.ref == "toy-pro:105"
+
+
+def test_datasets_loaded_unlinked_have_the_shape_of_a_linked_family() -> None:
+    lin = cl.load_datasets(FAMILY, ["toy-pro"])
+    assert isinstance(lin, cl.Lineage) and lin.edges.num_rows == 0
+    assert set(lin.items.column("dataset").to_pylist()) == {"toy-pro"}
+    assert lin.items_of("toy-pro").equals(cl.link(FAMILY).items_of("toy-pro"))
+    assert lin.items_of("toy-base").num_rows == 0
+    with pytest.raises(InputError) as e:
+        lin.items_of("toy-base", required=True)
+    assert e.value.code == "CL-E001"
+    with pytest.raises(ArgumentError):
+        cl.load_datasets(FAMILY, "toy-pro")  # type: ignore[arg-type]  # one name, not a collection

@@ -106,7 +106,7 @@ def instances(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "FamilyReport": cl.family_report(graph, findings),
         "Finding": findings[0],
         "ImportResult": ImportResult("toy", list(findings), {"wrong_key": 2}, {"wrong_key": 2}),
-        "Corrections": cl.apply_corrections(lineage, findings, dataset="toy-pro", lineage=graph),
+        "Corrections": cl.apply_corrections(graph, findings, dataset="toy-pro"),
         "HistoryReport": history,
         "SnapshotDiff": history.diffs[0],
         "TranslationReport": cl.verify_translations(lineage),

@@ -90,7 +90,7 @@ from croissant_lineage.lineage.items import load_items
 from croissant_lineage.linking.linker import link_family
 from croissant_lineage.lineage.graph import relatives_of
 from croissant_lineage.findings.files import load_findings
-from croissant_lineage.findings.routing import route
+from croissant_lineage.findings.routing import route_item
 from croissant_lineage.findings.report import family_report
 from croissant_lineage.findings.corrections import apply_corrections
 from croissant_lineage.audits.translations import verify_translations
@@ -100,8 +100,8 @@ spec = load_family(toy / "family.json")
 lin = link_family(spec, {d.name: load_items(d) for d in spec.datasets.values() if d.has_items})
 found = load_findings(toy / "findings.yaml")
 results = [
-    lin, relatives_of(lin, "toy-pro:105"), route(lin, "toy-pro:109", found), family_report(lin, found),
-    apply_corrections(lin.items, found, dataset="toy-pro", lineage=lin), verify_translations(lin),
+    lin, relatives_of(lin, "toy-pro:105"), route_item(lin, "toy-pro:109", found), family_report(lin, found),
+    apply_corrections(lin, found, dataset="toy-pro"), verify_translations(lin),
     validate(toy / "findings.yaml"), found[0],
 ]
 shown = {type(r).__name__: [len(str(r)), len(repr(r)), "\\n" in repr(r), len(r._repr_html_())] for r in results}

@@ -17,7 +17,7 @@ import pytest
 
 from croissant_lineage import _io
 from croissant_lineage.cli import main
-from croissant_lineage.croissant import tables
+from croissant_lineage.croissant import limits, tables
 from croissant_lineage.croissant.describe import describe
 from croissant_lineage.errors import LineageError, SizeLimitError
 from croissant_lineage.family.spec import load_family
@@ -59,15 +59,15 @@ def test_a_duplicate_key_is_named(tmp_path: Path) -> None:
 
 
 def test_a_long_line_is_refused_while_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables, "MAX_LINE_BYTES", 100)
-    monkeypatch.setattr(tables, "_CHUNK", 16)
+    monkeypatch.setattr(limits, "MAX_LINE_BYTES", 100)
+    monkeypatch.setattr(limits, "_CHUNK", 16)
     path = tmp_path / "data.csv"
     path.write_bytes(b"q,a\r\n" + b"short,1\n" * 30 + b"x" * 101 + b",1\n")
     with pytest.raises(SizeLimitError) as err:
-        tables.read_bounded(path)
+        limits.read_bounded(path)
     assert err.value.code == "CL-E008" and "line 32 " in err.value.message
     path.write_bytes(b"q,a\r\n" + b"short,1\n" * 30 + b"x" * 97 + b",1\n")  # 100 bytes: at the limit
-    assert tables.read_bounded(path) == path.read_bytes()
+    assert limits.read_bounded(path) == path.read_bytes()
 
 
 @pytest.mark.parametrize(("rows", "size"), [(1, 5000), (50, 3000)], ids=["size per value", "statistics"])
@@ -76,18 +76,18 @@ def test_a_parquet_cell_over_the_limit_is_refused_from_its_metadata(
 ) -> None:
     """One giant value (its chunk's size per value, or its statistics: pyarrow writes them
     for values under 4 KiB) is refused before any page is decompressed."""
-    monkeypatch.setattr(tables, "MAX_CELL_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_CELL_BYTES", 1000)
     path = tmp_path / "d.parquet"
     pq.write_table(pa.table({"stem": ["y" * size] + ["s"] * (rows - 1), "id": [str(i) for i in range(rows)]}), path)
     monkeypatch.setattr(pq.ParquetFile, "read", lambda *a, **k: pytest.fail("read past the limit"))
     with pytest.raises(SizeLimitError) as err:
         tables.read_table(path, "application/x-parquet", columns=["stem"])
     assert err.value.code == "CL-E008" and "'stem'" in err.value.message
-    tables.check_parquet(path, ["id"])  # an unread column is not checked
+    limits.check_parquet(path, ["id"])  # an unread column is not checked
 
 
 def test_a_cell_the_metadata_cannot_tell_is_refused_after_the_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables, "MAX_CELL_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_CELL_BYTES", 1000)
     path = tmp_path / "d.parquet"
     values = ["s"] * 20 + ["y" * 1500] + ["t"] * 20
     pq.write_table(pa.table({"stem": values}), path, write_statistics=False)
@@ -96,7 +96,7 @@ def test_a_cell_the_metadata_cannot_tell_is_refused_after_the_read(tmp_path: Pat
     assert "row 20" in err.value.message
     for nested in ([["a", "y" * 1500]], [{"k": "y" * 1500}]):
         with pytest.raises(SizeLimitError):
-            tables.check_cells(pa.table({"c": nested}), "x")
+            limits.check_cells(pa.table({"c": nested}), "x")
 
 
 def test_describe_reads_no_parquet_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,7 +123,7 @@ def test_a_lineage_table_with_a_giant_stem_is_refused(tmp_path: Path, monkeypatc
     bad = tmp_path / "bad"
     shutil.copytree(out, bad)
     pq.write_table(items.set_column(items.schema.get_field_index("stem"), "stem", pa.array(stems)), bad / "items.parquet")
-    monkeypatch.setattr(tables, "MAX_CELL_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_CELL_BYTES", 1000)
     with pytest.raises(SizeLimitError):
         Lineage.read(bad, records=False)
     ref = f"{items.column('dataset')[0]}:{items.column('item')[0]}"

@@ -10,9 +10,8 @@ from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.corrections import apply_corrections
 from croissant_lineage.findings.files import load_findings
-from croissant_lineage.findings.importers import dataset_items
-from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.workflows import load_datasets
 
 __all__ = ["register"]
 
@@ -21,15 +20,12 @@ def _run(args: argparse.Namespace) -> int:
     findings = load_findings(args.findings)
     inputs: list[str | Path] = list(args.findings)
     if args.lineage:
-        lineage = Lineage.read(args.lineage)
+        lineage: Lineage | str = args.lineage
         inputs.append(Path(args.lineage) / "items.parquet")
-        result = apply_corrections(
-            lineage, findings, dataset=args.dataset, lineage=LineageGraph(lineage)
-        )
     else:
-        _, items = dataset_items(options.family_of(args), args.dataset, args.data_dir,
-                                 allow_outside=args.allow_outside)
-        result = apply_corrections(items, findings, dataset=args.dataset)
+        lineage = load_datasets(options.family_of(args), [args.dataset], data_dir=args.data_dir,
+                                allow_outside=args.allow_outside)
+    result = apply_corrections(lineage, findings, dataset=args.dataset)
     out = result.write(args.out, inputs=inputs, force=args.force)
     print_result(args, result)
     if not args.json and not args.quiet:

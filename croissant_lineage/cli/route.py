@@ -8,17 +8,17 @@ from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.findings.query import route_graph
-from croissant_lineage.findings.routing import route
+from croissant_lineage.findings.query import finding_refs, route_graph
+from croissant_lineage.findings.routing import finding_by_id, route, route_item
 
 __all__ = ["register"]
 
 
 def _run(args: argparse.Namespace) -> int:
     findings = load_findings(args.findings) if args.findings else []
-    query: str | Finding = args.query
+    finding = finding_by_id(findings, args.query)
     if args.target:
-        query = Finding(
+        finding = Finding(
             item=args.query,
             target=args.target,
             option_index=args.option,
@@ -26,7 +26,10 @@ def _run(args: argparse.Namespace) -> int:
             proposed=args.proposed,
             source=Source("command line", kind="person"),
         )
-    queue = route(route_graph(args.lineage, query, findings), query, findings)
+    if finding is not None:
+        queue = route(route_graph(args.lineage, finding_refs(finding), findings), finding, findings)
+    else:
+        queue = route_item(route_graph(args.lineage, [args.query], findings), args.query, findings)
     if args.expand:
         queue = queue.expand()
     print_result(args, queue)

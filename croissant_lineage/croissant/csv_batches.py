@@ -8,7 +8,7 @@ files) by one reader call over their rows joined, and gives each file its rows' 
 the result.
 
 A file is read so only when it is clean
-(:func:`~croissant_lineage.croissant.tables.clean_csv`: then each file alone is read by
+(:func:`~croissant_lineage.croissant.csv_tables.clean_csv`: then each file alone is read by
 pyarrow too) and the group's read gives as many rows as the files' rows counted one by one
 (:func:`row_count`); otherwise each file of the group is read alone, with the errors that
 gives. Under standard quoting every file's rows end outside quotes, so the joined bytes
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from croissant_lineage._io import note_input
-from croissant_lineage.croissant import tables
+from croissant_lineage.croissant import csv_tables, limits, tables
 
 __all__ = ["read_csv_batch", "row_count"]
 
@@ -69,7 +69,7 @@ def read_csv_batch(
             already read (what ``read_table`` would give it, without reading the file
             again); None is then left only where the tolerant reader must read the file.
     """
-    heads: list[tables.CleanCsv | None] = [_clean_head(p, csv_columns, delimiter) for p in paths]
+    heads: list[csv_tables.CleanCsv | None] = [_clean_head(p, csv_columns, delimiter) for p in paths]
     groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
     for i, head in enumerate(heads):
         if head is not None:
@@ -86,24 +86,24 @@ def read_csv_batch(
         skip = 1 if csv_columns is None else 0  # the header line
         for i, head in enumerate(heads):
             if out[i] is None and head is not None:
-                out[i] = tables.read_clean_csv_rows(head.raw, head.names, head.delimiter, skip_rows=skip)
+                out[i] = csv_tables.read_clean_csv_rows(head.raw, head.names, head.delimiter, skip_rows=skip)
     return out
 
 
-def _clean_head(path: Path, csv_columns: list[str] | None, delimiter: str | None) -> tables.CleanCsv | None:
+def _clean_head(path: Path, csv_columns: list[str] | None, delimiter: str | None) -> csv_tables.CleanCsv | None:
     """A file's layout when it is a clean CSV that may be read with others, else None."""
     try:
         st = path.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > tables.MAX_DECOMPRESSED_BYTES:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limits.MAX_DECOMPRESSED_BYTES:
             return None
         note_input(path)
-        raw = tables.read_bounded(path)
+        raw = limits.read_bounded(path)
     except OSError:
         return None
-    return tables.clean_csv(raw, csv_columns, delimiter)
+    return csv_tables.clean_csv(raw, csv_columns, delimiter)
 
 
-def _read_group(heads: list[tables.CleanCsv], names: list[str], delimiter: str) -> list[pa.Table] | None:
+def _read_group(heads: list[csv_tables.CleanCsv], names: list[str], delimiter: str) -> list[pa.Table] | None:
     """The tables of files sharing a header, read by one reader call, or None."""
     bodies: list[bytes] = []
     rows: list[int] = []
@@ -111,7 +111,7 @@ def _read_group(heads: list[tables.CleanCsv], names: list[str], delimiter: str) 
         body = head.raw[head.body :]
         rows.append(row_count(body))
         bodies.append(body if body.endswith(b"\n") else body + b"\n")
-    table = tables.read_clean_csv_rows(b"".join(bodies), names, delimiter)
+    table = csv_tables.read_clean_csv_rows(b"".join(bodies), names, delimiter)
     if table is None or table.num_rows != sum(rows):
         return None
     return tables.split_rows(table, rows)

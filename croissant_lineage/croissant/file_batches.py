@@ -8,7 +8,7 @@ one reader call costs about as much as a file's parse, so 53 calls cost three ti
 
 A batch is read so only when that gives the tables each file gives alone (else each of its
 files is read alone, with the errors that gives): every file a regular file within
-:data:`~croissant_lineage.croissant.tables.MAX_DECOMPRESSED_BYTES`, with a record on its
+:data:`~croissant_lineage.croissant.limits.MAX_DECOMPRESSED_BYTES`, with a record on its
 first non-blank line holding the keys of the first file's, in the same order, and not
 ending with a bare ``\\r``; and the joined bytes a clean file (see
 :func:`~croissant_lineage.croissant.tables.read_clean_jsonl`) whose table has those keys
@@ -29,7 +29,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from croissant_lineage._io import note_input
-from croissant_lineage.croissant import tables
+from croissant_lineage.croissant import csv_tables, limits, tables
 from croissant_lineage.croissant.csv_batches import read_csv_batch
 from croissant_lineage.croissant.tables import CSV_FORMATS, JSONL_FORMATS, read_table
 
@@ -49,9 +49,9 @@ def read_tables(
 ) -> Iterator[tuple[Path, pa.Table]]:
     """Each path with :func:`~croissant_lineage.croissant.tables.read_table`'s table of it,
     in order (the same arguments, the same errors: a cell over
-    :data:`~croissant_lineage.croissant.tables.MAX_CELL_BYTES` too, in a file read in a batch)."""
+    :data:`~croissant_lineage.croissant.limits.MAX_CELL_BYTES` too, in a file read in a batch)."""
     for path, table in _read_tables(paths, encoding_format, csv_columns, columns):
-        yield path, tables.check_cells(table, path)
+        yield path, limits.check_cells(table, path)
 
 
 def _read_tables(
@@ -59,7 +59,7 @@ def _read_tables(
 ) -> Iterator[tuple[Path, pa.Table]]:
     fmt = encoding_format.split(";")[0].strip().lower()
     if fmt in CSV_FORMATS:  # (CSV files sharing a header: see :mod:`.csv_batches`)
-        yield from _csv_tables(paths, encoding_format, csv_columns, tables.csv_delimiter(fmt))
+        yield from _csv_tables(paths, encoding_format, csv_columns, csv_tables.csv_delimiter(fmt))
         return
     batches = _batches(paths) if fmt in JSONL_FORMATS else [[p] for p in paths]
     for batch in batches:
@@ -108,14 +108,14 @@ def _batches(paths: list[Path]) -> list[list[Path]]:
 def _read_batch(paths: list[Path], read: dict[Path, bytes]) -> list[pa.Table] | None:
     """Each file's table, read as one (see the module docstring), or None to read them alone
     (``read`` then holds the bytes of the files read so far, by path)."""
-    if not all(p.is_file() and p.stat().st_size <= tables.MAX_DECOMPRESSED_BYTES for p in paths):
+    if not all(p.is_file() and p.stat().st_size <= limits.MAX_DECOMPRESSED_BYTES for p in paths):
         return None
     raws: list[bytes] = []
     rows: list[int] = []
     keys: list[str] | None = None
     for path in paths:
         note_input(path)
-        read[path] = raw = tables.read_bounded(path)
+        read[path] = raw = limits.read_bounded(path)
         raw = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
         lines = [line for line in raw.split(b"\n") if line.strip()]
         first = _first_keys(lines)

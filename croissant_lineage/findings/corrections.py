@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from croissant_lineage._io import (
     atomic_write_bytes,
@@ -34,10 +33,9 @@ from croissant_lineage._io import (
 )
 from croissant_lineage._results import Result
 from croissant_lineage.errors import InputError, OutputExistsError
-from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.findings.model import CONFIRMED, Finding
 from croissant_lineage.findings.routing import route
-from croissant_lineage.lineage.graph import LineageGraph, LineageLike, as_graph
+from croissant_lineage.lineage.graph import LineageGraph, LineageLike, as_graph, as_lineage
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import KEYS_SCHEMA
@@ -175,19 +173,13 @@ def _key_of(options: list[str], proposed: str) -> str | None:
     return None
 
 
-def _items(source: pa.Table | Lineage, dataset: str | None) -> tuple[str, pa.Table]:
-    """The dataset's name and its rows of the item table (the lineage's, or the table)."""
-    if isinstance(source, DatasetSpec):
-        raise InputError(
-            f"apply_corrections takes an item table or a Lineage, not the spec of {source.name!r}",
-            hint="pass the lineage (its items table), or the items that load_items returns",
-        )
-    table = source.items if isinstance(source, Lineage) else source
-    names = sorted(set(table.column("dataset").to_pylist()))
+def _items(lineage: Lineage, dataset: str | None) -> tuple[str, pa.Table]:
+    """The dataset's name and its rows of the lineage's items."""
+    names = sorted(set(lineage.items.column("dataset").to_pylist()))
     if dataset is None:
         if len(names) != 1:
             raise InputError(
-                f"the table holds {len(names)} datasets; say which one",
+                f"the lineage holds {len(names)} datasets; say which one",
                 hint=f"datasets: {', '.join(names[:12])}",
             )
         dataset = names[0]
@@ -195,8 +187,7 @@ def _items(source: pa.Table | Lineage, dataset: str | None) -> tuple[str, pa.Tab
         raise InputError(
             f"no items of dataset {dataset!r}", hint=f"datasets: {', '.join(names[:12])}"
         )
-    mask = pc.equal(table.column("dataset"), dataset)
-    return dataset, table.filter(mask)
+    return dataset, lineage.items_of(dataset)
 
 
 def _proposal(f: Finding) -> str | NotApplied:
@@ -305,35 +296,35 @@ def _keys_table(name: str, rows: list[dict[str, Any]], changes: dict[str, Change
 
 
 def apply_corrections(
-    items: pa.Table | Lineage,
+    lineage: LineageLike,
     findings: Iterable[Finding],
     *,
     dataset: str | None = None,
-    lineage: LineageLike | None = None,
 ) -> Corrections:
     """A corrected copy of a dataset's keys, from confirmed findings only.
 
     Args:
-        items: An item table (``schema.ITEMS_SCHEMA``, e.g. what ``load_items``
-            returns) or a ``Lineage`` (its items table).
+        lineage: The linked family (a ``Lineage``, its folder or a ``LineageGraph``):
+            the dataset's items are its rows, and confirmed key findings on ancestors
+            correct the items that certainly inherited the questioned key through its
+            edges. A lineage of the dataset's items alone (no edges:
+            :func:`croissant_lineage.workflows.load_datasets`) applies only the findings
+            on those items.
         findings: The findings to consider; all of them are accounted for.
-        dataset: Which dataset, when the table holds several.
-        lineage: With it, confirmed key findings on ancestors correct the items that
-            certainly inherited the questioned key.
+        dataset: Which dataset, when the lineage holds several.
 
     Returns:
         The corrected keys, the changes (each with its finding), and every finding
         that changed nothing with its reason (see :data:`NOT_APPLIED`).
 
     Raises:
-        InputError: the table holds no (or several, unnamed) datasets; or ``items``
-            is a dataset's spec (its items are not loaded here).
+        ArgumentError: ``lineage`` is no lineage (a dataset's spec, an item table...).
+        InputError: the lineage holds no (or several, unnamed) datasets.
     """
-    name, table = _items(items, dataset)
+    lin = as_lineage(lineage)
+    name, table = _items(lin, dataset)
     rows = table.select(["item", "options", "key"]).to_pylist()
-    graph = None
-    if lineage is not None:
-        graph = as_graph(lineage)
+    graph = as_graph(lineage) if lin.edges.num_rows else None
     run = _Run(name, {r["item"]: r for r in rows}, graph)
     for f in findings:
         run.add(f)

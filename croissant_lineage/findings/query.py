@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from croissant_lineage.errors import ArgumentError
 from croissant_lineage.findings.model import Finding
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.query import family_lineage
@@ -27,21 +28,24 @@ def finding_refs(finding: Finding) -> list[str]:
     return [r for r in refs if isinstance(r, str)]
 
 
-def route_graph(folder: str | Path, query: str | Finding, findings: Iterable[Finding] = ()) -> LineageGraph:
-    """The graph of the rows routing ``query`` (an item ref, a finding id among ``findings``,
-    or a :class:`Finding`) reads from the lineage folder.
+def route_graph(folder: str | Path, start: Iterable[str], findings: Iterable[Finding] = ()) -> LineageGraph:
+    """The graph of the rows routing from the item refs ``start`` reads from the lineage
+    folder: ``[ref]`` for an item's queue (:func:`~croissant_lineage.findings.routing.route_item`),
+    :func:`finding_refs` of the finding for a finding's
+    (:func:`~croissant_lineage.findings.routing.route`).
 
     Raises:
         InputError: the folder is not a lineage folder.
+        ArgumentError: ``start`` is a single string, not a collection of refs.
     """
-    known = list(findings)
-    by_id = {f.id: f for f in known}
-    if isinstance(query, str) and query in by_id:
-        query = by_id[query]
-    start = finding_refs(query) if isinstance(query, Finding) else [query]
-    named = [(set(finding_refs(f)), f) for f in known]
+    if isinstance(start, str):
+        raise ArgumentError(
+            "start must be a collection of item refs, not one string",
+            hint="route_graph(folder, [ref], findings)",
+        )
+    named = [(set(finding_refs(f)), f) for f in findings]
 
     def more(refs: set[str]) -> list[str]:
         return sorted({r for names, _ in named if names & refs for r in names})
 
-    return LineageGraph(family_lineage(folder, start, closure="component", more=more))
+    return LineageGraph(family_lineage(folder, list(start), closure="component", more=more))

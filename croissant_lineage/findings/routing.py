@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from croissant_lineage._results import Result
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.findings.carrying import (
     CarryNode,
     TreeStep,
@@ -57,8 +57,10 @@ __all__ = [
     "ROUTE_STATUSES",
     "Queue",
     "QueueRow",
+    "finding_by_id",
     "relevant_findings",
     "route",
+    "route_item",
 ]
 
 #: Status of the questioned content at a relative.
@@ -366,10 +368,6 @@ def _documented_rows(
     return out
 
 
-def _as_graph(lineage_or_graph: LineageLike) -> LineageGraph:
-    return as_graph(lineage_or_graph, "lineage_or_graph")
-
-
 def relevant_findings(graph: LineageGraph, ref: str, findings: Iterable[Finding]) -> list[Finding]:
     """Findings on ``ref``'s relatives (or raised by one of them), in input order."""
     family = set(relatives_tree(graph, ref))
@@ -396,46 +394,87 @@ def _check_finding(graph: LineageGraph, finding: Finding) -> None:
 
 
 def route(
-    lineage_or_graph: LineageLike,
-    item_ref_or_finding: str | Finding,
+    lineage: LineageLike,
+    finding: Finding,
+    findings: Iterable[Finding] | None = None,
+) -> Queue:
+    """The ranked re-review queue of a finding.
+
+    Args:
+        lineage: The linked family (a ``Lineage``, its folder, or a ``LineageGraph``
+            built once for many calls).
+        finding: The finding to route (see :func:`finding_by_id` for one known by its id).
+        findings: Known findings: the routed finding is related to those on the same
+            content (rank 0, :attr:`Queue.related`).
+
+    Returns:
+        A :class:`Queue`: one row per relative, sorted by rank.
+
+    Raises:
+        InputError: the finding's item is not in the lineage, or its option index is
+            out of range.
+        ArgumentError: ``finding`` is not a :class:`Finding` (an item ref goes to
+            :func:`route_item`).
+    """
+    if not isinstance(finding, Finding):
+        raise ArgumentError(
+            f"finding must be a Finding, not {type(finding).__name__}",
+            hint="route an item ref with route_item(lineage, ref, findings)",
+        )
+    return _queue(as_graph(lineage, "lineage"), finding.id, finding.item, [finding], list(findings or []), None)
+
+
+def route_item(
+    lineage: LineageLike,
+    ref: str,
     findings: Iterable[Finding] | None = None,
     *,
     option_index: int | None = None,
 ) -> Queue:
-    """The ranked re-review queue of an item or a finding.
+    """The ranked re-review queue of an item: every finding on one of its relatives.
 
     Args:
-        lineage_or_graph: The linked family (build a ``LineageGraph`` once for many calls).
-        item_ref_or_finding: A :class:`Finding`, a finding id (looked up in
-            ``findings``), or an item ref (``mmlu-pro:3542``).
-        findings: Known findings. For an item ref, every finding on one of its relatives
-            is routed; with none, the item is routed as a whole (target ``item``), or
-            its option ``option_index`` (target ``option``) when that is given. Each
-            routed finding is related to the known findings on the same content
-            (rank 0, :attr:`Queue.related`): a :class:`Finding` (or a finding id) to all
-            the others; for an item ref, each of its findings to those listed before it
-            (list older findings first).
+        lineage: The linked family (a ``Lineage``, its folder, or a ``LineageGraph``
+            built once for many calls).
+        ref: An item ref (``mmlu-pro:3542``).
+        findings: Known findings. Every finding on one of the item's relatives is routed,
+            each related to those listed before it (list older findings first); with
+            none, the item is routed as a whole (target ``item``), or its option
+            ``option_index`` (target ``option``) when that is given.
         option_index: See ``findings``.
 
     Returns:
         A :class:`Queue`: one row per relative (per finding), sorted by rank.
 
     Raises:
-        InputError: the item (or the finding's item) is not in the lineage, or the
-            finding's option index is out of range.
+        InputError: the item (or a finding's item) is not in the lineage, or a finding's
+            option index is out of range.
+        ArgumentError: ``ref`` is not a string (a finding goes to :func:`route`).
     """
-    graph = _as_graph(lineage_or_graph)
+    if not isinstance(ref, str):
+        raise ArgumentError(
+            f"ref must be an item ref, not {type(ref).__name__}",
+            hint="route a Finding with route(lineage, finding, findings)",
+        )
+    graph = as_graph(lineage, "lineage")
     known = list(findings or [])
-    by_id = {f.id: f for f in known}
-    if isinstance(item_ref_or_finding, str) and item_ref_or_finding in by_id:
-        item_ref_or_finding = by_id[item_ref_or_finding]
-    if isinstance(item_ref_or_finding, Finding):
-        chosen = [item_ref_or_finding]
-        query, item = item_ref_or_finding.id, item_ref_or_finding.item
-    else:
-        query = item = item_ref_or_finding
-        graph.ancestors(item)  # raises InputError when the item is unknown
-        chosen = relevant_findings(graph, item, known)
+    graph.ancestors(ref)  # raises InputError when the item is unknown
+    return _queue(graph, ref, ref, relevant_findings(graph, ref, known), known, option_index)
+
+
+def finding_by_id(findings: Iterable[Finding], finding_id: str) -> Finding | None:
+    """The finding of ``findings`` whose id is ``finding_id`` (the last one), or None."""
+    return {f.id: f for f in findings}.get(finding_id)
+
+
+def _queue(
+    graph: LineageGraph,
+    query: str,
+    item: str,
+    chosen: list[Finding],
+    known: list[Finding],
+    option_index: int | None,
+) -> Queue:
     rows: list[QueueRow] = []
     related: list[RelatedFinding] = []
     for i, f in enumerate(chosen):

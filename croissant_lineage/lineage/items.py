@@ -27,7 +27,7 @@ from croissant_lineage.croissant.hf_datasets import read_hub_dataset
 from croissant_lineage.croissant.hub import descriptor_for
 from croissant_lineage.croissant.hub_files import local_copy
 from croissant_lineage.croissant.records import FILE_COLUMN, ROW_COLUMN, read_record_set
-from croissant_lineage.errors import DataError, SpecError
+from croissant_lineage.errors import DataError, InputError, SpecError
 from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.lineage import roles_columnar
 from croissant_lineage.lineage.keys import read_keys
@@ -36,7 +36,10 @@ from croissant_lineage.lineage.records_json import filter_where, records_json
 from croissant_lineage.lineage.schema import ITEMS_SCHEMA
 from croissant_lineage.lineage.shape import LETTERS, key_problem, options_problem
 
-__all__ = ["LETTERS", "evaluate", "index_problem", "key_letter", "load_items", "load_items_packed"]
+__all__ = ["DATA_DIR_HINT", "LETTERS", "evaluate", "index_problem", "key_letter", "load_items", "load_items_packed"]
+
+#: What to do when a data folder is needed and none was given (names the CLI flag).
+DATA_DIR_HINT = "pass data_dir (on the command line: --data-dir DIR)"
 
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
@@ -220,7 +223,8 @@ def load_items(
             ``datasets.load_dataset``, which honours ``HF_HUB_OFFLINE`` and its cache):
             the only case in which loading touches the network.
         data_dir: Folder the descriptor's relative file URLs resolve against when the
-            spec says ``files_relative_to_data_dir`` (the shipped MMLU family does).
+            spec says ``files_relative_to_data_dir`` (the shipped MMLU family does;
+            then it is required).
         allow_outside: Allow file URLs that leave that folder.
         records: The dataset's records already read (a table as
             :func:`~croissant_lineage.croissant.records.read_record_set` returns it, e.g.
@@ -232,7 +236,8 @@ def load_items(
     Raises:
         SpecError: a role names a missing field, or the dataset has no descriptor.
         DataError: duplicate item ids, or data that does not match the descriptor.
-        InputError, DescriptorError: unreadable descriptor or data files.
+        InputError, DescriptorError: unreadable descriptor or data files, or no
+            ``data_dir`` for files relative to one.
     """
     return _items_table(spec, records if records is not None else _read_records(spec, data_dir, allow_outside))
 
@@ -327,6 +332,11 @@ def _descriptor(spec: DatasetSpec, data_dir: str | Path | None) -> Descriptor:
         return desc
     if spec.descriptor is None:
         raise SpecError(f"dataset {spec.name!r} has no descriptor (documented coverage only)")
+    if spec.files_relative_to_data_dir and data_dir is None:
+        raise InputError(
+            f"the files of dataset {spec.name!r} are relative to a data folder, and none was given",
+            hint=DATA_DIR_HINT,
+        )
     base = Path(data_dir) if (spec.files_relative_to_data_dir and data_dir is not None) else None
     return read_descriptor(spec.descriptor, base_dir=base)
 

@@ -42,7 +42,7 @@ from croissant_lineage._io import (
     read_json,
 )
 from croissant_lineage._results import Result
-from croissant_lineage.croissant.tables import check_cells, check_parquet
+from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
 from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.index import (
@@ -151,10 +151,20 @@ class Lineage(Result):
         if not isinstance(self.summary, LinkSummary):
             self.summary = LinkSummary.from_dict(self.summary if isinstance(self.summary, dict) else {})
 
-    def items_of(self, dataset: str) -> pa.Table:
-        """The items of one dataset (its rows of :attr:`items`, in order; none when it has none)."""
+    def items_of(self, dataset: str, *, required: bool = False) -> pa.Table:
+        """The items of one dataset (its rows of :attr:`items`, in order; none when it has none).
+
+        Raises:
+            InputError: ``required`` and the lineage holds no item of ``dataset``.
+        """
         table = self.items
-        return table.filter(pc.equal(table.column("dataset"), dataset))
+        rows = table.filter(pc.equal(table.column("dataset"), dataset))
+        if required and not rows.num_rows:
+            raise InputError(
+                f"the lineage holds no items of dataset {dataset!r}",
+                hint="link the family (croissant-lineage link) with this dataset's data",
+            )
+        return rows
 
     def __repr__(self) -> str:
         groups = self.duplicates.group_by(["dataset", "group"]).aggregate([]).num_rows

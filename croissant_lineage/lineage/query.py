@@ -27,7 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from croissant_lineage._io import note_input, read_json
-from croissant_lineage.croissant.tables import check_cells
+from croissant_lineage.croissant.limits import check_cells
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.index import (
     CHILD_OF,

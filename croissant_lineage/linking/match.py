@@ -1,6 +1,6 @@
 """Matching child items to parent items: by id, and by stem (exact, then fuzzy).
 
-* :func:`match_id` - a child field (default: the child's own id) names the parent
+* :func:`id_matches` - a child field (default: the child's own id) names the parent
   item id.
 * :func:`match_text` - the normalised stem is looked up among the parents of the same
   block (subject by default): an exact match first; where several parents share the
@@ -52,7 +52,7 @@ from croissant_lineage.linking.sides import Side
 from croissant_lineage.linking.take import compare_rows, take_rows
 
 __all__ = [
-    "NEAR", "IdMatches", "Match", "Unmatched", "evidence_columns", "id_matches", "match_id", "match_text", "option_evidence",
+    "NEAR", "IdMatches", "Match", "Unmatched", "evidence_columns", "id_matches", "match_text", "option_evidence",
     "stem_ratios",
 ]
 
@@ -123,18 +123,14 @@ class IdMatches(Sequence[Match]):
         return IdMatches(self.child[order], self.parent[order], self.method)
 
 
-def match_id(child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str) -> tuple[list[Match], Unmatched]:
+def id_matches(child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str) -> tuple[IdMatches, Unmatched]:
     """Match selected children to the parent whose id a child field names (``by: id|index``).
 
     Returns:
-        ``(matches, unmatched)``; an unmatched child has no candidate (score 0).
+        ``(matches, unmatched)``: the matches as columns (:class:`IdMatches`, in the order
+        of ``selected``; iterating gives :class:`Match` es); an unmatched child has no
+        candidate (score 0).
     """
-    matches, unmatched = id_matches(child, parent, rule, selected, where)
-    return list(matches), unmatched
-
-
-def id_matches(child: Side, parent: Side, rule: LinkRule, selected: list[int], where: str) -> tuple[IdMatches, Unmatched]:
-    """:func:`match_id` with the matches as columns (:class:`IdMatches`, in the order of ``selected``)."""
     if rule.child_field:
         targets = child.eval(rule.child_field, where + "child_field ")
         keys: Any = pa.array([_id_text(targets[i]) for i in selected], pa.string())

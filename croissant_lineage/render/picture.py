@@ -274,9 +274,9 @@ class _Routing:
 def _routing(graph: LineageGraph, ref: str, found: list[Any], findings: Any, queue: Any) -> _Routing:
     """Route ``found`` from ``ref`` when no queue is given, and index the queue's rows."""
     if queue is None and findings is not None:
-        from croissant_lineage.findings.routing import route
+        from croissant_lineage.findings.routing import route_item
 
-        queue = route(graph, ref, found)
+        queue = route_item(graph, ref, found)
         if not queue.findings:  # no finding concerns this family: nothing to colour
             queue = None
     per_ref: dict[str, list[Any]] = {}

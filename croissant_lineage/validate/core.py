@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from croissant_lineage.croissant.descriptor import Descriptor, check_croissant
-from croissant_lineage.croissant.tables import check_cells, check_parquet
+from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import InputError, LineageError, SizeLimitError
 from croissant_lineage.family.spec import builtin_family_path
 from croissant_lineage.validate.card import check_card

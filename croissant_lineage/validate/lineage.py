@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from croissant_lineage._io import loads_json
 from croissant_lineage.croissant.descriptor import Descriptor, as_list, node_id
 from croissant_lineage.croissant.jsonld import pointer
-from croissant_lineage.croissant.tables import check_cells, check_parquet
+from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import LineageError, SizeLimitError
 from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.model import LINEAGE_FILES, Lineage

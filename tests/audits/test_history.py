@@ -28,7 +28,6 @@ from croissant_lineage.audits.history import (
 from croissant_lineage.cli import main
 from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.info import family_info
-from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import (
     EDGES_SCHEMA,
     ITEMS_BASE_SCHEMA,
@@ -294,10 +293,11 @@ README_ANSWER_ONLY = {3011, 6045, 6248, 6252, 6307, 6308, 6432, 6491, 6493, 6501
 
 
 @pytest.fixture(scope="module")
-def mmlu_pro(shared_data: Path) -> list[Snapshot]:
+def mmlu_pro(mmlu_lineage) -> list[Snapshot]:
+    """The three MMLU-Pro snapshots, their items those of the session's linked family."""
     spec = load_family("mmlu")
     return [
-        Snapshot(n, spec.dataset(n).date, load_items(spec.dataset(n), data_dir=shared_data))
+        Snapshot(n, spec.dataset(n).date, mmlu_lineage.items_of(n, required=True))
         for n in ("mmlu-pro", "mmlu-pro@2025-08-03", "mmlu-pro@2025-10-01")
     ]
 

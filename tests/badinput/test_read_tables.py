@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from croissant_lineage.cli import main
-from croissant_lineage.croissant import tables
+from croissant_lineage.croissant import limits, tables
 from croissant_lineage.croissant.descriptor import read_descriptor
 from croissant_lineage.croissant.records import read_record_set
 from croissant_lineage.errors import LineageError
@@ -47,7 +47,7 @@ def test_a_column_no_field_uses_is_not_read(tmp_path: Path, monkeypatch: pytest.
     blob = pa.array(["x" * 1_000_000] * 2, pa.large_string())  # 2 MB, compressed to almost nothing
     folder = _case(tmp_path, pa.table({**ROWS, "blob": blob}))
     assert (folder / "data.parquet").stat().st_size < 20_000
-    monkeypatch.setattr(tables, "MAX_DECOMPRESSED_BYTES", 100_000)  # far below the blob, above the rest
+    monkeypatch.setattr(limits, "MAX_DECOMPRESSED_BYTES", 100_000)  # far below the blob, above the rest
     table = read_record_set(read_descriptor(folder / "croissant.json"), "default")
     assert "blob" not in table.column_names and table.column("question").to_pylist() == ["q1?", "q2?"]
     # The whole file is over the cap: reading every column is refused before reading.
@@ -63,7 +63,7 @@ def test_a_file_over_the_cap_is_refused_with_one_coded_line(
     folder = _case(tmp_path, pa.table({**ROWS, "question": ["q" * 5000] * 2})) if fmt != "text/csv" else GOOD
     if fmt.startswith("application/vnd"):
         folder = _case(tmp_path / "arrow", pa.table({**ROWS, "question": ["q" * 5000] * 2}), fmt)
-    monkeypatch.setattr(tables, "MAX_DECOMPRESSED_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_DECOMPRESSED_BYTES", 100)
     with pytest.raises(LineageError) as info:
         read_record_set(read_descriptor(folder / "croissant.json"), "default")
     assert info.value.code == "CL-E008"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.croissant import csv_batches, file_batches, tables
+from croissant_lineage.croissant import csv_batches, csv_tables, file_batches, limits
 from croissant_lineage.croissant.csv_batches import row_count
 from croissant_lineage.croissant.file_batches import read_tables
 from croissant_lineage.croissant.tables import read_table
@@ -89,7 +89,7 @@ def test_a_batch_reads_what_each_file_reads_alone(
        blank=st.sampled_from(["", "\n", "\r\n", "\r"]), end=st.booleans())
 def test_row_count_is_the_rows_pyarrow_reads(rows: list[list[str]], ending: str, blank: str, end: bool) -> None:
     body = (blank + ending.join(",".join(_cell(c, False) for c in row) for row in rows) + (ending if end else "")).encode()
-    table = tables.read_clean_csv_rows(body, ["x", "y"], ",")
+    table = csv_tables.read_clean_csv_rows(body, ["x", "y"], ",")
     if not rows:  # (pyarrow may call bytes of blank lines alone an empty file)
         assert row_count(body) == 0
         return
@@ -113,8 +113,8 @@ def _files(folder: Path, headers: list[str]) -> list[Path]:
 
 def test_files_sharing_a_header_are_read_by_one_reader_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
-    read = tables.read_clean_csv_rows
-    monkeypatch.setattr(tables, "read_clean_csv_rows", lambda raw, *a, **k: calls.append(raw) or read(raw, *a, **k))
+    read = csv_tables.read_clean_csv_rows
+    monkeypatch.setattr(csv_tables, "read_clean_csv_rows", lambda raw, *a, **k: calls.append(raw) or read(raw, *a, **k))
     paths = _files(tmp_path, ["q,n", "q,m", "q,n", "q,n", "q,m"])
     _assert_same(paths)
     calls.clear()
@@ -183,8 +183,8 @@ def test_each_clean_file_is_read_once(tmp_path: Path, monkeypatch: pytest.Monkey
     reads: list[Path] = []
     read_bytes = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
-    read_bounded = tables.read_bounded
-    monkeypatch.setattr(tables, "read_bounded", lambda path: reads.append(path) or read_bounded(path))
+    read_bounded = limits.read_bounded
+    monkeypatch.setattr(limits, "read_bounded", lambda path: reads.append(path) or read_bounded(path))
     got = [t for _, t in read_tables(paths, CSV)]
     assert [t.to_pylist() for t in got] == [t.to_pylist() for t in want]
     # the file that is not clean: read_table checks it again, then reads it as text

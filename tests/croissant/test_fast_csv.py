@@ -1,7 +1,7 @@
 """The pyarrow fast path of CSV reading against the standard library's tolerant reader.
 
-``tables._read_clean_csv`` reads a file only when it is clean; whatever it reads must be
-exactly what ``tables._read_csv_tolerant`` reads, and a file the tolerant reader refuses
+``csv_tables._read_clean_csv`` reads a file only when it is clean; whatever it reads must be
+exactly what ``csv_tables._read_csv_tolerant`` reads, and a file the tolerant reader refuses
 must never be read by it.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.croissant import tables
+from croissant_lineage.croissant import csv_tables
 from croissant_lineage.errors import LineageError
 
 _CELL = st.text(alphabet=st.sampled_from(list('ab ,;\t"\n\r\x85\u2028é')), max_size=6)
@@ -25,7 +25,7 @@ def _tolerant(tmp_path: Path, raw: bytes, columns: list[str] | None, delim: str 
     path = tmp_path / "f.csv"
     path.write_bytes(raw)
     try:
-        return tables._read_csv_tolerant(path, columns, delim)
+        return csv_tables._read_csv_tolerant(path, columns, delim)
     except LineageError:
         return None
 
@@ -58,7 +58,7 @@ def test_fast_path_reads_what_the_tolerant_reader_reads(
     raw = ("\ufeff" if bom else "").encode() + ending.join(lines).encode("utf-8")
     columns = [f"c{i}" for i in range(len(header))] if headerless else None
     for d in (delim, None):
-        fast = tables._read_clean_csv(raw, columns, d)
+        fast = csv_tables._read_clean_csv(raw, columns, d)
         _same(fast, _tolerant(tmp_path, raw, columns, d))
 
 
@@ -76,12 +76,12 @@ def test_fast_path_reads_what_the_tolerant_reader_reads(
     ],
 )
 def test_unclean_files_go_to_the_tolerant_reader(raw: bytes) -> None:
-    assert tables._read_clean_csv(raw, None, None) is None
+    assert csv_tables._read_clean_csv(raw, None, None) is None
 
 
 def test_clean_file_is_read_by_pyarrow(tmp_path: Path) -> None:
     raw = 'q;a\r\n"x; ""y""\ny";\u00e9\u2028\r\n\r\nz;\n'.encode()
-    fast = tables._read_clean_csv(raw, None, None)
+    fast = csv_tables._read_clean_csv(raw, None, None)
     assert fast is not None
     assert fast.to_pylist() == [{"q": 'x; "y"\ny', "a": "\u00e9\u2028"}, {"q": "z", "a": ""}]
     _same(fast, _tolerant(tmp_path, raw, None, None))
@@ -100,8 +100,8 @@ def test_every_family_csv_reads_the_same_both_ways(shared_data: Path) -> None:
     fast_read = 0
     for path, fmt, cols in files:
         delim = "\t" if fmt.startswith("text/tab") else None
-        fast = tables._read_clean_csv(path.read_bytes(), cols, delim)
-        slow = tables._read_csv_tolerant(path, cols, delim)
+        fast = csv_tables._read_clean_csv(path.read_bytes(), cols, delim)
+        slow = csv_tables._read_csv_tolerant(path, cols, delim)
         _same(fast, slow)
         fast_read += fast is not None
     assert len(files) > 100

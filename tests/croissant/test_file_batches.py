@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.croissant import file_batches, tables
+from croissant_lineage.croissant import file_batches, limits, tables
 from croissant_lineage.croissant.file_batches import read_tables
 from croissant_lineage.croissant.tables import read_table
 from croissant_lineage.errors import LineageError
@@ -136,8 +136,8 @@ def test_a_batch_read_alone_reads_each_file_once(tmp_path: Path, monkeypatch: py
     reads: list[Path] = []
     read_bytes = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
-    read_bounded = tables.read_bounded
-    monkeypatch.setattr(tables, "read_bounded", lambda path: reads.append(path) or read_bounded(path))
+    read_bounded = limits.read_bounded
+    monkeypatch.setattr(limits, "read_bounded", lambda path: reads.append(path) or read_bounded(path))
     got = _batched(paths)
     assert [t.to_pylist() for t in got] == [t.to_pylist() for t in want]
     # Each once, in order; a file that is not clean is read again as text (its encoding).

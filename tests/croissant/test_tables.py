@@ -10,12 +10,9 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 
-from croissant_lineage.croissant.tables import (
-    MAX_FIELD_CHARS,
-    read_table,
-    sniff_delimiter,
-    split_rows,
-)
+from croissant_lineage.croissant.csv_tables import sniff_delimiter
+from croissant_lineage.croissant.limits import MAX_FIELD_CHARS
+from croissant_lineage.croissant.tables import read_table, split_rows
 from croissant_lineage.errors import DataError, InputError, SizeLimitError
 
 CSV = "text/csv"

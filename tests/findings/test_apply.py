@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from croissant_lineage.errors import InputError, OutputExistsError
+from croissant_lineage.errors import ArgumentError, InputError, OutputExistsError
 from croissant_lineage.findings.corrections import apply_corrections
 from croissant_lineage.findings.model import CONFIRMED, STATUSES, Finding, Source
 from croissant_lineage.lineage.graph import LineageGraph
-from tests.findings_helpers import BASE, PRO, edge, lineage, toy_lineage
+from tests.findings_helpers import BASE, PRO, edge, items_lineage, lineage, toy_lineage
 from tests.helpers import items_table
 
 REVIEW = Source("Invented reviewer", kind="person")
@@ -30,12 +30,11 @@ def _keys(c) -> dict[str, str]:
 
 @pytest.mark.parametrize("status", [s for s in STATUSES if s not in CONFIRMED])
 def test_unconfirmed_findings_never_change_a_key(status: str) -> None:
-    base = items_table("base", BASE)
     findings = [
         _key_finding("base:s/0", "Cedar", status),
         _key_finding("base:s/1", "Elm", status, source=Source("Other")),
     ]
-    c = apply_corrections(base, findings, lineage=toy_lineage())
+    c = apply_corrections(toy_lineage(), findings, dataset="base")
     assert c.changes == []
     assert _keys(c) == {"s/0": "B", "s/1": "C"}
     assert c.keys.column("finding").null_count == 2
@@ -45,7 +44,7 @@ def test_unconfirmed_findings_never_change_a_key(status: str) -> None:
 
 @pytest.mark.parametrize("status", CONFIRMED)
 def test_confirmed_key_finding_changes_the_key_and_records_it(status: str) -> None:
-    c = apply_corrections(items_table("base", BASE), [_key_finding(status=status)])
+    c = apply_corrections(items_lineage(items_table("base", BASE)), [_key_finding(status=status)])
     assert _keys(c) == {"s/0": "C", "s/1": "C"}
     assert [(x.item, x.original_key, x.key, x.finding) for x in c.changes] == [
         ("base:s/0", "B", "C", _key_finding(status=status).id)
@@ -64,7 +63,7 @@ def test_every_other_finding_is_reported_with_its_reason() -> None:
         _key_finding(item="base:s/1", proposed="Elm", source=Source("e")),
         _key_finding(item="base:s/1", proposed="Fir", source=Source("f")),  # conflicts with the one above
     ]
-    c = apply_corrections(base, findings)
+    c = apply_corrections(items_lineage(base), findings)
     reasons = sorted(n.reason for n in c.not_applied)
     assert reasons == sorted(["not_an_option", "already_the_key", "no_proposed_answer", "not_a_key_finding",
                               "not_in_dataset", "conflict", "conflict"])
@@ -73,17 +72,17 @@ def test_every_other_finding_is_reported_with_its_reason() -> None:
 
 def test_lineage_carries_a_confirmed_parent_finding_to_certain_copies_only() -> None:
     lin = toy_lineage()
-    c = apply_corrections(lin, [_key_finding(proposed="Cedar")], dataset="pro", lineage=LineageGraph(lin))
+    c = apply_corrections(LineageGraph(lin), [_key_finding(proposed="Cedar")], dataset="pro")
     assert _keys(c) == {"10": "D", "11": "D", "12": "D"}  # Cedar is option D in the copies
     assert {x.via for x in c.changes} == {"base:s/0"}
     fuzzy = lineage([items_table("base", BASE), items_table("pro", PRO[:1])],
                     [edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3], method="fuzzy", score=90)])
-    c2 = apply_corrections(fuzzy, [_key_finding(proposed="Cedar")], dataset="pro", lineage=fuzzy)
+    c2 = apply_corrections(fuzzy, [_key_finding(proposed="Cedar")], dataset="pro")
     assert c2.changes == [] and [n.reason for n in c2.not_applied] == ["probable_link_only"]
 
 
 def test_write_goes_to_a_new_file_only(tmp_path: Path) -> None:
-    c = apply_corrections(items_table("base", BASE), [_key_finding()])
+    c = apply_corrections(items_lineage(items_table("base", BASE)), [_key_finding()])
     out = c.write(tmp_path / "keys.parquet")
     assert pq.read_table(out).column("finding").to_pylist() == [c.changes[0].finding, None]
     assert c.write(out) == out  # its own earlier output (listed in the folder's manifest) is replaced
@@ -120,7 +119,7 @@ def test_real_redux_findings_change_no_key_until_confirmed(mmlu_redux, mmlu_line
     reviewed = [f.with_status("rejected", date="2025-01-01", reason="key is right") if f.id == law.id else f
                 for f in redux]
     for ds in ("mmlu", "mmlu-pro"):
-        c = apply_corrections(mmlu_lineage, reviewed, dataset=ds, lineage=mmlu_graph)
+        c = apply_corrections(mmlu_graph, reviewed, dataset=ds)
         assert c.changes == []
         assert c.keys.column("key").to_pylist() == c.keys.column("original_key").to_pylist()
         assert {n.reason for n in c.not_applied} == {"not_confirmed"}
@@ -128,7 +127,7 @@ def test_real_redux_findings_change_no_key_until_confirmed(mmlu_redux, mmlu_line
     wk = next(f for f in redux if f.kind == "wrong_key" and f.answers and mmlu_graph.item(f.item).key_text
               not in f.answers)
     ok = wk.with_status("confirmed_fixed", date="2025-02-02")
-    c = apply_corrections(mmlu_lineage, [ok], dataset="mmlu", lineage=mmlu_graph)
+    c = apply_corrections(mmlu_graph, [ok], dataset="mmlu")
     assert [x.finding for x in c.changes] == [ok.id]
 
 
@@ -157,7 +156,7 @@ def test_a_dataset_spec_is_not_loaded_here(tmp_path: Path, capsys) -> None:
     from croissant_lineage.cli import main
     from croissant_lineage.family.spec import DatasetSpec
 
-    with pytest.raises(InputError):
+    with pytest.raises(ArgumentError):
         apply_corrections(DatasetSpec(name="base", iri="https://example.org/base"), [])  # type: ignore[arg-type]
     # Without --lineage, the CLI loads the dataset's items; the shipped family needs --data-dir.
     findings = tmp_path / "f.json"

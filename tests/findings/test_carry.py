@@ -6,13 +6,11 @@ Invented snapshots for the rules; the MMLU-Pro snapshots in ../shared/data for 3
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from croissant_lineage.family.spec import load_family
 from croissant_lineage.findings.carry import (
     CARRY_STATUSES,
     carried_to_pandas,
@@ -20,7 +18,6 @@ from croissant_lineage.findings.carry import (
     carry_through,
 )
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA
 from croissant_lineage.linking.snapshotdiff import compare_snapshots
 
@@ -120,10 +117,9 @@ def test_carry_through_a_chain_and_dataframe() -> None:
 
 
 @pytest.fixture(scope="module")
-def pro_diff(shared_data: Path):
-    spec = load_family("mmlu")
-    old = load_items(spec.dataset("mmlu-pro@2025-08-03"), data_dir=shared_data)
-    new = load_items(spec.dataset("mmlu-pro@2025-10-01"), data_dir=shared_data)
+def pro_diff(mmlu_lineage):
+    old = mmlu_lineage.items_of("mmlu-pro@2025-08-03", required=True)
+    new = mmlu_lineage.items_of("mmlu-pro@2025-10-01", required=True)
     return old, new, compare_snapshots(old, new, old_date="2025-08-03", new_date="2025-10-01")
 
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from croissant_lineage.errors import InputError, OutputExistsError
+from croissant_lineage.errors import ArgumentError, InputError, OutputExistsError
 from croissant_lineage.family.spec import DatasetSpec
 from croissant_lineage.findings.corrections import Change, NotApplied, apply_corrections
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.graph import LineageGraph
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import KEYS_SCHEMA
-from tests.findings_helpers import BASE, PRO, edge, lineage, toy_lineage
+from tests.findings_helpers import BASE, PRO, edge, items_lineage, lineage, toy_lineage
 from tests.helpers import items_table
 
 REVIEW = Source("Invented reviewer", kind="person")
@@ -45,7 +45,7 @@ def test_summary_of_every_reason() -> None:
         _kf("f-elm", item="base:s/1", proposed="Elm"),
         _kf("f-fir", item="base:s/1", proposed="Fir"),
     ]
-    c = apply_corrections(base, findings)
+    c = apply_corrections(items_lineage(base), findings)
     assert c.to_dict() == {
         "dataset": "base",
         "items": 2,
@@ -74,7 +74,7 @@ def test_changes_and_same_change() -> None:
     # the second finding proposes the same answer, written differently: one change, one same_change
     findings = [_kf("f-1", item="base:s/1", proposed="Hazel"), _kf("f-2", item="base:s/1", proposed="  HAZEL. "),
                 _kf("f-3", proposed="cedar")]
-    c = apply_corrections(base, findings)
+    c = apply_corrections(items_lineage(base), findings)
     assert c.changes == [Change("base:s/0", "B", "C", "cedar", "f-3", None),
                          Change("base:s/1", "C", "D", "Hazel", "f-1", None)]
     assert c.not_applied == [NotApplied("f-2", "base:s/1", "same_change", "as f-1")]
@@ -93,7 +93,7 @@ def test_changes_and_same_change() -> None:
 
 def test_an_item_without_options_takes_no_key() -> None:
     rows = [{"item": "q", "stem": "Invented?", "options": None, "key": None}]
-    c = apply_corrections(items_table("bare", rows), [_kf("f", item="bare:q", proposed="Ash")])
+    c = apply_corrections(items_lineage(items_table("bare", rows)), [_kf("f", item="bare:q", proposed="Ash")])
     assert c.changes == []
     assert c.not_applied == [NotApplied("f", "bare:q", "not_an_option", "Ash")]
     assert c.keys.to_pydict() == {"dataset": ["bare"], "item": ["q"], "key": [None], "original_key": [None],
@@ -107,26 +107,26 @@ def test_lineage_changes_with_via_and_probable_detail() -> None:
         [edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3]),
          edge("pro:11", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3], method="fuzzy", score=91)],
     )
-    c = apply_corrections(lin, [_kf("f-up", proposed="Cedar")], dataset="pro", lineage=lin)
+    c = apply_corrections(lin, [_kf("f-up", proposed="Cedar")], dataset="pro")
     assert c.changes == [Change("pro:10", "A", "D", "Cedar", "f-up", "base:s/0")]
     assert c.not_applied == [NotApplied("f-up", "pro:11", "probable_link_only", "down:option_expansion (fuzzy 91)")]
     assert c.keys.column("finding").to_pylist() == ["f-up", None, None]
     assert c.keys.column("dataset").to_pylist() == ["pro"] * 3
     # the same finding without the lineage reaches nothing in pro
-    c2 = apply_corrections(lin, [_kf("f-up", proposed="Cedar")], dataset="pro")
+    c2 = apply_corrections(items_lineage(lin.items_of("pro")), [_kf("f-up", proposed="Cedar")], dataset="pro")
     assert c2.not_applied == [NotApplied("f-up", "base:s/0", "not_in_dataset", "dataset pro")]
     # a finding on an item the lineage does not know
-    c3 = apply_corrections(lin, [_kf("f-x", item="other:1")], dataset="pro", lineage=LineageGraph(lin))
+    c3 = apply_corrections(LineageGraph(lin), [_kf("f-x", item="other:1")], dataset="pro")
     assert c3.not_applied == [NotApplied("f-x", "other:1", "not_in_dataset", "dataset pro")]
 
 
 def test_a_finding_naming_the_item_wins_over_the_lineage() -> None:
     lin = toy_lineage()
     # pro:10 is named directly; its key Birch (A) -> Dogwood (F); nothing goes via base
-    c = apply_corrections(lin, [_kf("f-pro", item="pro:10", proposed="Dogwood")], dataset="pro", lineage=lin)
+    c = apply_corrections(lin, [_kf("f-pro", item="pro:10", proposed="Dogwood")], dataset="pro")
     assert c.changes == [Change("pro:10", "A", "F", "Dogwood", "f-pro", None)]
     # a finding on the base item whose answer is already pro's key, and a changed key elsewhere
-    c2 = apply_corrections(lin, [_kf("f-b", proposed="Birch")], dataset="pro", lineage=lin)
+    c2 = apply_corrections(lin, [_kf("f-b", proposed="Birch")], dataset="pro")
     assert c2.changes == []
     assert [(n.item, n.reason, n.detail) for n in c2.not_applied] == [
         ("pro:10", "already_the_key", "A"), ("pro:11", "already_the_key", "A")]
@@ -135,12 +135,12 @@ def test_a_finding_naming_the_item_wins_over_the_lineage() -> None:
 def test_a_finding_whose_copies_are_all_probable_is_not_also_not_in_dataset() -> None:
     fuzzy = lineage([items_table("base", BASE), items_table("pro", PRO[:1])],
                     [edge("pro:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3], ambiguous=True)])
-    c = apply_corrections(fuzzy, [_kf("f", proposed="Cedar")], dataset="pro", lineage=fuzzy)
+    c = apply_corrections(fuzzy, [_kf("f", proposed="Cedar")], dataset="pro")
     assert [(n.item, n.reason) for n in c.not_applied] == [("pro:10", "probable_link_only")]
 
 
 def test_every_output_format_byte_for_byte(tmp_path: Path) -> None:
-    c = apply_corrections(items_table("base", BASE), [_kf("f-1")])
+    c = apply_corrections(items_lineage(items_table("base", BASE)), [_kf("f-1")])
     jsonl = c.write(tmp_path / "keys.JSONL")
     lines = jsonl.read_text(encoding="utf-8").split("\n")
     assert len(lines) == 3 and lines[2] == "" and all("\n" not in x and x == x.strip() for x in lines[:2])
@@ -164,7 +164,7 @@ def test_every_output_format_byte_for_byte(tmp_path: Path) -> None:
 
 
 def test_write_errors_say_what_to_do(tmp_path: Path) -> None:
-    c = apply_corrections(items_table("base", BASE), [])
+    c = apply_corrections(items_lineage(items_table("base", BASE)), [])
     src = tmp_path / "in.csv"
     with pytest.raises(OutputExistsError) as e:
         c.write(src, inputs=[tmp_path / "other.csv", src])
@@ -176,24 +176,24 @@ def test_write_errors_say_what_to_do(tmp_path: Path) -> None:
     assert not (tmp_path / "keys.txt").exists()
 
 
-def _many(n: int) -> pa.Table:
-    return pa.concat_tables([items_table(f"d{i:02d}", BASE[:1]) for i in range(n)])
+def _many(n: int) -> Lineage:
+    return items_lineage(*[items_table(f"d{i:02d}", BASE[:1]) for i in range(n)])
 
 
 def test_dataset_errors_name_the_datasets() -> None:
     with pytest.raises(InputError) as e:
         apply_corrections(_many(13), [])
     names = ", ".join(f"d{i:02d}" for i in range(12))
-    assert str(e.value) == f"CL-E001 the table holds 13 datasets; say which one (datasets: {names})"
+    assert str(e.value) == f"CL-E001 the lineage holds 13 datasets; say which one (datasets: {names})"
     with pytest.raises(InputError) as e2:
         apply_corrections(_many(14), [], dataset="nope")
     assert str(e2.value) == f"CL-E001 no items of dataset 'nope' (datasets: {names})"
     with pytest.raises(InputError) as e3:
-        apply_corrections(items_table("base", BASE), [], dataset="pro")
+        apply_corrections(items_lineage(items_table("base", BASE)), [], dataset="pro")
     assert str(e3.value) == "CL-E001 no items of dataset 'pro' (datasets: base)"
     with pytest.raises(InputError) as e4:
-        apply_corrections(items_table("base", []), [])
-    assert str(e4.value) == "CL-E001 the table holds 0 datasets; say which one (datasets: )"
+        apply_corrections(items_lineage(items_table("base", [])), [])
+    assert str(e4.value) == "CL-E001 the lineage holds 0 datasets; say which one (datasets: )"
 
 
 def test_one_dataset_of_several_is_chosen_by_name() -> None:
@@ -206,32 +206,31 @@ def test_one_dataset_of_several_is_chosen_by_name() -> None:
 
 def test_a_spec_is_refused_with_a_hint() -> None:
     spec = DatasetSpec(name="base", iri="https://example.org/base")
-    with pytest.raises(InputError) as e:
+    with pytest.raises(ArgumentError) as e:
         apply_corrections(spec, [])  # type: ignore[arg-type]
-    assert str(e.value) == (
-        "CL-E001 apply_corrections takes an item table or a Lineage, not the spec of 'base' "
-        "(pass the lineage (its items table), or the items that load_items returns)"
-    )
+    assert e.value.code == "CL-E011" and e.value.message.startswith("lineage must be ")
+    with pytest.raises(ArgumentError):
+        apply_corrections(items_table("base", BASE), [])  # type: ignore[arg-type]  # a table: not a lineage
 
 
 def test_a_finding_on_an_equally_named_item_of_another_dataset_changes_nothing() -> None:
-    c = apply_corrections(items_table("base", BASE), [_kf("f", item="other:s/0")])
+    c = apply_corrections(items_lineage(items_table("base", BASE)), [_kf("f", item="other:s/0")])
     assert c.changes == [] and c.not_applied == [NotApplied("f", "other:s/0", "not_in_dataset", "dataset base")]
 
 
 def test_item_ids_with_a_colon() -> None:
     rows = [{"item": "x:1", "stem": "Invented?", "options": ["Ash", "Birch"], "key": "A"}]
-    c = apply_corrections(items_table("base", rows), [_kf("f", item="base:x:1", proposed="Birch")])
+    c = apply_corrections(items_lineage(items_table("base", rows)), [_kf("f", item="base:x:1", proposed="Birch")])
     assert c.changes == [Change("base:x:1", "A", "B", "Birch", "f", None)]
     lin = lineage([items_table("base", BASE[:1]), items_table("pro", [{**PRO[0], "item": "p:10"}])],
                   [edge("pro:p:10", "base:s/0", "option_expansion", [1, -1, 0, 2, -1, 3])])
-    c2 = apply_corrections(lin, [_kf("f")], dataset="pro", lineage=lin)
+    c2 = apply_corrections(lin, [_kf("f")], dataset="pro")
     assert c2.changes == [Change("pro:p:10", "A", "D", "Cedar", "f", "base:s/0")]
 
 
 def test_a_finding_on_a_copy_corrects_the_origin_where_the_key_entered() -> None:
     lin = toy_lineage()
     # pro:10 inherited base:s/0's key: base:s/0 is where it was "added"
-    c = apply_corrections(lin, [_kf("f", item="pro:10", proposed="Cedar")], dataset="base", lineage=lin)
+    c = apply_corrections(lin, [_kf("f", item="pro:10", proposed="Cedar")], dataset="base")
     assert c.changes == [Change("base:s/0", "B", "C", "Cedar", "f", "pro:10")]
     assert c.not_applied == []

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.findings.routing import route
+from croissant_lineage.findings.routing import route, route_item
 from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import toy_lineage
 
@@ -102,9 +102,9 @@ def test_option_findings_relate_on_the_same_option_only(graph) -> None:
 
 def test_an_item_route_relates_each_finding_to_those_listed_before_it(graph) -> None:
     older, newer = _f("base:s/0", proposed="Cedar"), _f("pro:10", "key", "other", proposed="Birch")
-    q = route(graph, "pro:10", [older, newer])
+    q = route_item(graph, "pro:10", [older, newer])
     assert q.findings == [older.id, newer.id]
     assert [(r.finding, r.id, r.relation) for r in q.related] == [(newer.id, older.id, "contradicts")]
     assert [r.ref for r in q.rows if r.rank == 0] == ["base:s/0"]
     assert q.row("base:s/0", finding=older.id).rank == 1  # the older finding's own rows are unchanged
-    assert route(graph, "pro:10", [newer, older]).related[0].finding == older.id
+    assert route_item(graph, "pro:10", [newer, older]).related[0].finding == older.id

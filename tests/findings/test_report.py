@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from croissant_lineage.findings.importers import import_redux
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.findings.report import DEFINITIONS, family_report
 from tests.findings_helpers import toy_lineage
@@ -95,8 +94,8 @@ def test_report_renders() -> None:
 
 
 @pytest.mark.realdata
-def test_real_mmlu_report(shared_data: Path, mmlu_graph) -> None:
-    redux = import_redux(data_dir=shared_data, lineage=mmlu_graph).findings
+def test_real_mmlu_report(mmlu_redux, mmlu_graph) -> None:
+    redux = mmlu_redux.findings
     r = family_report(mmlu_graph, redux)
     v = _values(r)
     # 107 wrong_groundtruth + 35 no_correct_answer rows, each on its own MMLU item

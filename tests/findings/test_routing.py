@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from croissant_lineage.errors import InputError
+from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.findings.importers import import_redux
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.findings.routing import QUEUE_COLUMNS, route
+from croissant_lineage.findings.routing import QUEUE_COLUMNS, finding_by_id, route, route_item
 from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import ANN, BASE, PRO, TRANS, edge, lineage, toy_lineage
 from tests.helpers import items_table
@@ -102,7 +102,7 @@ def test_rejected_source_annotation_is_rank_zero_and_other_statuses_are_not(grap
     assert route(graph, ann).row("ann:s/7").rank == 1
     assert route(graph, ann).row("ann:s/7").relation == "source_annotation"
     rejected = ann.with_status("rejected", date="2025-01-01", reason="the published key is right")
-    q = route(graph, "pro:10", [rejected])
+    q = route_item(graph, "pro:10", [rejected])
     assert q.findings == [rejected.id]
     assert q.rows[0].ref == "ann:s/7" and q.rows[0].rank == 0
     assert [r.rank for r in q.rows].count(0) == 1
@@ -111,14 +111,14 @@ def test_rejected_source_annotation_is_rank_zero_and_other_statuses_are_not(grap
 
 def test_item_route_picks_findings_of_relatives_only(graph) -> None:
     near, far = _f("base:s/0"), _f("base:s/1", kind="no_correct_answer")
-    q = route(graph, "trans:s/0", [near, far])
+    q = route_item(graph, "trans:s/0", [near, far])
     assert q.findings == [near.id]
     assert {r.finding for r in q.rows} == {near.id}
     # no finding: the item routed as a whole
-    whole = route(graph, "trans:s/0")
+    whole = route_item(graph, "trans:s/0")
     assert whole.findings == [] and whole.row("pro:10").status == "inherited"
     # a finding id is looked up among the findings
-    assert route(graph, far.id, [near, far]).item == "base:s/1"
+    assert route(graph, far, [near, far]).item == "base:s/1"
 
 
 def test_category_finding_stops_where_the_subject_changed() -> None:
@@ -147,11 +147,23 @@ def test_duplicate_finding_reaches_copies_that_are_duplicated_too(graph) -> None
 
 def test_bad_queries_raise_input_error(graph) -> None:
     with pytest.raises(InputError):
-        route(graph, "pro:999")
+        route_item(graph, "pro:999")
     with pytest.raises(InputError):
         route(graph, _f("nowhere:1"))
     with pytest.raises(InputError):
         route(graph, _f("base:s/0", "option", "other", option_index=9))
+
+
+def test_a_finding_and_an_item_ref_are_two_queries(graph) -> None:
+    f = _f("base:s/0", proposed="Cedar")
+    with pytest.raises(ArgumentError) as e:
+        route(graph, "base:s/0")  # type: ignore[arg-type]
+    assert e.value.code == "CL-E011"
+    with pytest.raises(ArgumentError):
+        route_item(graph, f)  # type: ignore[arg-type]
+    # an item's queue routes the findings on its relatives; a finding's, that finding
+    assert route_item(graph, "pro:10", [f]).findings == [f.id] == route(graph, f, [f]).findings
+    assert finding_by_id([f], f.id) is f and finding_by_id([f], "nope") is None
 
 
 def test_queue_renders_as_table_json_and_text(graph) -> None:
@@ -184,7 +196,7 @@ def redux(mmlu_redux) -> list[Finding]:
 
 @pytest.mark.realdata
 def test_real_3542_redux_parent_annotation_and_translations(mmlu_graph, redux) -> None:
-    q = route(mmlu_graph, "mmlu-pro:3542", redux)
+    q = route_item(mmlu_graph, "mmlu-pro:3542", redux)
     parent = "mmlu:college_chemistry/test/86"
     (finding,) = [f for f in redux if f.id in q.findings]
     assert (finding.item, finding.kind, finding.target) == (parent, "bad_question_clarity", "stem")
@@ -225,7 +237,7 @@ def test_real_1932_rejected_redux_proposal_and_identical_copy(mmlu_graph, redux)
         if f.id == law.id else f
         for f in redux
     ]
-    q = route(mmlu_graph, "mmlu-pro:1932", reviewed)
+    q = route_item(mmlu_graph, "mmlu-pro:1932", reviewed)
     assert q.rows[0].ref == "mmlu-redux:international_law/19" and q.rows[0].rank == 0
     assert "mmlu-pro:1933" in mmlu_graph.duplicates("mmlu-pro:1932")
     twin = q.row("mmlu-pro:1933")

@@ -15,7 +15,7 @@ import pytest
 
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.findings.routing import QUEUE_COLUMNS, RANKS, Queue, route
+from croissant_lineage.findings.routing import QUEUE_COLUMNS, RANKS, Queue, route, route_item
 from croissant_lineage.lineage.graph import LineageGraph
 from tests.findings_helpers import BASE, PRO, TRANS, edge, lineage, toy_lineage
 from tests.helpers import items_table
@@ -54,8 +54,8 @@ CASES: dict[str, Callable[[], Queue]] = {
                                          status_date="2025-01-01")),
     "added_option": lambda: route(TOY, _f("o", "pro:10", "option", "multiple_correct_answers", option_index=1)),
     "copied_option": lambda: route(TOY, _f("o2", "pro:10", "option", "bad_options_clarity", option_index=3)),
-    "whole_item": lambda: route(TOY, "trans:s/0"),
-    "option_of_item": lambda: route(TOY, "pro:12", option_index=4),
+    "whole_item": lambda: route_item(TOY, "trans:s/0"),
+    "option_of_item": lambda: route_item(TOY, "pro:12", option_index=4),
     "rejected_source": lambda: route(TOY, _f("rj", "base:s/0", proposed="Dogwood", status="rejected",
                                              status_reason="the key is right", source=Source("Redux", item="ann:s/7"))),
     "duplicate": lambda: route(TOY, _f("d", "pro:11", "item", "duplicate", related=["pro:10"])),
@@ -203,12 +203,12 @@ def test_option_index_bounds_and_messages() -> None:
     assert str(e2.value) == ("CL-E001 finding away names 'nowhere:1', which is not in the lineage "
                              "(import the findings with the same lineage, or check the item ref)")
     with pytest.raises(InputError, match="'pro:999' is not in the lineage"):
-        route(TOY, "pro:999")
+        route_item(TOY, "pro:999")
 
 
 def test_queue_dict_frame_and_row_lookup() -> None:
     k, o = _f("k", "base:s/0", proposed="Cedar"), _f("o", "pro:10", "option", "other", option_index=2)
-    q = route(TOY, "pro:11", [k, o])
+    q = route_item(TOY, "pro:11", [k, o])
     assert (q.query, q.item, q.findings) == ("pro:11", "pro:11", ["k", "o"])
     d = q.to_dict()
     assert list(d) == ["query", "item", "findings", "ranks", "rows", "related_findings"]
@@ -229,7 +229,7 @@ def test_queue_dict_frame_and_row_lookup() -> None:
     keys = [(r.rank, ["k", "o"].index(r.finding or ""), r.depth, r.ref) for r in q.rows]
     assert keys == sorted(keys) and len(keys) == 18
     assert not q.expanded and q.expand().expanded and q.expand().rows == q.rows
-    assert route(TOY, "o", [k, o]).findings == ["o"]
+    assert route(TOY, o, [k, o]).findings == ["o"]
 
 
 def test_findings_of_relatives_by_item_source_or_related() -> None:
@@ -331,7 +331,7 @@ def test_a_duplicate_finding_travels_to_items_that_have_a_copy() -> None:
 def test_documented_coverage_without_a_language_count() -> None:
     lin = lineage([items_table("base", BASE[:1])], [],
                   documented=[{"child": "base-x", "parent": "base", "activity": "translation"}])
-    assert _notes(route(lin, "base:s/0"))["base-x"] == "documented coverage only; no item data here"
+    assert _notes(route_item(lin, "base:s/0"))["base-x"] == "documented coverage only; no item data here"
 
 
 def test_an_unverified_link_is_probable() -> None:
@@ -344,14 +344,14 @@ def test_an_unverified_link_is_probable() -> None:
 def test_options_past_z_have_no_letter() -> None:
     options = [f"option {n}" for n in range(27)]
     lin = lineage([items_table("big", [dict(BASE[0], item="1", options=options, key="A")])], [])
-    assert route(lin, "big:1", option_index=25).row("big:1").letter == "Z"
-    assert route(lin, "big:1", option_index=26).row("big:1").letter is None
+    assert route_item(lin, "big:1", option_index=25).row("big:1").letter == "Z"
+    assert route_item(lin, "big:1", option_index=26).row("big:1").letter is None
 
 
 def test_related_findings_of_every_routed_finding_are_kept_and_noted() -> None:
     a, b = _f("a", "base:s/0", proposed="Cedar"), _f("b", "base:s/0", proposed="Dogwood")
     c = _f("c", "pro:10", proposed="Ash")
-    q = route(TOY, "base:s/0", [a, b, c])
+    q = route_item(TOY, "base:s/0", [a, b, c])
     assert [(r.finding, r.id, r.ref) for r in q.related] == [
         ("b", "a", "base:s/0"), ("c", "a", "base:s/0"), ("c", "b", "base:s/0")]
     b_row = q.row("base:s/0", "b")
@@ -446,7 +446,7 @@ def test_a_copy_missing_from_the_items_is_still_queued() -> None:
 
 def test_queue_lookup_error_and_empty_frame() -> None:
     with pytest.raises(KeyError, match="nowhere:1"):
-        route(TOY, "base:s/1").row("nowhere:1")
+        route_item(TOY, "base:s/1").row("nowhere:1")
     assert list(Queue(query="x:1", item="x:1").to_pandas().columns) == list(QUEUE_COLUMNS)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.query import route_graph
-from croissant_lineage.findings.routing import route
+from croissant_lineage.findings.routing import route_item
 from croissant_lineage.lineage.graph import LineageGraph, relatives_of
 from croissant_lineage.lineage.index import INDEX_FILE, QUERY_ROW_GROUP, RefIndex, read_rows
 from croissant_lineage.lineage.model import Lineage
@@ -26,8 +26,8 @@ def _same_relatives(folder, whole: LineageGraph, ref: str) -> None:
 
 
 def _same_route(folder, whole: LineageGraph, ref: str, findings=()) -> None:
-    mine = route(route_graph(folder, ref, findings), ref, findings).to_dict()
-    assert mine == route(whole, ref, findings).to_dict()
+    mine = route_item(route_graph(folder, [ref], findings), ref, findings).to_dict()
+    assert mine == route_item(whole, ref, findings).to_dict()
 
 
 def test_every_toy_item_same_relatives_and_route(toy_lineage, toy_lineage_path):
@@ -88,11 +88,9 @@ def test_small_row_groups(tmp_path):
         _same_route(folder, whole, ref)
 
 
-def test_mmlu_sample_same_relatives_and_route(mmlu_lineage_dir, mmlu_lineage, shared_data):
-    from croissant_lineage.findings.importers import import_redux
-
+def test_mmlu_sample_same_relatives_and_route(mmlu_lineage_dir, mmlu_lineage, mmlu_redux):
     whole = LineageGraph(mmlu_lineage)
-    findings = import_redux(data_dir=shared_data, lineage=whole).findings
+    findings = mmlu_redux.findings
     refs = ["mmlu-pro:3542", "mmlu:college_chemistry/test/86", *random.Random(7).sample(_refs(mmlu_lineage), 40)]
     for ref in refs:
         _same_relatives(mmlu_lineage_dir, whole, ref)

@@ -6,14 +6,12 @@ Invented items for the rules; the real MMMLU zh-cn case from ../shared/data (rea
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from croissant_lineage.family.spec import Derivation, LanguageRules, LinkRule, load_family
-from croissant_lineage.lineage.items import load_items
 from croissant_lineage.lineage.schema import ITEMS_BASE_SCHEMA, METHODS
 from croissant_lineage.linking.alignment import (
     SHIFTED_METHOD,
@@ -178,11 +176,11 @@ def test_ja_with_or_without_rules_agrees_with_english_millions() -> None:
 # ------------------------------------------------------------------------- real data
 
 
-def test_mmmlu_zh_cn_world_history_is_relinked_at_link_time(shared_data: Path) -> None:
+def test_mmmlu_zh_cn_world_history_is_relinked_at_link_time(mmlu_lineage) -> None:
     spec = load_family("mmlu")
     deriv = next(d for d in spec.item_derivations() if d.child == "mmmlu-zh-cn")
-    child = load_items(spec.dataset("mmmlu-zh-cn"), data_dir=shared_data)
-    parent = load_items(spec.dataset("mmlu"), data_dir=shared_data)
+    child = mmlu_lineage.items_of("mmmlu-zh-cn", required=True)
+    parent = mmlu_lineage.items_of("mmlu", required=True)
     edges, _u, stats = link_derivation(deriv, child, parent)
     rows = {r["child_item"]: r for r in edges.to_pylist()}
     e = rows["high_school_world_history/test/109"]
@@ -195,22 +193,22 @@ def test_mmmlu_zh_cn_world_history_is_relinked_at_link_time(shared_data: Path) -
 
 
 def test_relatives_and_route_carry_the_corrected_edge(mmlu_lineage: Any, mmlu_graph: Any) -> None:
-    from croissant_lineage.findings.routing import route
+    from croissant_lineage.findings.routing import route_item
 
     child = "mmmlu-zh-cn:high_school_world_history/test/109"
     parents = mmlu_graph.parents(child)
     assert [(e.parent, e.method) for e in parents] == [("mmlu:high_school_world_history/test/106", SHIFTED_METHOD)]
     # the declared (wrong) parent no longer has this translation among its relatives
     assert child not in {r.ref for r in mmlu_graph.descendants("mmlu:high_school_world_history/test/109")}
-    rows = {r.ref: r for r in route(mmlu_graph, "mmlu:high_school_world_history/test/106").rows}
+    rows = {r.ref: r for r in route_item(mmlu_graph, "mmlu:high_school_world_history/test/106").rows}
     assert rows[child].relation == "descendant" and rows[child].certainty == "certain"
-    assert child not in {r.ref for r in route(mmlu_graph, "mmlu:high_school_world_history/test/109").rows}
+    assert child not in {r.ref for r in route_item(mmlu_graph, "mmlu:high_school_world_history/test/109").rows}
     edges = mmlu_lineage.edges.to_pylist()
     moved = [e for e in edges if e["method"] in (SHIFTED_METHOD, UNVERIFIED_METHOD)]
     assert moved and {e["child_item"].split("/")[0] for e in moved} == {"high_school_world_history"}
     for e in (e for e in moved if e["method"] == UNVERIFIED_METHOD):  # never followed as certain
         ref = f"{e['child_dataset']}:{e['child_item']}"
-        parent_rows = route(mmlu_graph, f"{e['parent_dataset']}:{e['parent_item']}").rows
+        parent_rows = route_item(mmlu_graph, f"{e['parent_dataset']}:{e['parent_item']}").rows
         assert {r.certainty for r in parent_rows if r.ref == ref} <= {"unverified", "probable"}
 
 

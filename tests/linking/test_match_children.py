@@ -14,7 +14,7 @@ from rapidfuzz import fuzz
 
 from croissant_lineage.errors import SpecError
 from croissant_lineage.family.spec import LinkRule
-from croissant_lineage.linking.match import Match, match_id, match_text, option_evidence
+from croissant_lineage.linking.match import Match, id_matches, match_text, option_evidence
 from croissant_lineage.linking.sides import Side
 from tests.helpers import items_table
 
@@ -53,32 +53,32 @@ def test_invented_stems_score_as_constructed() -> None:
     assert [fuzz.ratio(S100, _sub(k)) for k in (1, 2, 3, 4)] == [99.0, 98.0, 97.0, 96.0]
 
 
-# -- match_id -----------------------------------------------------------------------------------
+# -- id_matches ---------------------------------------------------------------------------------
 
 
-def test_match_id_by_own_id_and_by_field() -> None:
+def test_id_matches_by_own_id_and_by_field() -> None:
     parents = _side([_item("7", "a"), _item("8", "b"), _item("x", "c")])
     children = _side([
         _item("8", "q", pid=7.0), _item("7", "q", pid=8), _item("x", "q", pid="x"), _item("9", "q", pid=None),
         _item("10", "q", pid=7.5),
     ])
-    matches, unmatched = match_id(children, parents, LinkRule(by="id"), [0, 1, 2, 3], "")
+    matches, unmatched = id_matches(children, parents, LinkRule(by="id"), [0, 1, 2, 3], "")
     assert [(m.child, m.parent, m.method, m.score) for m in matches] == [(0, 1, "id", 100.0), (1, 0, "id", 100.0),
                                                                          (2, 2, "id", 100.0)]
     assert unmatched == {3: (None, 0.0)}
-    matches, unmatched = match_id(children, parents, LinkRule(by="index", child_field="pid"), [0, 1, 2, 3, 4], "")
+    matches, unmatched = id_matches(children, parents, LinkRule(by="index", child_field="pid"), [0, 1, 2, 3, 4], "")
     # 7.0 names item "7"; 7.5 names nothing; None names nothing
     assert [(m.child, m.parent, m.method) for m in matches] == [(0, 0, "index"), (1, 1, "index"), (2, 2, "index")]
     assert unmatched == {3: (None, 0.0), 4: (None, 0.0)}
     # only the selected children
-    matches, unmatched = match_id(children, parents, LinkRule(by="id"), [1], "")
+    matches, unmatched = id_matches(children, parents, LinkRule(by="id"), [1], "")
     assert [m.child for m in matches] == [1] and unmatched == {}
 
 
-def test_match_id_keeps_a_non_integer_float_as_text() -> None:
+def test_id_matches_keeps_a_non_integer_float_as_text() -> None:
     parents = _side([_item("7.5", "a"), _item("7", "b")])
     children = _side([_item("c", "q", pid=7.5)])
-    matches, _ = match_id(children, parents, LinkRule(by="id", child_field="pid"), [0], "")
+    matches, _ = id_matches(children, parents, LinkRule(by="id", child_field="pid"), [0], "")
     assert [m.parent for m in matches] == [0]
 
 
@@ -292,18 +292,18 @@ def test_one_to_one_alternatives_are_in_weight_order() -> None:
 def test_a_missing_field_is_named_with_its_role() -> None:
     side = _side([_item("c", "Q?", OPTS)])
     with pytest.raises(SpecError, match=r"^CL-E003 d->p: child_field names field 'pid', which"):
-        match_id(side, side, LinkRule(by="id", child_field="pid"), [0], "d->p: ")
+        id_matches(side, side, LinkRule(by="id", child_field="pid"), [0], "d->p: ")
     with pytest.raises(SpecError, match=r"^CL-E003 d->p: child_block names field 'topic', which"):
         match_text(side, side, LinkRule(child_block="topic"), [0], "d->p: ")
     with pytest.raises(SpecError, match=r"^CL-E003 d->p: parent_block names field 'topic', which"):
         match_text(side, side, LinkRule(parent_block="topic"), [0], "d->p: ")
 
 
-def test_match_id_a_missing_id_names_no_parent_called_none() -> None:
+def test_id_matches_a_missing_id_names_no_parent_called_none() -> None:
     parents = _side([_item("None", "a"), _item("nan", "b")])
     children = _side([_item("c", "q", pid=None)])
-    matches, unmatched = match_id(children, parents, LinkRule(by="id", child_field="pid"), [0], "")
-    assert matches == [] and unmatched == {0: (None, 0.0)}
+    matches, unmatched = id_matches(children, parents, LinkRule(by="id", child_field="pid"), [0], "")
+    assert list(matches) == [] and unmatched == {0: (None, 0.0)}
 
 
 def test_one_to_one_an_equal_stem_outweighs_better_options() -> None:

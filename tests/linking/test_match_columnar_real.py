@@ -20,7 +20,7 @@ from croissant_lineage.family.spec import load_family
 from croissant_lineage.lineage.items import load_items
 from croissant_lineage.linking.diff_columns import diff_pairs
 from croissant_lineage.linking.linker import ONE_CHILD_PER_PARENT, _selected
-from croissant_lineage.linking.match import match_id, match_text
+from croissant_lineage.linking.match import id_matches, match_text
 from croissant_lineage.linking.options import OptionTexts, diff_texts
 from croissant_lineage.linking.sides import Side
 from tests.oracles.match import reference_match_text
@@ -96,7 +96,7 @@ def test_diff_pairs_is_diff_texts_on_every_edge_and_alternative(
         pairs = []
         for d, ct, pt in derivations(False):
             child = Side(ct)
-            pairs.append((d, ct, pt, match_id(child, Side(pt), d.link, _selected(child, d.link, ""), "")[0]))
+            pairs.append((d, ct, pt, id_matches(child, Side(pt), d.link, _selected(child, d.link, ""), "")[0]))
     for _, ct, pt, matches in pairs:
         ci = np.array([m.child for m in matches] + [m.child for m in matches for _ in m.alternatives], np.int64)
         pi = np.array([m.parent for m in matches] + [j for m in matches for j in m.alternatives], np.int64)

@@ -16,7 +16,7 @@ from croissant_lineage.family.spec import LinkRule
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.linking import sides as sides_module
 from croissant_lineage.linking.duplicates import side_duplicates
-from croissant_lineage.linking.match import _rows_of_ids, match_id, match_text
+from croissant_lineage.linking.match import _rows_of_ids, id_matches, match_text
 from croissant_lineage.linking.normalize import (
     normalize_option,
     normalize_option_cased,
@@ -140,7 +140,7 @@ def test_ids_repeated_in_the_parent_resolve_to_the_last_row() -> None:
     child = Side(items_table("c", [{"item": "x", "stem": "s", "record": {"p": 3.0}},
                                    {"item": "y", "stem": "s", "record": {"p": None}}]))
     parent3 = Side(items_table("p", [{"item": "3", "stem": "s"}]))
-    matches, unmatched = match_id(child, parent3, LinkRule(by="id", child_field="p"), [0, 1], "")
+    matches, unmatched = id_matches(child, parent3, LinkRule(by="id", child_field="p"), [0, 1], "")
     assert [(m.child, m.parent) for m in matches] == [(0, 0)] and unmatched == {1: (None, 0.0)}
 
 

@@ -13,7 +13,7 @@ pytest.importorskip("matplotlib", reason="the picture needs matplotlib (a depend
 from croissant_lineage.cli import main
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.findings.routing import route
+from croissant_lineage.findings.routing import route, route_item
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.render._fonts import clean_text, fit_text, text_width, wrap_text
@@ -154,7 +154,7 @@ def test_text_fitting() -> None:
 @pytest.mark.realdata
 def test_real_3542_svg_names_every_item_of_its_queue(mmlu_graph, mmlu_redux, tmp_path: Path) -> None:
     redux = mmlu_redux.findings
-    q = route(mmlu_graph, "mmlu-pro:3542", redux)
+    q = route_item(mmlu_graph, "mmlu-pro:3542", redux)
     pic = family_picture(mmlu_graph, "mmlu-pro:3542", queue=q, findings=redux)
     texts = _texts(pic.save(tmp_path / "3542.svg").read_text("utf-8"))
     for row in q.rows:

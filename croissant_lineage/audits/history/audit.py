@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from croissant_lineage.audits._items import dataset_items
 from croissant_lineage.audits.history.chain import joins_from_edges, needs_joins, resolve_chain
 from croissant_lineage.audits.history.report import HistoryReport
 from croissant_lineage.audits.history.versions import Snapshot, Version, item_history
@@ -34,7 +33,7 @@ def chain_snapshots(lineage: Lineage, *, dataset: str | None = None) -> list[Sna
     family = lineage.family
     chain = resolve_chain(family, dataset)
     names = [chain[0].parent, *(d.child for d in chain)]
-    tables = {n: dataset_items(lineage, n) for n in names}
+    tables = {n: lineage.items_of(n, required=True) for n in names}
     snaps = [Snapshot(names[0], family.dataset(names[0]).date, tables[names[0]])]
     for d in chain:
         joins = joins_from_edges(lineage.edges, d.child, d.parent, unmatched=lineage.unmatched) if needs_joins(d) else None

@@ -8,7 +8,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.audits._items import dataset_items
 from croissant_lineage.audits.witnesses.admission import admit
 from croissant_lineage.audits.witnesses.archives import ArchiveLimits
 from croissant_lineage.audits.witnesses.contested import (
@@ -82,7 +81,7 @@ def witness_lineage(
         InputError: the lineage holds no items of ``dataset``; an archive is refused.
         UnsafePathError, SizeLimitError, DataError: refused inputs.
     """
-    items = dataset_items(lineage, dataset)
+    items = lineage.items_of(dataset, required=True)
     routing = ClaimRouting()
     if findings is not None:
         off_snapshot = any(f.item.partition(":")[0] != dataset for f in findings)

@@ -5,7 +5,7 @@ being judged (e.g. ``mmlu-pro``). :func:`contested_items` keeps the claims whose
 text is one of the item's options and not its key; :func:`claims_from_findings` builds
 claims from wrong-key findings, routing a finding made on an ancestor item (e.g. an
 MMLU item annotated by MMLU-Redux) to its descendants in the snapshot with the router
-(:func:`croissant_lineage.findings.routing.route`, following the proposed option through
+(:func:`croissant_lineage.findings.routing.route_item`, following the proposed option through
 each edge's ``option_map``).
 """
 
@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from croissant_lineage._results import RowTable
 from croissant_lineage.errors import DataError, InputError
-from croissant_lineage.findings.routing import route
+from croissant_lineage.findings.routing import route_item
 from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.items import LETTERS
@@ -332,7 +332,7 @@ def claims_from_findings(
     A finding (any object with ``id``, ``item``, ``kind``, ``proposed``) gives claims only
     when its kind is ``wrong_key`` and it proposes an answer. A finding on an item of
     ``dataset`` gives one claim on that item. A finding on another dataset's item is
-    routed (:func:`croissant_lineage.findings.routing.route`, as its proposed option) to
+    routed (:func:`croissant_lineage.findings.routing.route_item`, as its proposed option) to
     every descendant in ``dataset`` up to ``max_depth`` steps down; the proposed answer's
     option index is carried through each edge's ``option_map`` (so formatting changes in
     copied options do not lose it), and, where it is not carried, the text is looked up
@@ -383,7 +383,7 @@ def _route(graph: LineageGraph, ref: str, proposed: str, dataset: str, max_depth
     if ref not in graph:
         return []
     start = _options_at(graph, ref)
-    queue = route(graph, ref, option_index=_find_option(start, proposed) if start else None)
+    queue = route_item(graph, ref, option_index=_find_option(start, proposed) if start else None)
     found: dict[str, str] = {}
     for row in queue.rows:
         if row.relation != "descendant" or row.dataset != dataset or row.depth > max_depth:

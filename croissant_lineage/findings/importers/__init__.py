@@ -15,7 +15,7 @@ what could not be attached). A new source is one new module here that defines
 
 from __future__ import annotations
 
-from croissant_lineage.findings.importers._common import ImportResult, Unattached, dataset_items
+from croissant_lineage.findings.importers._common import ImportResult, Unattached
 from croissant_lineage.findings.importers._registry import (
     Importer,
     ImporterArgument,
@@ -32,7 +32,6 @@ __all__ = [
     "Importer",
     "ImporterArgument",
     "Unattached",
-    "dataset_items",
     "get_importer",
     "import_mmlu_pro_errata",
     "import_redux",

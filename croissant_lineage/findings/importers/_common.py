@@ -1,34 +1,24 @@
-"""What the importers share: the import result, loading a dataset's items, and attaching a
-row to its parent item."""
+"""What the importers share: the import result and attaching a row to its parent item (a
+dataset's items are loaded by :func:`croissant_lineage.lineage.items.load_items`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
-import pyarrow as pa
-
 from croissant_lineage._results import Result
-from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import DatasetSpec, FamilySpec, as_spec
 from croissant_lineage.findings.model import Finding
-from croissant_lineage.lineage.items import load_items
 
 __all__ = [
-    "DATA_DIR_HINT",
     "Attachment",
     "ImportResult",
     "Unattached",
     "as_graph",
     "attach",
-    "dataset_items",
 ]
 
-#: What to do when a data folder is needed and none was given (names the CLI flag).
-DATA_DIR_HINT = "pass data_dir (on the command line: --data-dir DIR)"
 
 
 @dataclass(frozen=True)
@@ -89,35 +79,6 @@ class ImportResult(Result):
             "unattached": [u.to_dict() for u in self.unattached],
             "notes": list(self.notes),
         }
-
-
-def dataset_items(
-    family: FamilySpec | str, dataset: str, data_dir: str | Path | None, *, allow_outside: bool = False
-) -> tuple[DatasetSpec, pa.Table]:
-    """A dataset's spec and its items, loaded from its files.
-
-    Args:
-        family: The family spec or its name.
-        dataset: The dataset.
-        data_dir: The data folder; required when the family says the dataset's files
-            are relative to one (the shipped ``mmlu`` family does).
-        allow_outside: Let the dataset's file URLs point outside their base folder.
-
-    Returns:
-        The dataset's spec and its item table.
-
-    Raises:
-        InputError: the dataset's files need a data folder and ``data_dir`` is None.
-        SpecError, DataError: the dataset cannot be loaded.
-    """
-    spec = as_spec(family)
-    ds = spec.dataset(dataset)
-    if ds.files_relative_to_data_dir and data_dir is None:
-        raise InputError(
-            f"the files of dataset {dataset!r} are relative to a data folder, and none was given",
-            hint=DATA_DIR_HINT,
-        )
-    return ds, load_items(ds, data_dir=data_dir, allow_outside=allow_outside)
 
 
 class _GraphLike(Protocol):

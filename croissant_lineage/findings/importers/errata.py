@@ -33,16 +33,15 @@ import pyarrow as pa
 
 from croissant_lineage._io import note_input, read_json, read_text
 from croissant_lineage.errors import InputError
-from croissant_lineage.family.spec import FamilySpec
+from croissant_lineage.family.spec import FamilySpec, as_spec
 from croissant_lineage.findings.importers._common import (
     ImportResult,
     Unattached,
-    dataset_items,
 )
 from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
-from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.items import LETTERS, load_items
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option
@@ -191,7 +190,7 @@ def _item_options(
     if items is None and lineage is not None:
         items = lineage.items
     if items is None:
-        items = dataset_items(family, dataset, data_dir)[1]
+        items = load_items(as_spec(family).dataset(dataset), data_dir=data_dir)
     return {
         r["item"]: list(r["options"] or [])
         for r in items.select(["dataset", "item", "options"]).to_pylist()

@@ -30,12 +30,11 @@ from croissant_lineage.findings.importers._common import (
     Unattached,
     as_graph,
     attach,
-    dataset_items,
 )
 from croissant_lineage.findings.importers._registry import Importer, ImporterArgument
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.graph import LineageLike
-from croissant_lineage.lineage.items import LETTERS
+from croissant_lineage.lineage.items import LETTERS, load_items
 from croissant_lineage.lineage.schema import join_ref
 from croissant_lineage.linking.normalize import normalize_option
 
@@ -232,11 +231,8 @@ def import_redux(
         SpecError, InputError, DataError: the dataset cannot be loaded.
     """
     family = "mmlu" if family is None else family
-    if items is None:
-        ds, table = dataset_items(family, dataset, data_dir)
-    else:
-        spec = as_spec(family)
-        ds, table = spec.dataset(dataset), items
+    ds = as_spec(family).dataset(dataset)
+    table = load_items(ds, data_dir=data_dir) if items is None else items
     graph = as_graph(lineage) if lineage is not None else None
     source_name = _SOURCE_NAMES.get(dataset, dataset)
     result = ImportResult(source=source_name)
