@@ -69,7 +69,14 @@ __all__ = [
     "parse_family",
 ]
 
-#: Activity kinds of a derivation (dataset level and item level).
+#: Activity kinds of a derivation (dataset level and item level). What an edge did to each
+#: content (stem, options, key, solution, tests) is read from the items, whatever the name
+#: (the edges' ``<content>_status`` columns); the names say what the maintainers did:
+#: ``perturbation`` (values in the stem changed, the answer recomputed),
+#: ``templated_variants`` (many children per parent, generated from a template),
+#: ``paraphrase`` (the stem reworded), ``format_conversion`` (a copy under new field
+#: names or another file format), ``test_augmentation`` (tests added to code items);
+#: ``re_annotation`` covers keys and worked solutions alike (the edge statuses say which).
 ACTIVITIES = (
     "copy",
     "filter",
@@ -79,6 +86,11 @@ ACTIVITIES = (
     "translation",
     "snapshot",
     "code_translation",
+    "perturbation",
+    "templated_variants",
+    "paraphrase",
+    "format_conversion",
+    "test_augmentation",
 )
 
 # The groupings of the activity kinds the later stages act on, each declared once here.
@@ -88,10 +100,10 @@ ACTIVITIES = (
 VERSION_ACTIVITIES = ("snapshot", "re_release")
 
 #: Activities where a parent item has at most one child item.
-ONE_CHILD_PER_PARENT = ("re_release", "copy")
+ONE_CHILD_PER_PARENT = ("re_release", "copy", "format_conversion")
 
 #: Activities whose joins the translation audit verifies.
-TRANSLATION_ACTIVITIES = ("translation", "copy", "filter")
+TRANSLATION_ACTIVITIES = ("translation", "copy", "filter", "format_conversion")
 
 #: Activities that re-annotate items (the family report's re-annotation counts).
 ANNOTATION_ACTIVITIES = ("re_annotation",)

@@ -50,6 +50,37 @@ def _key_index(key: str | None) -> int | None:
     return LETTERS.index(key) if key and key in LETTERS else None
 
 
+def _text_status(cp: bool, pp: bool, equal: bool, translated: bool) -> str:
+    if cp and pp:
+        return "copied" if equal else ("translated" if translated else "edited")
+    return "added" if cp else "dropped" if pp else "absent"
+
+
+def _present(text: Any) -> bool:
+    return bool(text and str(text).strip())
+
+
+def _statuses(child: Side, parent: Side, m: Match, key_inh: bool | None, translated: bool) -> dict[str, Any]:
+    """The per-edge reference of linking/content_status.py, from the items' texts."""
+    cstem, pstem = child.norm_stems[m.child], parent.norm_stems[m.parent]
+    stem = _text_status(_present(cstem), _present(pstem), cstem == pstem, translated)
+    copt, popt = child.cased_options[m.child] or [], parent.cased_options[m.parent] or []
+    options = _text_status(bool(copt), bool(popt), list(copt) == list(popt), translated)
+    changed = stem != "copied" or options not in ("copied", "absent")
+    ck, pk = _present(child.keys[m.child]), _present(parent.keys[m.parent])
+    if ck and pk:
+        if key_inh is None:
+            key = "translated" if translated else None
+        elif key_inh:
+            key = "translated" if translated else "copied"
+        else:
+            key = "recomputed" if changed else "edited"
+    else:
+        key = _text_status(ck, pk, False, translated)
+    return {"stem_status": stem, "options_status": options, "key_status": key,
+            "solution_status": "absent", "tests_status": "absent"}
+
+
 def _reference(deriv: Derivation, child: Side, parent: Side, matches: list[Match], translated: bool) -> pa.Table:
     """The per-edge implementation edges.py replaced (linker._evidence + _edges_table)."""
     rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
@@ -73,6 +104,7 @@ def _reference(deriv: Derivation, child: Side, parent: Side, matches: list[Match
             ("key_inherited", key_inh), ("stem_changed", stem_changed), ("ambiguous", m.ambiguous),
             ("alternatives", [parent.ids[j] for j in m.alternatives]),
             ("text_repaired", None if translated else child.repaired(m.child) or parent.repaired(m.parent)),
+            *_statuses(child, parent, m, key_inh, translated).items(),
         ):
             rows[name].append(value)
     return pa.table(rows, schema=EDGES_SCHEMA)
