@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from croissant_lineage.errors import InputError
+from croissant_lineage.family.spec import TRANSLATION_KINDS
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 from croissant_lineage.lineage.paths import step_option
 from croissant_lineage.linking.normalize import normalize_option
@@ -81,9 +82,17 @@ def carry_along(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *
         if graph.duplicates(far):
             return Carry(True)
         return Carry(False, why="no identical copy beside it")
-    if mode == "stem" and (edge.stem_status == "edited" or (edge.stem_status is None and edge.stem_changed)):
+    if mode == "stem" and _stem_edited(edge):
         return Carry(True, known=False, why=f"stem edited at {edge.activity}")
     return Carry(True)
+
+
+def _stem_edited(edge: Edge) -> bool:
+    """The edge rewrote the stem: its ``stem_status`` says so; on a lineage written before
+    the statuses, its ``stem_changed`` outside a translation."""
+    if edge.stem_status is not None:
+        return edge.stem_status == "edited"
+    return bool(edge.stem_changed) and edge.activity not in TRANSLATION_KINDS
 
 
 def _carry_key(edge: Edge, *, up: bool) -> Carry:

@@ -213,6 +213,14 @@ def _option_of(graph: LineageGraph, ref: str, text: str | None) -> int | None:
     return options.index(want) if want in options else None
 
 
+def _has_no_options(graph: LineageGraph, ref: str) -> bool:
+    """The item is known and has no options (a free-form or code item)."""
+    try:
+        return not graph.item(ref).options
+    except InputError:  # named by an edge, missing from the item table: not known
+        return False
+
+
 def _proposed_note(graph: LineageGraph, node: CarryNode, finding: Finding | None) -> str:
     if finding is None or finding.target != "key" or not finding.proposed:
         return ""
@@ -223,7 +231,7 @@ def _proposed_note(graph: LineageGraph, node: CarryNode, finding: Finding | None
     )
     if index is not None:
         return f"; proposed answer is option {LETTERS[index]} here"
-    if node.ref not in graph or not graph.item(node.ref).options:
+    if _has_no_options(graph, node.ref):
         return ""  # an item without options: no option to name
     return "; proposed answer is not among its options"
 

@@ -4,15 +4,16 @@ Every edge gets one status per content (:data:`CONTENT_STATUSES`), read from the
 items, never from the derivation's activity name:
 
 * ``copied``: both items have it and it is the same (stems: equal normalised forms;
-  options: the same options in the same order, equal in their case-preserving
-  normalised forms; key: ``key_inherited`` true; solution and tests:
+  options: the same options in the same order, each paired with the parent's by equal
+  bytes or equal case-preserving normalised forms; key: ``key_inherited`` true; solution and tests:
   equal after white space is collapsed);
 * ``edited``: both have it and it differs (options: reordered, added, dropped, re-cased
   or reworded; key: differs while the stem and options were copied, a
   re-annotation);
 * ``recomputed`` (key only): the key differs from the parent's and the stem or the
   options changed too (values perturbed, the answer recomputed);
-* ``translated``: the edge is a translation and the content differs (a translated
+* ``translated``: the edge is a translation and the content differs (stems and options
+  of a translation are not compared, as linking does not compare them; a translated
   option key is carried by the option map: ``key_inherited`` true; a text, set or tests
   key across languages is not compared: ``key_inherited`` null);
 * ``added`` / ``dropped``: only the child / only the parent has it;
@@ -31,7 +32,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from croissant_lineage.linking.diff_columns import CHUNK_PAIRS
+from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, PairDiffs
+from croissant_lineage.linking.optiondiff import DIFF_PASSES
 from croissant_lineage.linking.sides import Side
 from croissant_lineage.linking.take import compare_rows
 
@@ -46,6 +48,9 @@ CONTENT_STATUSES = ("copied", "edited", "recomputed", "translated", "added", "dr
 _COPIED, _EDITED, _RECOMPUTED, _TRANSLATED, _ADDED, _DROPPED, _ABSENT = range(len(CONTENT_STATUSES))
 _UNKNOWN = -1
 
+#: The option diff's passes that keep an option copied (the others re-case or reword it).
+_COPY_PASSES = [DIFF_PASSES.index("bytes"), DIFF_PASSES.index("cased")]
+
 
 def status_column(codes: np.ndarray) -> pa.Array:
     """Status codes (indices into :data:`CONTENT_STATUSES`, -1 for null) as a string column."""
@@ -54,10 +59,13 @@ def status_column(codes: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, pa.array(CONTENT_STATUSES, pa.string())).cast(pa.string())
 
 
-def _presence(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """Per row: a value that is not null and, for texts, not blank."""
+def _presence(column: pa.Array | pa.ChunkedArray, *, trim: bool = False) -> np.ndarray:
+    """Per row: a value that is not null and, for texts, not empty (``trim``: not blank)."""
+    if column.null_count == len(column):
+        return np.zeros(len(column), bool)
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        valid = pc.and_kleene(pc.is_valid(column), pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(column)), 0))
+        texts = pc.utf8_trim_whitespace(column) if trim else column
+        valid = pc.and_kleene(pc.is_valid(column), pc.greater(pc.utf8_length(texts), 0))
         return np.asarray(pc.fill_null(valid, False).to_numpy(zero_copy_only=False), bool)
     if pa.types.is_list(column.type):
         valid = pc.and_kleene(pc.is_valid(column), pc.greater(pc.list_value_length(column), 0))
@@ -84,25 +92,24 @@ def _text_status(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, name
     cc, pcol = child.table.column(name), parent.table.column(name)
     if cc.null_count == len(cc) and pcol.null_count == len(pcol):  # (most families: no such content)
         return np.full(n, _ABSENT, np.int8)
-    cp, pp = _presence(cc)[ci], _presence(pcol)[pi]
+    cp, pp = _presence(cc, trim=True)[ci], _presence(pcol, trim=True)[pi]
     equal = compare_rows(_spaced(cc), _spaced(pcol), ci, pi, pc.equal, chunk=CHUNK_PAIRS)
     return _texts(cp, pp, equal, translated)
 
 
-def _joined(options: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """Each item's option list as one text (a separator no option holds), to compare lists."""
-    return pc.binary_join(options, "\x1f\x1e")
-
-
-def _options_status(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, translated: bool) -> np.ndarray:
-    """Options: copied when the two lists are equal in their case-preserving normalised
-    forms (:func:`~croissant_lineage.linking.normalize.normalize_option_cased`), in order."""
-    cn, pn = child.n_options[ci], parent.n_options[pi]
-    rows = np.flatnonzero((cn > 0) & (pn > 0) & (cn == pn))
-    same = np.zeros(len(ci), bool)
-    if len(rows):
-        c, p = _joined(child.cased_options.array), _joined(parent.cased_options.array)
-        same[rows] = compare_rows(c, p, ci[rows], pi[rows], pc.equal, chunk=CHUNK_PAIRS)
+def _options_status(cn: np.ndarray, pn: np.ndarray, opts: PairDiffs | None, translated: bool) -> np.ndarray:
+    """Options: copied when the stored lists are equal, or every child option is paired
+    with the parent's option at its place by equal bytes or equal case-preserving
+    normalised forms (the option diff's first two passes) and none is added or dropped;
+    a translation's are not compared (translated where both items have options)."""
+    same = np.zeros(len(cn), bool)
+    if opts is not None and not translated:
+        counts = np.diff(opts.offsets)
+        owner = np.repeat(np.arange(len(counts)), counts)
+        pos = np.arange(len(opts.option_map), dtype=np.int64) - np.repeat(opts.offsets[:-1], counts)
+        off = (opts.option_map != pos) | ~np.isin(opts.paired_by, _COPY_PASSES)
+        moved = np.bincount(owner[off], minlength=len(counts)) if len(owner) else np.zeros(len(counts), np.int64)
+        same = np.asarray(opts.identical, bool) | ((moved == 0) & (np.asarray(opts.dropped) == 0) & (cn == pn))
     return _texts(cn > 0, pn > 0, same, translated)
 
 
@@ -151,6 +158,7 @@ def content_statuses(
     key_inherited: pa.Array | pa.ChunkedArray,
     translated: bool,
     stem_changed: np.ndarray | None = None,
+    opts: PairDiffs | None = None,
 ) -> dict[str, pa.Array]:
     """The ``<content>_status`` columns of the pairs ``(ci[k], pi[k])``.
 
@@ -159,17 +167,18 @@ def content_statuses(
         ci, pi: The pairs' rows.
         key_inherited: The pairs' ``key_inherited`` column.
         translated: The edge is a translation (texts in another language).
-        stem_changed: Per pair, whether the normalised stems differ (computed when None).
+        stem_changed: Per pair, whether the normalised stems differ (None: not compared,
+            a translation's stems are translated where both items have one).
+        opts: The pairs' option diffs (None: options not compared).
 
     Returns:
         Column name (``stem_status``...) -> string column, in :data:`CONTENTS` order.
     """
     ci, pi = np.asarray(ci, np.int64), np.asarray(pi, np.int64)
     cs, ps = child.norm_stems.array, parent.norm_stems.array
-    if stem_changed is None:
-        stem_changed = compare_rows(cs, ps, ci, pi, pc.not_equal, chunk=CHUNK_PAIRS)
-    stem = _texts(_presence(cs)[ci], _presence(ps)[pi], ~np.asarray(stem_changed, bool), translated)
-    options = _options_status(child, parent, ci, pi, translated)
+    equal = np.zeros(len(ci), bool) if stem_changed is None else ~np.asarray(stem_changed, bool)
+    stem = _texts(_presence(cs)[ci], _presence(ps)[pi], equal, translated)
+    options = _options_status(child.n_options[ci], parent.n_options[pi], opts, translated)
     changed = (stem != _COPIED) | ((options != _COPIED) & (options != _ABSENT))
     codes = {
         "stem": stem,

@@ -136,6 +136,7 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
     statuses = content_statuses(
         child, parent, ci, pi, key_inherited=key_inherited, translated=translated,
         stem_changed=None if stem_changed is None else np.asarray(stem_changed, bool),
+        opts=None if translated else opts,
     )
 
     def const(value: str) -> pa.Array:
