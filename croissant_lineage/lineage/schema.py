@@ -295,6 +295,12 @@ LINEAGE_FILE_SCHEMA = pa.schema([
     pa.field("stem_changed", pa.bool_()),
     pa.field("ambiguous", pa.bool_()),
     pa.field("alternatives", pa.list_(pa.string())),  # other tied parents, as item refs
+    # what the edge did to each content, as in EDGES_SCHEMA
+    pa.field("stem_status", pa.string()),
+    pa.field("options_status", pa.string()),
+    pa.field("key_status", pa.string()),
+    pa.field("solution_status", pa.string()),
+    pa.field("tests_status", pa.string()),
 ])
 
 

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from croissant_lineage.linking.diff_columns import CHUNK_PAIRS, PairDiffs
+from croissant_lineage.linking.keys_inherited import spaced
 from croissant_lineage.linking.optiondiff import DIFF_PASSES
 from croissant_lineage.linking.sides import Side
 from croissant_lineage.linking.take import compare_rows
@@ -79,11 +80,6 @@ def _texts(cp: np.ndarray, pp: np.ndarray, equal: np.ndarray, translated: bool) 
     return np.where(cp & pp, both, np.where(cp, _ADDED, np.where(pp, _DROPPED, _ABSENT))).astype(np.int8)
 
 
-def _spaced(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """Texts with runs of white space collapsed and the ends trimmed."""
-    return pc.utf8_trim_whitespace(pc.replace_substring_regex(column, r"\s+", " "))
-
-
 def _text_status(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, name: str, translated: bool) -> np.ndarray:
     """Status codes of the solution or tests of each pair."""
     n = len(ci)
@@ -93,7 +89,7 @@ def _text_status(child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, name
     if cc.null_count == len(cc) and pcol.null_count == len(pcol):  # (most families: no such content)
         return np.full(n, _ABSENT, np.int8)
     cp, pp = _presence(cc, trim=True)[ci], _presence(pcol, trim=True)[pi]
-    equal = compare_rows(_spaced(cc), _spaced(pcol), ci, pi, pc.equal, chunk=CHUNK_PAIRS)
+    equal = compare_rows(spaced(cc), spaced(pcol), ci, pi, pc.equal, chunk=CHUNK_PAIRS)
     return _texts(cp, pp, equal, translated)
 
 

@@ -132,7 +132,7 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
 
     free = free_key_inherited(child.table, parent.table, ci, pi, tolerance=deriv.key_tolerance, translated=translated)
     if free is not None:  # keys of another kind than option letters: compared by kind
-        key_inherited = pc.coalesce(key_inherited, pa.array(free, pa.bool_()))
+        key_inherited = pc.coalesce(key_inherited, free)
     statuses = content_statuses(
         child, parent, ci, pi, key_inherited=key_inherited, translated=translated,
         stem_changed=None if stem_changed is None else np.asarray(stem_changed, bool),

@@ -156,3 +156,50 @@ def test_the_new_activities_parse_and_map_to_prov(activity: str) -> None:
 
     assert activity in ACTIVITIES
     assert activity_class(activity) != "cl:Activity"
+
+
+def _reference_same(kind: str, c: dict[str, Any], p: dict[str, Any], tolerance: float, translated: bool) -> bool | None:
+    """The per-pair comparison keys_inherited.py computes over columns."""
+    import math
+
+    from croissant_lineage.linking.normalize import normalize_option
+
+    if kind == "number":
+        cv, pv = c["key_value"], p["key_value"]
+        return None if cv is None or pv is None else math.isclose(cv, pv, rel_tol=1e-9, abs_tol=tolerance)
+    field = {"text": "key_text", "set": "key_answers", "tests": "solution"}[kind]
+    cv, pv = c[field], p[field]
+    if translated or cv is None or pv is None:
+        return None
+    if kind == "set":
+        return {normalize_option(x) for x in cv} == {normalize_option(x) for x in pv}
+    if kind == "tests":
+        return " ".join(cv.split()) == " ".join(pv.split())
+    return normalize_option(cv) == normalize_option(pv)
+
+
+_KIND = st.sampled_from(["number", "text", "set", "tests"])
+_WORD = st.sampled_from(["Paris", "paris.", " Paris ", "x =\u20031", "x = 1", "Lyon"])
+_KEY_ITEM = st.tuples(_KIND, st.one_of(st.none(), _WORD), st.one_of(st.none(), st.sampled_from([1.0, 1.0004, 2.0, -0.0, 0.0])),
+                      st.one_of(st.none(), st.lists(_WORD, max_size=3)))
+
+
+@given(st.lists(st.tuples(_KEY_ITEM, _KEY_ITEM), min_size=1, max_size=8), st.booleans(), st.sampled_from([0.0, 0.001]))
+def test_free_keys_compared_over_columns_as_pair_by_pair(pairs: list[Any], translated: bool, tolerance: float) -> None:
+    from croissant_lineage.linking.keys_inherited import free_key_inherited
+
+    def row(i: int, k: Any) -> dict[str, Any]:
+        kind, text, value, answers = k
+        return {"item": str(i), "stem": "Q", "key_kind": kind, "key_text": text, "key_value": value,
+                "key_answers": answers, "solution": text}
+
+    child = items_table("c", [row(i, c) for i, (c, _p) in enumerate(pairs)])
+    parent = items_table("p", [row(i, p) for i, (_c, p) in enumerate(pairs)])
+    rows = list(range(len(pairs)))
+    got = free_key_inherited(child, parent, rows, rows, tolerance=tolerance, translated=translated)
+    assert got is not None
+    want = [
+        _reference_same(c[0], row(0, c), row(0, p), tolerance, translated) if c[0] == p[0] else None
+        for c, p in pairs
+    ]
+    assert got.to_pylist() == want
