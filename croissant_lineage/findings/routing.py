@@ -10,8 +10,8 @@ the item (ancestors, their descendants, duplicates, translations) and says, for 
 * ``unaffected``: the content is not there (an option added later, a key changed on
   the way, a line that branched off before the content entered);
 * ``unverified``: documented coverage only (a translation with no item data here);
-* ``re-check``: a child whose key was recomputed from the questioned one (its stem or
-  options changed and its key differs: ``key_status`` ``recomputed``): not inherited,
+* ``re-check``: a child whose key was recomputed from the questioned one (its stem
+  changed and its key differs: ``key_status`` ``recomputed``): not inherited,
   but made from it.
 
 The edge evidence decides, never the activity's name: a key is carried where the

@@ -8,10 +8,10 @@ items, never from the derivation's activity name:
   bytes or equal case-preserving normalised forms; key: ``key_inherited`` true; solution and tests:
   equal after white space is collapsed);
 * ``edited``: both have it and it differs (options: reordered, added, dropped, re-cased
-  or reworded; key: differs while the stem and options were copied, a
-  re-annotation);
-* ``recomputed`` (key only): the key differs from the parent's and the stem or the
-  options changed too (values perturbed, the answer recomputed);
+  or reworded; key: differs while the stem was copied, a re-annotation or a key
+  corrected beside new options);
+* ``recomputed`` (key only): the key differs from the parent's and the stem changed
+  too (values perturbed, the answer recomputed);
 * ``translated``: the edge is a translation and the content differs (stems and options
   of a translation are not compared, as linking does not compare them; a translated
   option key is carried by the option map: ``key_inherited`` true; a text, set or tests
@@ -175,7 +175,7 @@ def content_statuses(
     equal = np.zeros(len(ci), bool) if stem_changed is None else ~np.asarray(stem_changed, bool)
     stem = _texts(_presence(cs)[ci], _presence(ps)[pi], equal, translated)
     options = _options_status(child.n_options[ci], parent.n_options[pi], opts, translated)
-    changed = (stem != _COPIED) | ((options != _COPIED) & (options != _ABSENT))
+    changed = stem != _COPIED  # the values the key is computed from are the stem's
     codes = {
         "stem": stem,
         "options": options,
