@@ -123,14 +123,15 @@ def lineage_folder(spec: dict[str, Any], out: Path) -> Path:
     )
     rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
     for cd, ci, pd_, pi in spec["edges"]:
-        for name, value in (
+        given = dict((
             ("child_dataset", cd), ("child_item", ci), ("parent_dataset", pd_), ("parent_item", pi),
             ("activity", "snapshot"), ("method", "id"), ("score", 100.0), ("options_score", 100.0),
             ("option_map", [0, 1]), ("options_copied", 2), ("options_added", 0), ("options_dropped", 0),
             ("key_inherited", True), ("stem_changed", False), ("ambiguous", False), ("alternatives", []),
             ("text_repaired", False),
-        ):
-            rows[name].append(value)
+        ))
+        for name in rows:  # (the others, such as the content statuses, null)
+            rows[name].append(given.get(name))
     family = {"name": "cycle", "datasets": [{"name": d} for d in sorted({d for d, _ in spec["items"]})], "derivations": []}
     return Lineage(family, items, pa.table(rows, schema=EDGES_SCHEMA), summary={"family": "cycle"}).write(out)
 

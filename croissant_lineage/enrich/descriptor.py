@@ -378,7 +378,7 @@ def enrich_file(
     if activity not in ACTIVITIES:
         raise InputError(f"unknown activity {activity!r}", hint=f"one of: {', '.join(ACTIVITIES)}")
     parents = [parent_link(p, activity=activity) for p in derived_from]
-    parents = [ParentLink(p.iri, p.activity, p.name, note) for p in parents]
+    parents = [ParentLink(p.iri, p.activity, p.name, note, p.activity_iri, p.activity_label) for p in parents]
     enriched = _enrich(doc, parents, time=time, path=path)
     if Path(out).resolve() != Path(path).resolve():
         ensure_replaceable(out, force=force, ours=is_our_descriptor)

@@ -134,8 +134,9 @@ RECORD_SETS: dict[str, _RecordSetSpec] = {
         "Item-level derivations (PROV qualified derivations) whose child is an item of "
         "this descriptor: the parent item (prov:entity), the activity, how the link was "
         "found (method, score 0-100), the option diff (option_map: per child option the "
-        "parent option it copies, -1 if added) and whether the key was inherited "
-        "(croissant-lineage).",
+        "parent option it copies, -1 if added), whether the key was inherited and what the "
+        "derivation did to each content (stem, options, key, solution, tests: copied, edited, "
+        "recomputed, translated, added, dropped, absent) (croissant-lineage).",
         ("child", "parent"),
         {"child": "lineage_items/ref"},
         {"parent_iri": "prov:entity"},

@@ -69,7 +69,14 @@ __all__ = [
     "parse_family",
 ]
 
-#: Activity kinds of a derivation (dataset level and item level).
+#: Activity kinds of a derivation (dataset level and item level). What an edge did to each
+#: content (stem, options, key, solution, tests) is read from the items, whatever the name
+#: (the edges' ``<content>_status`` columns); the names say what the maintainers did:
+#: ``perturbation`` (values in the stem changed, the answer recomputed),
+#: ``templated_variants`` (many children per parent, generated from a template),
+#: ``paraphrase`` (the stem reworded), ``format_conversion`` (a copy under new field
+#: names or another file format), ``test_augmentation`` (tests added to code items);
+#: ``re_annotation`` covers keys and worked solutions alike (the edge statuses say which).
 ACTIVITIES = (
     "copy",
     "filter",
@@ -79,6 +86,11 @@ ACTIVITIES = (
     "translation",
     "snapshot",
     "code_translation",
+    "perturbation",
+    "templated_variants",
+    "paraphrase",
+    "format_conversion",
+    "test_augmentation",
 )
 
 # The groupings of the activity kinds the later stages act on, each declared once here.
@@ -88,10 +100,10 @@ ACTIVITIES = (
 VERSION_ACTIVITIES = ("snapshot", "re_release")
 
 #: Activities where a parent item has at most one child item.
-ONE_CHILD_PER_PARENT = ("re_release", "copy")
+ONE_CHILD_PER_PARENT = ("re_release", "copy", "format_conversion")
 
 #: Activities whose joins the translation audit verifies.
-TRANSLATION_ACTIVITIES = ("translation", "copy", "filter")
+TRANSLATION_ACTIVITIES = ("translation", "copy", "filter", "format_conversion")
 
 #: Activities that re-annotate items (the family report's re-annotation counts).
 ANNOTATION_ACTIVITIES = ("re_annotation",)
@@ -224,6 +236,8 @@ class Derivation:
             (filled in by :func:`parse_family`; empty: not declared).
         language_rules: The spec's :class:`LanguageRules` of those languages, by tag.
         key_tolerance: The larger of the two datasets' ``number`` key tolerances.
+        activity_iri / activity_label: For an activity the spec declares (not one of
+            :data:`ACTIVITIES`): its IRI (PROV-O class) and label; None for the built-in kinds.
     """
 
     child: str
@@ -237,6 +251,8 @@ class Derivation:
     parent_languages: tuple[str, ...] = ()
     language_rules: dict[str, LanguageRules] = field(default_factory=dict)
     key_tolerance: float = 0.0
+    activity_iri: str | None = None
+    activity_label: str | None = None
 
     @property
     def is_translation(self) -> bool:
@@ -349,7 +365,11 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
         lang: LanguageRules(tuple(sorted((r.get("scale_words") or {}).items())))
         for lang, r in sorted((doc.get("language_rules") or {}).items())
     }
-    derivations = [_derivation(i, r, datasets, path, rules) for i, r in enumerate(doc.get("derivations", []))]
+    declared = doc.get("activities") or {}
+    for name in declared:
+        if name in ACTIVITIES:
+            raise SpecError(f"activities/{name}: a built-in activity kind; declare another name", path=path)
+    derivations = [_derivation(i, r, datasets, path, rules, declared) for i, r in enumerate(doc.get("derivations", []))]
     spec = FamilySpec(
         name=doc["name"],
         path=path,
@@ -434,15 +454,20 @@ def _link_rule(lk: dict[str, Any]) -> LinkRule:
 def _derivation(
     i: int, r: dict[str, Any], datasets: dict[str, DatasetSpec], path: Path | None,
     rules: dict[str, LanguageRules] | None = None,
+    declared: dict[str, dict[str, str]] | None = None,
 ) -> Derivation:
-    """Derivation ``i`` of the spec, checked against its datasets."""
+    """Derivation ``i`` of the spec, checked against its datasets and the declared activities."""
     for side in ("child", "parent"):
         if r[side] not in datasets:
             raise SpecError(
                 f"derivations/{i}: {side} {r[side]!r} is not a dataset of this family", path=path
             )
-    if r["activity"] not in ACTIVITIES:
-        raise SpecError(f"derivations/{i}: unknown activity {r['activity']!r}", path=path)
+    own = (declared or {}).get(r["activity"])
+    if r["activity"] not in ACTIVITIES and own is None:
+        raise SpecError(
+            f"derivations/{i}: unknown activity {r['activity']!r}", path=path,
+            hint=f"use one of {', '.join(ACTIVITIES)}, or declare it under activities with an iri and a label",
+        )
     both_items = datasets[r["child"]].has_items and datasets[r["parent"]].has_items
     coverage = r.get("coverage", "items" if both_items else "documented")
     if coverage == "items" and not both_items:
@@ -467,6 +492,8 @@ def _derivation(
             if (found := rules_for(rules or {}, lang)) is not None
         },
         key_tolerance=max(datasets[r["child"]].key_tolerance, datasets[r["parent"]].key_tolerance),
+        activity_iri=own["iri"] if own else None,
+        activity_label=own["label"] if own else None,
     )
 
 

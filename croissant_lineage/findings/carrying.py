@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from croissant_lineage.errors import InputError
+from croissant_lineage.family.spec import TRANSLATION_KINDS
 from croissant_lineage.lineage.graph import Edge, LineageGraph
 from croissant_lineage.lineage.paths import step_option
 from croissant_lineage.linking.normalize import normalize_option
@@ -37,6 +38,7 @@ class Carry:
     known: bool = True  # False: edge evidence missing, carried on probability
     index: int | None = None
     why: str = ""
+    recheck: bool = False  # not carried, but the far side was made from it (a recomputed key)
 
 
 def subject_of(graph: LineageGraph, ref: str) -> str | None:
@@ -59,11 +61,7 @@ def carry_along(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *
     """
     far = edge.parent if up else edge.child
     if mode == "key":
-        if edge.key_inherited is None:
-            return Carry(True, known=False, why="key inheritance unknown")
-        if edge.key_inherited:
-            return Carry(True)
-        return Carry(False, why=f"key changed at {edge.activity}")
+        return _carry_key(edge, up=up)
     if mode == "option":
         step = step_option(edge.option_map, index, up=up)
         if step.status == "unknown":
@@ -84,9 +82,35 @@ def carry_along(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *
         if graph.duplicates(far):
             return Carry(True)
         return Carry(False, why="no identical copy beside it")
-    if mode == "stem" and edge.stem_changed and edge.activity != "translation":
+    if mode == "stem" and _stem_edited(edge):
         return Carry(True, known=False, why=f"stem edited at {edge.activity}")
     return Carry(True)
+
+
+def _stem_edited(edge: Edge) -> bool:
+    """The edge rewrote the stem: its ``stem_status`` says so; on a lineage written before
+    the statuses, its ``stem_changed`` outside a translation."""
+    if edge.stem_status is not None:
+        return edge.stem_status == "edited"
+    return bool(edge.stem_changed) and edge.activity not in TRANSLATION_KINDS
+
+
+def _carry_key(edge: Edge, *, up: bool) -> Carry:
+    """A key finding along ``edge``, by its evidence: its ``key_status`` (copied: carried;
+    translated: carried by the option map, else probable; recomputed: not carried, the
+    child to re-check; edited: not carried), else its ``key_inherited``."""
+    status = edge.key_status
+    if status == "recomputed":
+        return Carry(False, why=f"key recomputed at {edge.activity}", recheck=not up)
+    if status == "translated" and edge.key_inherited is None:
+        return Carry(True, known=False, why="key translated, not compared")
+    if status in ("added", "dropped", "absent"):
+        return Carry(False, why=f"key {status} at {edge.activity}")
+    if edge.key_inherited is None:
+        return Carry(True, known=False, why="key inheritance unknown")
+    if edge.key_inherited:
+        return Carry(True)
+    return Carry(False, why=f"key changed at {edge.activity}")
 
 
 def carry_mode(target: str, kind: str | None) -> str:

@@ -10,6 +10,10 @@ views show :func:`queue_lines` instead:
   share a finding, a rank, a status and a certainty. A dataset's family is the
   documented dataset whose name it extends (``global-mmlu-es`` and ``global-mmlu``:
   ``global-mmlu``), else its own name;
+* variants of one parent (several children of one parent item in one dataset, such as
+  instances generated from a template) are one line per dataset with their count, when
+  they share a finding, a rank, a status and a certainty: read from the edges, whatever
+  the derivation's activity is called;
 * rank-0 rows (findings to amend) and the finding's own item are never folded or grouped.
 
 ``expand`` gives one line per row, as the rows are.
@@ -25,7 +29,7 @@ from croissant_lineage.findings.versions import RowLike as _Row
 from croissant_lineage.findings.versions import VersionFold
 from croissant_lineage.lineage.graph import LineageGraph
 
-__all__ = ["QueueLine", "group_keys", "queue_lines"]
+__all__ = ["QueueLine", "group_keys", "queue_lines", "variant_parent"]
 
 
 @dataclass(frozen=True)
@@ -80,17 +84,35 @@ def _family_of(name: str, documented: Sequence[str]) -> str:
     return max(fits, key=len) if fits else name
 
 
+def variant_parent(graph: LineageGraph, ref: str, counts: dict[tuple[str, str], int] | None = None) -> str | None:
+    """The parent item of which ``ref`` is one of several children in its dataset (a
+    variant), or None. ``counts`` caches (parent, dataset) -> children between calls."""
+    counts = {} if counts is None else counts
+    dataset = ref.partition(":")[0]
+    for e in graph.parents(ref):
+        at = (e.parent, dataset)
+        if at not in counts:
+            counts[at] = sum(1 for c in graph.children(e.parent) if c.child.partition(":")[0] == dataset)
+        if counts[at] > 1:
+            return e.parent
+    return None
+
+
 def group_keys(graph: LineageGraph, rows: Sequence[_Row]) -> dict[tuple[str | None, str], str]:
-    """(finding, ref) -> dataset family, for the rows the view may group (see the module)."""
+    """(finding, ref) -> dataset family, or the variants' parent, for the rows the view
+    may group (see the module)."""
     derivations = graph.lineage.family.derivations
     documented = [d.child for d in derivations if d.coverage == "documented"]
     translated = {d.child for d in derivations if d.activity == "translation"}
     keys: dict[tuple[str | None, str], str] = {}
+    counts: dict[tuple[str, str], int] = {}
     for r in rows:
         if r.rank == 0 or r.relation == "finding_item":
             continue
         if r.relation == "documented" or r.dataset in translated:
             keys[(r.finding, r.ref)] = _family_of(r.dataset, documented)
+        elif r.relation in ("descendant", "collateral") and (parent := variant_parent(graph, r.ref, counts)):
+            keys[(r.finding, r.ref)] = f"{r.dataset} variants of {parent}"
     return keys
 
 
@@ -118,7 +140,8 @@ def _group_line(family: str, members: list[_Row]) -> QueueLine:
     line = _line(first, "group", refs)
     letters = {m.letter for m in members}
     notes = {m.note for m in members}
-    what = f"{len(members)} rows in {', '.join(line.datasets)}"
+    what = (f"{len(members)} variants of {family.rpartition(' variants of ')[2]}" if " variants of " in family
+            else f"{len(members)} rows in {', '.join(line.datasets)}")
     note = f"{what}; {first.note}" if len(notes) == 1 else f"{what}; first: {first.note}"
     return QueueLine(
         **{**line.to_dict(), "ref": family, "refs": refs, "relation": first.relation,

@@ -9,9 +9,14 @@ the item (ancestors, their descendants, duplicates, translations) and says, for 
   is where the content first appears);
 * ``unaffected``: the content is not there (an option added later, a key changed on
   the way, a line that branched off before the content entered);
-* ``unverified``: documented coverage only (a translation with no item data here).
+* ``unverified``: documented coverage only (a translation with no item data here);
+* ``re-check``: a child whose key was recomputed from the questioned one (its stem
+  changed and its key differs: ``key_status`` ``recomputed``): not inherited,
+  but made from it.
 
-The edge evidence decides: a key is carried where ``key_inherited`` is true; an option
+The edge evidence decides, never the activity's name: a key is carried where the
+edge's ``key_status`` is ``copied`` (or ``translated`` by the option map), else where
+``key_inherited`` is true; a stem is unverified across an ``edited`` stem; an option
 is carried where ``option_map`` maps it (``-1`` marks an option added at that step);
 a stem or the whole item travels along every edge. Fuzzy or ambiguous links, and
 edges whose evidence is unknown, make a row *probable* rather than *certain*.
@@ -64,7 +69,7 @@ __all__ = [
 ]
 
 #: Status of the questioned content at a relative.
-ROUTE_STATUSES = ("inherited", "added", "unaffected", "unverified")
+ROUTE_STATUSES = ("inherited", "added", "unaffected", "unverified", "re-check")
 
 #: Rank -> what it means.
 RANKS = {
@@ -72,7 +77,8 @@ RANKS = {
     "the routed one contradicts, refines or duplicates",
     1: "certainly carries the questioned content",
     2: "probably carries it (fuzzy or ambiguous link, or unknown edge evidence)",
-    3: "documented coverage only: unverified",
+    3: "unverified: documented coverage only, or made from the questioned content "
+    "(a key recomputed from it: re-check)",
     4: "the questioned content does not reach it",
 }
 
@@ -104,7 +110,7 @@ class QueueRow:
             ``ancestor``, ``descendant``, ``collateral`` (descends from an ancestor),
             ``duplicate`` (an identical copy), ``related`` (named by the finding) or
             ``documented`` (dataset-level coverage, no item data).
-        status: ``inherited``, ``added``, ``unaffected`` or ``unverified``.
+        status: ``inherited``, ``added``, ``unaffected``, ``unverified`` or ``re-check``.
         certainty: ``certain``, ``probable``, ``unverified`` or ``none`` (unaffected).
         letter: Where the questioned key or option sits in this item (``A``...), if known.
         transformation: The steps from the finding's item to this one
@@ -209,6 +215,14 @@ def _option_of(graph: LineageGraph, ref: str, text: str | None) -> int | None:
     return options.index(want) if want in options else None
 
 
+def _has_no_options(graph: LineageGraph, ref: str) -> bool:
+    """The item is known and has no options (a free-form or code item)."""
+    try:
+        return not graph.item(ref).options
+    except InputError:  # named by an edge, missing from the item table: not known
+        return False
+
+
 def _proposed_note(graph: LineageGraph, node: CarryNode, finding: Finding | None) -> str:
     if finding is None or finding.target != "key" or not finding.proposed:
         return ""
@@ -219,22 +233,27 @@ def _proposed_note(graph: LineageGraph, node: CarryNode, finding: Finding | None
     )
     if index is not None:
         return f"; proposed answer is option {LETTERS[index]} here"
+    if _has_no_options(graph, node.ref):
+        return ""  # an item without options: no option to name
     return "; proposed answer is not among its options"
 
 
 def _unaffected_why(
     graph: LineageGraph, path: list[TreeStep], carriers: dict[str, CarryNode], mode: str
-) -> str:
+) -> tuple[str, bool]:
     """Why the content does not reach a relative: the step where its path leaves the
-    items that carry the content."""
+    items that carry the content; and whether that step made the relative's own content
+    from the questioned one (a key recomputed there: to re-check)."""
     for s in path:
         if s.edge is None or s.target in carriers:
             continue
         near = s.edge.child if s.kind == "up" else s.edge.parent
         if near in carriers:
             c = carry_along(graph, s.edge, mode, carriers[near].index, up=s.kind == "up")
-            return f"not present: {c.why or 'not carried'} in {s.edge.child}"
-    return "not on a line that carries the questioned content"
+            if c.recheck and s is path[-1]:
+                return f"re-check: {c.why}", True
+            return f"not present: {c.why or 'not carried'} in {s.edge.child}", False
+    return "not on a line that carries the questioned content", False
 
 
 def _carrier_note(graph: LineageGraph, node: CarryNode, target: str, finding: Finding | None) -> str:
@@ -283,8 +302,8 @@ def _route_one(
             letter = _letter_at(graph, node, target)
             note = _carrier_note(graph, node, target, finding)
         else:
-            status, certainty, rank, letter = "unaffected", "none", 4, None
-            note = _unaffected_why(graph, path, carriers, mode)
+            note, recheck = _unaffected_why(graph, path, carriers, mode)
+            status, certainty, rank, letter = ("re-check", "unverified", 3, None) if recheck else ("unaffected", "none", 4, None)
         if finding is not None and ref == item:
             note = f"{finding.kind} on the {target} ({finding.status}); {note}"
         if finding is not None and relation == "source_annotation":

@@ -113,8 +113,13 @@ def _dates(graph: LineageGraph) -> dict[str, str]:
 
 
 def _version_parent(graph: LineageGraph, ref: str, members: set[str]) -> Edge | None:
+    """The edge to the item ``ref`` is a later version of: a version activity's edge, unless
+    its parent has several children in ``ref``'s dataset (variants, not versions)."""
+    dataset = ref.partition(":")[0]
     for e in graph.parents(ref):
         if e.activity in VERSION_ACTIVITIES and e.parent in members:
+            if sum(1 for c in graph.children(e.parent) if c.child.partition(":")[0] == dataset) > 1:
+                continue
             return e
     return None
 

@@ -29,6 +29,8 @@ from croissant_lineage.lineage.schema import join_ref, split_ref
 _EDGE_KINDS = ("parent_dataset", "activity", "method", "options_copied", "options_added", "options_dropped",
                "key_inherited", "stem_changed", "ambiguous")
 _EDGE_CELLS = ("score", "options_score", "option_map", "alternatives")
+#: What the edge did to each content (``linking/content_status.py``), coded apart.
+_EDGE_STATUSES = ("stem_status", "options_status", "key_status", "solution_status", "tests_status")
 #: The same for the item columns an :class:`ItemRecord` is read from.
 #: (The item's id is read from its ref: see :meth:`LineageGraph._record`.)
 _ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("stem", "options")
@@ -87,6 +89,13 @@ class Edge:
     stem_changed: bool | None
     ambiguous: bool
     alternatives: tuple[str, ...]
+    # What the edge did to each content: copied, edited, recomputed (key), translated,
+    # added, dropped, absent (None: not comparable, or a lineage written before them).
+    stem_status: str | None = None
+    options_status: str | None = None
+    key_status: str | None = None
+    solution_status: str | None = None
+    tests_status: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -232,7 +241,7 @@ class LineageGraph:
         ids = items.column("item")
         self._ids_in_refs = (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) and not ids.null_count
         # Edge fields and cell readers are read the first time a query touches them.
-        self._edge_cells: tuple[CodedRows | Rows, Rows] | None = None
+        self._edge_cells: tuple[CodedRows | Rows, Rows, CodedRows | Rows | None] | None = None
         self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
         # The fields of the edges read, by row (each query builds its Edge objects from
         # them): dicts of strings, numbers and shared tuples, which the cyclic GC leaves
@@ -330,10 +339,13 @@ class LineageGraph:
             near = None
         if self._edge_cells is None:
             edges = self.lineage.edges
-            self._edge_cells = few_valued_rows(edges, _EDGE_KINDS), Rows(edges, _EDGE_CELLS)
+            coded = few_valued_rows(edges, _EDGE_STATUSES) if set(_EDGE_STATUSES) <= set(edges.column_names) else None
+            self._edge_cells = few_valued_rows(edges, _EDGE_KINDS), Rows(edges, _EDGE_CELLS), coded
             release_memory()  # the coding's scratch
         pds, activity, method, copied, added, dropped, key_inherited, stem_changed, ambiguous = self._edge_cells[0].row(i)
         score, options_score, option_map, alternatives = self._edge_cells[1].row(i)
+        status_reader = self._edge_cells[2]
+        statuses = (None,) * len(_EDGE_STATUSES) if status_reader is None else status_reader.row(i)
         option_map = self._option_maps.setdefault(m := tuple(option_map), m) if option_map else ()
         read = self._ids.ref
         kept = {
@@ -351,6 +363,7 @@ class LineageGraph:
             "stem_changed": stem_changed,
             "ambiguous": bool(ambiguous),
             "alternatives": tuple([join_ref(pds, a) for a in alternatives]) if alternatives else (),
+            **dict(zip(_EDGE_STATUSES, statuses, strict=True)),
         }
         self._edges[i] = kept
         return kept

@@ -109,6 +109,8 @@ class DerivationInfo:
         child_field: The link rule's ``child_field`` (``id``/``index`` rules naming the parent
             id in another field). Known when built from a spec; not written to ``family.json``
             (None when read from it).
+        activity_iri, activity_label: A spec-declared activity's IRI and label (None for
+            the built-in kinds; written to ``family.json`` only when set).
     """
 
     child: str
@@ -120,14 +122,19 @@ class DerivationInfo:
     threshold: float | None = None
     note: str | None = None
     child_field: str | None = field(default=None, compare=False)
+    activity_iri: str | None = None
+    activity_label: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The derivation's entry of ``family.json``."""
-        return {
+        out: dict[str, Any] = {
             "child": self.child, "parent": self.parent, "activity": self.activity,
             "coverage": self.coverage, "languages": self.languages, "method": self.method,
             "threshold": self.threshold, "note": self.note,
         }
+        if self.activity_iri:
+            out["activity_iri"], out["activity_label"] = self.activity_iri, self.activity_label
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> DerivationInfo:
@@ -140,6 +147,8 @@ class DerivationInfo:
             method=_opt_str(d.get("method")),
             threshold=threshold if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) else None,
             note=_opt_str(d.get("note")),
+            activity_iri=_opt_str(d.get("activity_iri")),
+            activity_label=_opt_str(d.get("activity_label")),
         )
 
     @property
@@ -243,6 +252,7 @@ def family_info(spec: FamilySpec) -> FamilyInfo:
                 r.child, r.parent, r.activity, r.coverage, r.languages,
                 r.link.by if r.link else None, r.link.threshold if r.link else None, r.note,
                 child_field=_field_name(r.link.child_field) if r.link else None,
+                activity_iri=r.activity_iri, activity_label=r.activity_label,
             )
             for r in spec.derivations
         ),

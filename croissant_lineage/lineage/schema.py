@@ -106,6 +106,13 @@ EDGES_SCHEMA = pa.schema([
     pa.field("ambiguous", pa.bool_()),  # several parents tied on the evidence
     pa.field("alternatives", pa.list_(pa.string())),  # the other tied parent items
     pa.field("text_repaired", pa.bool_()),  # ftfy repaired the encoding of either item's text (None: not compared)
+    # What the edge did to each content (linking/content_status.py): copied, edited,
+    # recomputed (key only), translated, added, dropped, absent (None: not comparable).
+    pa.field("stem_status", pa.string()),
+    pa.field("options_status", pa.string()),
+    pa.field("key_status", pa.string()),
+    pa.field("solution_status", pa.string()),
+    pa.field("tests_status", pa.string()),
 ])
 
 DUPLICATES_SCHEMA = pa.schema([
@@ -288,6 +295,12 @@ LINEAGE_FILE_SCHEMA = pa.schema([
     pa.field("stem_changed", pa.bool_()),
     pa.field("ambiguous", pa.bool_()),
     pa.field("alternatives", pa.list_(pa.string())),  # other tied parents, as item refs
+    # what the edge did to each content, as in EDGES_SCHEMA
+    pa.field("stem_status", pa.string()),
+    pa.field("options_status", pa.string()),
+    pa.field("key_status", pa.string()),
+    pa.field("solution_status", pa.string()),
+    pa.field("tests_status", pa.string()),
 ])
 
 

@@ -26,6 +26,7 @@ from rapidfuzz import fuzz
 
 from croissant_lineage.family.spec import Derivation
 from croissant_lineage.lineage.schema import EDGES_SCHEMA
+from croissant_lineage.linking.content_status import content_statuses
 from croissant_lineage.linking.diff_columns import (
     CHUNK_PAIRS,
     PairDiffs,
@@ -105,7 +106,8 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
     Returns:
         One edge per match: the ids, method and stem score, the option diff, whether the
         key was inherited and the stem changed, the alternatives, whether ftfy repaired
-        either item's text (None for translations, whose texts are not compared).
+        either item's text (None for translations, whose texts are not compared), and
+        the status of each content (:mod:`~croissant_lineage.linking.content_status`).
     """
     n = len(matches)
     if isinstance(matches, IdMatches):  # one method, score 100, no alternatives: no object per match
@@ -130,7 +132,12 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
 
     free = free_key_inherited(child.table, parent.table, ci, pi, tolerance=deriv.key_tolerance, translated=translated)
     if free is not None:  # keys of another kind than option letters: compared by kind
-        key_inherited = pc.coalesce(key_inherited, pa.array(free, pa.bool_()))
+        key_inherited = pc.coalesce(key_inherited, free)
+    statuses = content_statuses(
+        child, parent, ci, pi, key_inherited=key_inherited, translated=translated,
+        stem_changed=None if stem_changed is None else np.asarray(stem_changed, bool),
+        opts=None if translated else opts,
+    )
 
     def const(value: str) -> pa.Array:
         return pa.repeat(pa.scalar(value, pa.string()), n)
@@ -153,5 +160,6 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         "ambiguous": ambiguous,
         "alternatives": alternatives,
         "text_repaired": repaired,
+        **statuses,
     }
     return pa.Table.from_arrays([columns[f.name] for f in EDGES_SCHEMA], schema=EDGES_SCHEMA)

@@ -5,71 +5,97 @@ the other kinds of :mod:`croissant_lineage.lineage.keys` are compared here, per 
 both items have a key of the same kind:
 
 * ``text``: equal normalised texts (:func:`~croissant_lineage.linking.normalize.normalize_option`);
-* ``number``: equal values under the derivation's tolerance (``key_tolerance``);
+* ``number``: equal values under the derivation's tolerance (``key_tolerance``; as
+  :func:`~croissant_lineage.lineage.keys.equal_numbers`);
 * ``set``: equal sets of normalised answers;
-* ``tests``: equal normalised reference solutions.
+* ``tests``: equal reference solutions once white space is collapsed.
 
 Across a translation only numbers compare (a text, a set or a solution in another language
 is not the same text): the others stay unknown (None).
+
+Numbers, texts and solutions are compared over whole columns (NumPy and Arrow compute); set
+keys, whose answers are compared as sets, one pair at a time.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from croissant_lineage.lineage.keys import equal_numbers
 from croissant_lineage.linking.normalize import normalize_option
+from croissant_lineage.linking.normalize_columns import normalize_option_columns
+from croissant_lineage.linking.take import take_rows
 
-__all__ = ["free_key_inherited"]
+__all__ = ["free_key_inherited", "spaced"]
 
 _COLUMNS = ("key_kind", "key_text", "key_value", "key_answers", "solution")
 
-
-def _rows(table: pa.Table, rows: np.ndarray) -> dict[str, list[object]] | None:
-    if not set(_COLUMNS) <= set(table.column_names):
-        return None
-    idx = pa.array(rows, pa.int64())
-    return {c: table.column(c).take(idx).to_pylist() for c in _COLUMNS}
+#: The relative tolerance of :func:`~croissant_lineage.lineage.keys.equal_numbers`.
+_REL_TOL = 1e-9
 
 
-def _same(kind: str, c: dict[str, object], p: dict[str, object], tolerance: float, translated: bool) -> bool | None:
-    if kind == "number":
-        cv, pv = c["key_value"], p["key_value"]
-        return None if cv is None or pv is None else equal_numbers(float(cv), float(pv), tolerance)  # type: ignore[arg-type]
-    if translated:
-        return None
-    field = {"text": "key_text", "set": "key_answers", "tests": "solution"}.get(kind)
-    if field is None:
-        return None
-    cv, pv = c[field], p[field]
-    if cv is None or pv is None:
-        return None
-    if kind == "set":
-        return {normalize_option(str(x)) for x in cv} == {normalize_option(str(x)) for x in pv}  # type: ignore[attr-defined]
-    if kind == "tests":
-        return " ".join(str(cv).split()) == " ".join(str(pv).split())
-    return bool(normalize_option(str(cv)) == normalize_option(str(pv)))
+def _np(values: pa.Array, fill: object) -> np.ndarray:
+    return np.asarray(pc.fill_null(values, fill).to_numpy(zero_copy_only=False))
+
+
+def spaced(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Texts with runs of white space (Unicode's) as one space, the ends trimmed: ``" ".join(t.split())``."""
+    return pc.binary_join(pc.utf8_split_whitespace(pc.utf8_trim_whitespace(texts)), " ")
+
+
+def _numbers(c: pa.Array, p: pa.Array, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """Equal within ``tolerance`` or to 1e-9 of their size, and both known."""
+    known = _np(pc.and_(pc.is_valid(c), pc.is_valid(p)), False).astype(bool)
+    a, b = _np(c, 0.0).astype(np.float64), _np(p, 0.0).astype(np.float64)
+    bound = np.maximum(_REL_TOL * np.maximum(np.abs(a), np.abs(b)), tolerance)
+    return np.abs(a - b) <= bound, known
+
+
+def _texts(c: pa.Array, p: pa.Array, *, folded: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Equal texts (``folded``: normalised as options are; else white space collapsed)."""
+    known = _np(pc.and_(pc.is_valid(c), pc.is_valid(p)), False).astype(bool)
+    if folded:
+        c, p = normalize_option_columns(c)[1], normalize_option_columns(p)[1]
+    else:
+        c, p = spaced(c), spaced(p)
+    return _np(pc.equal(c, p), False).astype(bool), known
+
+
+def _sets(c: pa.Array, p: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Equal sets of normalised answers (one pair at a time: the set keys only)."""
+    cl, pl = c.to_pylist(), p.to_pylist()
+    known = np.array([x is not None and y is not None for x, y in zip(cl, pl, strict=True)], bool)
+    same = np.array([
+        x is not None and y is not None and {normalize_option(str(v)) for v in x} == {normalize_option(str(v)) for v in y}
+        for x, y in zip(cl, pl, strict=True)
+    ], bool)
+    return same, known
 
 
 def free_key_inherited(
     child: pa.Table, parent: pa.Table, ci: np.ndarray, pi: np.ndarray, *, tolerance: float, translated: bool
-) -> list[bool | None] | None:
-    """Per pair ``(ci[k], pi[k])``: did the child keep the parent's key (None: unknown, or an
-    option key)? None when neither side has a key of another kind than ``option``."""
-    cr, pr = _rows(child, ci), _rows(parent, pi)
-    if cr is None or pr is None:
+) -> pa.Array | None:
+    """Per pair ``(ci[k], pi[k])``: did the child keep the parent's key (null: unknown, or
+    an option key)? None when neither side has a key of another kind than ``option``."""
+    if not set(_COLUMNS) <= set(child.column_names) or not set(_COLUMNS) <= set(parent.column_names):
         return None
-    kinds = set(cr["key_kind"]) | set(pr["key_kind"])
-    if not kinds - {None, "option"}:
+    ci, pi = np.asarray(ci, np.int64), np.asarray(pi, np.int64)
+    ck, pk = take_rows(child.column("key_kind"), ci), take_rows(parent.column("key_kind"), pi)
+    if not (set(pc.unique(ck).to_pylist()) | set(pc.unique(pk).to_pylist())) - {None, "option"}:
         return None
-    out: list[bool | None] = []
-    for k in range(len(ci)):
-        ck, pk = cr["key_kind"][k], pr["key_kind"][k]
-        if ck is None or ck != pk or ck == "option":
-            out.append(None)
-            continue
-        c = {name: cr[name][k] for name in _COLUMNS}
-        p = {name: pr[name][k] for name in _COLUMNS}
-        out.append(_same(str(ck), c, p, tolerance, translated))
-    return out
+    kind = np.where(_np(pc.equal(ck, pk), False).astype(bool), _np(ck, ""), "").astype(object)
+    same, known = np.zeros(len(ci), bool), np.zeros(len(ci), bool)
+    comparers = {"number": ("key_value", lambda c, p: _numbers(c, p, tolerance))}
+    if not translated:
+        comparers |= {
+            "text": ("key_text", lambda c, p: _texts(c, p, folded=True)),
+            "tests": ("solution", lambda c, p: _texts(c, p, folded=False)),
+            "set": ("key_answers", _sets),
+        }
+    for name, (column, compare) in comparers.items():
+        rows = np.flatnonzero(kind == name)
+        if len(rows):
+            eq, ok = compare(take_rows(child.column(column), ci[rows]), take_rows(parent.column(column), pi[rows]))
+            same[rows], known[rows] = eq, ok
+    return pa.array(same, pa.bool_(), mask=~known)

@@ -86,12 +86,16 @@ class ParentLink:
         activity: Activity kind (see :data:`~croissant_lineage.lineage.schema.ACTIVITIES`).
         name: The parent's short name (used in labels), if known.
         note: What the derivation did, in words.
+        activity_iri: A spec-declared activity's IRI (its class), and ``activity_label`` its
+            label; None for the built-in kinds.
     """
 
     iri: str
     activity: str = "copy"
     name: str | None = None
     note: str = ""
+    activity_iri: str | None = None
+    activity_label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -170,10 +174,11 @@ def dataset_nodes(child: str, parents: Sequence[ParentLink], *, family: str | No
         act: dict[str, Any] = {
             "@index": MARK,
             "@id": aid,
-            "@type": ["prov:Activity", activity_class(p.activity)],
+            "@type": ["prov:Activity", p.activity_iri or activity_class(p.activity)],
             "cl:activityKind": code(p.activity),
             "prov:used": {"@id": p.iri},
         }
+        _opt(act, "sc:name", p.activity_label, text)
         if p.note:
             act["sc:description"] = text(p.note)
         _add_activity(activities, act)
@@ -301,15 +306,14 @@ def family_dataset_node(
             _opt(q, "cl:languageCount", r.languages)
             _opt(q, "sc:description", r.note, text)
             qualified.append(q)
-            _add_activity(
-                activities,
-                {
-                    "@id": aid,
-                    "@type": ["prov:Activity", activity_class(r.activity)],
-                    "cl:activityKind": code(r.activity),
-                    "prov:used": {"@id": iris[r.parent]},
-                }
-            )
+            act: dict[str, Any] = {
+                "@id": aid,
+                "@type": ["prov:Activity", r.activity_iri or activity_class(r.activity)],
+                "cl:activityKind": code(r.activity),
+                "prov:used": {"@id": iris[r.parent]},
+            }
+            _opt(act, "sc:name", r.activity_label, text)
+            _add_activity(activities, act)
         node["prov:qualifiedDerivation"] = qualified
         node["prov:wasGeneratedBy"] = activities
     documented = [

@@ -104,6 +104,11 @@ _ACTIVITY_CLASS = {
     "translation": "Translation",
     "snapshot": "Snapshot",
     "code_translation": "CodeTranslation",
+    "perturbation": "Perturbation",
+    "templated_variants": "TemplatedVariants",
+    "paraphrase": "Paraphrase",
+    "format_conversion": "FormatConversion",
+    "test_augmentation": "TestAugmentation",
 }
 
 
@@ -112,6 +117,7 @@ _DERIVATION_CLASS = {
     "re_release": "Revision",
     "snapshot": "Revision",
     "copy": "Quotation",
+    "format_conversion": "Quotation",
 }
 
 
@@ -127,8 +133,9 @@ def activity_class(kind: str) -> str:
 def derivation_class(kind: str) -> str:
     """PROV class of a qualified derivation made by an activity kind.
 
-    ``prov:Revision`` for re-releases and snapshots, ``prov:Quotation`` for copies,
-    ``prov:Derivation`` otherwise.
+    ``prov:Revision`` for re-releases and snapshots, ``prov:Quotation`` for copies and
+    format conversions (the same contents under new field names), ``prov:Derivation``
+    otherwise.
     """
     return f"prov:{_DERIVATION_CLASS.get(kind, 'Derivation')}"
 

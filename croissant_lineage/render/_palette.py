@@ -26,5 +26,6 @@ STATUS_PALETTE: dict[str | None, StatusColours] = {
     "inherited": StatusColours("#E69F00", "#FCEDC8", "●"),
     "unaffected": StatusColours("#0072B2", "#FFFFFF", "○"),
     "unverified": StatusColours("#CC79A7", "#FFFFFF", "□"),
+    "re-check": StatusColours("#009E73", "#D4EFE6", "◆"),
     None: StatusColours("#444444", "#FFFFFF", ""),
 }

@@ -45,6 +45,7 @@ STATUS_STYLES: dict[str | None, StatusStyle] = {
     "inherited": StatusStyle("inherited: carries it from its parent", _P["inherited"].edge, _P["inherited"].fill, "solid", 1.5, "o", True),
     "unaffected": StatusStyle("unaffected: the content does not reach it", _P["unaffected"].edge, _P["unaffected"].fill, (0, (1, 1.2)), 1.4, "o", False),
     "unverified": StatusStyle("unverified: documented coverage, no item data", _P["unverified"].edge, _P["unverified"].fill, (0, (4, 2)), 1.4, "s", False),
+    "re-check": StatusStyle("re-check: made from the questioned content (key recomputed)", _P["re-check"].edge, _P["re-check"].fill, (0, (3, 1, 1, 1)), 1.6, "D", True),
     None: StatusStyle("no finding routed", _P[None].edge, _P[None].fill, "solid", 0.9, "", False),
 }
 

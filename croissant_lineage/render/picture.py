@@ -205,7 +205,7 @@ def _edge_label(e: Edge) -> tuple[str, str]:
 
 
 #: Which status a box shows when several findings reach it (strongest first).
-_STRENGTH = {"added": 0, "inherited": 1, "unverified": 2, "unaffected": 3}
+_STRENGTH = {"added": 0, "inherited": 1, "re-check": 2, "unverified": 2, "unaffected": 3}
 
 
 def _status_text(row: Any, targets: Mapping[Any, Any]) -> str:

@@ -50,6 +50,48 @@ def _key_index(key: str | None) -> int | None:
     return LETTERS.index(key) if key and key in LETTERS else None
 
 
+def _text_status(cp: bool, pp: bool, equal: bool, translated: bool) -> str:
+    if cp and pp:
+        return "copied" if equal else ("translated" if translated else "edited")
+    return "added" if cp else "dropped" if pp else "absent"
+
+
+def _present(text: Any) -> bool:
+    return bool(text and str(text).strip())
+
+
+def _options_copied(diff: Any, copt: list[str], popt: list[str]) -> bool:
+    """The stored lists are equal, or each child option pairs with the parent's at its
+    place by equal bytes or case-preserving forms, none added or dropped."""
+    if copt == popt:
+        return True
+    return (len(copt) == len(popt) and diff.dropped == 0 and list(diff.option_map) == list(range(len(copt)))
+            and all(p in ("bytes", "cased") for p in diff.paired_by))
+
+
+def _statuses(child: Side, parent: Side, m: Match, key_inh: bool | None, translated: bool, diff: Any) -> dict[str, Any]:
+    """The per-edge reference of linking/content_status.py, from the items' texts."""
+    cstem, pstem = child.norm_stems[m.child], parent.norm_stems[m.parent]
+    # a translation's stems and options are not compared: translated where both have them
+    stem = _text_status(_present(cstem), _present(pstem), cstem == pstem and not translated, translated)
+    copt, popt = child.raw_options[m.child] or [], parent.raw_options[m.parent] or []
+    same = not translated and bool(copt) and bool(popt) and _options_copied(diff, list(copt), list(popt))
+    options = _text_status(bool(copt), bool(popt), same, translated)
+    changed = stem != "copied"
+    ck, pk = _present(child.keys[m.child]), _present(parent.keys[m.parent])
+    if ck and pk:
+        if key_inh is None:
+            key = "translated" if translated else None
+        elif key_inh:
+            key = "translated" if translated else "copied"
+        else:
+            key = "recomputed" if changed else "edited"
+    else:
+        key = _text_status(ck, pk, False, translated)
+    return {"stem_status": stem, "options_status": options, "key_status": key,
+            "solution_status": "absent", "tests_status": "absent"}
+
+
 def _reference(deriv: Derivation, child: Side, parent: Side, matches: list[Match], translated: bool) -> pa.Table:
     """The per-edge implementation edges.py replaced (linker._evidence + _edges_table)."""
     rows: dict[str, list[Any]] = {f.name: [] for f in EDGES_SCHEMA}
@@ -73,6 +115,7 @@ def _reference(deriv: Derivation, child: Side, parent: Side, matches: list[Match
             ("key_inherited", key_inh), ("stem_changed", stem_changed), ("ambiguous", m.ambiguous),
             ("alternatives", [parent.ids[j] for j in m.alternatives]),
             ("text_repaired", None if translated else child.repaired(m.child) or parent.repaired(m.parent)),
+            *_statuses(child, parent, m, key_inh, translated, diff).items(),
         ):
             rows[name].append(value)
     return pa.table(rows, schema=EDGES_SCHEMA)
