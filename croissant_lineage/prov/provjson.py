@@ -35,6 +35,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
+from contextlib import ExitStack
 from typing import IO, Any
 
 import pyarrow as pa
@@ -155,13 +156,13 @@ class _Names:
         if cut < 0:
             cut = iri.rfind("/", 0, len(iri) - 1)
         ns, local = iri[:cut + 1], iri[cut + 1:]
-        prefix = self._by_ns.get(ns)
-        if prefix is None:
+        known = self._by_ns.get(ns)
+        if known is None:
             self._count += 1
             while f"ns{self._count}" in self.prefixes:
                 self._count += 1
-            prefix = self._add(f"ns{self._count}", ns)
-        return f"{prefix}:{local}"
+            known = self._add(f"ns{self._count}", ns)
+        return f"{known}:{local}"
 
     def value(self, obj: str) -> Any:
         """A PROV-JSON attribute value of an N-Triples object term."""
@@ -176,12 +177,20 @@ class _Names:
 
 
 class _Sections:
-    """One spool file per record type; records written as ``"key": {...}`` members."""
+    """One spool file per record type (in a temporary folder, removed on exit); records
+    written as ``"key": {...}`` members."""
 
-    def __init__(self, folder: str) -> None:
-        self._folder = folder
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self._folder = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="cl-provjson-"))
         self._files: dict[str, IO[bytes]] = {}
         self._anonymous = 0
+
+    def __enter__(self) -> _Sections:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
 
     def add(self, kind: str, key: str | None, body: dict[str, Any]) -> None:
         if key is None:
@@ -189,7 +198,7 @@ class _Sections:
             key = f"_:id{self._anonymous}"
         fh = self._files.get(kind)
         if fh is None:
-            fh = self._files[kind] = tempfile.TemporaryFile(dir=self._folder)
+            fh = self._files[kind] = self._stack.enter_context(tempfile.TemporaryFile(dir=self._folder))  # noqa: SIM115
         else:
             fh.write(b",")
         member = json.dumps(key, ensure_ascii=False) + ": " + json.dumps(body, sort_keys=True, ensure_ascii=False)
@@ -202,7 +211,6 @@ class _Sections:
             fh.seek(0)
             shutil.copyfileobj(fh, out)
             out.write(b"\n  }")
-            fh.close()
 
 
 def _attribute(body: dict[str, Any], key: str, value: Any) -> None:
@@ -233,7 +241,7 @@ def _record(
         relation = _RELATIONS.get(pred)
         if relation is not None:
             rtype, own, other, ptype = relation
-            rel = {own: names.qname(subject), other: names.qname(obj)}
+            rel: dict[str, Any] = {own: names.qname(subject), other: names.qname(obj)}
             if ptype is not None:
                 rel["prov:type"] = {"$": ptype, "type": "xsd:QName"}
             sections.add(rtype, None, rel)
@@ -277,9 +285,7 @@ def write_provjson(
         mark: Declare the library's prefix (:data:`MARK_PREFIX`) first.
     """
     names = _Names(datasets, mark)
-    folder = tempfile.mkdtemp(prefix="cl-provjson-")
-    try:
-        sections = _Sections(folder)
+    with _Sections() as sections:
         children = _children(inverse)
         pending = next(children, None)
         for subject, pairs in _grouped(lines.lines()):
@@ -295,5 +301,3 @@ def write_provjson(
         out.write(('{\n  "prefix": {' + prefixes + "\n  }").encode("utf-8"))
         sections.write(out)
         out.write(b"\n}\n")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)

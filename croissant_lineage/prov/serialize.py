@@ -23,7 +23,12 @@ from croissant_lineage._results import Result
 from croissant_lineage.croissant.descriptor import ensure_replaceable
 from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.model import lineage_folder
-from croissant_lineage.prov.provjson import MARK_PREFIX, MARK_PREFIX_NS, inverse_lines, write_provjson
+from croissant_lineage.prov.provjson import (
+    MARK_PREFIX,
+    MARK_PREFIX_NS,
+    inverse_lines,
+    write_provjson,
+)
 from croissant_lineage.prov.stream import WRITERS, SortedLines, write_jsonld
 from croissant_lineage.prov.terms import nt_row, utf8_lines
 from croissant_lineage.prov.triples import lineage_lines, read_lineage_columns

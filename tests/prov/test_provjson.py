@@ -18,7 +18,13 @@ from croissant_lineage.cli import main
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.model import Finding, Source
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.prov import build_graph, is_prov_file, serialize, serialize_lineage, write_prov
+from croissant_lineage.prov import (
+    build_graph,
+    is_prov_file,
+    serialize,
+    serialize_lineage,
+    write_prov,
+)
 from croissant_lineage.prov.provjson import MARK_PREFIX, MARK_PREFIX_NS
 from tests.prov.test_prov_library import PROVN, mmlu_slice
 from tests.prov.test_stream import TRICKY, families, finding
