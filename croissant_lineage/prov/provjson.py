@@ -155,6 +155,8 @@ class _Names:
         cut = iri.rfind("#", 0, len(iri) - 1)
         if cut < 0:
             cut = iri.rfind("/", 0, len(iri) - 1)
+        if cut < 0:  # urn:x: the scheme is the namespace
+            cut = iri.find(":")
         ns, local = iri[:cut + 1], iri[cut + 1:]
         known = self._by_ns.get(ns)
         if known is None:

@@ -167,3 +167,18 @@ def test_a_slice_of_the_mmlu_family_gives_the_records_of_its_turtle(mmlu_lineage
     counts = same_records(serialize_lineage(part, fmt="provjson", time=TIME), serialize_lineage(part, fmt="turtle", time=TIME))
     assert counts["ProvDerivation"] >= 2 * part.edges.num_rows > 0
     assert counts["ProvActivity"] >= len(set(part.edges["activity"].to_pylist()))
+
+
+def test_any_iri_gets_a_prefix_and_the_records_stay_those_of_the_turtle() -> None:
+    import rdflib
+
+    graph = rdflib.Graph()
+    prov = rdflib.Namespace("http://www.w3.org/ns/prov#")
+    nodes = [rdflib.URIRef(u) for u in ("urn:x:a", "https://example.org/a/", "https://example.org/b#c#d",
+                                        "https://example.org/%C3%A9t%C3%A9", "https://example.org/@v2#1")]
+    for node in nodes:
+        graph.add((node, rdflib.RDF.type, prov.Entity))
+    graph.add((nodes[0], prov.wasDerivedFrom, nodes[1]))
+    data = serialize(graph, "provjson")
+    assert "" not in json.loads(data)["prefix"].values()
+    same_records(data, serialize(graph, "turtle"))
