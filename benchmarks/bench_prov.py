@@ -4,8 +4,8 @@ Each measure is a fresh interpreter running the command line (the clock starts b
 any import), reporting its wall and CPU time and its peak resident memory (``VmHWM``):
 
 * **link**: ``croissant-lineage link FAMILY`` (the baseline: what a user runs first);
-* **prov nt** / **prov turtle** (and **prov json-ld**, no target): ``croissant-lineage prov``
-  of that lineage folder with the findings (full mode: the MMLU-Redux findings imported
+* **prov nt** / **prov turtle** (and **prov json-ld** and **prov provjson**, W3C PROV-JSON,
+  no target): ``croissant-lineage prov`` of that lineage folder with the findings (full mode: the MMLU-Redux findings imported
   from the data; quick mode: no findings file exists for the synthetic family).
 """
 
@@ -29,6 +29,9 @@ _PEAK = (
 
 _TARGETS = {"nt": (1.0, "prov N-Triples / link"), "turtle": (2.0, "prov Turtle / link")}
 _RSS_LIMIT_MB = 512
+
+#: The syntaxes measured, in report order.
+_SYNTAXES = ("nt", "turtle", "json-ld", "provjson")
 
 
 def _cli(argv: list[str]) -> str:
@@ -60,7 +63,7 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
     python_subprocess(CLOCK + _cli(link_argv) + REPORT)  # the lineage folder (and a warm disk cache)
     findings = _findings(spec, data_dir, lineage_dir, work)
     codes = {"link": _cli(link_argv)}
-    for fmt in ("nt", "turtle", "json-ld"):
+    for fmt in _SYNTAXES:
         argv = ["prov", "--lineage", str(lineage_dir), "--syntax", fmt, "--out", str(work / f"family.{fmt}"), "-q"]
         if findings is not None:
             argv[3:3] = ["--findings", str(findings)]
@@ -73,17 +76,18 @@ def run(report: Report, spec: FamilySpec, data_dir: Path | None, runs: int, work
             stats[name].wall.append(out["wall"])
             stats[name].cpu.append(out["cpu"])
             peak[name].append(out["vmhwm_kb"])
-    sizes = {fmt: (work / f"family.{fmt}").stat().st_size for fmt in ("nt", "turtle", "json-ld")}
+    sizes = {fmt: (work / f"family.{fmt}").stat().st_size for fmt in _SYNTAXES}
     report.line(f"  findings: {findings.name if findings else 'none (synthetic family)'}; files: "
                 + ", ".join(f"{fmt} {n / 1e6:.1f} MB" for fmt, n in sizes.items()))
     report.line(f"  {'':<58} {'wall':>10} {'cpu':>10} {'peak RSS':>10}")
     for name, label in (("link", "link (baseline)"), ("nt", "prov --syntax nt"),
-                        ("turtle", "prov --syntax turtle"), ("json-ld", "prov --syntax json-ld (no target)")):
+                        ("turtle", "prov --syntax turtle"), ("json-ld", "prov --syntax json-ld (no target)"),
+                        ("provjson", "prov --syntax provjson (no target)")):
         report.line(f"  {label:<58} {stats[name].median_wall:>9.2f}s {stats[name].median_cpu:>9.2f}s "
                     f"{max(peak[name]) / 1024:>7.0f} MB")
     report.line("  ratios to link (wall, cpu):")
     ratios: dict[str, Any] = {}
-    for fmt in ("nt", "turtle", "json-ld"):
+    for fmt in _SYNTAXES:
         wall = stats[fmt].median_wall / stats["link"].median_wall
         cpu = stats[fmt].median_cpu / stats["link"].median_cpu
         ratios[fmt] = (wall, cpu)

@@ -15,7 +15,7 @@ Sections:
   3. resolve: cold start vs ``import mlcroissant``; warm queries per second;
   4. enrich vs ``json.dump`` of the same JSON;
   5. scale: time per item and peak memory at several sizes;
-  6. prov: N-Triples / Turtle / JSON-LD of the family vs link, peak RSS (fresh processes);
+  6. prov: N-Triples / Turtle / JSON-LD / PROV-JSON of the family vs link, peak RSS (fresh processes);
   7. link --runner beam with 1 and 2 local workers vs the local linker (only when asked,
      ``--sections 7``, from a venv with the beam extra; ``--beam-sizes``, default 100k,1m).
 

@@ -86,7 +86,7 @@ MEANINGS: dict[str, str] = {
     "--subjects": "translations: also print the per-subject table",
     "--summary": "validate: also append the report as Markdown to this file",
     "--svg": "relatives: also draw the item and its relatives to this file",
-    "--syntax": "prov: the RDF syntax of the file written (turtle, json-ld, nt)",
+    "--syntax": "prov: the syntax of the file written (turtle, json-ld, nt: RDF; provjson: W3C PROV-JSON)",
     "--format": "validate: the form of the printed report (text or github annotations)",
     "--target": "route: what an ad-hoc finding on the item questions",
     "--texts": "publish: publish the items' stems and options",

@@ -6,6 +6,7 @@
   triple; the one builder of the item level), :func:`build_graph` those lines in rdflib;
   :mod:`.terms` their spelling;
 * :mod:`.stream`: sorting them in bounded memory and writing N-Triples, Turtle, JSON-LD;
+* :mod:`.provjson`: W3C PROV-JSON from the same sorted lines (the records ``prov`` reads);
 * :mod:`.serialize`: formats, deterministic bytes, the file mark, :func:`write_prov`;
 * :mod:`.constraints`: the PROV-CONSTRAINTS checks of a graph (N-Triples lines or rdflib).
 """
