@@ -41,6 +41,7 @@ from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
+from croissant_lineage.linking import block_index
 from croissant_lineage.linking.assign import (
     assign_one_to_one,
     candidate_weight,
@@ -460,18 +461,26 @@ class _TextMatching:
         return found
 
     def _score_block(self, kids: list[int], pool: np.ndarray) -> _FuzzyBlock:
-        """One block's pending children scored against its parents (one ``cdist``)."""
+        """One block's pending children scored against its parents: one ``cdist``, or for a
+        block of at least :data:`~croissant_lineage.linking.block_index.INDEX_PAIRS` pairs
+        the pairs that decide (:func:`~croissant_lineage.linking.block_index.indexed_scores`)."""
         if not len(pool):
             return _FuzzyBlock(kids, pool, [], [], [], [], [])
-        scores = stem_ratios(self.child.norm_stems.take(kids), self.parent.norm_stems.take(pool))
+        queries, choices = self.child.norm_stems.take(kids), self.parent.norm_stems.take(pool)
+        if len(kids) * len(pool) >= block_index.INDEX_PAIRS:
+            rows = block_index.indexed_scores(
+                queries, choices, threshold=self.rule.threshold, near=NEAR, one_to_one=self.one_to_one, ratios=stem_ratios
+            )
+        else:
+            rows = [(None, srow) for srow in stem_ratios(queries, choices)]
         block = _FuzzyBlock(kids, pool, [], [], [], [], [])
-        for row in range(len(kids)):
-            k, near, others = self._near(scores[row])
-            cols = np.concatenate((near, others))
-            block.best.append(k)
-            block.best_score.append(float(scores[row, k]))
-            block.cols.append(cols)
-            block.col_scores.append(scores[row, cols].tolist())
+        for scored, srow in rows:  # scored: the columns of srow's scores (None: every column)
+            k, near, others = self._near(srow)
+            local = np.concatenate((near, others))
+            block.best.append(k if scored is None else int(scored[k]))
+            block.best_score.append(float(srow[k]))
+            block.cols.append(local if scored is None else scored[local])
+            block.col_scores.append(srow[local].tolist())
             block.n_near.append(len(near))
         return block
 
