@@ -9,7 +9,8 @@
   text) and the others are recorded as alternatives (``ambiguous`` when the evidence
   cannot separate them). The rest are
   scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block:
-  :func:`stem_ratios`) and
+  :func:`stem_ratios`; a block of many pairs, such as a family without a blocking
+  field, through a word-pair index: :mod:`croissant_lineage.linking.block_index`) and
   matched only at or above the rule's ``threshold``; among near-equal stems (within
   :data:`NEAR` points of the best) option evidence decides. Below the threshold the
   child is left unmatched with its best candidate. With ``one_to_one`` (``re_release``,
