@@ -41,7 +41,7 @@ import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
-__all__ = ["INDEX_PAIRS", "SHARE", "TOP_K", "ScoredRow", "indexed_scores", "max_postings"]
+__all__ = ["INDEX_PAIRS", "SHARE", "TOP_K", "ScoredRow", "common_cut", "indexed_scores", "max_postings"]
 
 #: Blocks of at least this many child x parent pairs are scored through the index.
 INDEX_PAIRS = 4_000_000
@@ -67,8 +67,9 @@ def max_postings(n_parents: int) -> int:
     return max(32, int(n_parents ** 0.5))
 
 
-def _cut(texts: list[str]) -> tuple[int, int]:
-    """The lengths of the prefix and suffix common to every text (as ``stem_ratios`` cuts them)."""
+def common_cut(texts: list[str]) -> tuple[int, int]:
+    """The lengths of the prefix and the suffix common to every text (not overlapping; those
+    of the least and the greatest text, and of the reversed texts)."""
     low, high = min(texts), max(texts)
     prefix = next((n for n, (a, b) in enumerate(zip(low, high, strict=False)) if a != b), min(len(low), len(high)))
     rev = [t[::-1] for t in texts]
@@ -179,7 +180,7 @@ def indexed_scores(
     n_q, n_c = len(queries), len(choices)
     if not (n_q and n_c):
         return [(None, np.zeros(n_c, np.float32)) for _ in range(n_q)]
-    prefix, suffix = _cut(queries + choices)
+    prefix, suffix = common_cut(queries + choices)
     vocabulary: dict[str, int] = {}
     q_owner, q_tok = _tokens([t[prefix : len(t) - suffix] for t in queries], vocabulary)
     c_owner, c_tok = _tokens([t[prefix : len(t) - suffix] for t in choices], vocabulary)

@@ -214,15 +214,6 @@ def _equal_or_both_null(left: pa.Array, right: pa.Array) -> pa.Array:
     return pc.or_(pc.fill_null(pc.equal(left, right), False), pc.and_(pc.is_null(left), pc.is_null(right)))
 
 
-def _common_prefix(texts: list[str]) -> int:
-    """The length of the longest prefix of every text (that of the least and greatest)."""
-    low, high = min(texts), max(texts)
-    for n, (a, b) in enumerate(zip(low, high, strict=False)):
-        if a != b:
-            return n
-    return len(low)
-
-
 #: Pairs from which a block's ``cdist`` runs on every core (RapidFuzz's threads, without
 #: the GIL; each pair's score is the same): below, starting the threads costs more than it saves.
 THREADED_PAIRS = 20_000
@@ -242,10 +233,7 @@ def stem_ratios(queries: list[str], choices: list[str]) -> np.ndarray:
     """
     if not (queries and choices):
         return np.zeros((len(queries), len(choices)), np.float32)
-    texts = queries + choices
-    prefix = _common_prefix(texts)
-    shortest = min(len(t) for t in texts)
-    suffix = min(_common_prefix([t[::-1] for t in texts]), shortest - prefix)
+    prefix, suffix = block_index.common_cut(queries + choices)
     q = [t[prefix : len(t) - suffix] for t in queries]
     c = [t[prefix : len(t) - suffix] for t in choices]
     q_len = np.array([len(t) for t in queries], np.float64)
@@ -550,7 +538,6 @@ class _TextMatching:
         tie = any(ev == best_ev and s == best_score for ev, s, _ in order[1:])
         alts = tuple(j for _, _, j in order[1:])
         self.matches.append(Match(i, best, "fuzzy", round(best_score, 2), alts, tie))
-
 
     def settle(self) -> None:
         """One child per parent: re-assign the children whose choices collide
