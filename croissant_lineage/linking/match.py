@@ -9,7 +9,8 @@
   text) and the others are recorded as alternatives (``ambiguous`` when the evidence
   cannot separate them). The rest are
   scored with RapidFuzz (``ratio`` on normalised stems, one ``cdist`` per block:
-  :func:`stem_ratios`) and
+  :func:`stem_ratios`; a block of many pairs, such as a family without a blocking
+  field, through a word-pair index: :mod:`croissant_lineage.linking.block_index`) and
   matched only at or above the rule's ``threshold``; among near-equal stems (within
   :data:`NEAR` points of the best) option evidence decides. Below the threshold the
   child is left unmatched with its best candidate. With ``one_to_one`` (``re_release``,
@@ -41,6 +42,7 @@ from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cdist
 
 from croissant_lineage.family.spec import LinkRule
+from croissant_lineage.linking import block_index
 from croissant_lineage.linking.assign import (
     assign_one_to_one,
     candidate_weight,
@@ -208,15 +210,6 @@ def _equal_or_both_null(left: pa.Array, right: pa.Array) -> pa.Array:
     return pc.or_(pc.fill_null(pc.equal(left, right), False), pc.and_(pc.is_null(left), pc.is_null(right)))
 
 
-def _common_prefix(texts: list[str]) -> int:
-    """The length of the longest prefix of every text (that of the least and greatest)."""
-    low, high = min(texts), max(texts)
-    for n, (a, b) in enumerate(zip(low, high, strict=False)):
-        if a != b:
-            return n
-    return len(low)
-
-
 #: Pairs from which a block's ``cdist`` runs on every core (RapidFuzz's threads, without
 #: the GIL; each pair's score is the same): below, starting the threads costs more than it saves.
 THREADED_PAIRS = 20_000
@@ -236,10 +229,7 @@ def stem_ratios(queries: list[str], choices: list[str]) -> np.ndarray:
     """
     if not (queries and choices):
         return np.zeros((len(queries), len(choices)), np.float32)
-    texts = queries + choices
-    prefix = _common_prefix(texts)
-    shortest = min(len(t) for t in texts)
-    suffix = min(_common_prefix([t[::-1] for t in texts]), shortest - prefix)
+    prefix, suffix = block_index.common_cut(queries + choices)
     q = [t[prefix : len(t) - suffix] for t in queries]
     c = [t[prefix : len(t) - suffix] for t in choices]
     q_len = np.array([len(t) for t in queries], np.float64)
@@ -456,18 +446,26 @@ class _TextMatching:
         return found
 
     def _score_block(self, kids: list[int], pool: np.ndarray) -> _FuzzyBlock:
-        """One block's pending children scored against its parents (one ``cdist``)."""
+        """One block's pending children scored against its parents: one ``cdist``, or for a
+        block of at least :data:`~croissant_lineage.linking.block_index.INDEX_PAIRS` pairs
+        the pairs that decide (:func:`~croissant_lineage.linking.block_index.indexed_scores`)."""
         if not len(pool):
             return _FuzzyBlock(kids, pool, [], [], [], [], [])
-        scores = stem_ratios(self.child.norm_stems.take(kids), self.parent.norm_stems.take(pool))
+        queries, choices = self.child.norm_stems.take(kids), self.parent.norm_stems.take(pool)
+        if len(kids) * len(pool) >= block_index.INDEX_PAIRS:
+            rows = block_index.indexed_scores(
+                queries, choices, threshold=self.rule.threshold, near=NEAR, one_to_one=self.one_to_one, ratios=stem_ratios
+            )
+        else:
+            rows = [(None, srow) for srow in stem_ratios(queries, choices)]
         block = _FuzzyBlock(kids, pool, [], [], [], [], [])
-        for row in range(len(kids)):
-            k, near, others = self._near(scores[row])
-            cols = np.concatenate((near, others))
-            block.best.append(k)
-            block.best_score.append(float(scores[row, k]))
-            block.cols.append(cols)
-            block.col_scores.append(scores[row, cols].tolist())
+        for scored, srow in rows:  # scored: the columns of srow's scores (None: every column)
+            k, near, others = self._near(srow)
+            local = np.concatenate((near, others))
+            block.best.append(k if scored is None else int(scored[k]))
+            block.best_score.append(float(srow[k]))
+            block.cols.append(local if scored is None else scored[local])
+            block.col_scores.append(srow[local].tolist())
             block.n_near.append(len(near))
         return block
 
@@ -536,7 +534,6 @@ class _TextMatching:
         tie = any(ev == best_ev and s == best_score for ev, s, _ in order[1:])
         alts = tuple(j for _, _, j in order[1:])
         self.matches.append(Match(i, best, "fuzzy", round(best_score, 2), alts, tie))
-
 
     def settle(self) -> None:
         """One child per parent: re-assign the children whose choices collide

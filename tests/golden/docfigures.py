@@ -17,6 +17,7 @@ every marked number from the sources (after the sources were regenerated on purp
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -37,7 +38,11 @@ MARK = re.compile(r"<!--\s*fig:\s*(?P<name>[^>]*?)\s*-->(?P<value>[^<`]*)<!--\s*
 
 #: Source prefix -> the figures it holds (a nested dict). A name without a known prefix
 #: reads the default source, ``real``.
-SOURCES: dict[str, Callable[[], dict[str, Any]]] = {"real": figures.load}
+SOURCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "real": figures.load,
+    # the last run of benchmarks/bench_unblocked.py (fuzzy linking without blocks)
+    "unblocked": lambda: json.loads((REPO / "benchmarks" / "unblocked.json").read_text("utf-8")),
+}
 
 
 @dataclass(frozen=True)
