@@ -46,7 +46,7 @@ CODES = {
     "relatives": (
         "from croissant_lineage.lineage.query import family_lineage\n"
         "from croissant_lineage.lineage.graph import LineageGraph, relatives_of\n"
-        "r = relatives_of(LineageGraph(family_lineage({folder!r}, {ref!r})), {ref!r}); r.to_dict()\n"
+        "r = relatives_of(LineageGraph(family_lineage({folder!r}, {ref!r}, texts=[{ref!r}])), {ref!r}); r.to_dict()\n"
     ),
     "route": (
         "from croissant_lineage.findings.query import route_graph\n"
@@ -98,10 +98,10 @@ def _warm(folder: Path, refs: list[str]) -> float:
     from croissant_lineage.lineage.graph import LineageGraph, relatives_of
     from croissant_lineage.lineage.query import family_lineage
 
-    relatives_of(LineageGraph(family_lineage(folder, refs[0])), refs[0])  # (imports, first open)
+    relatives_of(LineageGraph(family_lineage(folder, refs[0], texts=[refs[0]])), refs[0])  # (imports, first open)
     start = time.perf_counter()
     for ref in refs:
-        relatives_of(LineageGraph(family_lineage(folder, ref)), ref)
+        relatives_of(LineageGraph(family_lineage(folder, ref, texts=[ref])), ref)
     return (time.perf_counter() - start) * 1000 / len(refs)
 
 
