@@ -76,6 +76,9 @@ __all__ = [
     "release_memory",
 ]
 
+#: What a link read (:mod:`croissant_lineage.lineage.inputs`), in a lineage folder.
+INPUTS_FILE = "inputs.json"
+
 #: Where a :class:`Lineage` keeps its graph once a query built it
 #: (:func:`croissant_lineage.lineage.graph.graph_of`); not a field: equality, pickling
 #: and ``repr`` ignore it, and setting any field drops it.
@@ -234,7 +237,8 @@ class Lineage(Result):
         ``datasets.Dataset`` over the same Arrow data, no copy (see :mod:`~croissant_lineage.lineage.hf`)."""
         return to_hf_dataset(self, table)
 
-    def write(self, folder: str | Path, *, force: bool = False, overwrite: bool | None = None) -> Path:
+    def write(self, folder: str | Path, *, force: bool = False, overwrite: bool | None = None,
+              inputs: dict[str, Any] | None = None) -> Path:
         """Write the lineage folder (see module docstring); returns its path.
 
         Args:
@@ -242,6 +246,8 @@ class Lineage(Result):
             force: Replace the files of a non-empty folder that was not written by
                 this library (one without our ``summary.json``).
             overwrite: The former name of ``force`` (deprecated).
+            inputs: What the link read (:func:`croissant_lineage.lineage.inputs.link_inputs`),
+                written as ``inputs.json`` (what ``link --update`` compares a spec with).
 
         Raises:
             OutputExistsError: ``folder`` holds other files and ``force`` is false.
@@ -282,6 +288,8 @@ class Lineage(Result):
             atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index), statistics=["ref"])
             del index
             atomic_write_json(tmp / "family.json", self.family.to_dict())
+            if inputs is not None:
+                atomic_write_json(tmp / INPUTS_FILE, inputs)
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary.to_dict()})
         return out
 
