@@ -47,10 +47,10 @@ from croissant_lineage.errors import InputError
 from croissant_lineage.family.spec import Derivation, FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
-from croissant_lineage.lineage.info import family_info
+from croissant_lineage.lineage.info import INPUTS_FILE, LinkInputs, family_info
 from croissant_lineage.lineage.inputs import UPDATE_NOTICE, link_inputs, plan_update, touched_by
 from croissant_lineage.lineage.items import load_items, load_items_packed
-from croissant_lineage.lineage.model import INPUTS_FILE, Lineage, is_lineage_folder, release_memory
+from croissant_lineage.lineage.model import Lineage, is_lineage_folder, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.linking.linker import kept_items, link_family
 
@@ -396,7 +396,7 @@ def write_lineage(
     return LinkResult(lineage, lineage.write(out, force=force or update, inputs=inputs), note)
 
 
-def _update(spec: FamilySpec, out: Path, inputs: dict[str, Any], *, data_dir: str | Path | None,
+def _update(spec: FamilySpec, out: Path, inputs: LinkInputs, *, data_dir: str | Path | None,
             allow_outside: bool, progress: bool) -> tuple[Lineage, Sequence[Derivation]] | str:
     """The lineage of ``spec`` from the one in ``out`` and the derivations the spec adds,
     or why the whole family must be linked (see :mod:`croissant_lineage.lineage.inputs`)."""
@@ -404,7 +404,7 @@ def _update(spec: FamilySpec, out: Path, inputs: dict[str, Any], *, data_dir: st
     with probing_outputs():
         if not is_lineage_folder(out) or not (out / INPUTS_FILE).is_file():
             return f"{out} holds no lineage written with {INPUTS_FILE}"
-        plan = plan_update(read_json(out / INPUTS_FILE), spec, inputs)
+        plan = plan_update(LinkInputs.from_dict(read_json(out / INPUTS_FILE)), spec, inputs)
         if isinstance(plan, str):
             return plan
         kept = Lineage.read(out)

@@ -28,7 +28,7 @@ from typing import Any
 from croissant_lineage.croissant.descriptor import read_descriptor
 from croissant_lineage.errors import LineageError
 from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec
-from croissant_lineage.lineage.model import INPUTS_FILE
+from croissant_lineage.lineage.info import INPUTS_FILE, LinkInputs
 
 __all__ = ["INPUTS_FILE", "UPDATE_NOTICE", "UpdatePlan", "derivation_key", "link_inputs", "plan_update", "touched_by"]
 
@@ -75,7 +75,7 @@ def _files(spec: DatasetSpec, data_dir: str | Path | None, allow_outside: bool) 
         return None
 
 
-def link_inputs(spec: FamilySpec, *, data_dir: str | Path | None = None, allow_outside: bool = False) -> dict[str, Any]:
+def link_inputs(spec: FamilySpec, *, data_dir: str | Path | None = None, allow_outside: bool = False) -> LinkInputs:
     """The digests of ``spec``'s datasets (with items), item derivations and family rules
     (see the module docstring): the content of ``inputs.json``."""
     datasets: dict[str, str | None] = {}
@@ -85,11 +85,11 @@ def link_inputs(spec: FamilySpec, *, data_dir: str | Path | None = None, allow_o
         files = _files(ds, data_dir, allow_outside)
         # (the spec entry without its descriptor's place: a moved checkout is the same input)
         datasets[ds.name] = None if files is None else _digest(replace(ds, descriptor=None), files)
-    return {
-        "family": _digest(spec.name, sorted(spec.language_rules.items())),
-        "datasets": datasets,
-        "derivations": {derivation_key(d): _digest(d) for d in spec.item_derivations()},
-    }
+    return LinkInputs(
+        family=_digest(spec.name, sorted(spec.language_rules.items())),
+        datasets=datasets,
+        derivations={derivation_key(d): _digest(d) for d in spec.item_derivations()},
+    )
 
 
 @dataclass(frozen=True)
@@ -101,23 +101,23 @@ class UpdatePlan:
     load: tuple[str, ...]
 
 
-def plan_update(recorded: Any, spec: FamilySpec, now: dict[str, Any]) -> UpdatePlan | str:
+def plan_update(recorded: LinkInputs | None, spec: FamilySpec, now: LinkInputs) -> UpdatePlan | str:
     """The plan of an update from ``recorded`` (a folder's ``inputs.json``) to ``spec``
     (whose inputs are ``now``), or why the whole family must be linked."""
-    if not isinstance(recorded, dict) or not all(isinstance(recorded.get(k), dict) for k in ("datasets", "derivations")):
-        return f"the lineage folder has no {INPUTS_FILE} (written by an older version)"
-    if recorded.get("family") != now["family"]:
+    if recorded is None:
+        return f"the lineage folder has no readable {INPUTS_FILE}"
+    if recorded.family != now.family:
         return "the family's name or language rules changed"
-    for name, digest in recorded["datasets"].items():
-        if name not in now["datasets"]:
+    for name, digest in recorded.datasets.items():
+        if name not in now.datasets:
             return f"dataset {name!r} was removed"
-        if digest is None or now["datasets"][name] != digest:
-            return f"dataset {name!r} changed (its spec, descriptor or data files), or cannot be checked unread"
-    for key, digest in recorded["derivations"].items():
-        if now["derivations"].get(key) != digest:
+        if digest is None or now.datasets[name] != digest:
+            return f"dataset {name!r} changed (its spec, descriptor or data files), or cannot be read here"
+    for key, digest in recorded.derivations.items():
+        if now.derivations.get(key) != digest:
             return f"derivation {key} changed or was removed"
-    new = tuple(d for d in spec.item_derivations() if derivation_key(d) not in recorded["derivations"])
-    added = [n for n in now["datasets"] if n not in recorded["datasets"]]
+    new = tuple(d for d in spec.item_derivations() if derivation_key(d) not in recorded.derivations)
+    added = [n for n in now.datasets if n not in recorded.datasets]
     return UpdatePlan(new, tuple(added))
 
 

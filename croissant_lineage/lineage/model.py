@@ -52,7 +52,13 @@ from croissant_lineage.lineage.index import (
     build_index,
     index_groups,
 )
-from croissant_lineage.lineage.info import FamilyInfo, LinkSummary, family_info
+from croissant_lineage.lineage.info import (
+    INPUTS_FILE,
+    FamilyInfo,
+    LinkInputs,
+    LinkSummary,
+    family_info,
+)
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -75,9 +81,6 @@ __all__ = [
     "lineage_folder",
     "release_memory",
 ]
-
-#: What a link read (:mod:`croissant_lineage.lineage.inputs`), in a lineage folder.
-INPUTS_FILE = "inputs.json"
 
 #: Where a :class:`Lineage` keeps its graph once a query built it
 #: (:func:`croissant_lineage.lineage.graph.graph_of`); not a field: equality, pickling
@@ -238,7 +241,7 @@ class Lineage(Result):
         return to_hf_dataset(self, table)
 
     def write(self, folder: str | Path, *, force: bool = False, overwrite: bool | None = None,
-              inputs: dict[str, Any] | None = None) -> Path:
+              inputs: LinkInputs | None = None) -> Path:
         """Write the lineage folder (see module docstring); returns its path.
 
         Args:
@@ -289,7 +292,7 @@ class Lineage(Result):
             del index
             atomic_write_json(tmp / "family.json", self.family.to_dict())
             if inputs is not None:
-                atomic_write_json(tmp / INPUTS_FILE, inputs)
+                atomic_write_json(tmp / INPUTS_FILE, inputs.to_dict())
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary.to_dict()})
         return out
 

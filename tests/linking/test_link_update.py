@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from croissant_lineage.lineage.info import INPUTS_FILE
 from croissant_lineage.lineage.inputs import UPDATE_NOTICE
-from croissant_lineage.lineage.model import INPUTS_FILE, Lineage
+from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.workflows import write_lineage
 
 REPO = Path(__file__).resolve().parents[2]
