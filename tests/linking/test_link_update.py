@@ -113,3 +113,27 @@ def test_cli_update_says_what_it_linked(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert "linked: toy-pro-v2 <- toy-pro" in run.stderr
     assert json.loads(run.stdout) == Lineage.read(out).summary.to_dict()
+
+
+def test_mmlu_minus_a_snapshot_updated_is_the_full_link(shared_data: Path, mmlu_lineage_dir: Path, tmp_path: Path) -> None:
+    from croissant_lineage.family.spec import builtin_family_path
+
+    spec = builtin_family_path("mmlu")
+    assert spec is not None
+    doc = json.loads(spec.read_text())
+    for d in doc["datasets"]:  # (the copy beside the tests: descriptors by absolute path)
+        if d.get("descriptor") and "://" not in d["descriptor"]:
+            d["descriptor"] = str((spec.parent / d["descriptor"]).resolve())
+    snap = "mmlu-pro@2025-10-01"
+    doc["datasets"] = [d for d in doc["datasets"] if d["name"] != snap]
+    doc["derivations"] = [d for d in doc["derivations"] if snap not in (d["child"], d["parent"])]
+    minus = tmp_path / "minus.json"
+    minus.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    write_lineage(minus, out, data_dir=shared_data)
+    got = write_lineage("mmlu", out, data_dir=shared_data, update=True)
+    assert got.update == f"linked: {snap} <- mmlu-pro@2025-08-03"
+    x, y = Lineage.read(out), Lineage.read(mmlu_lineage_dir)
+    for name in ("items", "edges", "duplicates", "unmatched"):
+        assert getattr(x, name).equals(getattr(y, name)), name
+    assert x.summary == y.summary and x.family == y.family
