@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,8 @@ def _files(spec: DatasetSpec, data_dir: str | Path | None, allow_outside: bool) 
         out: list[Any] = [_file_digest(Path(spec.descriptor))]
         for file_id in sorted(desc.files()):
             for p in desc.local_paths(file_id, allow_outside=allow_outside):
+                if not stat.S_ISREG(p.stat().st_mode):  # (a FIFO or device: never opened here; the link refuses it)
+                    return None
                 rel = os.path.relpath(p, desc.base_dir) if desc.base_dir is not None else p.name
                 out.append((file_id, Path(rel).as_posix(), _file_digest(p)))
         return out
