@@ -22,11 +22,11 @@ from croissant_lineage.family.spec import FamilySpec, LanguageRules
 from croissant_lineage.lineage.keys import KEYS_UNREAD
 
 __all__ = [
+    "INPUTS_FILE",
     "DatasetInfo",
     "DerivationCounts",
     "DerivationInfo",
     "FamilyInfo",
-    "INPUTS_FILE",
     "LinkInputs",
     "LinkSummary",
     "ProposalCounts",
