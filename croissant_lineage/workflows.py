@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from croissant_lineage._io import probing_outputs, read_json
 from croissant_lineage._results import Result
 from croissant_lineage.audits.history import (
     HistoryReport,
@@ -46,11 +47,12 @@ from croissant_lineage.errors import ArgumentError, InputError
 from croissant_lineage.family.spec import Derivation, FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
-from croissant_lineage.lineage.info import family_info
+from croissant_lineage.lineage.info import INPUTS_FILE, LinkInputs, family_info
+from croissant_lineage.lineage.inputs import UPDATE_NOTICE, link_inputs, plan_update, touched_by
 from croissant_lineage.lineage.items import load_items, load_items_packed
-from croissant_lineage.lineage.model import Lineage, release_memory
+from croissant_lineage.lineage.model import Lineage, is_lineage_folder, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
-from croissant_lineage.linking.linker import link_family
+from croissant_lineage.linking.linker import kept_items, link_family
 
 __all__ = [
     "RUNNERS",
@@ -297,6 +299,9 @@ class LinkResult(Result):
 
     lineage: Lineage
     path: Path
+    #: For ``update``: the derivations linked, or why the whole family was linked (the
+    #: notice ``CL-W003 ...``); None for a full link.
+    update: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The lineage's summary (counts per derivation and method; ``summary.json``)."""
@@ -370,6 +375,7 @@ def write_lineage(
     progress: bool = False,
     runner: str = "local",
     pipeline_options: Any = None,
+    update: bool = False,
 ) -> LinkResult:
     """Link every dataset of ``family`` and write the lineage folder ``out``.
 
@@ -383,6 +389,10 @@ def write_lineage(
         runner: Where to link, ``"local"`` or ``"beam"`` (see :func:`link`); the folder
             is the same either way, and nothing is written to it unless linking succeeds.
         pipeline_options: Beam options for ``runner="beam"`` (see :func:`link`).
+        update: ``out`` holds a lineage of an earlier version of the spec: when the spec
+            only adds datasets and derivations, link only the derivations it adds (the
+            rest is read from ``out``), else the whole family (``LinkResult.update``
+            says which); the folder is the same as a full link's either way.
 
     Returns:
         The :class:`LinkResult`: the lineage and the folder written.
@@ -391,11 +401,42 @@ def write_lineage(
         LineageError: any input problem; ``OutputExistsError`` when ``out`` holds other
             files and ``force`` is false.
     """
+    spec = _spec(family)
+    inputs = link_inputs(spec, data_dir=data_dir, allow_outside=allow_outside)
+    note = None
+    if update:
+        got = _update(spec, Path(out), inputs, data_dir=data_dir, allow_outside=allow_outside, progress=progress)
+        if not isinstance(got, str):
+            lineage, linked = got
+            return LinkResult(lineage, lineage.write(out, force=True, inputs=inputs), "linked: " + (
+                ", ".join(f"{d.child} <- {d.parent}" for d in linked) or "nothing new"))
+        note = f"{UPDATE_NOTICE} linking the whole family: {got}"
     lineage = link(
-        family, data_dir=data_dir, progress=progress, allow_outside=allow_outside,
+        spec, data_dir=data_dir, progress=progress, allow_outside=allow_outside,
         runner=runner, pipeline_options=pipeline_options,
     )
-    return LinkResult(lineage, lineage.write(out, force=force))
+    return LinkResult(lineage, lineage.write(out, force=force or update, inputs=inputs), note)
+
+
+def _update(spec: FamilySpec, out: Path, inputs: LinkInputs, *, data_dir: str | Path | None,
+            allow_outside: bool, progress: bool) -> tuple[Lineage, Sequence[Derivation]] | str:
+    """The lineage of ``spec`` from the one in ``out`` and the derivations the spec adds,
+    or why the whole family must be linked (see :mod:`croissant_lineage.lineage.inputs`)."""
+    # (the folder read is the output this run replaces, read whole before it is: not an input)
+    with probing_outputs():
+        if not is_lineage_folder(out) or not (out / INPUTS_FILE).is_file():
+            return f"{out} holds no lineage written with {INPUTS_FILE}"
+        plan = plan_update(LinkInputs.from_dict(read_json(out / INPUTS_FILE)), spec, inputs)
+        if isinstance(plan, str):
+            return plan
+        kept = Lineage.read(out)
+    tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) if n in plan.load
+              else kept_items(kept.items, n) for n in [*touched_by(plan), *plan.load]}
+    try:
+        lineage = link_family(spec, tables, derivations=plan.derivations, progress=progress, kept=kept)
+    except ValueError as exc:  # (tables that do not hold their summary's counts)
+        return str(exc)
+    return lineage, plan.derivations
 
 
 def enrich_family(

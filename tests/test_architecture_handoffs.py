@@ -95,6 +95,8 @@ JUSTIFIED: dict[str, set[str]] = {
 LINEAGE_AND_SPEC: dict[str, str] = {
     "enrich/family.py:enrich_family": "the spec names the descriptor files to write (a lineage folder does not)",
     "beam/enrich.py:enrich_family_beam": "the same as enrich_family, one Beam step per descriptor file",
+    "linking/linker.py:link_family": (
+        "the builder: an update hands it the lineage linked before (kept), whose derivations it keeps, with the spec"),
     "findings/importers/errata.py:import_mmlu_pro_errata": (
         "not yet converted: loads its dataset's items from a family and a data folder when none are handed in"),
     "findings/importers/redux.py:import_redux": (

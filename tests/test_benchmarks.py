@@ -140,3 +140,20 @@ def test_query_benchmark_prints_ratios(tmp_path: Path) -> None:
     assert set(figures["cold"]) == {"relatives", "route", "whole", "baseline"}
     assert figures["warm_ms"] > 0
     assert "cold relatives" in proc.stdout and "warm relatives" in proc.stdout
+    assert figures["warm_cpu_ms"] > 0
+
+
+def test_update_benchmark_checks_the_content_and_prints_ratios(tmp_path: Path) -> None:
+    """``bench_update.py`` on a small synthetic family: the update, its baselines, the same content."""
+    out = tmp_path / "update.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_update.py"), "--items", "2000",
+         "--work", str(tmp_path / "work"), "--json", str(out)],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert figures["same_as_full"] is True
+    assert figures["update"]["update"] == "linked: syn-pro@2 <- syn-pro"
+    assert all(figures[k]["wall"] > 0 for k in ("update", "alone", "full"))
+    assert "wall / derivation alone" in proc.stdout

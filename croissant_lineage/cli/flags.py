@@ -92,6 +92,7 @@ MEANINGS: dict[str, str] = {
     "--texts": "publish: publish the items' stems and options",
     "--threshold": "discover: the minimum stem score 0-100 of a candidate",
     "--token": "publish: the Hub token (default: $HF_TOKEN)",
+    "--update": "link: re-link only the derivations a spec adds to the lineage in --out (the whole family when anything else changed)",
     "--upload": "publish: commit the files to the repository",
     "--url": "describe: the dataset's URL",
     "--validate": "enrich: check with mlcroissant that the output has no more issues than the input",

@@ -22,7 +22,10 @@ def _run(args: argparse.Namespace) -> int:
         progress=show_progress(args),
         runner=args.runner,
         pipeline_options=options.beam_options(args),
+        update=args.update,
     )
+    if result.update is not None and not args.quiet:
+        print(f"croissant-lineage: {'notice ' if result.update.startswith('CL-') else ''}{result.update}", file=sys.stderr)
     print_result(args, result)
     if not args.json and not args.quiet:
         print(f"wrote {args.out}", file=sys.stderr)
@@ -51,6 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.allow_outside(p)
     options.runner(p, "link")
     options.force(p)
+    p.add_argument(
+        "--update", action="store_true",
+        help="--out holds a lineage of this family: re-link only the derivations the spec adds "
+        "(the whole family, with notice CL-W003, when anything else changed)",
+    )
     options.json_output(p)
     options.quiet(p)
     p.set_defaults(func=_run)

@@ -23,7 +23,9 @@ def _run(args: argparse.Namespace) -> int:
         print("croissant-lineage: note: 'family' is now 'relatives' (the old name goes in the next release)",
               file=sys.stderr)
     closure = "component" if args.svg else "relatives"  # (a picture draws duplicates' relatives too)
-    graph = LineageGraph(family_lineage(args.lineage, args.item, closure=closure))
+    # (a picture shows members' stems; the listing, the item's own texts alone)
+    graph = LineageGraph(family_lineage(args.lineage, args.item, closure=closure,
+                                        texts=None if args.svg else [args.item]))
     rel = relatives_of(graph, args.item)
     if args.svg:
         from croissant_lineage.render.picture import family_picture

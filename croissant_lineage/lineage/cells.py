@@ -255,9 +255,16 @@ class Rows:
         return self._readers[k](i - self._starts[k])
 
 
+#: Rows up to which :func:`few_valued_rows` reads cells directly.
+_FEW_ROWS = 1024
+
+
 def few_valued_rows(table: pa.Table, columns: Sequence[str]) -> CodedRows | Rows:
     """Rows of ``columns`` (expected to have few distinct values) through one code a row
-    (:class:`CodedRows`), or cell by cell (:class:`Rows`) when they do not code."""
+    (:class:`CodedRows`), or cell by cell (:class:`Rows`) when they do not code or the
+    table is small (a family read for one query: coding costs more than it saves)."""
+    if table.num_rows <= _FEW_ROWS:
+        return Rows(table, columns)
     try:
         return CodedRows(table, columns)
     except ValueError:

@@ -46,6 +46,10 @@ __all__ = [
 #: field of a frozen dataclass's ``__init__`` (half the cost of building an edge).
 _new = object.__new__
 
+#: Rows from which building the graph hands freed memory back (a family read for one
+#: query is far smaller, and the hand-back would cost more than the query).
+_LARGE = 1 << 16
+
 
 @dataclass(frozen=True)
 class ItemRecord:
@@ -227,7 +231,8 @@ class LineageGraph:
             joined_refs(e.column("child_dataset"), e.column("child_item")),
             joined_refs(e.column("parent_dataset"), e.column("parent_item")),
         ])
-        release_memory()  # the joined refs and the hash table, before the indexes
+        if e.num_rows >= _LARGE:
+            release_memory()  # the joined refs and the hash table, before the indexes
         self._ids = RefIds(refs)  # the edges' ends
         del refs
         # The edges' ends by row, read as Python ints.
@@ -317,7 +322,8 @@ class LineageGraph:
         if self._item_cells is None:
             items = self.lineage.items
             self._item_cells = few_valued_rows(items, _ITEM_KINDS), Rows(items, _ITEM_CELLS)
-            release_memory()  # the coding's scratch (~50 MB at a million items)
+            if items.num_rows >= _LARGE:
+                release_memory()  # the coding's scratch (~50 MB at a million items)
         dataset, subject, key = self._item_cells[0].row(n)
         stem, options = self._item_cells[1].row(n)
         if type(dataset) is str and self._ids_in_refs:
@@ -341,7 +347,8 @@ class LineageGraph:
             edges = self.lineage.edges
             coded = few_valued_rows(edges, _EDGE_STATUSES) if set(_EDGE_STATUSES) <= set(edges.column_names) else None
             self._edge_cells = few_valued_rows(edges, _EDGE_KINDS), Rows(edges, _EDGE_CELLS), coded
-            release_memory()  # the coding's scratch
+            if edges.num_rows >= _LARGE:
+                release_memory()  # the coding's scratch
         pds, activity, method, copied, added, dropped, key_inherited, stem_changed, ambiguous = self._edge_cells[0].row(i)
         score, options_score, option_map, alternatives = self._edge_cells[1].row(i)
         status_reader = self._edge_cells[2]
@@ -515,6 +522,11 @@ def relatives_of(lineage: LineageLike, ref: str) -> Relatives:
         InputError: the item is not in the lineage.
         ArgumentError: ``lineage`` is no lineage.
     """
+    if isinstance(lineage, (str, os.PathLike)) and not isinstance(lineage, LineageGraph):
+        from croissant_lineage.lineage.query import family_lineage, has_index
+
+        if has_index(folder := Path(lineage)):  # (a folder with an index: the item's family rows alone)
+            lineage = LineageGraph(family_lineage(folder, ref, texts=[ref]))
     graph = as_graph(lineage)
     row, number = graph._locate(ref)  # once for the walks and the record
     ancestors = graph._walk(number, ref, up=True)

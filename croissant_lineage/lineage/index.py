@@ -19,7 +19,8 @@ that reading one item's rows decodes a few small groups, not the whole table.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pyarrow as pa
@@ -36,9 +37,9 @@ __all__ = [
 #: The index's file name in a lineage folder.
 INDEX_FILE = "index.parquet"
 #: Rows per row group of the index.
-INDEX_ROW_GROUP = 1 << 13
+INDEX_ROW_GROUP = 1 << 11
 #: Rows per row group of ``items.parquet``, ``edges.parquet`` and ``duplicates.parquet``.
-QUERY_ROW_GROUP = 1 << 12
+QUERY_ROW_GROUP = 1 << 10
 
 ITEM, CHILD_OF, PARENT_OF, DUPLICATE = 0, 1, 2, 3
 
@@ -115,7 +116,7 @@ class RefIndex:
             self._mins.append(stats.min)
             self._maxs.append(stats.max)
         self._groups = meta.num_row_groups
-        self._cache: dict[int, dict[str, list[tuple[int, int, str]]]] = {}
+        self._cache = KeptGroups(lambda g: self._file.read_row_group(g, use_threads=False))
 
     def _candidates(self, ref: str) -> list[int]:
         if not self._mins:
@@ -125,52 +126,73 @@ class RefIndex:
         start = bisect.bisect_left(self._maxs, ref)
         return list(range(start, stop))
 
-    def _group(self, g: int) -> dict[str, list[tuple[int, int, str]]]:
-        got = self._cache.get(g)
-        if got is None:
-            t = self._file.read_row_group(g)
-            got = {}
-            for ref, kind, row, other in zip(*(t.column(c).to_pylist() for c in INDEX_SCHEMA.names), strict=True):
-                got.setdefault(ref, []).append((kind, row, other))
-            if len(self._cache) >= KEPT_GROUPS:
-                self._cache.clear()
-            self._cache[g] = got
-        return got
+    def _entries(self, g: int, ref: str) -> list[tuple[int, int, str]]:
+        """The entries of ``ref`` in group ``g`` (a vectorised equality: no Python list
+        of the group's rows is built)."""
+        t = self._cache.get(g)
+        at = pc.indices_nonzero(pc.equal(t.column("ref"), ref))
+        if not len(at):
+            return []
+        hit = t.take(at)
+        return list(zip(*(hit.column(c).to_pylist() for c in ("kind", "row", "other")), strict=True))
 
     def lookup(self, refs: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
         """Ref -> its (kind, row, other) entries, in index order (refs not indexed: absent)."""
         out: dict[str, list[tuple[int, int, str]]] = {}
         for ref in refs:
             for g in self._candidates(ref):
-                entries = self._group(g).get(ref)
+                entries = self._entries(g, ref)
                 if entries:
                     out.setdefault(ref, []).extend(entries)
         return out
 
 
-#: Row groups a reader keeps decoded (warm queries of nearby items read them once).
-KEPT_GROUPS = 64
+#: Bytes of decoded row groups a reader keeps (warm queries read each group once while
+#: they fit; the least recently used go first).
+KEPT_BYTES = 64 << 20
+
+
+class KeptGroups:
+    """Decoded row groups by number, read by ``read(g)`` on first use and kept, the least
+    recently used dropped once they take more than :data:`KEPT_BYTES`."""
+
+    def __init__(self, read: Callable[[int], pa.Table]):
+        self._read = read
+        self._kept: OrderedDict[int, pa.Table] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, g: int) -> pa.Table:
+        got = self._kept.get(g)
+        if got is not None:
+            self._kept.move_to_end(g)
+            return got
+        got = self._kept[g] = self._read(g)
+        self._bytes += got.nbytes
+        while self._bytes > KEPT_BYTES and len(self._kept) > 1:
+            self._bytes -= self._kept.popitem(last=False)[1].nbytes
+        return got
 
 
 class RowReader:
     """The rows of a Parquet file by number, reading (and keeping, up to
-    :data:`KEPT_GROUPS`) only the row groups that hold them."""
+    :data:`KEPT_BYTES`) only the row groups that hold them; ``check(group, first_row)``,
+    when given, is called on each group once, when it is decoded."""
 
-    def __init__(self, path: Path, columns: list[str] | None = None):
+    def __init__(self, path: Path, columns: list[str] | None = None,
+                 check: Callable[[pa.Table, int], object] | None = None):
         self._file = pq.ParquetFile(path)
         self._columns = columns
+        self._check = check
         meta = self._file.metadata
         self._starts = [0]
         for g in range(meta.num_row_groups):
             self._starts.append(self._starts[-1] + meta.row_group(g).num_rows)
-        self._kept: dict[int, pa.Table] = {}
+        self._kept = KeptGroups(self._decode)
 
-    def _group(self, g: int) -> pa.Table:
-        got = self._kept.get(g)
-        if got is None:
-            if len(self._kept) >= KEPT_GROUPS:
-                self._kept.clear()
-            got = self._kept[g] = self._file.read_row_group(g, columns=self._columns)
+    def _decode(self, g: int) -> pa.Table:
+        got = self._file.read_row_group(g, columns=self._columns, use_threads=False)
+        if self._check is not None:  # (once per group decoded, not per query)
+            self._check(got, self._starts[g])
         return got
 
     def rows(self, rows: Iterable[int]) -> pa.Table:
@@ -179,11 +201,12 @@ class RowReader:
         for r in sorted(set(rows)):
             g = bisect.bisect_right(self._starts, r) - 1
             by_group.setdefault(g, []).append(r - self._starts[g])
-        parts = [self._group(g).take(pa.array(local, pa.int64())) for g, local in sorted(by_group.items())]
+        parts = [self._kept.get(g).take(pa.array(local, pa.int64())) for g, local in sorted(by_group.items())]
         if not parts:
             schema = self._file.schema_arrow
             return (schema if self._columns is None else pa.schema([schema.field(c) for c in self._columns])).empty_table()
-        return pa.concat_tables(parts)
+        # (one chunk: what reads the rows then pays per chunk, not per group)
+        return parts[0] if len(parts) == 1 else pa.concat_tables(parts).combine_chunks()
 
 
 def read_rows(path: Path, rows: Iterable[int], columns: list[str] | None = None) -> pa.Table:

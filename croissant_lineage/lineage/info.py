@@ -22,10 +22,12 @@ from croissant_lineage.family.spec import FamilySpec, LanguageRules
 from croissant_lineage.lineage.keys import KEYS_UNREAD
 
 __all__ = [
+    "INPUTS_FILE",
     "DatasetInfo",
     "DerivationCounts",
     "DerivationInfo",
     "FamilyInfo",
+    "LinkInputs",
     "LinkSummary",
     "ProposalCounts",
     "family_info",
@@ -394,3 +396,39 @@ class LinkSummary(_ReadAsJson):
             unmatched=_int(d.get("unmatched")),
             keys_unread=_int_map(d.get("keys_unread")),
         )
+
+
+#: What a link read (:mod:`croissant_lineage.lineage.inputs`), in a lineage folder.
+INPUTS_FILE = "inputs.json"
+
+
+@dataclass(frozen=True)
+class LinkInputs:
+    """What a link read (``inputs.json``; see :mod:`croissant_lineage.lineage.inputs`).
+
+    Attributes:
+        family: Digest of the family's name and language rules.
+        datasets: Dataset (with items) -> digest of its spec entry, descriptor and data
+            files (None: they could not be read).
+        derivations: ``child <- parent`` -> digest of the item derivation, in spec order.
+    """
+
+    family: str
+    datasets: dict[str, str | None]
+    derivations: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``inputs.json``."""
+        return {"family": self.family, "datasets": dict(self.datasets), "derivations": dict(self.derivations)}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> LinkInputs | None:
+        """The inputs ``d`` records, or None when it is not an ``inputs.json``."""
+        if not isinstance(d, dict) or not isinstance(d.get("family"), str):
+            return None
+        ds, dv = d.get("datasets"), d.get("derivations")
+        if not isinstance(ds, dict) or not isinstance(dv, dict):
+            return None
+        if not all(v is None or isinstance(v, str) for v in ds.values()) or not all(isinstance(v, str) for v in dv.values()):
+            return None
+        return cls(d["family"], dict(ds), dict(dv))

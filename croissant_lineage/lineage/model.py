@@ -52,7 +52,13 @@ from croissant_lineage.lineage.index import (
     build_index,
     index_groups,
 )
-from croissant_lineage.lineage.info import FamilyInfo, LinkSummary, family_info
+from croissant_lineage.lineage.info import (
+    INPUTS_FILE,
+    FamilyInfo,
+    LinkInputs,
+    LinkSummary,
+    family_info,
+)
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -244,7 +250,8 @@ class Lineage(Result):
         ``datasets.Dataset`` over the same Arrow data, no copy (see :mod:`~croissant_lineage.lineage.hf`)."""
         return to_hf_dataset(self, table)
 
-    def write(self, folder: str | Path, *, force: bool = False, overwrite: bool | None = None) -> Path:
+    def write(self, folder: str | Path, *, force: bool = False, overwrite: bool | None = None,
+              inputs: LinkInputs | None = None) -> Path:
         """Write the lineage folder (see module docstring); returns its path.
 
         Args:
@@ -252,6 +259,8 @@ class Lineage(Result):
             force: Replace the files of a non-empty folder that was not written by
                 this library (one without our ``summary.json``).
             overwrite: The former name of ``force`` (deprecated).
+            inputs: What the link read (:func:`croissant_lineage.lineage.inputs.link_inputs`),
+                written as ``inputs.json`` (what ``link --update`` compares a spec with).
 
         Raises:
             OutputExistsError: ``folder`` holds other files and ``force`` is false.
@@ -292,6 +301,8 @@ class Lineage(Result):
             atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index), statistics=["ref"])
             del index
             atomic_write_json(tmp / "family.json", self.family.to_dict())
+            if inputs is not None:
+                atomic_write_json(tmp / INPUTS_FILE, inputs.to_dict())
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary.to_dict()})
         return out
 

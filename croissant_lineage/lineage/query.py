@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from croissant_lineage._io import note_input, read_json
 from croissant_lineage.croissant.limits import check_cells
@@ -125,15 +126,53 @@ class _Opened:
 
     def __init__(self, src: Path):
         self.index = RefIndex(src / INDEX_FILE)
-        self.items = RowReader(src / "items.parquet", [n for n in ITEMS_SCHEMA.names if n != "record"])
-        self.edges = RowReader(src / "edges.parquet")
-        self.duplicates = RowReader(src / "duplicates.parquet")
-        self.family = read_json(src / "family.json")
+        # the rows read are held to the cell limit as a whole-folder read is (Lineage.read),
+        # each row group once, when it is decoded
+        have = set(pq.ParquetFile(src / "items.parquet").schema_arrow.names)
+        self.items = RowReader(src / "items.parquet", [n for n in ITEMS_SCHEMA.names if n != "record" and n in have],
+                               check=_checker(src / "items.parquet"))
+        # the items' refs and few-valued columns alone: what a relatives query reads of
+        # every member but the one asked about
+        self.item_keys = RowReader(src / "items.parquet", [n for n in _ITEM_KEYS if n in have],
+                                   check=_checker(src / "items.parquet"))
+        self.edges = RowReader(src / "edges.parquet", check=_checker(src / "edges.parquet"))
+        self.duplicates = RowReader(src / "duplicates.parquet", check=_checker(src / "duplicates.parquet"))
+        self.family = FamilyInfo.from_dict(read_json(src / "family.json"))
         summary = read_json(src / "summary.json") if (src / "summary.json").exists() else {}
-        self.summary = {k: v for k, v in summary.items() if k != "generator"}
+        self.summary = LinkSummary.from_dict({k: v for k, v in summary.items() if k != "generator"})
+
+
+def _text_rows(opened: _Opened, texts: Iterable[str] | None) -> set[int] | None:
+    """The items rows of the refs ``texts`` (None: every row's texts are read)."""
+    if texts is None:
+        return None
+    found = opened.index.lookup(sorted(set([texts] if isinstance(texts, str) else texts)))
+    return {row for entries in found.values() for kind, row, _other in entries if kind == ITEM}
+
+
+def _checker(path: Path) -> Callable[[pa.Table, int], object]:
+    return lambda table, first: check_cells(table, path, row_offset=first)
 
 
 _OPENED: dict[tuple[str, int, int], _Opened] = {}
+
+#: The item columns read for every member of a family when ``texts`` names the members
+#: whose texts (stem, options, answers, code) are read.
+_ITEM_KEYS = ("dataset", "item", "subject", "key", "source_row", "key_kind")
+
+
+def _items(opened: _Opened, rows: set[int], texts: set[int] | None) -> pa.Table:
+    """The items rows ``rows`` (ascending), every column but ``record``; with ``texts``,
+    only those rows' text columns are read (the others' null)."""
+    if texts is None or not rows - texts:
+        return opened.items.rows(rows)
+    full = conform(opened.items.rows(texts & rows), ITEMS_SCHEMA)
+    others = sorted(rows - texts)
+    keys = conform(opened.item_keys.rows(others), ITEMS_SCHEMA)
+    both = pa.concat_tables([full, keys])
+    # back into the folder's row order
+    order = sorted(range(both.num_rows), key=[*sorted(texts & rows), *others].__getitem__)
+    return both.take(pa.array(order, pa.int64()))
 
 
 def _opened(src: Path) -> _Opened:
@@ -148,13 +187,18 @@ def _opened(src: Path) -> _Opened:
 
 def family_lineage(
     folder: str | Path, refs: str | Iterable[str], *, closure: str = "relatives",
-    more: Callable[[set[str]], Iterable[str]] | None = None,
+    more: Callable[[set[str]], Iterable[str]] | None = None, texts: Iterable[str] | None = None,
 ) -> Lineage:
     """The lineage of the family of ``refs`` read from the lineage folder: the rows of the
     closure's items, edges and duplicate groups, in the folder's row order, without the
     items' raw records (``records=False``) and without unmatched rows. Its graph gives the
     same relatives (``"relatives"``) or routing queue (``"component"``, with ``more`` naming
     what findings add) as the whole lineage's. A folder without an index is read whole.
+
+    ``texts``, when given, names the items whose texts (stem, options, key text, answers,
+    solution, tests, source file) are read; the other members' are null. A relatives
+    query reads the texts of the item asked about only (``texts=[ref]``): the relatives it
+    lists are edges, and decoding every member's texts is most of a query's cost.
 
     Raises:
         InputError: the folder or one of its files is missing or unreadable.
@@ -169,21 +213,17 @@ def family_lineage(
     try:
         opened = _opened(src)
         found = family_closure(opened.index, [refs] if isinstance(refs, str) else refs, closure, more)
-        items = opened.items.rows(found.items)
-        # the rows read are held to the cell limit as a whole-folder read is (Lineage.read)
-        edges = check_cells(opened.edges.rows(found.edges), src / "edges.parquet")
-        duplicates = check_cells(opened.duplicates.rows(found.duplicates), src / "duplicates.parquet")
         tables = {
             # the record column (not read) and older folders' absent ones null
-            "items": conform(check_cells(items, src / "items.parquet"), ITEMS_SCHEMA),
-            "edges": edges.cast(EDGES_SCHEMA),
-            "duplicates": duplicates.cast(DUPLICATES_SCHEMA),
+            "items": conform(_items(opened, found.items, _text_rows(opened, texts)), ITEMS_SCHEMA),
+            "edges": opened.edges.rows(found.edges).cast(EDGES_SCHEMA),
+            "duplicates": opened.duplicates.rows(found.duplicates).cast(DUPLICATES_SCHEMA),
         }
     except (pa.ArrowInvalid, OSError, ValueError) as exc:
         raise InputError(f"not a lineage folder: {exc}", path=src) from None
     return Lineage(
-        family=FamilyInfo.from_dict(opened.family),
-        summary=LinkSummary.from_dict(opened.summary),
+        family=opened.family,
+        summary=opened.summary,
         unmatched=UNMATCHED_SCHEMA.empty_table(),
         records=False,
         **tables,

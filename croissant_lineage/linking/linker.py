@@ -49,7 +49,7 @@ from croissant_lineage.linking.normalize import (
 )
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link_derivation", "link_family", "link_pairs"]
+__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "kept_items", "link_derivation", "link_family", "link_pairs"]
 
 
 def link_derivation(
@@ -200,6 +200,7 @@ def link_family(
     records: Mapping[str, PackedRecords] | None = None,
     derivations: Sequence[Derivation] | None = None,
     progress: bool = False,
+    kept: Lineage | None = None,
 ) -> Lineage:
     """Link the loaded items of a family: the one builder of a linked :class:`Lineage`.
 
@@ -216,10 +217,17 @@ def link_family(
         derivations: The derivations to link (default: every item derivation of ``spec``);
             both their datasets must be in ``tables``.
         progress: Show progress bars (tqdm; works in terminals and notebooks).
+        kept: A lineage of ``spec`` linked before (read with its records) whose
+            derivations are kept as they are: ``derivations`` (those it lacks) are
+            linked among ``tables`` (the datasets it lacks and those they link with),
+            and the result holds its items, edges, unmatched rows and duplicate groups
+            with the new ones, in spec order: what linking the whole family gives.
 
     Raises:
         LineageError: a link rule that cannot be applied (a field the records lack).
     """
+    if kept is not None:
+        return _link_kept(spec, kept, tables, records or {}, list(derivations or ()), progress)
     with _collector_paused():
         try:
             release_memory()
@@ -237,6 +245,80 @@ def link_family(
             normalize_stem.cache_clear()
             normalize_option.cache_clear()
             normalize_option_cased.cache_clear()
+
+
+def _link_kept(spec: FamilySpec, kept: Lineage, tables: Mapping[str, pa.Table], records: Mapping[str, PackedRecords],
+               derivations: list[Derivation], progress: bool) -> Lineage:
+    """:func:`link_family` with ``kept`` (see there): ``tables`` hold the raw records in
+    their ``record`` column, or ``records`` holds them (a dataset's items are then written
+    with them)."""
+    if records:
+        raise ValueError("an update takes tables with their records (load_items), not packed records")
+    with _collector_paused():
+        try:
+            release_memory()
+            edge_parts, unmatched_parts, stats, found = _link_derivations(
+                spec, dict(tables), progress=progress, records=dict(records), derivations=derivations)
+            new = {(d.child, d.parent): k for k, d in enumerate(derivations)}
+            old_parts = _kept_parts(kept)
+            e_all, u_all, s_all = [], [], []
+            for d in spec.item_derivations():
+                if (d.child, d.parent) in new:
+                    k = new[(d.child, d.parent)]
+                    e_all.append(edge_parts[k])
+                    u_all.append(unmatched_parts[k])
+                    s_all.append(stats[k])
+                else:
+                    e, u, st = old_parts[(d.child, d.parent)]
+                    e_all.append(e)
+                    u_all.append(u)
+                    s_all.append(st)
+            found += _kept_groups(kept.duplicates, set(tables))
+            names = [d.name for d in spec.datasets.values() if d.has_items]
+            parts = [tables[n] if n in tables else kept_items(kept.items, n) for n in names]
+            lineage = assemble_lineage(spec, parts, e_all, u_all, s_all, found, names=names)
+            release_memory()
+            return lineage
+        finally:
+            normalize_stem.cache_clear()
+            normalize_option.cache_clear()
+            normalize_option_cased.cache_clear()
+
+
+def kept_items(items: pa.Table, name: str) -> pa.Table:
+    """The rows of dataset ``name`` (contiguous: a lineage holds its datasets one after another)."""
+    ds = items.column("dataset")
+    at = pc.indices_nonzero(pc.equal(ds, name))
+    if not len(at):
+        return items.slice(0, 0)
+    first, last = at[0].as_py(), at[len(at) - 1].as_py()
+    return items.slice(first, last - first + 1)
+
+
+def _kept_parts(kept: Lineage) -> dict[tuple[str, str], tuple[pa.Table, pa.Table, dict[str, Any]]]:
+    """Each derivation of ``kept``: its edges, its unmatched rows and its counts (the tables
+    hold the derivations one after another, in the order of the summary's counts)."""
+    out = {}
+    e_at = u_at = 0
+    for counts in kept.summary.derivations:
+        st = counts.to_dict()
+        n_e, n_u = st["linked"], st["unmatched"]
+        out[(st["child"], st["parent"])] = (kept.edges.slice(e_at, n_e), kept.unmatched.slice(u_at, n_u), st)
+        e_at += n_e
+        u_at += n_u
+    if e_at != kept.edges.num_rows or u_at != kept.unmatched.num_rows:
+        raise ValueError("the lineage's tables do not hold its summary's counts")
+    return out
+
+
+def _kept_groups(duplicates: pa.Table, without: set[str]) -> list[DuplicateGroup]:
+    """The duplicate groups of the duplicates table, but those of the datasets ``without``."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    cols = (duplicates.column(c).to_pylist() for c in ("dataset", "item", "group"))
+    for ds, item, group in zip(*cols, strict=True):
+        if ds not in without:
+            groups.setdefault((ds, group), []).append(item)
+    return [(ds, members) for (ds, _g), members in groups.items()]
 
 
 @contextmanager

@@ -111,7 +111,10 @@ def test_coded_rows_keep_one_code_a_row_and_refuse_what_does_not_code(monkeypatc
     monkeypatch.setattr(cells, "CODED_VALUES", 4)
     with pytest.raises(ValueError, match="4 combinations of n, m: too many"):
         CodedRows(table, ["n", "m"])
+    monkeypatch.setattr(cells, "_FEW_ROWS", 399)
     assert isinstance(few_valued_rows(table, ["m"]), CodedRows)  # 3 values and null
+    monkeypatch.setattr(cells, "_FEW_ROWS", 400)
+    assert isinstance(few_valued_rows(table, ["m"]), Rows)  # (few rows: read cell by cell)
     wide = pa.table({f"c{k}": pa.array(range(400), pa.int32()) for k in range(8)})
     with pytest.raises(ValueError, match="too many combinations"):
         CodedRows(wide, list(wide.column_names))  # 401 ** 8 does not fit a number

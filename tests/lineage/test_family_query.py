@@ -22,7 +22,10 @@ def _refs(lineage: Lineage) -> list[str]:
 
 
 def _same_relatives(folder, whole: LineageGraph, ref: str) -> None:
-    assert relatives_of(LineageGraph(family_lineage(folder, ref)), ref).to_dict() == relatives_of(whole, ref).to_dict()
+    want = relatives_of(whole, ref).to_dict()
+    assert relatives_of(LineageGraph(family_lineage(folder, ref)), ref).to_dict() == want
+    assert relatives_of(LineageGraph(family_lineage(folder, ref, texts=[ref])), ref).to_dict() == want
+    assert relatives_of(str(folder), ref).to_dict() == want  # (a folder with an index: the family read)
 
 
 def _same_route(folder, whole: LineageGraph, ref: str, findings=()) -> None:
@@ -42,6 +45,24 @@ def test_toy_family_reads_fewer_rows(toy_lineage, toy_lineage_path):
     part = family_lineage(toy_lineage_path, ref)
     assert 0 < part.items.num_rows < toy_lineage.items.num_rows
     assert part.records is False and part.unmatched.num_rows == 0
+
+
+def test_texts_are_read_for_the_items_named_only(toy_lineage, toy_lineage_path):
+    whole = {r["dataset"] + ":" + r["item"]: r for r in toy_lineage.items.select(["dataset", "item", "stem", "options", "key"]).to_pylist()}
+    ref = max(_refs(toy_lineage), key=lambda r: family_lineage(toy_lineage_path, r).items.num_rows)
+    full = family_lineage(toy_lineage_path, ref)
+    part = family_lineage(toy_lineage_path, ref, texts=[ref])
+    assert full.items.num_rows > 1
+    # same rows, same order, same few-valued columns; the texts of the item named alone
+    for name in ("dataset", "item", "subject", "key"):
+        assert part.items.column(name).to_pylist() == full.items.column(name).to_pylist()
+    for row in part.items.select(["dataset", "item", "stem", "options"]).to_pylist():
+        r = row["dataset"] + ":" + row["item"]
+        if r == ref:
+            assert (row["stem"], row["options"]) == (whole[r]["stem"], whole[r]["options"])
+        else:
+            assert row["stem"] is None and row["options"] is None
+    assert part.items.schema == full.items.schema
 
 
 def test_index_points_at_the_rows(toy_lineage, toy_lineage_path):

@@ -205,6 +205,7 @@ def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
     from croissant_lineage.lineage import model
 
     monkeypatch.setattr(model, "ITEMS_ROW_GROUP", group)
+    monkeypatch.setattr(model, "QUERY_ROW_GROUP", 1 << 20)  # (the query groups cut below: not tested here)
     monkeypatch.setattr(packed_records, "CHUNK_ROWS", 512)
     monkeypatch.setattr(packed_records, "PLAIN_UP_TO", plain_up_to)
     recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], [None, '{"a": "é"}'] * 350, []]
