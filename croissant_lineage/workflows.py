@@ -401,7 +401,7 @@ def write_lineage(
         LineageError: any input problem; ``OutputExistsError`` when ``out`` holds other
             files and ``force`` is false.
     """
-    spec = _spec(family)
+    spec = as_spec(family)
     inputs = link_inputs(spec, data_dir=data_dir, allow_outside=allow_outside)
     note = None
     if update:
