@@ -28,7 +28,8 @@ from tests.mlc_compare import normalise, open_dataset, quiet_mlcroissant, root_c
 
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy"
-TOY_DATASETS = ("toy-base", "toy-pro", "toy-redux", "toy-fr", "toy-pro-v2")
+TOY_DATASETS = ("toy-base", "toy-pro", "toy-redux", "toy-fr", "toy-pro-v2", "toy-math", "toy-math-perturbed", "toy-code",
+                "toy-code-js")
 TIME = "2025-01-01T00:00:00Z"
 ANNOTATION = "cl_was_derived_from"
 
@@ -122,7 +123,7 @@ def test_in_place_copies_load_every_record_set_like_the_original(toy_copy: Path)
         str(toy_copy / n / "croissant.enriched.json") for n in TOY_DATASETS
     ]
     # toy-pro-v2 reads every *.parquet file under its folder: its lineage files are .pq there
-    assert Path(result.descriptors[-1].files["items"]).name == "croissant.enriched.items.pq"
+    assert Path(result.descriptors[4].files["items"]).name == "croissant.enriched.items.pq"
     assert Path(result.descriptors[1].files["items"]).name == "croissant.enriched.items.parquet"
     compared = 0
     for d in result.descriptors:
