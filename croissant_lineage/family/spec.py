@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -65,6 +66,8 @@ __all__ = [
     "LanguageRules",
     "LinkRule",
     "as_spec",
+    "iri_problems",
+    "item_iri_prefix",
     "load_family",
     "parse_family",
 ]
@@ -380,7 +383,46 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
         language_rules=rules,
     )
     spec.topological_order()
+    problems = iri_problems(datasets.values())
+    if problems:
+        raise SpecError(problems[0], path=path, hint="give each dataset an IRI with at most one '#'; no item dataset's IRI extended by another's items")
     return spec
+
+
+def item_iri_prefix(dataset_iri: str) -> str:
+    """What an item IRI of the dataset starts with: the dataset's IRI and ``#`` (a trailing
+    ``#`` of the dataset's IRI is not doubled); when the dataset's IRI has a fragment already
+    (``.../Global-MMLU#en``), that fragment and ``/`` (``.../Global-MMLU#en/``). An item IRI
+    so never holds two ``#``: a fragment cannot hold one (RFC 3986)."""
+    base = dataset_iri.rstrip("#")
+    return f"{base}/" if "#" in base else f"{base}#"
+
+
+def iri_problems(datasets: Iterable[DatasetSpec]) -> list[str]:
+    """Why the datasets' IRIs cannot give every item an IRI of its own with one ``#``.
+
+    An item's IRI is its dataset's IRI and a fragment naming the item
+    (:func:`item_iri_prefix`: ``#`` and the id, or, when
+    the dataset's IRI has a fragment already, ``/`` and the id inside that fragment). So a
+    dataset IRI may hold one ``#``, not two; and of two datasets with items, the item IRIs
+    of one must not start with the other's (``X`` and ``X#en``: item ``en/3`` of ``X``
+    would be item ``3`` of ``X#en``).
+    """
+    out: list[str] = []
+    prefixes: list[tuple[str, str]] = []
+    for d in datasets:
+        base = d.iri.rstrip("#")
+        if base.count("#") > 1:
+            out.append(f"dataset {d.name!r}: IRI {d.iri} holds two '#' (its items' IRIs would hold three)")
+            continue
+        if d.has_items:
+            prefixes.append((d.name, item_iri_prefix(d.iri)))
+    for name, prefix in prefixes:
+        for other, longer in prefixes:
+            if other != name and longer.startswith(prefix):
+                out.append(f"datasets {name!r} and {other!r}: the item IRIs of {other!r} start with those of "
+                           f"{name!r} ({prefix}), so two items could share an IRI")
+    return out
 
 
 def _dataset_spec(d: dict[str, Any], base: Path, path: Path | None) -> DatasetSpec:

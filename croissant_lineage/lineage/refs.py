@@ -18,6 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from croissant_lineage.lineage.schema import item_iri_prefix
+
 __all__ = ["iri_column", "ref_column", "take_last"]
 
 #: Item ids that ``quote(item, safe='/:@-._~')`` returns unchanged (RE2 syntax: ``$`` is the end of the text).
@@ -44,7 +46,7 @@ def _quoted(items: Column) -> Column:
 
 
 def iri_column(datasets: Column, items: Column, iris: Mapping[str, str]) -> pa.ChunkedArray | pa.Array:
-    """``item_iri(iris[dataset], item)`` of each row: the dataset's IRI, ``#``, the percent-encoded id.
+    """``item_iri(iris[dataset], item)`` of each row: the dataset's item IRI prefix, the percent-encoded id.
 
     Args:
         datasets: Dataset names (no nulls).
@@ -55,7 +57,7 @@ def iri_column(datasets: Column, items: Column, iris: Mapping[str, str]) -> pa.C
         KeyError: a dataset of ``datasets`` is not in ``iris`` (as ``iris[dataset]`` would).
     """
     names = pc.unique(datasets)
-    prefixes = pa.array([iris[d].rstrip("#") + "#" for d in names.to_pylist()], pa.string())
+    prefixes = pa.array([item_iri_prefix(iris[d]) for d in names.to_pylist()], pa.string())
     prefix = pc.take(prefixes, pc.index_in(datasets, value_set=names))
     return pc.binary_join_element_wise(prefix, _quoted(items), "")
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pyarrow as pa
 
 # The activity kinds are the family spec's vocabulary; the edges' ``activity`` column uses it.
-from croissant_lineage.family.spec import ACTIVITIES
+from croissant_lineage.family.spec import ACTIVITIES, item_iri_prefix
 
 __all__ = [
     "ACTIVITIES",
@@ -40,6 +40,7 @@ __all__ = [
     "VERIFICATION_SCHEMA",
     "conform",
     "item_iri",
+    "item_iri_prefix",
     "join_ref",
     "split_ref",
 ]
@@ -322,5 +323,5 @@ def split_ref(ref: str) -> tuple[str, str]:
 
 
 def item_iri(dataset_iri: str, item: str) -> str:
-    """The IRI of an item: its dataset's IRI, ``#``, and the percent-encoded item id."""
-    return f"{dataset_iri.rstrip('#')}#{quote(item, safe='/:@-._~')}"
+    """The IRI of an item: :func:`item_iri_prefix` of its dataset's IRI and the percent-encoded item id."""
+    return f"{item_iri_prefix(dataset_iri)}{quote(item, safe='/:@-._~')}"

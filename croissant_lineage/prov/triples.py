@@ -32,6 +32,7 @@ from croissant_lineage.errors import InputError
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.info import FamilyInfo
 from croissant_lineage.lineage.model import LINEAGE_FILES
+from croissant_lineage.lineage.schema import item_iri_prefix
 from croissant_lineage.prov.graph import family_iri_of, header_graph, parent_activities
 from croissant_lineage.prov.terms import (
     XSD_BOOLEAN,
@@ -84,8 +85,8 @@ class Datasets:
         self.derivations = pa.array([iri(f"{family}/derivation/{n}/")[:-1] for n in names], pa.string())
         #: ``<dataset iri>`` per dataset.
         self.terms = pa.array([iri(iris[n]) for n in names], pa.string())
-        #: ``<item iri prefix#`` per dataset (the item id and ``>`` follow).
-        self.bases = pa.array([iri(iris[n].rstrip("#") + "#")[:-1] for n in names], pa.string())
+        #: ``<item iri prefix`` per dataset (the item id and ``>`` follow).
+        self.bases = pa.array([iri(item_iri_prefix(iris[n]))[:-1] for n in names], pa.string())
 
     def index(self, column: pa.Array) -> pa.Array:
         """Each value's dataset index (null when the family has no such dataset)."""

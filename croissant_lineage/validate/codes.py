@@ -72,6 +72,7 @@ _TABLE = [
     Code("CLV406", "error", "finding option_index beyond the item's options", "option_index is 0-based"),
     Code("CLV501", "error", "family spec invalid", "see schemas/family.schema.json"),
     Code("CLV502", "error", "family spec names a descriptor that does not exist", "fix the descriptor path (relative to the spec)"),
+    Code("CLV503", "error", "dataset IRIs cannot give each item an IRI of its own with one '#': an IRI with two '#', or the item IRIs of one dataset starting with another's", "give each dataset an IRI with at most one '#' (a fragment's items go after '/': X#en -> X#en/ITEM), not extending another item dataset's"),
     Code("CLV601", "error", "dataset card YAML header missing or does not parse (yaml.safe_load)", "start README.md with a --- YAML block ---"),
     Code("CLV602", "error", "dataset card configs entry malformed", "each entry needs config_name and data_files"),
     Code("CLV603", "error", "dataset card configs data_files match no file", "fix the path or glob, relative to the card"),

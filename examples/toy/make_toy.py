@@ -9,7 +9,12 @@ The toy family has every kind of edge the library reconstructs:
 * ``toy-redux``  - re-annotation of 8 base items (CSV, ``;``-delimited, one typo);
 * ``toy-fr``     - a French translation of 6 base items, joined by id (JSONL);
 * ``toy-pro-v2`` - a later snapshot of toy-pro (Parquet): one key fixed, one option reordered;
-* ``toy-xx``     - a translation into 5 languages with no item data (documented only).
+* ``toy-xx``     - a translation into 5 languages with no item data (documented only);
+* ``toy-math``   - free-form word problems whose numeric keys end a worked solution (``#### 12``);
+* ``toy-math-perturbed`` - one number changed in some problems and the answer recomputed, one
+  problem copied as it was (its key written ``12.5`` for ``$12.50``), linked by stem without blocks;
+* ``toy-code``   - code problems: a prompt, a reference solution and the tests that grade it;
+* ``toy-code-js`` - their translation into JavaScript (prompt, solution and tests), joined by id.
 
 Run ``python examples/toy/make_toy.py`` from the repository root; output is deterministic.
 """
@@ -98,7 +103,45 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
+MATH = [
+    # id, question, worked solution ending in the key
+    ("m1", "Ada buys 3 boxes of 12 pencils. How many pencils does she have?", "3 * 12 = 36 pencils.\n#### 36"),
+    ("m2", "A train travels 60 km each hour for 2.5 hours. How far does it go?", "60 * 2.5 = 150 km.\n#### 150"),
+    ("m3", "Tom has $20 and spends $7.50 on lunch. How much money is left?", "20 - 7.50 = 12.50.\n#### $12.50"),
+    ("m4", "A recipe needs 3/4 cup of sugar per cake. How much sugar do 4 cakes need?", "4 * 3/4 = 3 cups.\n#### 3"),
+]
+MATH_PERTURBED = [
+    ("v1", "Ada buys 5 boxes of 12 pencils. How many pencils does she have?", "60"),
+    ("v2", "A train travels 80 km each hour for 2.5 hours. How far does it go?", "200"),
+    ("v3", "Tom has $20 and spends $7.50 on lunch. How much money is left?", "12.5"),
+]
+CODE = [
+    ("Toy/0", "def add(a, b):\n    \"\"\"Return the sum of a and b.\"\"\"\n", "    return a + b\n",
+     "def check(f):\n    assert f(2, 3) == 5\n"),
+    ("Toy/1", "def is_even(n):\n    \"\"\"Whether n is even.\"\"\"\n", "    return n % 2 == 0\n",
+     "def check(f):\n    assert f(4) and not f(3)\n"),
+]
+CODE_JS = [
+    ("JS/0", "/* Return the sum of a and b. */\nconst add = (a, b) => {\n", "  return a + b;\n};\n",
+     "const check = (f) => { console.assert(f(2, 3) === 5); };\n"),
+    ("JS/1", "/* Whether n is even. */\nconst isEven = (n) => {\n", "  return n % 2 === 0;\n};\n",
+     "const check = (f) => { console.assert(f(4) && !f(3)); };\n"),
+]
+
+
+def _write_new_shapes() -> None:
+    """The free-form (numeric keys) and code datasets."""
+    _write_jsonl(HERE / "toy-math" / "test.jsonl", [{"pid": i, "question": q, "solution": s} for i, q, s in MATH])
+    _write_jsonl(HERE / "toy-math-perturbed" / "test.jsonl",
+                 [{"id": i, "question": q, "answer": a} for i, q, a in MATH_PERTURBED])
+    for name, rows in (("toy-code", CODE), ("toy-code-js", CODE_JS)):
+        _write_jsonl(HERE / name / "test.jsonl", [
+            {"task_id": t, "prompt": p, "canonical_solution": c, "test": x} for t, p, c, x in rows
+        ])
+
+
 def main() -> None:
+    _write_new_shapes()
     for subject in ("astronomy", "geography"):
         rows = [[s, *o, k] for subj, s, o, k in BASE if subj == subject]
         _write_csv(HERE / "toy-base" / "test" / f"{subject}_test.csv", None, rows)
@@ -161,6 +204,14 @@ def main() -> None:
                                   license="CC0-1.0", split="test"),
         "toy-pro-v2": DescribeOptions(name="toy-pro-v2", description="Toy later snapshot (invented).",
                                       license="CC0-1.0", split="test"),
+        "toy-math": DescribeOptions(name="toy-math", description="Toy word problems with numeric keys (invented).",
+                                    license="CC0-1.0", split="test"),
+        "toy-math-perturbed": DescribeOptions(name="toy-math-perturbed", license="CC0-1.0", split="test",
+                                              description="Toy word problems with numbers changed (invented)."),
+        "toy-code": DescribeOptions(name="toy-code", description="Toy code problems with tests (invented).",
+                                    license="CC0-1.0", split="test"),
+        "toy-code-js": DescribeOptions(name="toy-code-js", description="Toy code problems in JavaScript (invented).",
+                                       license="CC0-1.0", split="test"),
     }
     for name, opts in configs.items():
         opts.version = "1.0.0"

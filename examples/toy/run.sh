@@ -12,6 +12,9 @@ export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-1700000000}"  # fixed time: byte-
 croissant-lineage link "$here/family.json" --out "$out/lineage" --force
 echo "== family of toy-pro:105"
 croissant-lineage relatives toy-pro:105 --lineage "$out/lineage" --svg "$out/toy-pro-105.svg" --force
+echo "== a number-perturbed word problem (numeric keys) and a translated code problem (tests)"
+croissant-lineage relatives toy-math-perturbed:v2 --lineage "$out/lineage"
+croissant-lineage relatives toy-code-js:JS/0 --lineage "$out/lineage"
 echo "== re-review queue for an added option (toy-pro:109)"
 croissant-lineage route toy-pro:109 --lineage "$out/lineage" --findings "$here/findings.yaml"
 echo "== corrections from confirmed findings only"

@@ -26,7 +26,8 @@ from tests.mlc_compare import normalise, open_dataset, quiet_mlcroissant, root_c
 
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy"
-TOY_DATASETS = ("toy-base", "toy-pro", "toy-redux", "toy-fr", "toy-pro-v2")
+TOY_DATASETS = ("toy-base", "toy-pro", "toy-redux", "toy-fr", "toy-pro-v2", "toy-math", "toy-math-perturbed", "toy-code",
+                "toy-code-js")
 TIME = "2025-01-01T00:00:00Z"
 ANNOTATION = "cl_was_derived_from"
 
@@ -79,8 +80,8 @@ def toy_copy(tmp_path: Path) -> Path:
 
 def test_copy_apart_from_its_data_is_warned_and_fails_validate(toy_lineage, tmp_path: Path) -> None:
     result = enrich_family(toy_lineage, TOY / "family.json", tmp_path / "out", time=TIME)
-    assert [w.code for w in result.warnings] == [UNLOADABLE] * 5
-    assert [w.record_sets for w in result.warnings] == [["default"]] * 5
+    assert [w.code for w in result.warnings] == [UNLOADABLE] * 9
+    assert [w.record_sets for w in result.warnings] == [["default"]] * 9
     assert [w.path for w in result.warnings] == [d.path for d in result.descriptors]
     assert result.to_dict()["warnings"][0]["code"] == UNLOADABLE
     # every toy dataset reads a FileSet: only --in-place makes it load, and only that is offered
@@ -96,7 +97,7 @@ def test_copy_apart_from_its_data_is_warned_and_fails_validate(toy_lineage, tmp_
     for spec in (None, TOY / "family.json"):
         report = validate([tmp_path / "out"], family=spec)
         assert not report.valid
-        assert sorted({i.code for i in report.errors}) == ["CLV701"] and len(report.errors) == 5
+        assert sorted({i.code for i in report.errors}) == ["CLV701"] and len(report.errors) == 9
 
 
 def test_cli_prints_one_coded_warning_per_descriptor(toy_lineage_path: Path, tmp_path: Path,
@@ -104,11 +105,11 @@ def test_cli_prints_one_coded_warning_per_descriptor(toy_lineage_path: Path, tmp
     args = ["enrich", "--family", str(TOY / "family.json"), "--lineage", str(toy_lineage_path), "--time", TIME]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
     out = capsys.readouterr().out
-    assert sum(line.startswith(f"warning {UNLOADABLE} ") for line in out.splitlines()) == 5
+    assert sum(line.startswith(f"warning {UNLOADABLE} ") for line in out.splitlines()) == 9
     assert main([*args, "--out", str(tmp_path / "b"), "--json"]) == 0
     captured = capsys.readouterr()
-    assert [w["record_sets"] for w in json.loads(captured.out)["warnings"]] == [["default"]] * 5
-    assert sum(line.startswith(UNLOADABLE) for line in captured.err.splitlines()) == 5
+    assert [w["record_sets"] for w in json.loads(captured.out)["warnings"]] == [["default"]] * 9
+    assert sum(line.startswith(UNLOADABLE) for line in captured.err.splitlines()) == 9
     assert main([*args, "--out", str(tmp_path / "c"), "--in-place", "x.json"]) == 2  # one of them
     assert main(["enrich", "--family", str(TOY / "family.json"), "--lineage", str(toy_lineage_path)]) == 2
 
@@ -124,7 +125,7 @@ def test_in_place_copies_load_every_record_set_like_the_original(toy_copy: Path)
         str(toy_copy / n / "croissant.enriched.json") for n in TOY_DATASETS
     ]
     # toy-pro-v2 reads every *.parquet file under its folder: its lineage files are .pq there
-    assert Path(result.descriptors[-1].files["items"]).name == "croissant.enriched.items.pq"
+    assert Path(result.descriptors[4].files["items"]).name == "croissant.enriched.items.pq"
     assert Path(result.descriptors[1].files["items"]).name == "croissant.enriched.items.parquet"
     compared = 0
     for d in result.descriptors:

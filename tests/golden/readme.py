@@ -11,6 +11,9 @@ The pages are README.md and every ``docs/*.md`` page (:data:`PAGES`). Each fence
     ``examples/`` reachable, and ``../shared/data`` is the real data);
   - ``page``: a Python block that runs on its own, from a folder laid out as a clone without
     the real data (``tests/test_doc_python.py``);
+  - ``guide``: a bash block of a guide page, run whole by ``bash`` in one empty folder per
+    page, in page order, the output shown in a ``text`` block right after it checked
+    (``tests/test_guides.py``);
 
 * ``<!-- readme-test: skip REASON -->``: not run, for the reason given (e.g. ``.ci/run`` runs
   it, or it names placeholder paths).
@@ -32,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 #: The groups a block may be marked with; the golden groups run from README.md only.
-GROUPS = ("toy", "mmlu", "page")
+GROUPS = ("toy", "mmlu", "page", "guide")
 GOLDEN = ("toy", "mmlu")
 _BLOCK = re.compile(r"(?:<!--\s*readme-test:\s*(?P<marker>[^>]*?)\s*-->\s*\n)?```(?P<lang>\w*)\n(?P<body>.*?)```", re.S)
 _INSTALL = re.compile(r"^python3 -m pip install [^&]*&&\s*")

@@ -157,3 +157,17 @@ def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 141
     assert b"Traceback" not in err and b"Exception ignored" not in err
+
+
+def test_the_free_form_and_code_datasets(toy: Lineage, graph: LineageGraph) -> None:
+    """Numeric keys read out of worked solutions, linked by stem without blocks; code items joined by id."""
+    math = toy.items_of("toy-math").to_pylist()
+    assert {r["item"]: r["key_value"] for r in math} == {"m1": 36.0, "m2": 150.0, "m3": 12.5, "m4": 3.0}
+    (e,) = graph.parents("toy-math-perturbed:v3")  # copied, its key written 12.5 for $12.50
+    assert (e.parent, e.method, e.key_inherited) == ("toy-math:m3", "exact", True)
+    (e,) = graph.parents("toy-math-perturbed:v2")  # one number changed, the answer recomputed
+    assert (e.parent, e.method, e.key_inherited) == ("toy-math:m2", "fuzzy", False)
+    assert graph.parents("toy-math-perturbed:v1")[0].parent == "toy-math:m1"
+    code = {r["item"]: r for r in toy.items_of("toy-code").to_pylist()}
+    assert set(code) == {"Toy/0", "Toy/1"} and "assert f(2, 3) == 5" in code["Toy/0"]["tests"]
+    assert [e.parent for e in graph.parents("toy-code-js:JS/1")] == ["toy-code:Toy/1"]

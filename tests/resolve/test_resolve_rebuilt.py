@@ -68,10 +68,10 @@ def test_rebuilt_lineage_is_the_linked_one(toy_lineage: Lineage, resolver: Resol
     typed = tuple(n for n in ITEMS_SCHEMA.names if n not in ITEMS_BASE_SCHEMA.names)
     assert _rows(got.items, ("record", *typed)) == _rows(toy_lineage.items, ("record", *typed))
     assert all(got.items.column(n).null_count == got.items.num_rows for n in typed)
-    assert got.items.column("record").null_count == got.items.num_rows == 54
+    assert got.items.column("record").null_count == got.items.num_rows == 65
     # the enriched lineage file has no text_repaired column: it comes back as nulls
     assert _rows(got.edges, ("text_repaired",)) == _rows(toy_lineage.edges, ("text_repaired",))
-    assert got.edges.column("text_repaired").null_count == got.edges.num_rows == 36
+    assert got.edges.column("text_repaired").null_count == got.edges.num_rows == 41
     assert _rows(got.duplicates) == _rows(toy_lineage.duplicates) and got.duplicates.num_rows == 4
     fam = got.family.to_dict()
     assert (fam["name"], fam["title"]) == ("toy", "")
@@ -79,12 +79,13 @@ def test_rebuilt_lineage_is_the_linked_one(toy_lineage: Lineage, resolver: Resol
     # a dataset with documented coverage only has no descriptor: its title is not known
     want = [{**d, "title": ""} if d["coverage"] == "documented" else d for d in toy_lineage.family.to_dict()["datasets"]]
     assert sorted(map(_key, fam["datasets"])) == sorted(map(_key, want))
-    assert [d["name"] for d in fam["datasets"]] == ["toy-base", "toy-xx", "toy-fr", "toy-pro-v2", "toy-pro", "toy-redux"]
+    assert [d["name"] for d in fam["datasets"]] == ["toy-base", "toy-xx", "toy-code-js", "toy-code", "toy-fr",
+                                                   "toy-math-perturbed", "toy-math", "toy-pro-v2", "toy-pro", "toy-redux"]
 
 
 def test_sources_are_sorted_with_their_files_and_family(folder: Path, resolver: Resolver) -> None:
     names = [s.path.name for s in resolver.sources]
-    assert names == sorted(names) and len(names) == 5
+    assert names == sorted(names) and len(names) == 9
     for s in resolver.sources:
         stem = s.path.name.removesuffix(".json")
         assert s.family == "toy"
@@ -123,7 +124,7 @@ def test_properties_written_as_full_iris_are_read(folder: Path, resolver: Resolv
     full = Resolver.load(_rewrite(folder, tmp_path / "full", _full_iris))
     assert all(CL_NS + "familyDataset" in json.loads(s.path.read_text()) for s in full.sources)
     assert full.lineage.family == resolver.lineage.family
-    assert [s.family for s in full.sources] == ["toy"] * 5
+    assert [s.family for s in full.sources] == ["toy"] * 9
     for ref in ("toy-pro:101", "toy-base:astronomy/test/0", "toy-redux:astronomy/1", "toy-pro-v2:101"):
         assert full.family(ref) == resolver.family(ref)
 
@@ -152,7 +153,7 @@ def test_family_name_only_when_the_descriptors_agree(folder: Path, tmp_path: Pat
 
     first = Resolver.load(_rewrite(folder, tmp_path / "first", lineage_first, ("toy-pro.json",)))
     # the family is the cl:Lineage entity's name, not the name of an entity used after it
-    assert [s.family for s in first.sources] == ["toy"] * 5
+    assert [s.family for s in first.sources] == ["toy"] * 9
 
     none = Resolver.load(_rewrite(folder, tmp_path / "none", foreign_activity, ("toy-pro.json",)))
     assert {s.path.name: s.family for s in none.sources}["toy-pro.json"] is None
