@@ -34,6 +34,8 @@ _EDGE_STATUSES = ("stem_status", "options_status", "key_status", "solution_statu
 #: The same for the item columns an :class:`ItemRecord` is read from.
 #: (The item's id is read from its ref: see :meth:`LineageGraph._record`.)
 _ITEM_KINDS, _ITEM_CELLS = ("dataset", "subject", "key"), ("stem", "options")
+#: A free-form key's kind and text (items tables written before them lack the columns).
+_ITEM_KEYS = ("key_kind", "key_text")
 
 __all__ = [
     "FAMILY_COLUMNS", "Edge", "ItemRecord", "LineageGraph", "LineageLike", "Relative", "Relatives", "as_graph",
@@ -62,12 +64,16 @@ class ItemRecord:
     stem: str | None
     options: tuple[str, ...]
     key: str | None
+    #: The key's kind (``option``, ``text``, ``number``, ``set``, ``tests``; None: no key role).
+    key_kind: str | None = None
+    #: A key that is not an option letter, as written (None for an option key).
+    answer: str | None = None
 
     @property
     def key_text(self) -> str | None:
-        """The text of the key option, if the key and options are known."""
+        """The key as text: the key option's text, or a free-form key as written."""
         if self.key is None or not self.options:
-            return None
+            return self.answer
         idx = ord(self.key) - ord("A")
         return self.options[idx] if 0 <= idx < len(self.options) else None
 
@@ -247,7 +253,7 @@ class LineageGraph:
         self._ids_in_refs = (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) and not ids.null_count
         # Edge fields and cell readers are read the first time a query touches them.
         self._edge_cells: tuple[CodedRows | Rows, Rows, CodedRows | Rows | None] | None = None
-        self._item_cells: tuple[CodedRows | Rows, Rows] | None = None
+        self._item_cells: tuple[CodedRows | Rows, Rows, Rows | None] | None = None
         # The fields of the edges read, by row (each query builds its Edge objects from
         # them): dicts of strings, numbers and shared tuples, which the cyclic GC leaves
         # untracked (from the start once the shared option maps are old), where kept Edge
@@ -321,18 +327,21 @@ class LineageGraph:
         dataset, ``:`` and its item id make ``ref``: the id is read from ``ref``)."""
         if self._item_cells is None:
             items = self.lineage.items
-            self._item_cells = few_valued_rows(items, _ITEM_KINDS), Rows(items, _ITEM_CELLS)
+            keys = Rows(items, _ITEM_KEYS) if set(_ITEM_KEYS) <= set(items.column_names) else None
+            self._item_cells = few_valued_rows(items, _ITEM_KINDS), Rows(items, _ITEM_CELLS), keys
             if items.num_rows >= _LARGE:
                 release_memory()  # the coding's scratch (~50 MB at a million items)
         dataset, subject, key = self._item_cells[0].row(n)
         stem, options = self._item_cells[1].row(n)
+        key_kind, answer = (None, None) if self._item_cells[2] is None else self._item_cells[2].row(n)
         if type(dataset) is str and self._ids_in_refs:
             item = ref[len(dataset) + 1 :]
         else:  # (a missing dataset or id joins as "None", an id of another type as its text)
             item = self._items.parts(n)[1]  # type: ignore[union-attr]
         record = _new(ItemRecord)  # (filled as _new says)
         record.__dict__.update({"ref": ref, "dataset": dataset, "item": item, "subject": subject, "stem": stem,
-                                "options": tuple(options) if options else (), "key": key})
+                                "options": tuple(options) if options else (), "key": key,
+                                "key_kind": key_kind, "answer": answer})
         return record
 
     def _edge_fields(self, i: int, near: str | None = None, up: bool = True) -> dict[str, Any]:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from croissant_lineage.findings.report import FamilyReport
     from croissant_lineage.findings.routing import Queue
     from croissant_lineage.hub.publish import PublishPlan
-    from croissant_lineage.lineage.graph import Edge, Relatives
+    from croissant_lineage.lineage.graph import Edge, ItemRecord, Relatives
     from croissant_lineage.prov.serialize import ProvResult
     from croissant_lineage.validate.report import Issue, ValidationReport
     from croissant_lineage.workflows import LinkResult
@@ -140,15 +140,30 @@ def link_text(result: LinkResult) -> str:
 
 def _evidence(e: Edge) -> str:
     parts = [e.activity, f"{e.method} {e.score:g}"]
-    if e.options_copied is not None:
+    if e.options_copied is not None and e.options_status != "absent":  # (options named only where items have them)
         parts.append(f"options copied {e.options_copied}, added {e.options_added}, dropped {e.options_dropped}")
-    if e.key_inherited is not None:
+    if e.key_status == "recomputed":
+        parts.append("key recomputed")
+    elif e.key_inherited is not None:
         parts.append("key inherited" if e.key_inherited else "key changed")
+    changed = [f"{c} {s}" for c, s in (("stem", e.stem_status), ("solution", e.solution_status),
+                                       ("tests", e.tests_status)) if s not in (None, "copied", "absent")]
+    if changed:
+        parts.append(", ".join(changed))
     if e.ambiguous:
         parts.append("ambiguous: " + ", ".join(e.alternatives))
     elif e.alternatives:
         parts.append("same stem also: " + ", ".join(e.alternatives))
     return "; ".join(parts)
+
+
+def _key_line(item: ItemRecord) -> str:
+    if item.options:
+        return f"  key {item.key}: {item.key_text!r}; {len(item.options)} options"
+    if item.key_kind == "tests":
+        return "  key (tests): a reference solution, graded by its tests"
+    kind = item.key_kind or "none"
+    return f"  key ({kind}): {item.key_text!r}" if item.key_text is not None else f"  key ({kind}): none"
 
 
 def _finding_line(f: dict[str, Any]) -> str:
@@ -163,7 +178,7 @@ def family_text(fam: Relatives) -> str:
     if fam.item is not None:
         stem = (fam.item.stem or "").replace("\n", " ")
         out.append(f"  {stem[:100]}{'...' if len(stem) > 100 else ''}")
-        out.append(f"  key {fam.item.key}: {fam.item.key_text!r}; {len(fam.item.options)} options")
+        out.append(_key_line(fam.item))
     out.append("ancestors:" if fam.ancestors else "ancestors: none")
     for r in fam.ancestors:
         out.append(f"  {'  ' * (r.depth - 1)}{inert_value(r.ref)}  [{inert_value(_evidence(r.path[-1]))}]")
