@@ -131,12 +131,12 @@ def test_instances_give_json_ready_deterministic_dicts_and_both_views(instances:
 
 def test_lineage_repr_is_short_and_its_views_count(instances: dict[str, Any]) -> None:
     lineage = instances["Lineage"]
-    assert repr(lineage) == "Lineage(items=54, edges=36, duplicate_groups=2, unmatched=0)"
+    assert repr(lineage) == "Lineage(items=65, edges=41, duplicate_groups=2, unmatched=0)"
     assert lineage.to_dict() == lineage.summary.to_dict()
     frame = lineage.to_pandas()
     assert len(frame) == lineage.edges.num_rows and list(frame.columns) == lineage.edges.column_names
     page = lineage._repr_html_()
-    assert "Lineage of toy" in page and "exact 9, fuzzy 1" in page and "36 edges" in page
+    assert "Lineage of toy" in page and "exact 9, fuzzy 1" in page and "41 edges" in page
 
 
 # ----------------------------------------------------------------------------- layers

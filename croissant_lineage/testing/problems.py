@@ -100,7 +100,7 @@ def number_text(value: Fraction, form: int) -> str:
         return ratio[form % len(ratio)]
     v = value.numerator
     sign, m = ("-" if v < 0 else ""), abs(v)
-    forms = (f"{sign}{m:,}", f"{sign}${m:,}", f"{v}.0", str(v), f"{v / 1000:g}e3")
+    forms = (f"{sign}{m:,}", f"{sign}${m:,}", f"{v}.0", str(v), f"{v / 1000!r}e3")
     return forms[form % len(forms)]
 
 

@@ -61,7 +61,7 @@ from croissant_lineage.testing.words import Words, write_parquet
 __all__ = ["FAMILY_SHAPES", "MANIFEST", "SyntheticFamily", "generate_family"]
 
 #: The shapes :func:`generate_family` writes: the MMLU-like family and one per key kind.
-FAMILY_SHAPES = ("mmlu", *SHAPES)
+FAMILY_SHAPES = ("choice", *SHAPES)
 
 #: Name of the manifest :func:`generate_family` writes; a folder holding one may be replaced.
 MANIFEST = "synthetic.json"
@@ -90,7 +90,7 @@ class SyntheticFamily(Result):
         datasets: Items per dataset name.
         derived: Planted child -> parent pairs (rows of ``truth.parquet``).
         seed: The random seed.
-        shape: ``mmlu`` or the key kind of a shaped family (:data:`FAMILY_SHAPES`).
+        shape: ``choice`` (multiple choice, MMLU-like) or the key kind of a shaped family (:data:`FAMILY_SHAPES`).
         twins: A shaped family's twin dataset pairs (:class:`~croissant_lineage.testing.shaped.Twin`).
     """
 
@@ -100,7 +100,7 @@ class SyntheticFamily(Result):
     datasets: dict[str, int]
     derived: int
     seed: int
-    shape: str = "mmlu"
+    shape: str = "choice"
     twins: tuple[Twin, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,7 +114,7 @@ class SyntheticFamily(Result):
             "derived": self.derived,
             "seed": self.seed,
         }
-        if self.shape != "mmlu":
+        if self.shape != "choice":
             out.update(shape=self.shape, twins=[t.to_dict() for t in self.twins])
         return out
 
@@ -174,7 +174,7 @@ def _check_folder(folder: Path, force: bool) -> None:
 
 
 def generate_family(
-    folder: str | Path, items: int = 10_000, *, seed: int = 0, force: bool = False, shape: str = "mmlu"
+    folder: str | Path, items: int = 10_000, *, seed: int = 0, force: bool = False, shape: str = "choice"
 ) -> SyntheticFamily:
     """Write a synthetic family of about ``items`` items (see module docstring).
 
@@ -184,7 +184,7 @@ def generate_family(
         items: Approximate number of items across all datasets (at least 100).
         seed: Random seed; same ``items``, ``seed`` and ``shape``, same bytes.
         force: Write into a non-empty folder that holds no synthetic family.
-        shape: ``mmlu`` (the MMLU-like family above) or a key kind of
+        shape: ``choice`` (the multiple-choice family above) or a key kind of
             :data:`SHAPES` (``number``, ``text``, ``set``, ``code``): a root set of such
             items, its twins, a format conversion, a perturbation, templated variants and
             a translation (:mod:`croissant_lineage.testing.shaped`).
@@ -212,7 +212,7 @@ def generate_family(
             elif target.is_file():
                 target.unlink()
     rng = np.random.default_rng(seed)
-    if shape != "mmlu":
+    if shape != "choice":
         shaped = write_shaped(out, rng, items, seed, shape)
         return _finish(out, shaped.counts, None, shaped.derived, seed, shape=shape, twins=shaped.twins)
     words = Words(rng)
@@ -229,7 +229,7 @@ def generate_family(
 
 
 def _finish(out: Path, counts: dict[str, int], spec: dict[str, Any] | None, derived: int, seed: int, *,
-            shape: str = "mmlu", twins: tuple[Twin, ...] = ()) -> SyntheticFamily:
+            shape: str = "choice", twins: tuple[Twin, ...] = ()) -> SyntheticFamily:
     """Describe each dataset, write the spec (unless written) and the manifest."""
     for name in counts:
         doc = describe(out / name, DescribeOptions(

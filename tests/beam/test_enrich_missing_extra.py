@@ -46,4 +46,4 @@ def test_unknown_runner_is_refused(toy_lineage_path: Path, tmp_path: Path) -> No
 
 def test_local_runner_is_the_default(toy_lineage_path: Path, tmp_path: Path) -> None:
     result = enrich_family(toy_lineage_path, TOY, tmp_path / "out", time="2025-01-01T00:00:00Z")
-    assert len(result.descriptors) == 5 and (tmp_path / "out" / "toy-pro.json").is_file()
+    assert len(result.descriptors) == 9 and (tmp_path / "out" / "toy-pro.json").is_file()

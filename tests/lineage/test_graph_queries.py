@@ -76,7 +76,7 @@ def test_a_diamond_is_walked_once_by_its_nearest_path() -> None:
 
 def test_items_duplicates_and_membership() -> None:
     g = LineageGraph(TOY)
-    assert g.item("pro:12") == ItemRecord("pro:12", "pro", "12", "s", PRO[2]["stem"], tuple(PRO[2]["options"]), "D")
+    assert g.item("pro:12") == ItemRecord("pro:12", "pro", "12", "s", PRO[2]["stem"], tuple(PRO[2]["options"]), "D", "option")
     assert g.item("pro:12").key_text == "Hazel" and g.item("base:s/0").key_text == "Birch"
     assert g.duplicates("pro:10") == ["pro:11"] and g.duplicates("prosnap:11") == ["prosnap:10"]
     assert g.duplicates("base:s/0") == []
@@ -159,7 +159,7 @@ def test_relatives_of_the_invented_family() -> None:
     d = relatives_of(TOY, "base:s/0").to_dict()
     assert list(d) == ["ref", "item", "ancestors", "descendants", "duplicates", "documented", "findings"]
     assert d["item"] == {"ref": "base:s/0", "dataset": "base", "item": "s/0", "subject": "s", "stem": BASE[0]["stem"],
-                         "options": BASE[0]["options"], "key": "B"}
+                         "options": BASE[0]["options"], "key": "B", "key_kind": "option", "answer": None}
     assert [x["ref"] for x in d["descendants"]] == ["ann:s/7", "pro:10", "pro:11", "trans:s/0", "prosnap:10",
                                                     "prosnap:11"]
     assert d["ancestors"] == [] and d["duplicates"] == [] and d["findings"] == []
@@ -326,7 +326,7 @@ def test_an_item_whose_dataset_is_not_a_string_reads_its_id_from_its_row(dataset
     name = dataset[0].as_py()
     ref = f"{name}:s/1"
     assert g._ids_in_refs  # (the ids are strings: only the dataset sends the record to its row)
-    assert g.item(ref) == ItemRecord(ref, name, "s/1", "s", BASE[1]["stem"], tuple(BASE[1]["options"]), "C")
+    assert g.item(ref) == ItemRecord(ref, name, "s/1", "s", BASE[1]["stem"], tuple(BASE[1]["options"]), "C", "option")
     assert relatives_of(g, ref).item == g.item(ref)
 
 

@@ -56,19 +56,20 @@ def test_columns_that_do_not_code_answer_the_same(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(cells, "_FEW_ROWS", 0)  # (the toy's tables are small enough to read cell by cell)
     coded = LineageGraph(TOY)
     expected = [repr(o) for o in _objects(coded)]
-    # edges: few-valued columns, the others, the content statuses; items: few-valued, the others
-    assert [type(c).__name__ for c in (*coded._edge_cells, *coded._item_cells)] == ["CodedRows", "Rows", "CodedRows", "CodedRows", "Rows"]
+    # edges: few-valued columns, the others, the content statuses; items: few-valued, the others, the keys
+    assert [type(c).__name__ for c in (*coded._edge_cells, *coded._item_cells)] == [
+        "CodedRows", "Rows", "CodedRows", "CodedRows", "Rows", "Rows"]
     monkeypatch.setattr(cells, "CODED_VALUES", 1)
     plain = LineageGraph(TOY)
     assert [repr(o) for o in _objects(plain)] == expected
-    assert [type(c).__name__ for c in (*plain._edge_cells, *plain._item_cells)] == ["Rows"] * 5
+    assert [type(c).__name__ for c in (*plain._edge_cells, *plain._item_cells)] == ["Rows"] * 6
 
 
 def test_small_tables_are_read_cell_by_cell() -> None:
     graph = LineageGraph(TOY)
     [repr(o) for o in _objects(graph)]
     assert TOY.edges.num_rows <= cells._FEW_ROWS
-    assert [type(c).__name__ for c in (*graph._edge_cells, *graph._item_cells)] == ["Rows"] * 4
+    assert [type(c).__name__ for c in (*graph._edge_cells, *graph._item_cells)] == ["Rows"] * 6
 
 
 def _both_ends_read(g: LineageGraph, i: int) -> Edge:

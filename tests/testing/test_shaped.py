@@ -127,7 +127,7 @@ def test_same_seed_same_bytes_and_shapes_differ(tmp_path: Path) -> None:
 
 def test_one_entry_point_replaces_a_family_of_another_shape(tmp_path: Path) -> None:
     mmlu = generate_family(tmp_path / "fam", 200)
-    assert mmlu.shape == "mmlu" and "shape" not in read_json(mmlu.folder / MANIFEST)
+    assert mmlu.shape == "choice" and "shape" not in read_json(mmlu.folder / MANIFEST)
     code = generate_family(tmp_path / "fam", 200, shape="code")
     assert not (code.folder / "syn-base").exists() and (code.folder / "syn-root").is_dir()
     again = generate_family(tmp_path / "fam", 200)
@@ -135,7 +135,7 @@ def test_one_entry_point_replaces_a_family_of_another_shape(tmp_path: Path) -> N
     with pytest.raises(InputError) as exc:
         generate_family(tmp_path / "other", 200, shape="essay")
     assert exc.value.code == InputError.code
-    assert ("mmlu", *SHAPES) == FAMILY_SHAPES
+    assert ("choice", *SHAPES) == FAMILY_SHAPES
 
 
 @pytest.mark.slow
