@@ -247,11 +247,19 @@ def _alternative_items(refs: pa.ChunkedArray) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), items)
 
 
+#: The typed key columns an items file carries beside the key letter.
+_KEY_COLUMNS = ("key_kind", "key_text", "key_value", "key_answers")
+
+
 def _lineage(family: FamilyInfo, tables: Sequence[FileTables]) -> Lineage:
     items = pa.concat_tables([t.items for t in tables]) if tables else FILE_KINDS["items"].empty_table()
     n = items.num_rows
     item_cols = {c: items.column(c) for c in ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row")}
     items_t = conform(pa.table({**item_cols, "record": pa.nulls(n, pa.string())}, schema=ITEMS_BASE_SCHEMA), ITEMS_SCHEMA)
+    for c in _KEY_COLUMNS:  # (files enriched before these columns leave them null)
+        if c in items.column_names:
+            items_t = items_t.set_column(items_t.schema.get_field_index(c), items_t.schema.field(c),
+                                         items.column(c).cast(items_t.schema.field(c).type))
     dup_mask = items.column("duplicate_group").is_valid()
     dups = items.filter(dup_mask)
     duplicates = pa.table(

@@ -37,6 +37,7 @@ TOY_FINDINGS = REPO / "examples" / "toy" / "findings.yaml"
 OLD_FAMILY = Path(__file__).resolve().parent / "badinput" / "_good" / "family.json"
 LINEAGE_FILES = [
     "items.parquet", "edges.parquet", "duplicates.parquet", "unmatched.parquet", "index.parquet", "family.json", "summary.json",
+    "inputs.json",
 ]
 BIG = 32 * 1024 * 1024
 
@@ -233,12 +234,11 @@ def _judge(results: list[dict[str, Any]], old: dict[str, bytes], new: dict[str, 
 def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -> None:
     from croissant_lineage.errors import InputError
     from croissant_lineage.lineage.model import Lineage
-    from croissant_lineage.workflows import link
+    from croissant_lineage.workflows import write_lineage
 
     old_dir, new_dir = tmp_path / "old", tmp_path / "new"
-    link(OLD_FAMILY).write(old_dir)  # a different family: every file differs from the new one
-    toy = link(TOY)
-    toy.write(new_dir)
+    write_lineage(OLD_FAMILY, old_dir)  # a different family: every file differs from the new one
+    toy = write_lineage(TOY, new_dir).lineage  # (as the command writes it: with its inputs.json)
     old, new = _files(old_dir), _files(new_dir)
     assert old is not None and new is not None and sorted(old) == sorted(new) == sorted(LINEAGE_FILES)
     assert sum(old[f] != new[f] for f in LINEAGE_FILES) >= 5
@@ -250,8 +250,10 @@ def test_killed_link_leaves_the_old_folder_the_new_one_or_none(tmp_path: Path) -
         if not out.exists():
             with pytest.raises(InputError):
                 Lineage.read(out)  # refused, never read as a lineage
-        toy.write(out)  # a re-run completes the job
+        write_lineage(TOY, out)  # a re-run completes the job
         assert _files(out) == new, job
+    toy.write(out)  # written without what the link read: the earlier run's inputs.json is not kept
+    assert "inputs.json" not in (_files(out) or {})
 
 
 @pytest.mark.slow  # 11-15 s: 20 kills, each a fresh run

@@ -154,8 +154,9 @@ def test_the_activities_table_is_the_codes() -> None:
 def test_every_activity_is_described_and_in_the_schema() -> None:
     assert _TO_DESCRIBE not in TEXT, "describe the new activity in docs/spec.md's table"
     assert set(_meanings()) == set(ACTIVITIES)
-    enum = SCHEMA["$defs"]["derivation"]["properties"]["activity"]["enum"]
-    assert set(enum) == set(ACTIVITIES)
+    # (a spec may declare its own activities, so the schema names the built-in kinds in words)
+    described = SCHEMA["$defs"]["derivation"]["properties"]["activity"]["description"]
+    assert [a for a in ACTIVITIES if a not in described] == []
 
 
 if __name__ == "__main__":  # python3 -m tests.test_spec_page: rewrite the activities table

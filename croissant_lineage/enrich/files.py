@@ -119,12 +119,14 @@ RECORD_SETS: dict[str, _RecordSetSpec] = {
         ITEMS_FILE_SCHEMA,
         "sc:Thing",
         "What each item says, as the family spec's roles read it: subject, stem, options, "
-        "key letter, and the data file and row it was read from (croissant-lineage).",
+        "key letter, the key's kind and a free-form key as text, number or acceptable answers, "
+        "and the data file and row it was read from (croissant-lineage).",
         ("ref",),
         {"ref": "lineage_items/ref"},
         {},
         (),
-        ("ref", "subject", "stem", "options", "key", "source_file", "source_row"),
+        ("ref", "subject", "stem", "options", "key", "key_kind", "key_text", "key_value", "key_answers",
+         "source_file", "source_row"),
     ),
     "lineage": _RecordSetSpec(
         "lineage",
@@ -227,7 +229,8 @@ def _file_table(columns: Mapping[str, Any], schema: pa.Schema) -> pa.Table:
 
 
 #: The item table's columns the items file copies as they are.
-_ITEM_COLUMNS = ("dataset", "item", "subject", "stem", "options", "key", "source_file", "source_row")
+_ITEM_COLUMNS = ("dataset", "item", "subject", "stem", "options", "key", "key_kind", "key_text", "key_value",
+                 "key_answers", "source_file", "source_row")
 
 
 def items_table(
@@ -247,6 +250,9 @@ def items_table(
     Raises:
         KeyError: a kept dataset has no IRI in ``iris``.
     """
+    for c in _ITEM_COLUMNS:  # (an items table read before the typed key columns: nulls)
+        if c not in items.column_names:
+            items = items.append_column(ITEMS_FILE_SCHEMA.field(c), pa.nulls(items.num_rows, ITEMS_FILE_SCHEMA.field(c).type))
     sel = _rows_of(items, "dataset", datasets, _ITEM_COLUMNS)
     refs = ref_column(sel["dataset"], sel["item"])
     dup_row = take_last(refs, ref_column(duplicates["dataset"], duplicates["item"]))

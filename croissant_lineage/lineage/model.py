@@ -287,7 +287,8 @@ class Lineage(Result):
                 hint="choose an empty folder or pass --force",
             )
         release_memory()  # before building the records the items file needs
-        with atomic_folder(out) as tmp:  # a killed run leaves the old folder or the new one
+        # (an earlier run's inputs.json is never carried over: it describes that run's inputs)
+        with atomic_folder(out, drop=(INPUTS_FILE,)) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
                 if name == "items.parquet":
                     groups = (g for big in self._item_groups(schema) for g in _query_groups(big))

@@ -270,6 +270,10 @@ ITEMS_FILE_SCHEMA = pa.schema([
     pa.field("stem", pa.string()),
     pa.field("options", pa.list_(pa.string())),
     pa.field("key", pa.string()),
+    pa.field("key_kind", pa.string()),  # as in ITEMS_SCHEMA: the key's kind and a free-form key's reading
+    pa.field("key_text", pa.string()),
+    pa.field("key_value", pa.float64()),
+    pa.field("key_answers", pa.list_(pa.string())),
     pa.field("source_file", pa.string()),
     pa.field("source_row", pa.int64()),
     pa.field("duplicate_group", pa.string()),

@@ -56,7 +56,9 @@ def _reference_items(items: pa.Table, dups: pa.Table, keep: set[str]) -> list[di
         out.append({
             "ref": join_ref(r["dataset"], r["item"]), "dataset": r["dataset"], "item": r["item"],
             "iri": item_iri(IRIS[r["dataset"]], r["item"]),
-            **{c: r[c] for c in ("subject", "stem", "options", "key", "source_file", "source_row")},
+            **{c: r[c] for c in ("subject", "stem", "options", "key")},
+            **{c: r.get(c) for c in ("key_kind", "key_text", "key_value", "key_answers")},
+            **{c: r[c] for c in ("source_file", "source_row")},
             "duplicate_group": dup.get("group"), "duplicate_parent_dataset": dup.get("parent_dataset"),
             "duplicate_parent_item": dup.get("parent_item"), "duplicate_size": dup.get("size"),
         })

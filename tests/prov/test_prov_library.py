@@ -57,7 +57,7 @@ def test_the_toy_family_round_trips(toy_lineage: Lineage, fmt: str) -> None:
     counts = round_trip(data, fmt)
     edges = toy_lineage.edges.num_rows
     assert counts["ProvDerivation"] >= 2 * edges  # every item edge, qualified (with its IRI) and plain
-    assert counts["ProvActivity"] == 6  # 5 derivation activities and the linking
+    assert counts["ProvActivity"] == 8  # 7 derivation activities and the linking
     assert counts["ProvAgent"] == 2  # the library and the findings source
     assert counts["ProvAttribution"] == 1
 

@@ -77,8 +77,8 @@ def test_the_toy_family_gives_the_records_of_its_turtle(toy_lineage: Lineage) ->
     found = [_finding(), finding(TRICKY, name=TRICKY, evidence=(TRICKY, "second")), finding("y", url=None)]
     data = serialize_lineage(toy_lineage, found, fmt="provjson", time=TIME)
     counts = same_records(data, serialize_lineage(toy_lineage, found, fmt="turtle", time=TIME))
-    assert counts["ProvDerivation"] == 2 * (toy_lineage.edges.num_rows + 5)  # qualified (by IRI) and plain
-    assert counts["ProvActivity"] == 6 and counts["ProvAttribution"] == 3
+    assert counts["ProvDerivation"] == 2 * (toy_lineage.edges.num_rows + 7)  # qualified (by IRI) and plain
+    assert counts["ProvActivity"] == 8 and counts["ProvAttribution"] == 3
     doc = json.loads(data)
     assert set(doc) - {"prefix"} <= RECORD_TYPES
     assert list(doc) == ["prefix", *sorted(set(doc) - {"prefix"})]  # the prefixes, then record types sorted
