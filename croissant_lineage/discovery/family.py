@@ -343,14 +343,15 @@ def _supported(name: str, table: pa.Table, corpus: dict[str, pa.Table], language
 # ---------------------------------------------------------------- one parent per dataset
 
 
-def _support(r: Relation, child: str) -> tuple[int, int]:
+def _support(r: Relation, child: str) -> tuple[int, int, int]:
     c = r.counts
-    if r.kind == "reference":  # ids before rows before stems
-        return int(c["reference_matched"]), 2 - ("id", "row", "stem").index(str(c["reference_kind"]))
+    if r.kind == "reference":  # ids before rows before stems, then the stems closest to the named rows'
+        return (int(c["reference_matched"]), 2 - ("id", "row", "stem").index(str(c["reference_kind"])),
+                int(c.get("reference_stem_closeness", -1)))
     if r.kind == "translation":  # the agreeing share in whole percent: the token weights depend on
         agree, disagree = int(c.get("evidence_agrees", 0)), int(c.get("evidence_disagrees", 0))  # the corpus side,
-        return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0  # +-1 pair is noise
-    return int(c[f"{child}_covered"]), int(c[f"{child}_exact"])
+        return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0, 0  # +-1 pair is noise
+    return int(c[f"{child}_covered"]), int(c[f"{child}_exact"]), 0
 
 
 def _ancestors(node: str, parent: dict[str, str]) -> list[str]:
@@ -412,13 +413,13 @@ def _separator(tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits], s
     return separate
 
 
-def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, int], str, Relation]]]:
-    cands: dict[str, list[tuple[tuple[int, int], str, Relation]]] = {}
+def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, int, int], str, Relation]]]:
+    cands: dict[str, list[tuple[tuple[int, int, int], str, Relation]]] = {}
     for r in relations:
         if r.parent is not None and r.child is not None:
             cands.setdefault(r.child, []).append((_support(r, r.child), r.parent, r))
     for lst in cands.values():
-        lst.sort(key=lambda t: (-t[0][0], -t[0][1], t[1]))
+        lst.sort(key=lambda t: (-t[0][0], -t[0][1], -t[0][2], t[1]))
     return cands
 
 
@@ -437,7 +438,8 @@ def _choose(relations: list[Relation], dates: dict[str, str | None], separate: S
         chosen[child] = rel
         record[child] = {
             "parent": parent, "rule": rel.rule, "choice": how,
-            "candidates": [{"parent": p, "items": s[0], "exact_stems_or_tokens_agree_pct": s[1]} for s, p, _ in lst],
+            "candidates": [{"parent": p, "items": s[0], "exact_stems_or_tokens_agree_pct": s[1],
+                            **({"stem_closeness_per_mille": s[2]} if r.kind == "reference" else {})} for s, p, r in lst],
             **({"tied_with": [t for t in tied if t != parent]} if len(tied) > 1 else {}),
         }
     _break_cycles(chosen, record)

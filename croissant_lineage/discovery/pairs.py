@@ -10,7 +10,7 @@ and activity in both modes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -27,6 +27,7 @@ from croissant_lineage.discovery.refs import (
     child_fields,
     lookup,
     parent_field,
+    stem_closeness,
 )
 from croissant_lineage.discovery.translations import TranslationMatch, translation_edges
 from croissant_lineage.family.spec import Derivation, LinkRule
@@ -177,8 +178,10 @@ def best_references(
     name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup]
 ) -> list[tuple[str, ParentField]]:
     """The corpus datasets a field of ``name`` refers to (:mod:`croissant_lineage.discovery.refs`),
-    best first (most child items named, then ids before rows before stems, then by name); a
-    field that holds one dataset's ids is not read as another's row numbers."""
+    best first (most child items named, then ids before rows before stems, then the child's
+    stems closest to the named rows' (:func:`~croissant_lineage.discovery.refs.stem_closeness`:
+    row numbers name rows of every dataset alike), then by name); a field that holds one
+    dataset's ids is not read as another's row numbers."""
     fields = child_fields(table)
     found = []
     for other in sorted(corpus):
@@ -188,10 +191,10 @@ def best_references(
             lookups[other] = lookup(corpus[other])
         pf = parent_field(fields, lookups[other])
         if pf is not None and pf.matched >= max(MIN_ITEMS, MIN_SHARE * table.num_rows):
-            found.append((other, pf))
+            found.append((other, replace(pf, closeness=stem_closeness(table, corpus[other], pf.pairs))))
     as_ids = {pf.field for _, pf in found if pf.kind == "id"}  # a field that holds ids is no row number elsewhere
     found = [(o, pf) for o, pf in found if not (pf.kind == "row" and pf.field in as_ids)]
-    found.sort(key=lambda t: (-t[1].matched, t[1].rank()[2], t[0]))
+    found.sort(key=lambda t: (-t[1].matched, t[1].rank()[2], -t[1].closeness, t[0]))
     return found
 
 
