@@ -464,7 +464,7 @@ def _break_cycles(chosen: dict[str, Relation], record: dict[str, dict[str, Any]]
 
 
 def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits],
-                   start: dict[str, int], threshold: float) -> tuple[Proposal | None, pa.Table, pa.Table]:
+                   start: dict[str, int], threshold: float, tolerance: float = 0.0) -> tuple[Proposal | None, pa.Table, pa.Table]:
     rows: dict[int, list[int]] = dict(hits[(child, parent)].rows.get(parent, {})) if (child, parent) in hits else {}
     if not rows and (parent, child) in hits:  # the child's own near-copies filled its candidates: read the pair from the parent
         for j, cands in hits[(parent, child)].rows.get(child, {}).items():
@@ -472,7 +472,7 @@ def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: d
                 rows.setdefault(r - start[child], []).append(j + start[parent])
     kids = sorted(rows)
     prows = [r - start[parent] for i in kids for r in rows[i]]
-    return text_proposal(child, parent, tables[child], tables[parent], kids, prows, threshold)
+    return text_proposal(child, parent, tables[child], tables[parent], kids, prows, threshold, tolerance)
 
 
 def _status(relations: list[Relation], chosen: dict[str, Relation]) -> dict[str, str]:
@@ -548,8 +548,9 @@ def discover_family(
     for child in sorted(chosen):
         rel = chosen[child]
         parent = str(rel.parent)
+        tolerance = max(datasets[child].key_tolerance, datasets[parent].key_tolerance)
         if rel.kind == "reference":
-            rp, e = reference_proposal(child, parent, tables[child], tables[parent], refs[(child, parent)])
+            rp, e = reference_proposal(child, parent, tables[child], tables[parent], refs[(child, parent)], tolerance)
             proposals.append(_with_choice(rp, record[child]))
             edges.append(e)
             continue
@@ -565,7 +566,7 @@ def discover_family(
             proposals.append(_with_choice(p, record[child]))
             edges.append(e)
             continue
-        tp, e, u = _text_proposal(child, parent, tables, hits, start, threshold)
+        tp, e, u = _text_proposal(child, parent, tables, hits, start, threshold, tolerance)
         if tp is None:
             record[child]["dropped"] = "too few edges once linked"
             continue

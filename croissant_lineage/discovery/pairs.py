@@ -121,24 +121,27 @@ _UNKNOWN_ACTIVITY = "filter"
 
 
 def _link_pair(
-    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float
+    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float,
+    tolerance: float = 0.0,
 ) -> tuple[pa.Table, pa.Table]:
     """The linker's edges and unmatched rows for the proposed children: by id when the ids
     join (see :func:`_id_join_holds`), else by stem on the parent rows the index proposed."""
     if _id_join_holds(child_table, parent_table, kids, threshold):
-        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"))
+        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"), key_tolerance=tolerance)
         edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
         return edges, unmatched
     parents = parent_table.take(sorted(set(prows)))
     kids_table = child_table.take(kids)
     first: list[pa.Table] = []
     if _subjects_shared(kids_table, parents):  # same subject values: the linker's subject blocks first
-        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block="subject", parent_block="subject", threshold=threshold))
+        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block="subject", parent_block="subject", threshold=threshold),
+                           key_tolerance=tolerance)
         edges, _, _ = link_derivation(deriv, kids_table, parents, translated=False)
         first.append(edges)
         done = set(edges.column("child_item").to_pylist())
         kids_table = kids_table.filter(pa.array([i not in done for i in kids_table.column("item").to_pylist()], pa.bool_()))
-    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
+    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold),
+                       key_tolerance=tolerance)
     edges, unmatched, _ = link_derivation(deriv, kids_table, parents, translated=False)
     return (pa.concat_tables([*first, edges]) if first else edges), unmatched
 
@@ -212,12 +215,13 @@ def _proposal(child: str, parent: str, child_table: pa.Table, parent_table: pa.T
 
 
 def reference_proposal(
-    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, pf: ParentField
+    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, pf: ParentField, tolerance: float = 0.0,
 ) -> tuple[Proposal, pa.Table]:
-    """The proposal and edges of a pair joined by a parent-reference field (both modes)."""
-    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id", child_field=pf.field))
+    """The proposal and edges of a pair joined by a parent-reference field (both modes);
+    ``tolerance``: the larger of the two datasets' number key tolerances."""
+    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id", child_field=pf.field), key_tolerance=tolerance)
     edges = link_pairs(deriv, child_table, parent_table, list(pf.pairs), method="reference", translated=False)
-    activity, counts, content = pair_activity(edges, child_table, parent_table)
+    activity, counts, content = pair_activity(edges, child_table, parent_table, reference=pf.field)
     evidence: dict[str, Any] = {**counts, **pf.evidence()}
     prop = _proposal(child, parent, child_table, parent_table, edges, activity, evidence, content,
                      rule=reference_rule(child, parent, pf, child_table.num_rows))
@@ -226,13 +230,14 @@ def reference_proposal(
 
 def text_proposal(
     child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int],
-    threshold: float,
+    threshold: float, tolerance: float = 0.0,
 ) -> tuple[Proposal | None, pa.Table, pa.Table]:
     """The proposal, edges and unmatched rows of a pair related by stems (both modes): the
     children ``kids`` linked on the parent rows ``prows`` the index proposed
-    (:func:`_link_pair`), weak edges dropped (:func:`_drop_weak`), the activity from the
-    edges and contents. None when fewer than :data:`MIN_ITEMS` (and :data:`MIN_SHARE`) edges remain."""
-    edges, unmatched = _link_pair(child, parent, child_table, parent_table, kids, prows, threshold)
+    (:func:`_link_pair`, number keys equal under ``tolerance``), weak edges dropped
+    (:func:`_drop_weak`), the activity from the edges and contents. None when fewer than
+    :data:`MIN_ITEMS` (and :data:`MIN_SHARE`) edges remain."""
+    edges, unmatched = _link_pair(child, parent, child_table, parent_table, kids, prows, threshold, tolerance)
     edges, weak = _drop_weak(edges)
     if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * child_table.num_rows):
         return None, edges, unmatched
