@@ -80,8 +80,8 @@ def guess_activity(
     :data:`TEMPLATED_VARIANTS` (at least two child items per parent item reached, stems
     edited on most edges), :data:`PERTURBATION` (stems whose numbers alone changed on >= 1 %
     of the edges, more than stems edited otherwise), ``re_annotation`` (keys changed, or
-    re-keyed in an added column (``rekeyed``, :func:`added_key_changes`), on >= 1 % of
-    edges), ``re_release`` (stems edited on >= 1 %), :data:`FORMAT_CONVERSION` for a subset
+    re-keyed in an added column (``rekeyed``, :func:`added_key_changes`), or solutions or
+    tests edited (``answers_edited``), on >= 1 % of edges), ``re_release`` (stems edited on >= 1 %), :data:`FORMAT_CONVERSION` for a subset
     too when every field added holds an item content (``renamed``: the same contents under
     new names, :func:`renamed_fields`), ``filter`` (< 95 % of the parent's items reached),
     :data:`FORMAT_CONVERSION` (record fields added or dropped on most items: the same items in
@@ -123,6 +123,7 @@ def guess_activity(
         recomputed, edited = content.count("stem", "recomputed"), content.count("stem", "edited")
         counts["stem_recomputed"] = recomputed
         counts["key_recomputed"] = content.count("key", "recomputed")
+        counts["answers_edited"] = content.count("solution", "edited") + content.count("tests", "edited")
         fields_changed = content.fields_with("added") + content.fields_with("dropped")
         counts["fields_added_or_dropped"] = len(fields_changed)
         if fields_changed and renamed:
@@ -144,7 +145,7 @@ def _activity(counts: dict[str, int], n: int, parent_items: int, recomputed: int
         return TEMPLATED_VARIANTS
     if recomputed >= max(_MIN_VALUES, _SOME * n) and recomputed > edited:
         return PERTURBATION
-    if counts["key_changed"] + counts["key_changed_added_column"] >= _SOME * n:
+    if counts["key_changed"] + counts["key_changed_added_column"] + counts.get("answers_edited", 0) >= _SOME * n:
         return "re_annotation"
     if counts["stem_edited"] >= _SOME * n:
         return "re_release"
