@@ -76,12 +76,14 @@ def guess_activity(
 
     In order: ``snapshot`` (>= 95 % of edges join items of the same id, ids that are not row
     numbers (``positional``), and >= 95 % of the parent's items are reached: a subset with
-    the same ids is a filter), ``option_expansion`` (options added on most edges),
-    :data:`TEMPLATED_VARIANTS` (at least two child items per parent item reached, stems
-    edited on most edges), :data:`PERTURBATION` (stems whose numbers alone changed on >= 1 %
+    the same ids is a filter), :data:`TEMPLATED_VARIANTS` (at least two child items per
+    parent item reached, stems edited on most edges: new options with them are no option
+    expansion), ``option_expansion`` (options added on most edges, the parent's kept on
+    most: options replaced are recomputed, not expanded), :data:`PERTURBATION` (stems whose numbers alone changed on >= 1 %
     of the edges, more than stems edited otherwise), ``re_annotation`` (keys changed, or
     re-keyed in an added column (``rekeyed``, :func:`added_key_changes`), or solutions or
-    tests edited (``answers_edited``), on >= 1 % of edges), ``re_release`` (stems edited on >= 1 %), :data:`FORMAT_CONVERSION` for a subset
+    tests edited (``answers_edited``), on >= 1 % of edges), ``re_release`` (stems edited on
+    >= 1 %), :data:`FORMAT_CONVERSION` for a subset
     too when every field added holds an item content (``renamed``: the same contents under
     new names, :func:`renamed_fields`), ``filter`` (< 95 % of the parent's items reached),
     :data:`FORMAT_CONVERSION` (record fields added or dropped on most items: the same items in
@@ -139,10 +141,10 @@ def _activity(counts: dict[str, int], n: int, parent_items: int, recomputed: int
     reached = counts["parents_reached"]
     if counts["same_id"] >= _ALL * n and reached >= _ALL * parent_items and not positional:
         return "snapshot"
-    if counts["options_added"] >= _MOST * n:
-        return "option_expansion"
     if n >= _VARIANTS * reached and counts["stem_edited"] >= _MOST * n:
         return TEMPLATED_VARIANTS
+    if counts["options_added"] >= _MOST * n and counts["options_dropped"] < _MOST * n:
+        return "option_expansion"
     if recomputed >= max(_MIN_VALUES, _SOME * n) and recomputed > edited:
         return PERTURBATION
     if counts["key_changed"] + counts["key_changed_added_column"] + counts.get("answers_edited", 0) >= _SOME * n:
@@ -187,12 +189,15 @@ def renamed_fields(table: pa.Table, rows: list[int], fields: list[str]) -> bool:
     if not rows:
         return False
     cols = {c: table.column(c).to_pylist() if c in table.column_names else [None] * table.num_rows
-            for c in ("record", "stem", "options", "key", "key_text", "key_value", "solution", "tests")}
+            for c in ("record", "stem", "options", "key", "key_text", "key_value", "key_answers", "solution", "tests")}
+    cols["answers"] = cols.pop("key_answers")
     held = dict.fromkeys(fields, 0)
     for r in rows:
         record = json.loads(cols["record"][r] or "{}")
         texts = {normalize_stem(str(cols[c][r])) for c in ("stem", "key", "key_text", "solution", "tests") if cols[c][r] is not None}
-        texts |= {normalize_stem(str(o)) for o in cols["options"][r] or []}
+        options = [str(o) for o in cols["options"][r] or []]
+        texts |= {normalize_stem(o) for o in options} | ({normalize_stem("\n".join(options))} if options else set())
+        answers = sorted(normalize_stem(str(a)) for a in cols["answers"][r] or [])
         for f in fields:
             v = record.get(f)
             if v is None:
@@ -200,7 +205,8 @@ def renamed_fields(table: pa.Table, rows: list[int], fields: list[str]) -> bool:
             if isinstance(v, list):
                 v = "\n".join(str(x) for x in v)
             number = _number(v)
-            if normalize_stem(str(v)) in texts or (number is not None and cols["key_value"][r] is not None
+            parts = sorted(normalize_stem(p) for p in re.split(r"\s*[|;]\s*", str(v)))
+            if normalize_stem(str(v)) in texts or (answers and parts == answers) or (number is not None and cols["key_value"][r] is not None
                                                    and abs(number - cols["key_value"][r]) <= 1e-9 * max(1.0, abs(number))):
                 held[f] += 1
     return all(n >= _MOST * len(rows) for n in held.values())

@@ -10,8 +10,8 @@ decides from the CONTENT, every rule that applies voting:
   on <= 1 %: the side with more options is the child;
 * *answers*: twins whose answers (key, solution or tests) differ, one side's holding the
   other's and more (sub-questions inserted, tests added) on at least :data:`MIN_ITEMS` pairs,
-  the other way on <= 1 % of those: the side with the expanded answers is the child. On
-  pairs of items without options the words may be inserted anywhere (a worked solution with
+  the other way on <= 1 % of those: the side with the expanded answers is the child. In
+  solutions and tests the words may be inserted anywhere (a worked solution with
   intermediate results inserted; :func:`~croissant_lineage.discovery.content.holds`);
 * *values*: twins whose stems differ only in their numbers (values perturbed) on at least
   :data:`MIN_ITEMS` pairs, no fewer than the stems edited otherwise: the side whose values
@@ -46,6 +46,8 @@ _MOST = 0.5
 _NEVER = 0.01
 #: The contents that hold an item's answer.
 _ANSWERS = ("key", "solution", "tests")
+#: The free-form ones, whose insertions are read anywhere in the text.
+_FREE = ("solution", "tests")
 
 
 def option_counts(table: pa.Table) -> list[int]:
@@ -57,15 +59,9 @@ def _twin_counts(x: str, y: str, pairs: list[tuple[int, int]], tables: dict[str,
                  elsewhere: Callable[[str, set[str]], bool]) -> dict[str, Any]:
     """The content evidence of twins ``x`` and ``y`` on their pairs of best candidates ``(x row, y row)``."""
     content = compare_contents(pairs, tables[x], tables[y], records=False)
-    ox, oy = option_counts(tables[x]), option_counts(tables[y])
-    bare = [(i, j) for i, j in pairs if not ox[i] and not oy[j]]  # free-form items: read insertions anywhere
-    expansions = content
-    if bare:
-        rest = [(i, j) for i, j in pairs if ox[i] or oy[j]]
-        free = compare_contents(bare, tables[x], tables[y], records=False, inserted=True)
-        optioned = compare_contents(rest, tables[x], tables[y], records=False)
-        expansions = ContentComparison(len(pairs), {c: {s: free.count(c, s) + optioned.count(c, s)
-                                                        for s in ("expanded", "contracted")} for c in _ANSWERS})
+    free = compare_contents(pairs, tables[x], tables[y], records=False, inserted=True)  # free-form answers
+    expansions = ContentComparison(len(pairs), {c: {s: (free if c in _FREE else content).count(c, s)
+                                                    for s in ("expanded", "contracted")} for c in _ANSWERS})
     counts: dict[str, Any] = {
         f"{x}_answers_expanded": sum(expansions.count(c, "expanded") for c in _ANSWERS),
         f"{y}_answers_expanded": sum(expansions.count(c, "contracted") for c in _ANSWERS),

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from rapidfuzz import fuzz
 
 from croissant_lineage.discovery.activity import pair_activity, translation_activity
-from croissant_lineage.discovery.content import ContentComparison, compare_contents
+from croissant_lineage.discovery.content import ContentComparison, compare_contents, mask_numbers, stem_text
 from croissant_lineage.discovery.index import StemIndex
 from croissant_lineage.discovery.proposal import Proposal
 from croissant_lineage.discovery.refs import (
@@ -55,6 +55,8 @@ MIN_SHARE = 0.01
 _ALL = 0.95
 #: An edited stem needs at least this option score (share of the parent's options copied).
 _HALF = 50.0
+#: A pair is a perturbation, whose number-only stem edits are evidence, when this share of its edges has them.
+_HALF_SHARE = 0.5
 
 
 @dataclass
@@ -155,16 +157,36 @@ def _subjects_shared(child: pa.Table, parent: pa.Table) -> bool:
     return bool(subjects) and sum(1 for s in subjects if s in known) >= _ALL * len(subjects)
 
 
-def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
+def _numbers_only(edges: pa.Table, child: pa.Table, parent: pa.Table) -> pa.Array:
+    """Per edge: the stems differ, and only in their numbers."""
+    crow = {it: i for i, it in enumerate(child.column("item").to_pylist())}
+    prow = {it: j for j, it in enumerate(parent.column("item").to_pylist())}
+    cs, ps = child.column("stem").to_pylist(), parent.column("stem").to_pylist()
+    out = []
+    for c, p in zip(edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist(), strict=True):
+        a, b = stem_text(cs[crow[c]]) if c in crow else None, stem_text(ps[prow[p]]) if p in prow else None
+        out.append(a is not None and b is not None and a != b and mask_numbers(a) == mask_numbers(b))
+    return pa.array(out, pa.bool_())
+
+
+def _drop_weak(edges: pa.Table, child: pa.Table | None = None, parent: pa.Table | None = None) -> tuple[pa.Table, int]:
     """The edges without those whose stem was edited and which copy fewer than half of the
     parent's options (both having options): with no declared derivation, a near stem alone
-    is not evidence (templated questions differ by their numbers); and how many were dropped."""
+    is not evidence (templated questions differ by their numbers); and how many were dropped.
+    When the stems of most of the pair's edges differ only in their numbers (a perturbation:
+    values changed, options recomputed), those edges are kept (given ``child`` and ``parent``)."""
+    if edges.num_rows == 0:
+        return edges, 0
     both_have_options = pc.and_(
         pc.greater(pc.add(edges.column("options_copied"), edges.column("options_added")), 0),
         pc.greater(pc.add(edges.column("options_copied"), edges.column("options_dropped")), 0),
     )
     no_copy = pc.and_(pc.less(edges.column("options_score"), _HALF), both_have_options)
     weak = pc.and_(pc.fill_null(edges.column("stem_changed"), False), no_copy)
+    if child is not None and parent is not None and pc.any(weak).as_py():
+        numbers = _numbers_only(edges, child, parent)
+        if int(pc.sum(numbers.cast(pa.int64())).as_py() or 0) >= _HALF_SHARE * edges.num_rows:
+            weak = pc.and_(weak, pc.invert(numbers))
     keep = pc.invert(weak)
     return edges.filter(keep), edges.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py() or 0)
 
@@ -238,7 +260,7 @@ def text_proposal(
     (:func:`_drop_weak`), the activity from the edges and contents. None when fewer than
     :data:`MIN_ITEMS` (and :data:`MIN_SHARE`) edges remain."""
     edges, unmatched = _link_pair(child, parent, child_table, parent_table, kids, prows, threshold, tolerance)
-    edges, weak = _drop_weak(edges)
+    edges, weak = _drop_weak(edges, child_table, parent_table)
     if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * child_table.num_rows):
         return None, edges, unmatched
     activity, counts, content = pair_activity(edges, child_table, parent_table)
