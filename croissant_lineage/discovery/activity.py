@@ -204,10 +204,10 @@ def renamed_fields(table: pa.Table, rows: list[int], fields: list[str]) -> bool:
                 continue
             if isinstance(v, list):
                 v = "\n".join(str(x) for x in v)
-            number = _number(v)
+            number, value = _number(v), cols["key_value"][r]
             parts = sorted(normalize_stem(p) for p in re.split(r"\s*[|;]\s*", str(v)))
-            if normalize_stem(str(v)) in texts or (answers and parts == answers) or (number is not None and cols["key_value"][r] is not None
-                                                   and abs(number - cols["key_value"][r]) <= 1e-9 * max(1.0, abs(number))):
+            same_number = number is not None and value is not None and abs(number - value) <= 1e-9 * max(1.0, abs(number))
+            if normalize_stem(str(v)) in texts or (answers and parts == answers) or same_number:
                 held[f] += 1
     return all(n >= _MOST * len(rows) for n in held.values())
 

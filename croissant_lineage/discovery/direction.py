@@ -33,7 +33,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.discovery.content import ContentComparison, compare_contents, mask_numbers, stem_text
+from croissant_lineage.discovery.content import (
+    ContentComparison,
+    compare_contents,
+    mask_numbers,
+    stem_text,
+)
 from croissant_lineage.discovery.pairs import MIN_ITEMS, Hits
 
 __all__ = ["INSIDE", "direction", "pair_counts"]

@@ -380,7 +380,7 @@ def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provis
         tied = best or tied
     dc = dates.get(child)
     if dc:
-        earlier = sorted((dates[t], t) for t in tied if dates.get(t) and dates[t] < dc)  # type: ignore[operator]
+        earlier = sorted((d, t) for t in tied if (d := dates.get(t)) and d < dc)
         if earlier and len(earlier) == len(tied) and (len(earlier) == 1 or earlier[-2][0] < earlier[-1][0]):
             return earlier[-1][1], f"{content}tie broken by dates: {earlier[-1][1]} is the latest before {child} ({dc})"
     origins = [t for t in tied if not any(o in _ancestors(t, provisional) for o in tied if o != t)]
@@ -404,7 +404,7 @@ def _separator(tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits], s
     others without one standing out, those are the candidates left."""
     refs = refs or {}
 
-    def separate(child: str, tied: list[str]) -> tuple[str | None, str]:
+    def separate(child: str, tied: list[str]) -> tuple[list[str], str]:
         if any(frozenset((a, b)) not in twins for a in tied for b in tied if a < b):
             return [], ""
         if any((child, t) not in hits and (child, t) not in refs for t in tied):

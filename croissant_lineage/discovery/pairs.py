@@ -18,7 +18,12 @@ import pyarrow.compute as pc
 from rapidfuzz import fuzz
 
 from croissant_lineage.discovery.activity import pair_activity, translation_activity
-from croissant_lineage.discovery.content import ContentComparison, compare_contents, mask_numbers, stem_text
+from croissant_lineage.discovery.content import (
+    ContentComparison,
+    compare_contents,
+    mask_numbers,
+    stem_text,
+)
 from croissant_lineage.discovery.index import StemIndex
 from croissant_lineage.discovery.proposal import Proposal
 from croissant_lineage.discovery.refs import (
