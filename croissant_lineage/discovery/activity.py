@@ -81,8 +81,8 @@ def guess_activity(
     expansion), ``option_expansion`` (options added on most edges, the parent's kept on
     most: options replaced are recomputed, not expanded), :data:`PERTURBATION` (stems whose numbers alone changed on >= 1 %
     of the edges, more than stems edited otherwise), ``re_annotation`` (keys changed, or
-    re-keyed in an added column (``rekeyed``, :func:`added_key_changes`), or solutions or
-    tests edited (``answers_edited``), on >= 1 % of edges), ``re_release`` (stems edited on
+    re-keyed in an added column (``rekeyed``, :func:`added_key_changes`), or solutions edited
+    or tests added or removed (``answers_edited``), on >= 1 % of edges), ``re_release`` (stems edited on
     >= 1 %), :data:`FORMAT_CONVERSION` for a subset
     too when every field added holds an item content (``renamed``: the same contents under
     new names, :func:`renamed_fields`), ``filter`` (< 95 % of the parent's items reached),
@@ -125,7 +125,9 @@ def guess_activity(
         recomputed, edited = content.count("stem", "recomputed"), content.count("stem", "edited")
         counts["stem_recomputed"] = recomputed
         counts["key_recomputed"] = content.count("key", "recomputed")
-        counts["answers_edited"] = content.count("solution", "edited") + content.count("tests", "edited")
+        # solutions edited, or tests added or removed (tests rewritten whole may be another harness: a format)
+        counts["answers_edited"] = (content.count("solution", "edited") + content.count("tests", "expanded")
+                                    + content.count("tests", "contracted"))
         fields_changed = content.fields_with("added") + content.fields_with("dropped")
         counts["fields_added_or_dropped"] = len(fields_changed)
         if fields_changed and renamed:
