@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from croissant_lineage.discovery.family import FamilyDiscovery, discover_family
+from croissant_lineage.discovery.propose import discover
 from croissant_lineage.testing.synthetic import MANIFEST, generate_family
 
 SHAPES = ("number", "text", "set", "code")
@@ -87,3 +88,27 @@ def test_activities_are_the_intended_ones(family: tuple[Path, FamilyDiscovery]) 
     got = {p.child: p.activity for p in result.proposals}
     undecided = _undecided_twins(folder)
     assert got == {c: k for c, k in kinds.items() if c not in undecided}
+
+
+def test_both_modes_give_one_answer(family: tuple[Path, FamilyDiscovery]) -> None:
+    """Each child against its parent alone (single-dataset mode, its spec's roles given) gets
+    the parent, activity and edges family mode proposes (a translation's kind aside: single
+    mode reads the languages from the descriptors, which declare none here)."""
+    folder, result = family
+    doc = json.loads((folder / "family.json").read_text(encoding="utf-8"))
+    corpus = folder / "corpus.json"  # beside the spec: its descriptors' paths are relative
+    root = [d for d in doc["datasets"] if d["name"] == "syn-root"]
+    corpus.write_text(json.dumps(dict(doc, datasets=root, derivations=[])), encoding="utf-8")
+    for p in result.proposals:
+        mine = next(d for d in doc["datasets"] if d["name"] == p.child)
+        roles = {k: v for k, v in mine["roles"].items() if k != "id"}
+        single = discover([folder / mine["descriptor"]], [corpus], roles=roles)
+        (q,) = single.proposals
+        assert (q.parent, q.linked) == (p.parent, p.linked), p.child
+        assert q.activity == p.activity or p.child == "syn-xx", p.child
+        assert _pairs(single.lineage.edges, p.child) == _pairs(result.lineage.edges, p.child), p.child
+
+
+def _pairs(edges: Any, child: str) -> set[tuple[str, str]]:
+    rows = zip(*(edges.column(c).to_pylist() for c in ("child_dataset", "child_item", "parent_item")), strict=True)
+    return {(c, p) for d, c, p in rows if d == child}
