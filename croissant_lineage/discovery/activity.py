@@ -22,7 +22,7 @@ from croissant_lineage.linking.normalize import normalize_stem
 
 __all__ = [
     "CODE_TRANSLATION", "FORMAT_CONVERSION", "PERTURBATION", "PROGRAMMING_LANGUAGES", "TEMPLATED_VARIANTS", "TRANSLATION",
-    "added_key_changes", "guess_activity", "pair_activity", "positional_ids", "translation_activity",
+    "added_key_changes", "guess_activity", "pair_activity", "positional_ids", "renamed_fields", "translation_activity",
 ]
 
 #: Activity names discovery proposes beyond those it reads from the edges alone (one place to rename them).
@@ -70,20 +70,24 @@ def positional_ids(table: pa.Table) -> bool:
 
 def guess_activity(
     edges: pa.Table, child_items: int, parent_items: int, *, rekeyed: int = 0,
-    content: ContentComparison | None = None, positional: bool = False,
+    content: ContentComparison | None = None, positional: bool = False, renamed: bool = False,
 ) -> tuple[str, dict[str, int]]:
     """The activity a pair's edges and contents point to, and the counts that support it.
 
     In order: ``snapshot`` (>= 95 % of edges join items of the same id, ids that are not row
     numbers (``positional``), and >= 95 % of the parent's items are reached: a subset with
-    the same ids is a filter), ``option_expansion`` (options added on most edges),
-    :data:`TEMPLATED_VARIANTS` (at least two child items per parent item reached, stems
-    edited on most edges), :data:`PERTURBATION` (stems whose numbers alone changed on >= 1 %
+    the same ids is a filter), :data:`TEMPLATED_VARIANTS` (at least two child items per
+    parent item reached, stems edited on most edges: new options with them are no option
+    expansion), ``option_expansion`` (options added on most edges, the parent's kept on
+    most: options replaced are recomputed, not expanded), :data:`PERTURBATION` (stems whose numbers alone changed on >= 1 %
     of the edges, more than stems edited otherwise), ``re_annotation`` (keys changed, or
-    re-keyed in an added column (``rekeyed``, :func:`added_key_changes`), on >= 1 % of
-    edges), ``re_release`` (stems edited on >= 1 %), ``filter`` (< 95 % of the parent's
-    items reached), :data:`FORMAT_CONVERSION` (record fields added or dropped on most items:
-    the same items in another layout), else ``copy``.
+    re-keyed in an added column (``rekeyed``, :func:`added_key_changes`), or solutions edited
+    or tests added or removed (``answers_edited``), on >= 1 % of edges), ``re_release`` (stems edited on
+    >= 1 %), :data:`FORMAT_CONVERSION` for a subset
+    too when every field added holds an item content (``renamed``: the same contents under
+    new names, :func:`renamed_fields`), ``filter`` (< 95 % of the parent's items reached),
+    :data:`FORMAT_CONVERSION` (record fields added or dropped on most items: the same items in
+    another layout), else ``copy``.
 
     Args:
         edges: The pair's edges (EDGES_SCHEMA).
@@ -93,6 +97,7 @@ def guess_activity(
             counted as ``key_changed_added_column``.
         content: The per-content comparison of the edges' pairs (None: not compared).
         positional: The child's ids are row numbers (:func:`positional_ids`).
+        renamed: Every field the child added holds an item content (:func:`renamed_fields`).
 
     Returns:
         ``(activity, counts)``.
@@ -120,28 +125,36 @@ def guess_activity(
         recomputed, edited = content.count("stem", "recomputed"), content.count("stem", "edited")
         counts["stem_recomputed"] = recomputed
         counts["key_recomputed"] = content.count("key", "recomputed")
+        # solutions edited, or tests added or removed (tests rewritten whole may be another harness: a format)
+        counts["answers_edited"] = (content.count("solution", "edited") + content.count("tests", "expanded")
+                                    + content.count("tests", "contracted"))
         fields_changed = content.fields_with("added") + content.fields_with("dropped")
         counts["fields_added_or_dropped"] = len(fields_changed)
-    return _activity(counts, n, parent_items, recomputed, edited, bool(fields_changed), positional), counts
+        if fields_changed and renamed:
+            counts["fields_renamed"] = 1
+    return _activity(counts, n, parent_items, recomputed, edited, bool(fields_changed), positional,
+                     renamed and bool(fields_changed)), counts
 
 
 def _activity(counts: dict[str, int], n: int, parent_items: int, recomputed: int, edited: int,
-              fields_changed: bool, positional: bool) -> str:
+              fields_changed: bool, positional: bool, renamed: bool = False) -> str:
     if n == 0:
         return "copy"
     reached = counts["parents_reached"]
     if counts["same_id"] >= _ALL * n and reached >= _ALL * parent_items and not positional:
         return "snapshot"
-    if counts["options_added"] >= _MOST * n:
-        return "option_expansion"
     if n >= _VARIANTS * reached and counts["stem_edited"] >= _MOST * n:
         return TEMPLATED_VARIANTS
+    if counts["options_added"] >= _MOST * n and counts["options_dropped"] < _MOST * n:
+        return "option_expansion"
     if recomputed >= max(_MIN_VALUES, _SOME * n) and recomputed > edited:
         return PERTURBATION
-    if counts["key_changed"] + counts["key_changed_added_column"] >= _SOME * n:
+    if counts["key_changed"] + counts["key_changed_added_column"] + counts.get("answers_edited", 0) >= _SOME * n:
         return "re_annotation"
     if counts["stem_edited"] >= _SOME * n:
         return "re_release"
+    if renamed:
+        return FORMAT_CONVERSION
     if reached < _ALL * parent_items:
         return "filter"
     if fields_changed:
@@ -149,14 +162,56 @@ def _activity(counts: dict[str, int], n: int, parent_items: int, recomputed: int
     return "copy"
 
 
-def pair_activity(edges: pa.Table, child: pa.Table, parent: pa.Table) -> tuple[str, dict[str, int], ContentComparison]:
+def pair_activity(edges: pa.Table, child: pa.Table, parent: pa.Table, *, reference: str | None = None,
+                  ) -> tuple[str, dict[str, int], ContentComparison]:
     """The activity of one (child, parent) pair from its edges: the added key columns, the
-    per-content comparison and :func:`guess_activity`; the one path both discovery modes take."""
+    per-content comparison and :func:`guess_activity`; the one path both discovery modes take.
+    ``reference``: the child's field naming its parent items (not a content)."""
     rekeyed, _ = added_key_changes(edges, child, parent)
-    content = compare_contents(row_pairs(edges, child, parent), child, parent)
+    pairs = row_pairs(edges, child, parent)
+    content = compare_contents(pairs, child, parent)
+    added = [f.removeprefix("field:") for f in content.fields_with("added")]
+    renamed = bool(added) and renamed_fields(child, [i for i, _ in pairs], [f for f in added if f != reference])
     activity, counts = guess_activity(edges, child.num_rows, parent.num_rows, rekeyed=rekeyed, content=content,
-                                      positional=positional_ids(child))
+                                      positional=positional_ids(child), renamed=renamed)
     return activity, counts, content
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(str(value).replace(",", "").lstrip("$"))
+    except ValueError:
+        return None
+
+
+def renamed_fields(table: pa.Table, rows: list[int], fields: list[str]) -> bool:
+    """True when each of ``fields`` holds, on most of ``rows``, one of the item's contents
+    (its stem, an option, its key (text or value), its solution or its tests): fields that
+    renamed contents, not new annotations (a label, a category)."""
+    if not rows:
+        return False
+    cols = {c: table.column(c).to_pylist() if c in table.column_names else [None] * table.num_rows
+            for c in ("record", "stem", "options", "key", "key_text", "key_value", "key_answers", "solution", "tests")}
+    cols["answers"] = cols.pop("key_answers")
+    held = dict.fromkeys(fields, 0)
+    for r in rows:
+        record = json.loads(cols["record"][r] or "{}")
+        texts = {normalize_stem(str(cols[c][r])) for c in ("stem", "key", "key_text", "solution", "tests") if cols[c][r] is not None}
+        options = [str(o) for o in cols["options"][r] or []]
+        texts |= {normalize_stem(o) for o in options} | ({normalize_stem("\n".join(options))} if options else set())
+        answers = sorted(normalize_stem(str(a)) for a in cols["answers"][r] or [])
+        for f in fields:
+            v = record.get(f)
+            if v is None:
+                continue
+            if isinstance(v, list):
+                v = "\n".join(str(x) for x in v)
+            number, value = _number(v), cols["key_value"][r]
+            parts = sorted(normalize_stem(p) for p in re.split(r"\s*[|;]\s*", str(v)))
+            same_number = number is not None and value is not None and abs(number - value) <= 1e-9 * max(1.0, abs(number))
+            if normalize_stem(str(v)) in texts or (answers and parts == answers) or same_number:
+                held[f] += 1
+    return all(n >= _MOST * len(rows) for n in held.values())
 
 
 def _key_text(value: Any, options: list[str] | None) -> str | None:

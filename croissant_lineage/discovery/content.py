@@ -9,11 +9,13 @@ of two item tables and classifies, per content, every pair:
   key recomputed from them);
 * ``translated``: different, in a pair declared as a translation;
 * ``edited``: otherwise different; of those, ``expanded`` when the child's text holds the
-  parent's and more (sub-questions inserted into an answer), ``contracted`` the other way;
+  parent's and more (sub-questions inserted into an answer), ``contracted`` the other way
+  (with ``inserted``: the parent's words in order among the child's, :func:`holds`);
 * ``added``: set in the child only; ``dropped``: set in the parent only.
 
 The contents are the item roles (``stem``, ``options``, ``key``: the text of the option a
-letter key names, else the key's text, ``solution``, ``tests``) and every field of the raw
+letter key names; a number key its value, a set key its answers sorted; else the key's text,
+``solution``, ``tests``: a key written in another form is the same key) and every field of the raw
 records, by name (``field:NAME``). This one function is where discovery compares contents;
 the linker's edges carry their own per-edge flags (``stem_changed``, ``key_inherited``),
 which discovery reads for the counts it reported before.
@@ -32,7 +34,7 @@ import pyarrow as pa
 from croissant_lineage.lineage.items import LETTERS
 from croissant_lineage.linking.normalize import normalize_stem
 
-__all__ = ["STATUSES", "ContentComparison", "compare_contents", "mask_numbers", "row_pairs", "stem_text"]
+__all__ = ["STATUSES", "ContentComparison", "compare_contents", "holds", "mask_numbers", "row_pairs", "stem_text"]
 
 #: The statuses a content of a pair can have (``expanded`` and ``contracted`` are kinds of ``edited``).
 STATUSES = ("copied", "edited", "expanded", "contracted", "recomputed", "translated", "added", "dropped")
@@ -88,7 +90,16 @@ def stem_text(value: Any) -> str | None:
     return text or None
 
 
-def _status(c: str | None, p: str | None, translated: bool) -> str | None:
+def holds(longer: str, shorter: str) -> bool:
+    """``longer``'s words hold ``shorter``'s, in order, and more (words inserted anywhere)."""
+    big, small = longer.split(), shorter.split()
+    if len(big) <= len(small) or not small:
+        return False
+    it = iter(big)
+    return all(w in it for w in small)
+
+
+def _status(c: str | None, p: str | None, translated: bool, inserted: bool = False) -> str | None:
     if c is None and p is None:
         return None
     if p is None:
@@ -101,24 +112,30 @@ def _status(c: str | None, p: str | None, translated: bool) -> str | None:
         return "translated"
     if mask_numbers(c) == mask_numbers(p):
         return "recomputed"
-    if p in c:
+    if p in c or (inserted and holds(c, p)):
         return "expanded"
-    if c in p:
+    if c in p or (inserted and holds(p, c)):
         return "contracted"
     return "edited"
 
 
 def _key(row: dict[str, Any]) -> str | None:
-    """The key as text: the option a letter key names, else the key's own text."""
+    """The key as compared: the option a letter key names; a number key's value; a set key's
+    answers, sorted; else the key's own text."""
     key, options = row.get("key"), row.get("options") or []
     if isinstance(key, str) and key in LETTERS and LETTERS.index(key) < len(options):
         return stem_text(options[LETTERS.index(key)])
+    kind = row.get("key_kind")
+    if kind == "number" and row.get("key_value") is not None:
+        return format(float(row["key_value"]), ".12g")
+    if kind == "set" and row.get("key_answers"):
+        return stem_text(sorted({normalize_stem(str(a)) for a in row["key_answers"]}))
     return stem_text(row.get("key_text") if row.get("key_text") is not None else key)
 
 
 def _role_values(table: pa.Table, rows: Iterable[int]) -> list[dict[str, Any]]:
     cols = {c: table.column(c).to_pylist() if c in table.column_names else None
-            for c in ("stem", "options", "key", "key_text", "solution", "tests")}
+            for c in ("stem", "options", "key", "key_text", "key_kind", "key_value", "key_answers", "solution", "tests")}
     out = []
     for r in rows:
         row = {c: (v[r] if v is not None else None) for c, v in cols.items()}
@@ -147,7 +164,7 @@ def _add(contents: dict[str, dict[str, int]], content: str, status: str | None) 
 
 def compare_contents(
     pairs: Sequence[tuple[int, int]], child: pa.Table, parent: pa.Table, *, translated: bool = False,
-    records: bool = True,
+    records: bool = True, inserted: bool = False,
 ) -> ContentComparison:
     """Classify every content of every pair (see the module docstring).
 
@@ -157,6 +174,8 @@ def compare_contents(
         translated: The child's texts are in another language (differing texts count as
             ``translated``, not ``edited``).
         records: Compare the records' fields too (a sample of :data:`_RECORD_SAMPLE` pairs).
+        inserted: Read words inserted anywhere into a role's text as ``expanded`` (:func:`holds`),
+            not only a text that holds the other whole.
 
     Returns:
         The :class:`ContentComparison`.
@@ -166,7 +185,7 @@ def compare_contents(
     pvals = _role_values(parent, (j for _, j in pairs))
     for cv, pv in zip(cvals, pvals, strict=True):
         for role in _ROLES:
-            _add(contents, role, _status(cv[role], pv[role], translated))
+            _add(contents, role, _status(cv[role], pv[role], translated, inserted))
     step = max(1, len(pairs) // _RECORD_SAMPLE)
     sample = list(pairs)[::step] if records else []
     for i, j in sample:

@@ -8,9 +8,11 @@ decides from the CONTENT, every rule that applies voting:
 
 * *options*: one side has more options on >= 50 % of the pairs of best candidates, the other
   on <= 1 %: the side with more options is the child;
-* *answers*: twins whose answers (key or solution) differ, one side's holding the other's and
-  more (sub-questions inserted) on at least :data:`MIN_ITEMS` pairs, the other way on <= 1 %
-  of those: the side with the expanded answers is the child;
+* *answers*: twins whose answers (key, solution or tests) differ, one side's holding the
+  other's and more (sub-questions inserted, tests added) on at least :data:`MIN_ITEMS` pairs,
+  the other way on <= 1 % of those: the side with the expanded answers is the child. In
+  solutions and tests the words may be inserted anywhere (a worked solution with
+  intermediate results inserted; :func:`~croissant_lineage.discovery.content.holds`);
 * *values*: twins whose stems differ only in their numbers (values perturbed) on at least
   :data:`MIN_ITEMS` pairs, no fewer than the stems edited otherwise: the side whose values
   the family's other datasets hold on >= 50 % of those pairs, the other's on <= 1 %, is the
@@ -31,7 +33,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from croissant_lineage.discovery.content import compare_contents, mask_numbers, stem_text
+from croissant_lineage.discovery.content import (
+    ContentComparison,
+    compare_contents,
+    mask_numbers,
+    stem_text,
+)
 from croissant_lineage.discovery.pairs import MIN_ITEMS, Hits
 
 __all__ = ["INSIDE", "direction", "pair_counts"]
@@ -43,7 +50,9 @@ _MOST = 0.5
 #: ...and the other side at most this share.
 _NEVER = 0.01
 #: The contents that hold an item's answer.
-_ANSWERS = ("key", "solution")
+_ANSWERS = ("key", "solution", "tests")
+#: The free-form ones, whose insertions are read anywhere in the text.
+_FREE = ("solution", "tests")
 
 
 def option_counts(table: pa.Table) -> list[int]:
@@ -55,9 +64,12 @@ def _twin_counts(x: str, y: str, pairs: list[tuple[int, int]], tables: dict[str,
                  elsewhere: Callable[[str, set[str]], bool]) -> dict[str, Any]:
     """The content evidence of twins ``x`` and ``y`` on their pairs of best candidates ``(x row, y row)``."""
     content = compare_contents(pairs, tables[x], tables[y], records=False)
+    free = compare_contents(pairs, tables[x], tables[y], records=False, inserted=True)  # free-form answers
+    expansions = ContentComparison(len(pairs), {c: {s: (free if c in _FREE else content).count(c, s)
+                                                    for s in ("expanded", "contracted")} for c in _ANSWERS})
     counts: dict[str, Any] = {
-        f"{x}_answers_expanded": sum(content.count(c, "expanded") for c in _ANSWERS),
-        f"{y}_answers_expanded": sum(content.count(c, "contracted") for c in _ANSWERS),
+        f"{x}_answers_expanded": sum(expansions.count(c, "expanded") for c in _ANSWERS),
+        f"{y}_answers_expanded": sum(expansions.count(c, "contracted") for c in _ANSWERS),
         "answers_differ": sum(n for c in _ANSWERS for s, n in content.contents.get(c, {}).items()
                               if s not in ("copied", "expanded", "contracted")),
         "stems_recomputed": content.count("stem", "recomputed"),

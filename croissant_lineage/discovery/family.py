@@ -31,8 +31,10 @@ it. Steps:
    same text paired with two copies can differ by a pair). Ties: between candidates that
    are twins of each other, the one whose contents the child copies on the most pairs; then,
    when the child and the tied candidates are dated, the latest candidate dated before the
-   child (a snapshot chain); else the candidate that is an ancestor of the others (the
-   items' origin, not a copy of it); else the first by name, flagged ``tied_with``. A
+   child when no other is as late (a snapshot chain); else the candidate that is an ancestor
+   of the others (the items' origin, not a copy of it); else, among the candidates none of the
+   others descends from (twins no content tells apart), the one the spec lists first (in
+   :func:`_choose` without an order, the first by name), flagged ``tied_with``. A
    cycle (possible only when votes of different pairs conflict) is broken by dropping its
    weakest link.
 4. **Edges and activity**: each chosen pair is linked and its activity guessed from its
@@ -343,14 +345,15 @@ def _supported(name: str, table: pa.Table, corpus: dict[str, pa.Table], language
 # ---------------------------------------------------------------- one parent per dataset
 
 
-def _support(r: Relation, child: str) -> tuple[int, int]:
+def _support(r: Relation, child: str) -> tuple[int, int, int]:
     c = r.counts
-    if r.kind == "reference":  # ids before rows before stems
-        return int(c["reference_matched"]), 2 - ("id", "row", "stem").index(str(c["reference_kind"]))
+    if r.kind == "reference":  # ids before rows before stems, then the stems closest to the named rows'
+        return (int(c["reference_matched"]), 2 - ("id", "row", "stem").index(str(c["reference_kind"])),
+                int(c.get("reference_stem_closeness", -1)))
     if r.kind == "translation":  # the agreeing share in whole percent: the token weights depend on
         agree, disagree = int(c.get("evidence_agrees", 0)), int(c.get("evidence_disagrees", 0))  # the corpus side,
-        return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0  # +-1 pair is noise
-    return int(c[f"{child}_covered"]), int(c[f"{child}_exact"])
+        return int(c["pairs"]), round(100 * agree / (agree + disagree)) if agree + disagree else 0, 0  # +-1 pair is noise
+    return int(c[f"{child}_covered"]), int(c[f"{child}_exact"]), 0
 
 
 def _ancestors(node: str, parent: dict[str, str]) -> list[str]:
@@ -361,69 +364,84 @@ def _ancestors(node: str, parent: dict[str, str]) -> list[str]:
     return out
 
 
-#: Separates tied candidates: ``(child, tied) -> (the candidate whose contents the child copies most, or None; why)``.
-Separator = Callable[[str, list[str]], tuple[str | None, str]]
+#: Separates tied candidates: ``(child, tied) -> (the candidates whose contents the child copies most; why)``.
+Separator = Callable[[str, list[str]], tuple[list[str], str]]
 
 
 def _break_tie(child: str, tied: list[str], dates: dict[str, str | None], provisional: dict[str, str],
-               separate: Separator | None = None) -> tuple[str, str]:
+               separate: Separator | None = None, order: dict[str, int] | None = None) -> tuple[str, str]:
     """The tied candidate chosen, and how (see the module docstring, step 3)."""
     content = ""
     if separate is not None:
         best, why = separate(child, tied)
-        if best is not None:
-            return best, f"tie broken by content: {why}"
+        if len(best) == 1:
+            return best[0], f"tie broken by content: {why}"
         content = f"{why}; " if why else ""
+        tied = best or tied
     dc = dates.get(child)
     if dc:
-        earlier = sorted((dates[t], t) for t in tied if dates.get(t) and dates[t] < dc)  # type: ignore[operator]
-        if earlier and len(earlier) == len(tied):
+        earlier = sorted((d, t) for t in tied if (d := dates.get(t)) and d < dc)
+        if earlier and len(earlier) == len(tied) and (len(earlier) == 1 or earlier[-2][0] < earlier[-1][0]):
             return earlier[-1][1], f"{content}tie broken by dates: {earlier[-1][1]} is the latest before {child} ({dc})"
-    for t in tied:
-        if all(t == o or t in _ancestors(o, provisional) for o in tied):
-            return t, f"{content}tie broken by ancestry: {t} is an ancestor of {', '.join(o for o in tied if o != t)}"
-    return tied[0], f"{content}tie not broken by the evidence: first by name"
+    origins = [t for t in tied if not any(o in _ancestors(t, provisional) for o in tied if o != t)]
+    if len(origins) == 1:
+        t = origins[0]
+        return t, f"{content}tie broken by ancestry: {t} is an ancestor of {', '.join(o for o in tied if o != t)}"
+    pool = origins or tied
+    if order:
+        first = min(pool, key=lambda t: (order.get(t, len(order)), t))
+        return first, f"{content}tie not broken by the evidence: {first}, listed first in the spec"
+    return pool[0], f"{content}tie not broken by the evidence: first by name"
 
 
 def _separator(tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits], start: dict[str, int],
-               twins: set[frozenset[str]]) -> Separator:
+               twins: set[frozenset[str]], refs: dict[tuple[str, str], ParentField] | None = None) -> Separator:
     """Tied candidates that are twins of each other told apart by the contents the child copies
     from each (a third dataset whose items match both twins copies one twin's answers, or both
-    alike). Candidates that are not twins (a dataset and a subset of it) are left to the dates
-    and the ancestry: the subset's contents are its origin's."""
+    alike); the pairs are those a parent-reference field names, else the stem candidates.
+    Candidates that are not twins (a dataset and a subset of it) are left to the dates
+    and the ancestry: the subset's contents are its origin's. When some copy more than the
+    others without one standing out, those are the candidates left."""
+    refs = refs or {}
 
-    def separate(child: str, tied: list[str]) -> tuple[str | None, str]:
+    def separate(child: str, tied: list[str]) -> tuple[list[str], str]:
         if any(frozenset((a, b)) not in twins for a in tied for b in tied if a < b):
-            return None, ""
-        if any((child, t) not in hits for t in tied):
-            return None, "content not compared (a tied candidate is no text relative)"
+            return [], ""
+        if any((child, t) not in hits and (child, t) not in refs for t in tied):
+            return [], "content not compared (a tied candidate is no text relative)"
         scores = []
         for t in tied:
-            rows = hits[(child, t)].rows.get(t, {})
-            pairs = [(i, c[0] - start[t]) for i, c in sorted(rows.items())]
+            if (child, t) in refs:
+                pairs = [(i, j) for i, j, _ in refs[(child, t)].pairs]
+            else:
+                rows = hits[(child, t)].rows.get(t, {})
+                pairs = [(i, c[0] - start[t]) for i, c in sorted(rows.items())]
             got = compare_contents(pairs, tables[child], tables[t], records=False)
             scores.append((sum(got.count(c, "copied") for c in got.contents), t))
         scores.sort(key=lambda x: (-x[0], x[1]))
         said = ", ".join(f"{t}'s on {n}" for n, t in scores)
         if scores[0][0] > scores[1][0]:
-            return scores[0][1], f"{child} copies {said} (item contents)"
-        return None, f"{child} copies its tied candidates' contents alike ({said})"
+            return [scores[0][1]], f"{child} copies {said} (item contents)"
+        best = sorted(t for n, t in scores if n == scores[0][0])
+        if len(best) < len(scores):
+            return best, f"{child} copies {', '.join(best)}'s contents the most ({said})"
+        return [], f"{child} copies its tied candidates' contents alike ({said})"
 
     return separate
 
 
-def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, int], str, Relation]]]:
-    cands: dict[str, list[tuple[tuple[int, int], str, Relation]]] = {}
+def _candidates(relations: list[Relation]) -> dict[str, list[tuple[tuple[int, int, int], str, Relation]]]:
+    cands: dict[str, list[tuple[tuple[int, int, int], str, Relation]]] = {}
     for r in relations:
         if r.parent is not None and r.child is not None:
             cands.setdefault(r.child, []).append((_support(r, r.child), r.parent, r))
     for lst in cands.values():
-        lst.sort(key=lambda t: (-t[0][0], -t[0][1], t[1]))
+        lst.sort(key=lambda t: (-t[0][0], -t[0][1], -t[0][2], t[1]))
     return cands
 
 
 def _choose(relations: list[Relation], dates: dict[str, str | None], separate: Separator | None = None,
-            ) -> tuple[dict[str, Relation], dict[str, dict[str, Any]]]:
+            order: dict[str, int] | None = None) -> tuple[dict[str, Relation], dict[str, dict[str, Any]]]:
     """Per child, the relation to its chosen parent, and the choice's record."""
     cands = _candidates(relations)
     provisional = {c: lst[0][1] for c, lst in cands.items()}
@@ -432,12 +450,13 @@ def _choose(relations: list[Relation], dates: dict[str, str | None], separate: S
     for child in sorted(cands):
         lst = cands[child]
         tied = [p for s, p, _ in lst if s == lst[0][0]]
-        parent, how = (tied[0], "most items explained") if len(tied) == 1 else _break_tie(child, tied, dates, provisional, separate)
+        parent, how = (tied[0], "most items explained") if len(tied) == 1 else _break_tie(child, tied, dates, provisional, separate, order)
         rel = next(r for _, p, r in lst if p == parent)
         chosen[child] = rel
         record[child] = {
             "parent": parent, "rule": rel.rule, "choice": how,
-            "candidates": [{"parent": p, "items": s[0], "exact_stems_or_tokens_agree_pct": s[1]} for s, p, _ in lst],
+            "candidates": [{"parent": p, "items": s[0], "exact_stems_or_tokens_agree_pct": s[1],
+                            **({"stem_closeness_per_mille": s[2]} if r.kind == "reference" else {})} for s, p, r in lst],
             **({"tied_with": [t for t in tied if t != parent]} if len(tied) > 1 else {}),
         }
     _break_cycles(chosen, record)
@@ -462,7 +481,7 @@ def _break_cycles(chosen: dict[str, Relation], record: dict[str, dict[str, Any]]
 
 
 def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: dict[tuple[str, str], Hits],
-                   start: dict[str, int], threshold: float) -> tuple[Proposal | None, pa.Table, pa.Table]:
+                   start: dict[str, int], threshold: float, tolerance: float = 0.0) -> tuple[Proposal | None, pa.Table, pa.Table]:
     rows: dict[int, list[int]] = dict(hits[(child, parent)].rows.get(parent, {})) if (child, parent) in hits else {}
     if not rows and (parent, child) in hits:  # the child's own near-copies filled its candidates: read the pair from the parent
         for j, cands in hits[(parent, child)].rows.get(child, {}).items():
@@ -470,7 +489,7 @@ def _text_proposal(child: str, parent: str, tables: dict[str, pa.Table], hits: d
                 rows.setdefault(r - start[child], []).append(j + start[parent])
     kids = sorted(rows)
     prows = [r - start[parent] for i in kids for r in rows[i]]
-    return text_proposal(child, parent, tables[child], tables[parent], kids, prows, threshold)
+    return text_proposal(child, parent, tables[child], tables[parent], kids, prows, threshold, tolerance)
 
 
 def _status(relations: list[Relation], chosen: dict[str, Relation]) -> dict[str, str]:
@@ -539,15 +558,17 @@ def discover_family(
     for j, d in enumerate(index.datasets):
         start.setdefault(d, j)
     twins = {frozenset((r.a, r.b)) for r in relations if r.counts.get("twins")}
-    chosen, record = _choose(relations, dates, _separator(tables, hits, start, twins))
+    order = {n: k for k, n in enumerate(fam.datasets)}
+    chosen, record = _choose(relations, dates, _separator(tables, hits, start, twins, refs), order)
     proposals: list[Proposal] = []
     edges: list[pa.Table] = []
     unmatched: list[pa.Table] = []
     for child in sorted(chosen):
         rel = chosen[child]
         parent = str(rel.parent)
+        tolerance = max(datasets[child].key_tolerance, datasets[parent].key_tolerance)
         if rel.kind == "reference":
-            rp, e = reference_proposal(child, parent, tables[child], tables[parent], refs[(child, parent)])
+            rp, e = reference_proposal(child, parent, tables[child], tables[parent], refs[(child, parent)], tolerance)
             proposals.append(_with_choice(rp, record[child]))
             edges.append(e)
             continue
@@ -563,7 +584,7 @@ def discover_family(
             proposals.append(_with_choice(p, record[child]))
             edges.append(e)
             continue
-        tp, e, u = _text_proposal(child, parent, tables, hits, start, threshold)
+        tp, e, u = _text_proposal(child, parent, tables, hits, start, threshold, tolerance)
         if tp is None:
             record[child]["dropped"] = "too few edges once linked"
             continue

@@ -10,7 +10,7 @@ and activity in both modes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -18,7 +18,12 @@ import pyarrow.compute as pc
 from rapidfuzz import fuzz
 
 from croissant_lineage.discovery.activity import pair_activity, translation_activity
-from croissant_lineage.discovery.content import ContentComparison, compare_contents
+from croissant_lineage.discovery.content import (
+    ContentComparison,
+    compare_contents,
+    mask_numbers,
+    stem_text,
+)
 from croissant_lineage.discovery.index import StemIndex
 from croissant_lineage.discovery.proposal import Proposal
 from croissant_lineage.discovery.refs import (
@@ -27,6 +32,7 @@ from croissant_lineage.discovery.refs import (
     child_fields,
     lookup,
     parent_field,
+    stem_closeness,
 )
 from croissant_lineage.discovery.translations import TranslationMatch, translation_edges
 from croissant_lineage.family.spec import Derivation, LinkRule
@@ -54,6 +60,8 @@ MIN_SHARE = 0.01
 _ALL = 0.95
 #: An edited stem needs at least this option score (share of the parent's options copied).
 _HALF = 50.0
+#: A pair is a perturbation, whose number-only stem edits are evidence, when this share of its edges has them.
+_HALF_SHARE = 0.5
 
 
 @dataclass
@@ -120,24 +128,27 @@ _UNKNOWN_ACTIVITY = "filter"
 
 
 def _link_pair(
-    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float
+    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int], threshold: float,
+    tolerance: float = 0.0,
 ) -> tuple[pa.Table, pa.Table]:
     """The linker's edges and unmatched rows for the proposed children: by id when the ids
     join (see :func:`_id_join_holds`), else by stem on the parent rows the index proposed."""
     if _id_join_holds(child_table, parent_table, kids, threshold):
-        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"))
+        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id"), key_tolerance=tolerance)
         edges, unmatched, _ = link_derivation(deriv, child_table.take(kids), parent_table, translated=False)
         return edges, unmatched
     parents = parent_table.take(sorted(set(prows)))
     kids_table = child_table.take(kids)
     first: list[pa.Table] = []
     if _subjects_shared(kids_table, parents):  # same subject values: the linker's subject blocks first
-        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block="subject", parent_block="subject", threshold=threshold))
+        deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block="subject", parent_block="subject", threshold=threshold),
+                           key_tolerance=tolerance)
         edges, _, _ = link_derivation(deriv, kids_table, parents, translated=False)
         first.append(edges)
         done = set(edges.column("child_item").to_pylist())
         kids_table = kids_table.filter(pa.array([i not in done for i in kids_table.column("item").to_pylist()], pa.bool_()))
-    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold))
+    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="text", child_block=None, parent_block=None, threshold=threshold),
+                       key_tolerance=tolerance)
     edges, unmatched, _ = link_derivation(deriv, kids_table, parents, translated=False)
     return (pa.concat_tables([*first, edges]) if first else edges), unmatched
 
@@ -151,16 +162,36 @@ def _subjects_shared(child: pa.Table, parent: pa.Table) -> bool:
     return bool(subjects) and sum(1 for s in subjects if s in known) >= _ALL * len(subjects)
 
 
-def _drop_weak(edges: pa.Table) -> tuple[pa.Table, int]:
+def _numbers_only(edges: pa.Table, child: pa.Table, parent: pa.Table) -> pa.Array:
+    """Per edge: the stems differ, and only in their numbers."""
+    crow = {it: i for i, it in enumerate(child.column("item").to_pylist())}
+    prow = {it: j for j, it in enumerate(parent.column("item").to_pylist())}
+    cs, ps = child.column("stem").to_pylist(), parent.column("stem").to_pylist()
+    out = []
+    for c, p in zip(edges.column("child_item").to_pylist(), edges.column("parent_item").to_pylist(), strict=True):
+        a, b = stem_text(cs[crow[c]]) if c in crow else None, stem_text(ps[prow[p]]) if p in prow else None
+        out.append(a is not None and b is not None and a != b and mask_numbers(a) == mask_numbers(b))
+    return pa.array(out, pa.bool_())
+
+
+def _drop_weak(edges: pa.Table, child: pa.Table | None = None, parent: pa.Table | None = None) -> tuple[pa.Table, int]:
     """The edges without those whose stem was edited and which copy fewer than half of the
     parent's options (both having options): with no declared derivation, a near stem alone
-    is not evidence (templated questions differ by their numbers); and how many were dropped."""
+    is not evidence (templated questions differ by their numbers); and how many were dropped.
+    When the stems of most of the pair's edges differ only in their numbers (a perturbation:
+    values changed, options recomputed), those edges are kept (given ``child`` and ``parent``)."""
+    if edges.num_rows == 0:
+        return edges, 0
     both_have_options = pc.and_(
         pc.greater(pc.add(edges.column("options_copied"), edges.column("options_added")), 0),
         pc.greater(pc.add(edges.column("options_copied"), edges.column("options_dropped")), 0),
     )
     no_copy = pc.and_(pc.less(edges.column("options_score"), _HALF), both_have_options)
     weak = pc.and_(pc.fill_null(edges.column("stem_changed"), False), no_copy)
+    if child is not None and parent is not None and pc.any(weak).as_py():
+        numbers = _numbers_only(edges, child, parent)
+        if int(pc.sum(numbers.cast(pa.int64())).as_py() or 0) >= _HALF_SHARE * edges.num_rows:
+            weak = pc.and_(weak, pc.invert(numbers))
     keep = pc.invert(weak)
     return edges.filter(keep), edges.num_rows - int(pc.sum(keep.cast(pa.int64())).as_py() or 0)
 
@@ -177,8 +208,10 @@ def best_references(
     name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup]
 ) -> list[tuple[str, ParentField]]:
     """The corpus datasets a field of ``name`` refers to (:mod:`croissant_lineage.discovery.refs`),
-    best first (most child items named, then ids before rows before stems, then by name); a
-    field that holds one dataset's ids is not read as another's row numbers."""
+    best first (most child items named, then ids before rows before stems, then the child's
+    stems closest to the named rows' (:func:`~croissant_lineage.discovery.refs.stem_closeness`:
+    row numbers name rows of every dataset alike), then by name); a field that holds one
+    dataset's ids is not read as another's row numbers."""
     fields = child_fields(table)
     found = []
     for other in sorted(corpus):
@@ -188,10 +221,10 @@ def best_references(
             lookups[other] = lookup(corpus[other])
         pf = parent_field(fields, lookups[other])
         if pf is not None and pf.matched >= max(MIN_ITEMS, MIN_SHARE * table.num_rows):
-            found.append((other, pf))
+            found.append((other, replace(pf, closeness=stem_closeness(table, corpus[other], pf.pairs))))
     as_ids = {pf.field for _, pf in found if pf.kind == "id"}  # a field that holds ids is no row number elsewhere
     found = [(o, pf) for o, pf in found if not (pf.kind == "row" and pf.field in as_ids)]
-    found.sort(key=lambda t: (-t[1].matched, t[1].rank()[2], t[0]))
+    found.sort(key=lambda t: (-t[1].matched, t[1].rank()[2], -t[1].closeness, t[0]))
     return found
 
 
@@ -209,12 +242,13 @@ def _proposal(child: str, parent: str, child_table: pa.Table, parent_table: pa.T
 
 
 def reference_proposal(
-    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, pf: ParentField
+    child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, pf: ParentField, tolerance: float = 0.0,
 ) -> tuple[Proposal, pa.Table]:
-    """The proposal and edges of a pair joined by a parent-reference field (both modes)."""
-    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id", child_field=pf.field))
+    """The proposal and edges of a pair joined by a parent-reference field (both modes);
+    ``tolerance``: the larger of the two datasets' number key tolerances."""
+    deriv = Derivation(child, parent, _UNKNOWN_ACTIVITY, LinkRule(by="id", child_field=pf.field), key_tolerance=tolerance)
     edges = link_pairs(deriv, child_table, parent_table, list(pf.pairs), method="reference", translated=False)
-    activity, counts, content = pair_activity(edges, child_table, parent_table)
+    activity, counts, content = pair_activity(edges, child_table, parent_table, reference=pf.field)
     evidence: dict[str, Any] = {**counts, **pf.evidence()}
     prop = _proposal(child, parent, child_table, parent_table, edges, activity, evidence, content,
                      rule=reference_rule(child, parent, pf, child_table.num_rows))
@@ -223,14 +257,15 @@ def reference_proposal(
 
 def text_proposal(
     child: str, parent: str, child_table: pa.Table, parent_table: pa.Table, kids: list[int], prows: list[int],
-    threshold: float,
+    threshold: float, tolerance: float = 0.0,
 ) -> tuple[Proposal | None, pa.Table, pa.Table]:
     """The proposal, edges and unmatched rows of a pair related by stems (both modes): the
     children ``kids`` linked on the parent rows ``prows`` the index proposed
-    (:func:`_link_pair`), weak edges dropped (:func:`_drop_weak`), the activity from the
-    edges and contents. None when fewer than :data:`MIN_ITEMS` (and :data:`MIN_SHARE`) edges remain."""
-    edges, unmatched = _link_pair(child, parent, child_table, parent_table, kids, prows, threshold)
-    edges, weak = _drop_weak(edges)
+    (:func:`_link_pair`, number keys equal under ``tolerance``), weak edges dropped
+    (:func:`_drop_weak`), the activity from the edges and contents. None when fewer than
+    :data:`MIN_ITEMS` (and :data:`MIN_SHARE`) edges remain."""
+    edges, unmatched = _link_pair(child, parent, child_table, parent_table, kids, prows, threshold, tolerance)
+    edges, weak = _drop_weak(edges, child_table, parent_table)
     if edges.num_rows < max(MIN_ITEMS, MIN_SHARE * child_table.num_rows):
         return None, edges, unmatched
     activity, counts, content = pair_activity(edges, child_table, parent_table)

@@ -168,21 +168,25 @@ def _is_descriptor(src: str | Path) -> bool:
 
 
 def _discover_by_reference(
-    name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup]
+    name: str, table: pa.Table, corpus: dict[str, pa.Table], lookups: dict[str, ParentLookup],
+    tolerances: dict[str, float] | None = None,
 ) -> tuple[list[Proposal], list[pa.Table]]:
     refs = best_references(name, table, corpus, lookups)
     if not refs:
         return [], []
     parent, pf = refs[0]
-    prop, edges = reference_proposal(name, parent, table, corpus[parent], pf)
+    tol = tolerances or {}
+    prop, edges = reference_proposal(name, parent, table, corpus[parent], pf, max(tol.get(name, 0.0), tol.get(parent, 0.0)))
     others = {o: r.matched for o, r in refs[1:]}
     runner = {"parent": refs[1][0], "score": refs[1][1].matched, "by": f"reference {refs[1][1].field}"} if len(refs) > 1 else None
     return [replace(prop, also_matched=others, runner_up=runner)], [edges]
 
 
 def _discover_one(
-    name: str, table: pa.Table, corpus: dict[str, pa.Table], index: StemIndex, threshold: float
+    name: str, table: pa.Table, corpus: dict[str, pa.Table], index: StemIndex, threshold: float,
+    tolerances: dict[str, float] | None = None,
 ) -> tuple[list[Proposal], list[pa.Table], list[pa.Table]]:
+    tol = tolerances or {}
     stems = [normalize_stem(s) for s in table.column("stem").to_pylist()]
     hits = stem_hits(index, stems, threshold)
     start: dict[str, int] = {}
@@ -191,7 +195,8 @@ def _discover_one(
     proposals, edge_parts, unmatched_parts = [], [], []
     for parent, kids, others in choose_parents(hits, table.num_rows, name):
         prows = [r - start[parent] for i in kids for r in hits.rows[parent][i]]
-        prop, edges, unmatched = text_proposal(name, parent, table, corpus[parent], kids, prows, threshold)
+        prop, edges, unmatched = text_proposal(name, parent, table, corpus[parent], kids, prows, threshold,
+                                               max(tol.get(name, 0.0), tol.get(parent, 0.0)))
         if prop is None:
             continue
         edge_parts.append(edges)
@@ -281,11 +286,13 @@ def discover(
     languages = {n: (s.languages[0] if s.languages else None) for n, s in corpus_specs.items()}
     parent_checkers: dict[str, Checker] = {}
     lookups: dict[str, ParentLookup] = {}
+    tolerances = {n: s.key_tolerance for n, s in corpus_specs.items()}
     for name, (ds, table) in unknown.items():
-        p, e = _discover_by_reference(name, table, corpus, lookups)  # a field naming the parent decides
+        tolerances[name] = ds.key_tolerance
+        p, e = _discover_by_reference(name, table, corpus, lookups, tolerances)  # a field naming the parent decides
         u: list[pa.Table] = []
         if not p:
-            p, e, u = _discover_one(name, table, corpus, index, threshold)
+            p, e, u = _discover_one(name, table, corpus, index, threshold, tolerances)
         if not p:  # no relative in the same language: a translation?
             languages[name] = ds.languages[0] if ds.languages else None
             p, e = _discover_translated(name, table, corpus, languages, parent_checkers)

@@ -252,7 +252,8 @@ def infer_roles(
     """
     cols = _sample(columns)
     fixed = dict(overrides or {})
-    taken = {v for v in fixed.values() if isinstance(v, str) and v in cols}
+    given = [v["field"] if isinstance(v, dict) else v for v in fixed.values()]  # a key object names its field
+    taken = {v for v in given if isinstance(v, str) and v in cols}
     roles: dict[str, Any] = {}
     reasons = {role: "given by the user" for role in fixed}
     fmt = key_format or "letter"
@@ -283,7 +284,7 @@ def infer_roles(
         if value is not None:
             roles[role] = value
     roles.update(fixed)
-    order = ("id", "subject", "stem", "options", "key")
+    order = ("id", "subject", "stem", "options", "key", "solution", "tests")  # the text roles only when given
     return RoleGuess({r: roles[r] for r in order if r in roles}, fmt, {r: reasons[r] for r in order if r in reasons})
 
 
