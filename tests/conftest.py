@@ -143,10 +143,10 @@ def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, build: Ca
 
 @pytest.fixture(scope="session")
 def mmlu_lineage_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real MMLU family linked once per test run, written to a lineage folder."""
-    from croissant_lineage.workflows import link
+    """The real MMLU family linked once per test run, written to a lineage folder as ``link`` writes it."""
+    from croissant_lineage.workflows import write_lineage
 
-    return shared_folder(tmp_path_factory, "mmlu-lineage", lambda out: link("mmlu", data_dir=shared_data).write(out))
+    return shared_folder(tmp_path_factory, "mmlu-lineage", lambda out: write_lineage("mmlu", out, data_dir=shared_data))
 
 
 @pytest.fixture(scope="session")

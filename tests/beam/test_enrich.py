@@ -58,7 +58,7 @@ def test_toy_is_byte_identical(options: dict, toy_lineage_dir: Path, toy_local: 
     _same_folder(out, toy_local[0])
     want = json.loads(json.dumps(toy_local[1]).replace(str(toy_local[0]), str(out)))
     assert result.to_dict() == want
-    assert len(result.descriptors) == 5 and result.edges > 0
+    assert len(result.descriptors) == 9 and result.edges > 0
 
 
 def test_cli_runner_beam(toy_lineage_dir: Path, toy_local: tuple[Path, dict], tmp_path: Path) -> None:

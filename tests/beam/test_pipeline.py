@@ -20,13 +20,14 @@ from croissant_lineage.beam import pipeline
 from croissant_lineage.beam.pipeline import beam_options, link_beam
 from croissant_lineage.errors import LineageError
 from croissant_lineage.lineage.index import INDEX_FILE
+from croissant_lineage.lineage.info import INPUTS_FILE
 from croissant_lineage.lineage.model import LINEAGE_FILES
 from croissant_lineage.testing.synthetic import generate_family
 from croissant_lineage.workflows import link, write_lineage
 
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "examples" / "toy" / "family.json"
-FILES = (*LINEAGE_FILES, INDEX_FILE, "family.json", "summary.json")
+FILES = (*LINEAGE_FILES, INDEX_FILE, "family.json", "summary.json", INPUTS_FILE)
 IN_MEMORY = {"direct_running_mode": "in_memory", "direct_num_workers": 1}
 TWO_PROCESSES = {"direct_running_mode": "multi_processing", "direct_num_workers": 2}
 
