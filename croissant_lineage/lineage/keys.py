@@ -172,25 +172,31 @@ def _blank_none(text: str | None) -> str | None:
     return text if text is not None and text.strip() else None
 
 
+#: Per key kind, the columns that hold a read key (all of them must be set).
+_KEY_READ_FROM = {
+    "option": ("key",), "text": ("key_text",), "number": ("key_value",), "set": ("key_answers",),
+    "tests": ("solution", "tests"),
+}
+
+
 def keys_unread(items: pa.Table) -> dict[str, int]:
     """Per dataset, how many items have a key the spec names but that could not be read.
 
     Unread: an ``option`` key with no letter; a ``text`` key with no text; a ``number``
     key with no value; a ``set`` key with no answer; a ``tests`` key without its solution
-    or its tests. Datasets with none are left out; sorted by name.
+    or its tests. A kind whose columns the table lacks is not judged (an enriched items file
+    carries no solution or tests). Datasets with none are left out; sorted by name.
     """
     if "key_kind" not in items.column_names or items.num_rows == 0:
         return {}
     kind = items.column("key_kind")
-    read_by_kind = {
-        "option": pc.is_valid(items.column("key")),
-        "text": pc.is_valid(items.column("key_text")),
-        "number": pc.is_valid(items.column("key_value")),
-        "set": pc.is_valid(items.column("key_answers")),
-        "tests": pc.and_(pc.is_valid(items.column("solution")), pc.is_valid(items.column("tests"))),
-    }
     unread = pa.repeat(pa.scalar(False), items.num_rows)
-    for name, ok in read_by_kind.items():
+    for name, columns in _KEY_READ_FROM.items():
+        if not set(columns) <= set(items.column_names):  # (an enriched items file holds no solution or tests)
+            continue
+        ok = pc.is_valid(items.column(columns[0]))
+        for c in columns[1:]:
+            ok = pc.and_(ok, pc.is_valid(items.column(c)))
         unread = pc.or_(unread, pc.and_(pc.equal(kind, name), pc.invert(ok)))
     unread = pc.fill_null(unread, False)
     counts = pc.value_counts(items.column("dataset").filter(unread)).to_pylist()

@@ -108,8 +108,14 @@ def table_kind(schema: pa.Schema) -> str | None:
     return None
 
 
+#: The columns a ``tests`` key is read from (an enriched items file carries neither).
+_TESTS_KEY_COLUMNS = ("solution", "tests")
+
+
 def read_lineage_table(path: Path, name: str, where: str) -> tuple[pa.Table | None, list[Issue]]:
-    """Read one lineage table and cast it to its schema.
+    """Read one lineage table and cast it to its schema (an items table that lacks the
+    ``solution`` and ``tests`` columns is returned without them, so that no key is judged on
+    columns the file never had).
 
     Returns:
         The table (None when it cannot be used) and ``CLV306`` issues.
@@ -134,9 +140,12 @@ def read_lineage_table(path: Path, name: str, where: str) -> tuple[pa.Table | No
         else:
             cols[f.name] = pa.nulls(table.num_rows, f.type)
     try:
-        return pa.table(cols).cast(schema), []
+        cast = pa.table(cols).cast(schema)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
         return None, [issue("CLV306", f"{name} columns do not have the lineage types: {exc}"[:300], where)]
+    if name == "items.parquet":  # a file without a tests key's columns (an enriched items file) is not judged on them
+        cast = cast.drop_columns([c for c in _TESTS_KEY_COLUMNS if c not in table.column_names])
+    return cast, []
 
 
 def _split_refs(table: pa.Table) -> pa.Table:

@@ -81,6 +81,13 @@ def test_unread_keys_are_counted_per_dataset_and_reported_by_validate() -> None:
     assert [i.code for i in issues] == ["CLV308"]
 
 
+def test_a_tests_key_is_judged_only_where_the_table_holds_solutions_and_tests() -> None:
+    base = {"dataset": ["d", "d"], "item": ["0", "1"], "key_kind": ["tests", "tests"]}
+    assert keys_unread(pa.table(base)) == {}  # an enriched items file: no solution or tests column
+    held = pa.table({**base, "solution": ["def f(): ...", None], "tests": ["assert f()", "assert f()"]})
+    assert keys_unread(held) == {"d": 1}
+
+
 def _spec(tmp_path: Path, roles: dict[str, object]) -> dict[str, object]:
     rows = [{"id": "a", "q": "What is 6*3?", "answer": "6*3 = 18\n#### 18"}, {"id": "b", "q": "Half of 3?", "answer": "#### 3/2"},
             {"id": "c", "q": "Broken", "answer": "no final line"}]
