@@ -240,11 +240,15 @@ def link_family(
             release_memory()
             return lineage
         finally:
-            # The normalisers' caches now pin up to 2 x 262,144 of this family's texts
-            # (0.6 GB after a million-item link): release them.
-            normalize_stem.cache_clear()
-            normalize_option.cache_clear()
-            normalize_option_cased.cache_clear()
+            _release_normaliser_caches()
+
+
+def _release_normaliser_caches() -> None:
+    """The normalisers' caches pin up to 2 x 262,144 of a family's texts after a link
+    (0.6 GB after a million-item link): release them."""
+    normalize_stem.cache_clear()
+    normalize_option.cache_clear()
+    normalize_option_cased.cache_clear()
 
 
 def _link_kept(spec: FamilySpec, kept: Lineage, tables: Mapping[str, pa.Table], records: Mapping[str, PackedRecords],
@@ -280,9 +284,7 @@ def _link_kept(spec: FamilySpec, kept: Lineage, tables: Mapping[str, pa.Table], 
             release_memory()
             return lineage
         finally:
-            normalize_stem.cache_clear()
-            normalize_option.cache_clear()
-            normalize_option_cased.cache_clear()
+            _release_normaliser_caches()
 
 
 def kept_items(items: pa.Table, name: str) -> pa.Table:
