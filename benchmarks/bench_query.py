@@ -8,6 +8,9 @@ For each lineage folder (MMLU linked from ``../shared/data``; a synthetic family
   (:func:`croissant_lineage.lineage.query.family_lineage`, the read ``croissant-lineage
   relatives`` and ``route`` make) and answers one query (``relatives_of`` / ``route``);
   wall and CPU time from before the first import, and the process's peak RSS.
+* **cold library route**: the library's entry point given the folder,
+  ``route(folder, finding)`` of an ad-hoc finding on the item (target ``item``), as a
+  script or a notebook calls it.
 * **cold, whole lineage**: the same relatives query the way it was read before the
   reference index (``Lineage.read`` + ``LineageGraph``), for reference.
 * **baseline**: a fresh interpreter doing ``import croissant_lineage`` and reading the
@@ -18,7 +21,7 @@ For each lineage folder (MMLU linked from ``../shared/data``; a synthetic family
 Ratios are printed against the baseline of the same run, and the 1M figures against
 MMLU's (cost independent of the family's size: target ≤ 1.5x)::
 
-    python3 benchmarks/bench_query.py [--runs 3] [--items 5] [--sizes 1m] [--work DIR]
+    python3 benchmarks/bench_query.py [--runs 3] [--items 5] [--sizes 1m] [--work DIR] [--measures M,...]
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ CODES = {
         "from croissant_lineage.findings.routing import route_item\n"
         "q = route_item(route_graph({folder!r}, [{ref!r}]), {ref!r}); q.to_dict()\n"
     ),
+    "library route": (
+        "from croissant_lineage.findings.model import Finding, Source\n"
+        "from croissant_lineage.findings.routing import route\n"
+        "f = Finding(item={ref!r}, target='item', kind='other', source=Source('benchmark', kind='person'))\n"
+        "q = route({folder!r}, f); q.to_dict()\n"
+    ),
     "whole": (
         "from croissant_lineage.lineage.model import Lineage\n"
         "from croissant_lineage.lineage.graph import LineageGraph, relatives_of\n"
@@ -85,13 +94,14 @@ def _sample(folder: Path, n: int, seed: int = 0) -> list[str]:
     return [f"{t.column('dataset')[r].as_py()}:{t.column('item')[r].as_py()}" for r in rows]
 
 
-def _cold(folder: Path, refs: list[str], runs: int) -> dict[str, dict[str, float]]:
+def _cold(folder: Path, refs: list[str], runs: int, measures: list[str]) -> dict[str, dict[str, float]]:
     """Median wall, CPU and peak RSS per measure over ``runs`` x the items, interleaved."""
-    got: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": [], "rss_mb": []} for k in CODES}
+    got: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": [], "rss_mb": []} for k in measures}
     for _ in range(runs):
         for ref in refs:
             ds, item = ref.split(":", 1)
-            for name, code in CODES.items():
+            for name in measures:
+                code = CODES[name]
                 out = python_subprocess(_CLOCK + code.format(folder=str(folder), ref=ref, ds=ds, item=item)
                                         + _PEAK + _REPORT)
                 for k in got[name]:
@@ -141,12 +151,14 @@ def _size(text: str) -> int:
     return int(text[:-1] if scale > 1 else text) * scale
 
 
-def run(work: Path, sizes: list[str], runs: int, n_items: int, *, mmlu: bool = True) -> dict[str, Any]:
+def run(work: Path, sizes: list[str], runs: int, n_items: int, *, mmlu: bool = True,
+        measures: list[str] | None = None) -> dict[str, Any]:
     folders = {**({"MMLU": _mmlu(work)} if mmlu else {}), **{s: _synthetic(work, _size(s)) for s in sizes}}
+    chosen = [m for m in CODES if measures is None or m in measures or m == "baseline"]  # (in CODES' order)
     results: dict[str, Any] = {}
     for label, folder in folders.items():
         refs = _sample(folder, n_items)
-        cold = _cold(folder, refs, runs)
+        cold = _cold(folder, refs, runs, chosen)
         warm_refs = _sample(folder, 200, seed=1)  # (a thousand items' lineage has as many)
         wall, cpu = _warm(folder, warm_refs)
         results[label] = {"cold": cold, "warm_ms": wall, "warm_cpu_ms": cpu, "items_sampled": refs}
@@ -157,7 +169,9 @@ def report(results: dict[str, Any]) -> str:
     lines = ["| lineage | measure | wall | CPU | peak RSS | ratio to baseline (wall / RSS) |", "|---|---|---|---|---|---|"]
     for label, r in results.items():
         base = r["cold"]["baseline"]
-        for name in ("relatives", "route", "whole", "baseline"):
+        for name in CODES:
+            if name not in r["cold"]:
+                continue
             m = r["cold"][name]
             lines.append(f"| {label} | cold {name} | {m['wall']:.2f} s | {m['cpu']:.2f} s | {m['rss_mb']:.0f} MB | "
                          f"{m['wall'] / base['wall']:.2f} / {m['rss_mb'] / base['rss_mb']:.2f} |")
@@ -166,7 +180,9 @@ def report(results: dict[str, Any]) -> str:
     for label, r in results.items():
         if label == "MMLU" or mmlu is None:
             continue
-        for name in ("relatives", "route"):
+        for name in ("relatives", "route", "library route"):
+            if name not in r["cold"] or name not in mmlu["cold"]:
+                continue
             a, b = r["cold"][name], mmlu["cold"][name]
             lines.append(f"| {label} / MMLU | cold {name} | {a['wall'] / b['wall']:.2f}x | {a['cpu'] / b['cpu']:.2f}x | "
                          f"{a['rss_mb'] / b['rss_mb']:.2f}x | |")
@@ -180,12 +196,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="1m", help="synthetic sizes, comma-separated (10k, 100k, 1m, 10m); '' for none")
     p.add_argument("--work", type=Path, help="folder for the lineages (kept; reused by a later run)")
     p.add_argument("--json", type=Path, help="write the raw figures here")
+    p.add_argument("--measures", default=",".join(CODES),
+                   help=f"cold measures, comma-separated, of: {', '.join(CODES)} (the baseline is always measured)")
     p.add_argument("--no-mmlu", action="store_true", help="leave out the MMLU lineage (no real data needed)")
     args = p.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-query-"))
     work.mkdir(parents=True, exist_ok=True)
     sizes = [s for s in args.sizes.split(",") if s]
-    results = run(work, sizes, args.runs, args.items, mmlu=not args.no_mmlu)
+    measures = [m for m in args.measures.split(",") if m]
+    unknown = sorted(set(measures) - set(CODES))
+    if unknown:
+        p.error(f"unknown measure(s): {', '.join(unknown)}")
+    results = run(work, sizes, args.runs, args.items, mmlu=not args.no_mmlu, measures=measures)
     print(report(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

@@ -8,7 +8,6 @@ from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.model import Finding, Source
-from croissant_lineage.findings.query import finding_refs, route_graph
 from croissant_lineage.findings.routing import finding_by_id, route, route_item
 
 __all__ = ["register"]
@@ -27,9 +26,9 @@ def _run(args: argparse.Namespace) -> int:
             source=Source("command line", kind="person"),
         )
     if finding is not None:
-        queue = route(route_graph(args.lineage, finding_refs(finding), findings), finding, findings)
+        queue = route(args.lineage, finding, findings)  # (the finding's family rows alone)
     else:
-        queue = route_item(route_graph(args.lineage, [args.query], findings), args.query, findings)
+        queue = route_item(args.lineage, args.query, findings)
     if args.expand:
         queue = queue.expand()
     print_result(args, queue)

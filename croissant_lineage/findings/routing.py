@@ -29,8 +29,10 @@ documented coverage (unverified); 4 relatives the content does not reach.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from croissant_lineage._results import Result
@@ -46,6 +48,7 @@ from croissant_lineage.findings.carrying import (
     relatives_tree,
 )
 from croissant_lineage.findings.model import Finding
+from croissant_lineage.findings.query import finding_refs, route_graph
 from croissant_lineage.findings.queueview import QueueLine, group_keys, queue_lines
 from croissant_lineage.findings.related import RelatedFinding, related_findings
 from croissant_lineage.findings.versions import VersionFold, fold_versions
@@ -412,6 +415,15 @@ def _check_finding(graph: LineageGraph, finding: Finding) -> None:
             )
 
 
+def _graph(lineage: LineageLike, start: list[str], findings: list[Finding]) -> LineageGraph:
+    """The graph routing from the refs ``start`` queries: of a lineage folder, the rows of
+    their family alone (:func:`~croissant_lineage.findings.query.route_graph`: the same
+    queue as the whole lineage's); of a ``Lineage``, its kept graph."""
+    if isinstance(lineage, (str, os.PathLike)):
+        return route_graph(Path(lineage), start, findings)
+    return as_graph(lineage, "lineage")  # (anything else: CL-E011 naming the parameter)
+
+
 def route(
     lineage: LineageLike,
     finding: Finding,
@@ -421,7 +433,8 @@ def route(
 
     Args:
         lineage: The linked family (a ``Lineage``, its folder, or a ``LineageGraph``
-            built once for many calls).
+            built once for many calls). Of a folder, only the rows of the family of the
+            finding's items are read (and of the items the findings on it name).
         finding: The finding to route (see :func:`finding_by_id` for one known by its id).
         findings: Known findings: the routed finding is related to those on the same
             content (rank 0, :attr:`Queue.related`).
@@ -440,7 +453,8 @@ def route(
             f"finding must be a Finding, not {type(finding).__name__}",
             hint="route an item ref with route_item(lineage, ref, findings)",
         )
-    return _queue(as_graph(lineage, "lineage"), finding.id, finding.item, [finding], list(findings or []), None)
+    known = list(findings or [])
+    return _queue(_graph(lineage, finding_refs(finding), known), finding.id, finding.item, [finding], known, None)
 
 
 def route_item(
@@ -454,7 +468,8 @@ def route_item(
 
     Args:
         lineage: The linked family (a ``Lineage``, its folder, or a ``LineageGraph``
-            built once for many calls).
+            built once for many calls). Of a folder, only the rows of the item's family
+            are read (and of the items the findings on it name).
         ref: An item ref (``mmlu-pro:3542``).
         findings: Known findings. Every finding on one of the item's relatives is routed,
             each related to those listed before it (list older findings first); with
@@ -475,8 +490,8 @@ def route_item(
             f"ref must be an item ref, not {type(ref).__name__}",
             hint="route a Finding with route(lineage, finding, findings)",
         )
-    graph = as_graph(lineage, "lineage")
     known = list(findings or [])
+    graph = _graph(lineage, [ref], known)
     graph.ancestors(ref)  # raises InputError when the item is unknown
     return _queue(graph, ref, ref, relevant_findings(graph, ref, known), known, option_index)
 
