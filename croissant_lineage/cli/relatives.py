@@ -12,8 +12,7 @@ import sys
 from croissant_lineage.cli import options
 from croissant_lineage.cli.options import example_epilog, print_result
 from croissant_lineage.findings.files import load_findings
-from croissant_lineage.lineage.graph import LineageGraph, relatives_of
-from croissant_lineage.lineage.query import family_lineage
+from croissant_lineage.lineage.graph import as_graph, relatives_of
 
 __all__ = ["register"]
 
@@ -22,16 +21,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "family":
         print("croissant-lineage: note: 'family' is now 'relatives' (the old name goes in the next release)",
               file=sys.stderr)
-    closure = "component" if args.svg else "relatives"  # (a picture draws duplicates' relatives too)
-    # (a picture shows members' stems; the listing, the item's own texts alone)
-    graph = LineageGraph(family_lineage(args.lineage, args.item, closure=closure,
-                                        texts=None if args.svg else [args.item]))
+    if not args.svg:  # (the item's family rows, its own texts alone)
+        print_result(args, relatives_of(args.lineage, args.item))
+        return 0
+    # a picture draws duplicates' relatives too, and shows every member's stem
+    graph = as_graph(args.lineage, refs=[args.item])
     rel = relatives_of(graph, args.item)
-    if args.svg:
-        from croissant_lineage.render.picture import family_picture
+    from croissant_lineage.render.picture import family_picture
 
-        found = load_findings(args.findings) if args.findings else None
-        family_picture(graph, args.item, findings=found).save(args.svg, force=args.force)
+    found = load_findings(args.findings) if args.findings else None
+    family_picture(graph, args.item, findings=found).save(args.svg, force=args.force)
     print_result(args, rel)
     return 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict, deque
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -501,16 +502,32 @@ def check_lineage_arg(value: Any, param: str = "lineage") -> Any:
     )
 
 
-def as_graph(value: object, param: str = "lineage", *, with_items: bool = True) -> LineageGraph:
+def as_graph(
+    value: object, param: str = "lineage", *, with_items: bool = True, refs: Iterable[str] | None = None
+) -> LineageGraph:
     """``value`` as a :class:`LineageGraph`: itself, or the (kept) graph of the lineage that
     :func:`as_lineage` makes of it.
 
+    With ``refs``, a lineage folder is read for the family of those item refs alone (every
+    item reachable from them through edges and duplicate groups, with
+    :func:`~croissant_lineage.lineage.query.family_lineage`): a graph that answers every
+    query about them (relatives, routing without findings, pictures) as the whole
+    lineage's graph would. A ``Lineage`` or a graph is used as it is.
+
     Raises:
-        ArgumentError: ``value`` is no lineage (the message names ``param``).
+        ArgumentError: ``value`` is no lineage (the message names ``param``), or ``refs``
+            is one string rather than a collection of refs.
         InputError: the path is not a lineage folder.
     """
     if isinstance(value, LineageGraph):
         return value
+    if refs is not None and isinstance(value, (str, os.PathLike)):
+        if isinstance(refs, str):
+            raise ArgumentError("refs must be a collection of item refs, not one string", hint="as_graph(folder, refs=[ref])")
+        # (the family reader, imported only for a folder)
+        from croissant_lineage.lineage.query import family_lineage
+
+        return LineageGraph(family_lineage(Path(value), list(refs), closure="component"), with_items=with_items)
     return graph_of(as_lineage(value, param), with_items=with_items)
 
 
@@ -531,11 +548,12 @@ def relatives_of(lineage: LineageLike, ref: str) -> Relatives:
         InputError: the item is not in the lineage.
         ArgumentError: ``lineage`` is no lineage.
     """
-    if isinstance(lineage, (str, os.PathLike)) and not isinstance(lineage, LineageGraph):
-        from croissant_lineage.lineage.query import family_lineage, has_index
+    if isinstance(lineage, (str, os.PathLike)):
+        from croissant_lineage.lineage.query import family_lineage
 
-        if has_index(folder := Path(lineage)):  # (a folder with an index: the item's family rows alone)
-            lineage = LineageGraph(family_lineage(folder, ref, texts=[ref]))
+        # the item's family rows alone, the texts of the item asked about only (a folder
+        # written without the reference index: read whole, without the raw records)
+        lineage = LineageGraph(family_lineage(Path(lineage), ref, texts=[ref]))
     graph = as_graph(lineage)
     row, number = graph._locate(ref)  # once for the walks and the record
     ancestors = graph._walk(number, ref, up=True)

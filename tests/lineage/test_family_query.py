@@ -131,3 +131,38 @@ def test_index_row_groups_have_ref_statistics_and_prune(tmp_path):
     index = RefIndex(folder / INDEX_FILE)
     ref = _refs(Lineage.read(folder, records=False))[-1]
     assert len(index._candidates(ref)) == 1
+
+
+def test_as_graph_of_a_folder_with_refs_reads_their_family(toy_lineage, toy_lineage_path, monkeypatch):
+    from croissant_lineage.lineage import model as model_module
+    from croissant_lineage.lineage.graph import as_graph, graph_of
+
+    whole = LineageGraph(Lineage.read(toy_lineage_path))
+    refs = _refs(toy_lineage)
+    monkeypatch.setattr(model_module.Lineage, "read", classmethod(lambda *a, **k: pytest.fail("whole lineage read")))
+    sizes = set()
+    for ref in refs:
+        graph = as_graph(toy_lineage_path, refs=[ref])
+        sizes.add(graph.lineage.items.num_rows)
+        assert relatives_of(graph, ref).to_dict() == relatives_of(whole, ref).to_dict()
+        assert route_item(graph, ref).to_dict() == route_item(whole, ref).to_dict()
+    assert max(sizes) < toy_lineage.items.num_rows
+    # a Lineage in memory keeps its graph, refs or not
+    assert as_graph(toy_lineage, refs=[refs[0]]) is graph_of(toy_lineage)
+
+
+def test_as_graph_refs_is_a_collection(toy_lineage_path):
+    from croissant_lineage.errors import ArgumentError
+    from croissant_lineage.lineage.graph import as_graph
+
+    with pytest.raises(ArgumentError) as caught:
+        as_graph(toy_lineage_path, refs="toy-pro:105")
+    assert caught.value.code == "CL-E011"
+
+
+def test_relatives_of_a_folder_without_index(toy_lineage, toy_lineage_path, tmp_path):
+    old = toy_lineage.write(tmp_path / "old")
+    (old / INDEX_FILE).unlink()
+    whole = LineageGraph(Lineage.read(toy_lineage_path))
+    for ref in _refs(toy_lineage)[:10]:
+        assert relatives_of(old, ref).to_dict() == relatives_of(whole, ref).to_dict()
