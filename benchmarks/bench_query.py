@@ -200,13 +200,13 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"cold measures, comma-separated, of: {', '.join(CODES)} (the baseline is always measured)")
     p.add_argument("--no-mmlu", action="store_true", help="leave out the MMLU lineage (no real data needed)")
     args = p.parse_args(argv)
-    work = args.work or Path(tempfile.mkdtemp(prefix="bench-query-"))
-    work.mkdir(parents=True, exist_ok=True)
-    sizes = [s for s in args.sizes.split(",") if s]
     measures = [m for m in args.measures.split(",") if m]
     unknown = sorted(set(measures) - set(CODES))
     if unknown:
         p.error(f"unknown measure(s): {', '.join(unknown)}")
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-query-"))
+    work.mkdir(parents=True, exist_ok=True)
+    sizes = [s for s in args.sizes.split(",") if s]
     results = run(work, sizes, args.runs, args.items, mmlu=not args.no_mmlu, measures=measures)
     print(report(results))
     if args.json:

@@ -141,6 +141,20 @@ def test_query_benchmark_prints_ratios(tmp_path: Path) -> None:
     assert figures["warm_ms"] > 0
     assert "cold relatives" in proc.stdout and "warm relatives" in proc.stdout
     assert figures["warm_cpu_ms"] > 0
+    assert "cold library route" in proc.stdout
+    # --measures: those named, and the baseline their ratios need (the lineage of the first run reused)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_query.py"), "--no-mmlu", "--sizes", "1000", "--runs", "1",
+         "--items", "1", "--work", str(tmp_path / "work"), "--json", str(out), "--measures", "library route"],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert set(json.loads(out.read_text(encoding="utf-8"))["1000"]["cold"]) == {"library route", "baseline"}
+    wrong = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_query.py"), "--no-mmlu", "--measures", "everything"],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )
+    assert wrong.returncode == 2
 
 
 def test_update_benchmark_checks_the_content_and_prints_ratios(tmp_path: Path) -> None:

@@ -119,3 +119,11 @@ def test_errors_are_those_of_the_whole_lineage(toy_lineage_path, tmp_path):
     with pytest.raises(InputError) as e:
         route_item(tmp_path / "nowhere", "toy-pro:109")
     assert e.value.code == "CL-E001"
+
+
+def test_mmlu_findings_route_as_the_whole_lineage(mmlu_lineage_dir, mmlu_graph, mmlu_redux):
+    findings = mmlu_redux.findings
+    chosen = random.Random(5).sample(findings, 12)
+    for f in chosen:
+        assert route(mmlu_lineage_dir, f, findings).to_dict() == route(mmlu_graph, f, findings).to_dict(), f.id
+        assert route_item(mmlu_lineage_dir, f.item, findings).to_dict() == route_item(mmlu_graph, f.item, findings).to_dict()
