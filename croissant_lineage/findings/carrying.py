@@ -122,7 +122,7 @@ def _carry_key(edge: Edge, *, up: bool) -> Carry:
     if status == "recomputed":
         return Carry(False, why=f"key recomputed at {edge.activity}", recheck=not up)
     if status == "translated" and edge.key_inherited is None:
-        return Carry(True, known=False, why="key translated, not compared")
+        return Carry(True, known=False, why=f"key translated at {edge.activity}, not compared")
     if status in ("added", "dropped", "absent"):
         return Carry(False, why=f"key {status} at {edge.activity}")
     if edge.key_inherited is None:
