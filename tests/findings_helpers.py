@@ -44,7 +44,12 @@ def lineage(tables: list[pa.Table], edges: list[dict[str, Any]], *, duplicates: 
     family = {
         "name": "toy",
         "datasets": [{"name": d} for d in datasets],
-        "derivations": [{**d, "coverage": "documented"} for d in documented],
+        # the spec's derivations as a linked lineage carries them: one per linked dataset pair
+        "derivations": [
+            *({"child": c, "parent": pa_, "activity": a}
+              for c, pa_, a in sorted({(e["child_dataset"], e["parent_dataset"], e["activity"]) for e in edges})),
+            *({**d, "coverage": "documented"} for d in documented),
+        ],
     }
     return Lineage(
         family=family,

@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     options.findings(p)
     p.add_argument(
         "--target",
-        choices=("key", "option", "stem", "item"),
+        choices=("key", "option", "stem", "item", "solution", "tests"),
         help="route an ad-hoc finding on the item questioning this",
     )
     p.add_argument(

@@ -25,6 +25,7 @@ __all__ = [
     "carry_mode",
     "edge_sure",
     "find_carriers",
+    "path_doubts",
     "relation_of",
     "relatives_tree",
 ]
@@ -82,9 +83,27 @@ def carry_along(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *
         if graph.duplicates(far):
             return Carry(True)
         return Carry(False, why="no identical copy beside it")
+    if mode in ("solution", "tests"):
+        return _carry_content(mode, getattr(edge, f"{mode}_status"), edge.activity)
     if mode == "stem" and _stem_edited(edge):
         return Carry(True, known=False, why=f"stem edited at {edge.activity}")
+    if mode == "stem" and edge.stem_status == "translated":
+        return Carry(True, known=False, why=f"stem translated at {edge.activity}, not compared")
     return Carry(True)
+
+
+def _carry_content(content: str, status: str | None, activity: str) -> Carry:
+    """A solution or tests finding along an edge, by the edge's status of that content:
+    copied, carried; edited or translated, carried but not compared (probable); added,
+    dropped or absent, not carried (the far side's content, if any, is not the questioned
+    one); unknown (a lineage written before the statuses), probable."""
+    if status == "copied":
+        return Carry(True)
+    if status in ("edited", "translated"):
+        return Carry(True, known=False, why=f"{content} {status} at {activity}, not compared")
+    if status in ("added", "dropped", "absent"):
+        return Carry(False, why=f"{content} {status} at {activity}")
+    return Carry(True, known=False, why=f"{content} inheritance unknown")
 
 
 def _stem_edited(edge: Edge) -> bool:
@@ -103,7 +122,7 @@ def _carry_key(edge: Edge, *, up: bool) -> Carry:
     if status == "recomputed":
         return Carry(False, why=f"key recomputed at {edge.activity}", recheck=not up)
     if status == "translated" and edge.key_inherited is None:
-        return Carry(True, known=False, why="key translated, not compared")
+        return Carry(True, known=False, why=f"key translated at {edge.activity}, not compared")
     if status in ("added", "dropped", "absent"):
         return Carry(False, why=f"key {status} at {edge.activity}")
     if edge.key_inherited is None:
@@ -111,6 +130,18 @@ def _carry_key(edge: Edge, *, up: bool) -> Carry:
     if edge.key_inherited:
         return Carry(True)
     return Carry(False, why=f"key changed at {edge.activity}")
+
+
+def path_doubts(graph: LineageGraph, path: Iterable[TreeStep], mode: str) -> list[str]:
+    """Why the content is only probably carried along ``path``: each step whose edge
+    carries it without evidence (a translated or edited content, an unknown status)."""
+    out: list[str] = []
+    for s in path:
+        if s.edge is not None and s.kind in ("up", "down"):
+            c = carry_along(graph, s.edge, mode, None, up=s.kind == "up")
+            if c.carried and not c.known and c.why and mode != "option":
+                out.append(c.why)
+    return out
 
 
 def carry_mode(target: str, kind: str | None) -> str:

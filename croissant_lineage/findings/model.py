@@ -48,9 +48,10 @@ __all__ = [
     "select_findings",
 ]
 
-#: What a finding questions: the key's text, one option, the stem, the whole item, or
-#: the subject/category the dataset files the item under.
-TARGETS = ("key", "option", "stem", "item", "category")
+#: What a finding questions: the key's text, one option, the stem, the whole item, the
+#: subject/category the dataset files the item under, the worked solution or rationale, or
+#: the tests that grade a solution (code items).
+TARGETS = ("key", "option", "stem", "item", "category", "solution", "tests")
 
 #: Kinds of defect.
 KINDS = (
@@ -169,7 +170,7 @@ class Finding(Result):
     Attributes:
         id: Stable id (computed by :func:`finding_id` when left empty).
         item: The item ref the finding is about (``mmlu:college_chemistry/test/86``).
-        target: ``key``, ``option``, ``stem``, ``item`` or ``category``.
+        target: ``key``, ``option``, ``stem``, ``item``, ``category``, ``solution`` or ``tests``.
         option_index: 0-based option of ``item`` (``target == "option"`` only).
         kind: One of :data:`KINDS`.
         proposed: The proposed answer text (key findings) or corrected text; None if none.

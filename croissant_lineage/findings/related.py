@@ -193,7 +193,7 @@ def _relation(old: _Claim, new: _Claim, same_kind: bool) -> tuple[str, str] | No
 
 def _overlaps(new: Finding, old: Finding, node: _Carrier) -> bool:
     """Do the two findings question the same content at ``old``'s item?"""
-    if "category" in (new.target, old.target):
+    if {"category", "solution", "tests"} & {new.target, old.target}:
         return new.target == old.target
     if new.target == "option":
         return old.target == "item" or (old.target == "option" and old.option_index == node.index)

@@ -10,6 +10,16 @@
 * how many parents have identical copies.
 
 Every :class:`Metric` carries its definition, so a number never travels without it.
+
+Whether a descendant's key is the parent's is read from each edge's evidence
+(``key_status``: copied, edited, recomputed, translated...; ``key_inherited`` on a lineage
+written before the statuses), never from the activity's name. One rule is about a dataset's
+role instead, and is read from the family spec's derivations: an **annotation dataset** (a
+child derived by ``re_annotation``, such as MMLU-Redux: an audit's labels on its parent's
+items) and everything below it are left out of the descendant figures, because nobody is
+graded against an annotation's copy of a key: counting its copies as "graded on a flagged
+key" would count the audit that flagged it. Its key evidence cannot tell this (an
+annotation copies its parent's key).
 """
 
 from __future__ import annotations
@@ -37,9 +47,10 @@ DEFINITIONS = {
     ),
     "flagged_keys_surviving": (
         "Flagged parents with at least one descendant item in the dataset whose key text is "
-        "inherited unchanged along every edge from the parent (key_inherited true on each edge; "
-        "annotation datasets excluded); by descendant dataset. The total counts parents with such "
-        "a descendant in any dataset."
+        "inherited unchanged along every edge from the parent (key_status copied, or a translated "
+        "key the option map carries, on each edge; on a lineage without statuses, key_inherited "
+        "true; annotation datasets excluded); by descendant dataset. The total counts parents with "
+        "such a descendant in any dataset."
     ),
     "proposed_answer_among_options": (
         "Of the flagged parents counted in flagged_keys_surviving, those with a finding (wrong_key, or "
@@ -51,9 +62,9 @@ DEFINITIONS = {
     ),
     "flagged_keys_changed": (
         "Flagged parents with at least one descendant item in the dataset whose key text differs "
-        "from the parent's (key_inherited false on some edge of the path; annotation datasets "
-        "excluded); by descendant dataset. The total counts parents with such a descendant in any "
-        "dataset."
+        "from the parent's (key_status edited or recomputed on some edge of the path; on a lineage "
+        "without statuses, key_inherited false; annotation datasets excluded); by descendant "
+        "dataset. The total counts parents with such a descendant in any dataset."
     ),
     "flagged_keys_changed_to_proposed": (
         "Of the flagged parents counted in flagged_keys_changed, those where the changed key's text "
@@ -175,6 +186,29 @@ def _sets() -> defaultdict[str, set[str]]:
     return defaultdict(set)
 
 
+def annotation_datasets(graph: LineageGraph) -> frozenset[str]:
+    """The datasets the family spec derives by re-annotation (:data:`ANNOTATION_ACTIVITIES`):
+    an audit's annotations of their parent's items, not a release anyone is graded on."""
+    return frozenset(d.child for d in graph.lineage.family.derivations if d.activity in ANNOTATION_ACTIVITIES)
+
+
+def key_kept(edge: Edge) -> bool | None:
+    """What ``edge`` did to the key, by its evidence: True kept (``copied``, or ``translated``
+    where the option map carries it), False changed (``edited`` or ``recomputed``), None
+    neither known nor there (a translation not compared; ``added``, ``dropped``, ``absent``).
+    A lineage written before the statuses answers by ``key_inherited``."""
+    status = edge.key_status
+    if status == "copied":
+        return True
+    if status in ("edited", "recomputed"):
+        return False
+    if status == "translated":
+        return True if edge.key_inherited else None
+    if status in ("added", "dropped", "absent"):
+        return None
+    return edge.key_inherited
+
+
 @dataclass(frozen=True)
 class _Proposal:
     """An answer a key finding proposes, and the finding's kind."""
@@ -198,6 +232,7 @@ class _Tally:
     to_proposed: dict[str, set[str]] = field(default_factory=_sets)
     to_proposed_kinds: dict[str, set[str]] = field(default_factory=_sets)
     copies: dict[str, set[str]] = field(default_factory=_sets)
+    annotations: frozenset[str] = frozenset()
 
     def add_parent(self, graph: LineageGraph, parent: str, fs: list[Finding]) -> None:
         """Count one flagged parent and each of its descendants."""
@@ -213,11 +248,13 @@ class _Tally:
     def add_descendant(
         self, graph: LineageGraph, parent: str, rel: Relative, proposals: list[_Proposal]
     ) -> None:
-        """Count one descendant of a flagged parent (annotations are not counted)."""
-        if any(e.activity in ANNOTATION_ACTIVITIES for e in rel.path):
+        """Count one descendant of a flagged parent (annotation datasets and what derives
+        from them are not counted: see the module's docstring)."""
+        if any(e.child.partition(":")[0] in self.annotations for e in rel.path):
             return
         ds = rel.ref.partition(":")[0]
-        if any(e.key_inherited is False for e in rel.path):
+        kept = [key_kept(e) for e in rel.path]
+        if False in kept:
             self.changed[ds].add(parent)
             key_text = graph.item(rel.ref).key_text
             hits = [p for p in proposals if key_text and normalize_option(key_text) == normalize_option(p.text)]
@@ -226,7 +263,7 @@ class _Tally:
             for p in hits:
                 self.to_proposed_kinds[p.kind].add(parent)
             return
-        if not all(e.key_inherited is True for e in rel.path):
+        if not all(k is True for k in kept):
             return
         self.graded[ds] += 1
         self.surviving[ds].add(parent)
@@ -301,7 +338,7 @@ def family_report(
     graph = as_graph(lineage_or_graph, "lineage_or_graph")
     all_findings = list(findings)
     flagged = _flagged(graph, all_findings)
-    tally = _Tally()
+    tally = _Tally(annotations=annotation_datasets(graph))
     for parent, fs in sorted(flagged.items()):
         tally.add_parent(graph, parent, fs)
     tally.add_copies(graph)

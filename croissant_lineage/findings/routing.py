@@ -44,6 +44,7 @@ from croissant_lineage.findings.carrying import (
     carry_mode,
     edge_sure,
     find_carriers,
+    path_doubts,
     relation_of,
     relatives_tree,
 )
@@ -263,7 +264,8 @@ def _carrier_note(graph: LineageGraph, node: CarryNode, target: str, finding: Fi
     if node.origin and graph.parents(node.ref):
         note = f"the questioned {target} entered here"
     elif node.origin:
-        note = f"the questioned {target} first appears here (no parent item known)"
+        verb = "appear" if target == "tests" else "appears"
+        note = f"the questioned {target} first {verb} here (no parent item known)"
     else:
         note = f"carries the questioned {target}"
     if finding is not None and finding.status == "rejected":
@@ -304,6 +306,8 @@ def _route_one(
             certainty, rank = ("certain", 1) if certain else ("probable", 2)
             letter = _letter_at(graph, node, target)
             note = _carrier_note(graph, node, target, finding)
+            if not certain:
+                note += "".join(f"; {why}" for why in dict.fromkeys(path_doubts(graph, path, mode)))
         else:
             note, recheck = _unaffected_why(graph, path, carriers, mode)
             status, certainty, rank, letter = ("re-check", "unverified", 3, None) if recheck else ("unaffected", "none", 4, None)

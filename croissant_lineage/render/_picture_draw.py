@@ -6,7 +6,7 @@ only draws it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from croissant_lineage.render._layered import Layout
 from croissant_lineage.render._palette import STATUS_PALETTE
 from croissant_lineage.render._picture_parts import INK, Line, PictureEdge, PictureNode
 
-__all__ = ["STATUS_STYLES", "StatusStyle", "draw_family", "legend_handles"]
+__all__ = ["STATUS_STYLES", "StatusStyle", "draw_family", "legend_handles", "legend_statuses"]
 
 
 @dataclass(frozen=True)
@@ -66,10 +66,26 @@ _MARGIN = 0.25
 _LINE = 1.28 / 72  # line height per point of font size
 
 
-def legend_handles(with_status: bool) -> tuple[list[Any], list[str]]:
+#: The routing statuses every routed picture's legend lists; the others (``re-check``) are
+#: listed when the picture shows them.
+_LEGEND_ALWAYS = ("added", "inherited", "unaffected", "unverified")
+
+
+def legend_statuses(with_status: bool, used: Iterable[str | None] = ()) -> list[str | None]:
+    """The statuses a legend lists: the usual four, and any other the picture uses, in
+    :data:`STATUS_STYLES` order; without routing, the neutral style alone."""
+    if not with_status:
+        return [None]
+    shown = set(_LEGEND_ALWAYS) | set(used)
+    return [s for s in STATUS_STYLES if s is not None and s in shown]
+
+
+def legend_handles(with_status: bool, used: Iterable[str | None] = ()) -> tuple[list[Any], list[str]]:
+    """The legend's handles and labels: the statuses of :func:`legend_statuses` (``used``:
+    the statuses of the picture's boxes and lines), the marks and the arrow styles."""
     handles: list[Any] = []
     labels: list[str] = []
-    statuses: Sequence[str | None] = ("added", "inherited", "unaffected", "unverified") if with_status else (None,)
+    statuses = legend_statuses(with_status, used)
     for s in statuses:
         st = STATUS_STYLES[s]
         patch = Patch(facecolor=st.facecolor, edgecolor=st.edgecolor, linestyle=st.linestyle, linewidth=st.linewidth)
@@ -223,7 +239,8 @@ def draw_family(
         A matplotlib :class:`~matplotlib.figure.Figure` (not registered with pyplot).
     """
     n_cols = max(len(layout.columns), 1)
-    handles, labels = legend_handles(with_status)
+    used = {n.status for n in nodes} | {ln.status for lines in content.values() for ln in lines}
+    handles, labels = legend_handles(with_status, used)
     legend_cols = 3
     legend_rows = -(-len(labels) // legend_cols)
     plot_w = n_cols * _W + (n_cols - 1) * _G

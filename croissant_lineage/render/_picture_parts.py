@@ -23,7 +23,7 @@ class PictureNode:
         dataset: The dataset.
         item: The item id (None for documented coverage).
         layer: Column, 0 = oldest.
-        status: Routing status (``inherited``, ``added``, ``unaffected``, ``unverified``)
+        status: Routing status (``inherited``, ``added``, ``unaffected``, ``unverified``, ``re-check``)
             or None when no finding was routed.
         certainty: ``certain``, ``probable``, ``unverified``, ``none`` or None.
         marks: Finding marks shown on the box (one line each).

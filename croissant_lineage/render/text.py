@@ -7,6 +7,7 @@ what the command prints.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from croissant_lineage.findings.routing import Queue
     from croissant_lineage.hub.publish import PublishPlan
     from croissant_lineage.lineage.graph import Edge, ItemRecord, Relatives
+    from croissant_lineage.lineage.model import Lineage
     from croissant_lineage.prov.serialize import ProvResult
     from croissant_lineage.validate.report import Issue, ValidationReport
     from croissant_lineage.workflows import LinkResult
@@ -132,7 +134,25 @@ def link_text(result: LinkResult) -> str:
     dups = summary.duplicate_groups or {}
     if dups:
         lines.append("  duplicate groups: " + ", ".join(f"{d} {n}" for d, n in dups.items()))
+    lines += _keys_lines(result.lineage)
     return "\n".join(lines)
+
+
+def _keys_lines(lineage: Lineage) -> list[str]:
+    """How many items' keys were read, of those whose spec names a key (by kind), and one
+    coded warning (``CL-W002``) per dataset with keys that could not be read."""
+    items = lineage.items
+    if "key_kind" not in items.column_names or items.num_rows == 0:
+        return []
+    kinds = Counter(k for k in items.column("key_kind").to_pylist() if k is not None)
+    named = sum(kinds.values())
+    if not named:
+        return []
+    unread = lineage.summary.keys_unread
+    by_kind = ", ".join(f"{k} {n:,}" for k, n in sorted(kinds.items()))
+    lines = [f"  keys read: {named - sum(unread.values()):,} of {named:,} items whose spec names a key ({by_kind})"]
+    lines += [f"warning {w['code']} {w['dataset']}: {w['message']}" for w in lineage.summary.warnings]
+    return lines
 
 
 # --- an item's relatives (family, resolve) ---

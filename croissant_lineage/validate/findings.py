@@ -70,7 +70,7 @@ def stale_descendants(finding: Finding, graph: LineageGraph) -> list[StaleCopy]:
         Nearest first; empty when the finding is not a confirmed fix with a proposed
         correction of the key, an option or the stem, or its item is not in ``graph``.
     """
-    if finding.status != "confirmed_fixed" or not finding.proposed or finding.target == "item":
+    if finding.status != "confirmed_fixed" or not finding.proposed or finding.target not in ("key", "option", "stem"):
         return []
     if finding.item not in graph:
         return []

@@ -101,3 +101,44 @@ def test_both_modes_give_one_answer(problems: tuple[Path, Truth, FamilyDiscovery
     f = next(q for q in family.proposals if q.child == child)
     assert (p.child, p.parent, p.activity) == (f.child, f.parent, f.activity)
     assert _edges(single, child) == _edges(family, child)
+
+
+def test_the_summary_lists_twins_and_each_proposals_contents(problems: tuple[Path, Truth, FamilyDiscovery]) -> None:
+    _, _, result = problems
+    lines = str(result).splitlines()
+    twins = lines[lines.index("twins (each holds the other's items):") + 1:]
+    pairs = {ln.split(":", 1)[0].strip(): ln for ln in twins if ln.startswith("  ") and not ln.startswith("    ")}
+    assert set(pairs) == {f"{r.a} ~ {r.b}" for r in result.twins}
+    assert pairs["root ~ twin"].startswith("  root ~ twin: root is the parent (answers: twin's answers hold root's and more on 100")
+    assert pairs["copy ~ root"].startswith("  copy ~ root: root is the parent (dates:")
+    undecided = pairs["perturbed ~ twin"]
+    assert "direction undecided" in undecided and undecided.endswith("no derivation proposed: related through root")
+    signal = twins[twins.index(pairs["perturbed ~ root"]) + 1]
+    assert "answers differ on 100 pairs" in signal and "perturbed's on 0, root's on 100" in signal
+    assert not [ln for ln in lines if ln.startswith(("perturbed ~ twin (", "root ~ twin ("))]  # twins listed once
+    # every proposal's per-content counts, as discover.json holds them
+    for p in result.proposals:
+        assert p.contents is not None
+        block = lines[lines.index(next(ln for ln in lines if ln.startswith(f"{p.child} <- "))):]
+        text = "\n".join(block[:8])
+        for content, statuses in p.contents.to_dict()["contents"].items():
+            for status, n in statuses.items():
+                assert f"{content.removeprefix('field:')} " in text and f"{status} {n}" in text, (p.child, content)
+    perturbed = next(ln for ln in lines if ln.startswith("  contents (100 pairs): stem recomputed"))
+    assert perturbed == "  contents (100 pairs): stem recomputed 100; key recomputed 100"
+
+
+def test_the_summary_of_twins_without_signal(tmp_path: Path) -> None:
+    text = str(discover_family(write_mirrors(tmp_path)))
+    assert "  left ~ right: direction undecided: no rule applies" in text
+    assert "    content: answers differ on 0 pairs" in text and "same ids 40" in text
+
+
+def test_the_single_dataset_summary_lists_contents(problems: tuple[Path, Truth, FamilyDiscovery], tmp_path: Path) -> None:
+    spec, _, _ = problems
+    doc = json.loads(spec.read_text(encoding="utf-8"))
+    mine = next(d for d in doc["datasets"] if d["name"] == "perturbed")
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps(dict(doc, datasets=[d for d in doc["datasets"] if d["name"] == "root"])), encoding="utf-8")
+    single = discover([mine["descriptor"]], [corpus], roles={k: v for k, v in mine["roles"].items() if k != "id"})
+    assert "  contents (100 pairs): stem recomputed 100; key recomputed 100" in str(single).splitlines()

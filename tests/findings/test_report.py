@@ -124,3 +124,44 @@ def test_cli_report_json(tmp_path: Path, capsys) -> None:
     assert main(["report", "--lineage", str(lin_dir), "--findings", str(f), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert {x["name"]: x["value"] for x in doc["figures"]}["flagged_parents"] == 2
+
+
+def test_annotation_datasets_are_read_from_the_spec_derivations() -> None:
+    from croissant_lineage.lineage.model import Lineage
+
+    toy = toy_lineage()
+
+    def with_ann_activity(activity: str) -> Lineage:
+        family = toy.family.to_dict()
+        family["derivations"] = [dict(d, activity=activity) if d["child"] == "ann" else d for d in family["derivations"]]
+        return Lineage(family=family, items=toy.items, edges=toy.edges, duplicates=toy.duplicates)
+
+    # the spec says ann re-annotates base: its copies of the flagged key are not counted
+    assert family_report(toy, [WRONG]).figure("flagged_keys_surviving").by_dataset == {"pro": 1, "prosnap": 1, "trans": 1}
+    # the same edges, the spec calling ann a copy: a release users are graded on, counted
+    copied = family_report(with_ann_activity("copy"), [WRONG])
+    assert copied.figure("flagged_keys_surviving").by_dataset == {"ann": 1, "pro": 1, "prosnap": 1, "trans": 1}
+    assert copied.figure("descendants_graded_on_flagged_keys").by_dataset["ann"] == 1
+
+
+@pytest.mark.parametrize(("status", "inherited", "kept"), [
+    ("copied", None, True), ("edited", None, False), ("recomputed", True, False),
+    ("translated", True, True), ("translated", None, None), ("added", True, None), ("absent", None, None),
+    (None, True, True), (None, False, False), (None, None, None),  # a lineage written before the statuses
+])
+def test_key_status_decides_over_key_inherited(status: str | None, inherited: bool | None, kept: bool | None) -> None:
+    from croissant_lineage.findings.report import key_kept
+    from croissant_lineage.lineage.graph import Edge
+
+    edge = Edge(child="c:1", parent="p:1", activity="perturbation", method="id", score=100.0, options_score=None,
+                option_map=(), options_copied=None, options_added=None, options_dropped=None,
+                key_inherited=inherited, stem_changed=None, ambiguous=False, alternatives=(), key_status=status)
+    assert key_kept(edge) is kept
+
+
+def test_recomputed_keys_are_changed_and_copied_keys_survive_on_the_toy_family(toy_lineage) -> None:
+    # toy-math-perturbed recomputed the keys of m1 and m2 (numbers changed) and copied m3's
+    findings = [Finding(item=f"toy-math:{m}", target="key", kind="wrong_key", source=SRC) for m in ("m1", "m2", "m3")]
+    r = family_report(toy_lineage, findings)
+    assert r.figure("flagged_keys_changed").by_dataset.get("toy-math-perturbed") == 2
+    assert r.figure("flagged_keys_surviving").by_dataset.get("toy-math-perturbed") == 1

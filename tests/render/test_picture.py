@@ -18,6 +18,7 @@ from croissant_lineage.lineage.graph import LineageGraph
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.render._fonts import clean_text, fit_text, text_width, wrap_text
 from croissant_lineage.render._layered import layered_layout
+from croissant_lineage.render._picture_draw import legend_statuses
 from croissant_lineage.render.picture import STATUS_STYLES, family_picture, is_our_picture
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
@@ -56,6 +57,19 @@ def test_every_status_has_its_own_colour_border_and_marker() -> None:
     assert len({s.edgecolor for s in styles}) == 4
     # in greyscale: border line or marker shape or fill tells them apart
     assert len({(str(s.linestyle), s.linewidth, s.marker, s.filled) for s in styles}) == 4
+
+
+def test_the_legend_lists_re_check_where_the_picture_shows_it(toy: LineageGraph) -> None:
+    # toy-math-perturbed:v1 recomputed the key of toy-math:m1: a key finding there is re-checked
+    f = Finding(item="toy-math:m1", target="key", kind="wrong_key", source=EXAMINER)
+    pic = family_picture(toy, "toy-math:m1", findings=[f])
+    assert pic.node("toy-math-perturbed:v1").status == "re-check"
+    assert STATUS_STYLES["re-check"].label in _texts(pic.to_svg())
+    assert legend_statuses(True, ["inherited", "re-check"]) == ["added", "inherited", "unaffected", "unverified", "re-check"]
+    # a picture without a recomputed key keeps the four usual statuses, and no finding: the neutral style
+    plain = Finding(item="toy-pro:101", target="option", option_index=0, kind="bad_options_clarity", source=EXAMINER)
+    assert STATUS_STYLES["re-check"].label not in _texts(family_picture(toy, "toy-pro:101", findings=[plain]).to_svg())
+    assert legend_statuses(False, ["re-check"]) == [None]
 
 
 def test_svg_is_valid_deterministic_and_names_every_queued_item(toy: LineageGraph) -> None:
