@@ -9,14 +9,17 @@ the item (ancestors, their descendants, duplicates, translations) and says, for 
   is where the content first appears);
 * ``unaffected``: the content is not there (an option added later, a key changed on
   the way, a line that branched off before the content entered);
-* ``unverified``: documented coverage only (a translation with no item data here);
+* ``unverified``: documented coverage only (a translation with no item data here), or
+  the content rewritten on the way (a stem finding across an ``edited`` stem: the
+  questioned wording may or may not be there);
 * ``re-check``: a child whose key was recomputed from the questioned one (its stem
   changed and its key differs: ``key_status`` ``recomputed``): not inherited,
   but made from it.
 
 The edge evidence decides, never the activity's name: a key is carried where the
 edge's ``key_status`` is ``copied`` (or ``translated`` by the option map), else where
-``key_inherited`` is true; a stem is unverified across an ``edited`` stem; an option
+``key_inherited`` is true; a stem is unverified across an ``edited`` stem (and at every
+relative reached through it); an option
 is carried where ``option_map`` maps it (``-1`` marks an option added at that step);
 a stem or the whole item travels along every edge. Fuzzy or ambiguous links, and
 edges whose evidence is unknown, make a row *probable* rather than *certain*.
@@ -77,8 +80,8 @@ RANKS = {
     "the routed one contradicts, refines or duplicates",
     1: "certainly carries the questioned content",
     2: "probably carries it (fuzzy or ambiguous link, or unknown edge evidence)",
-    3: "unverified: documented coverage only, or made from the questioned content "
-    "(a key recomputed from it: re-check)",
+    3: "unverified: documented coverage only, or rewritten or made from the questioned content "
+    "(a stem edited on the way: unverified; a key recomputed from it: re-check)",
     4: "the questioned content does not reach it",
 }
 
@@ -295,7 +298,10 @@ def _route_one(
     for ref, path in paths.items():
         relation = "source_annotation" if ref == source_item else relation_of(path)
         node = carriers.get(ref)
-        if node is not None:
+        if node is not None and node.unverified and ref != item:
+            status, certainty, rank, letter = "unverified", "unverified", 3, None
+            note = f"unverified: {node.unverified}; the questioned {target} may not be there"
+        elif node is not None:
             status = "added" if node.origin else "inherited"
             certain = node.sure and all(s.edge is None or edge_sure(s.edge) for s in path)
             certainty, rank = ("certain", 1) if certain else ("probable", 2)
