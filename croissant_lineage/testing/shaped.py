@@ -26,7 +26,7 @@ invented problems (:mod:`croissant_lineage.testing.problems`) and six derivative
 (``kind``), the activity the spec declares (``activity``), the fate of each content
 (``stem``, ``options``, ``key``, ``solution``, ``tests``: one of :data:`FATES`) and
 ``key_same`` (the child's key equals the parent's as the key readers compare them; null
-where a translation makes them incomparable).
+where a translation makes them incomparable: set and code keys).
 
 A fate is what the derivation did as the data shows it: a content the derivation edited
 or recomputed that came out equal to the parent's (a variant whose answer is its parent's,

@@ -3,7 +3,8 @@
 On families of every shape and any seed, a key finding and a stem finding on a root item
 with children are routed through the linked lineage, and each child's row follows from
 what the truth says its derivation did: a copied key is inherited (certain where the
-link is), a translated key not compared is inherited (probable), a recomputed key is
+link is), a translated key inherited too (certain where its option's place carries it, else
+probable: not compared), a recomputed key is
 ``re-check``; a copied or translated stem is inherited, an edited (rewritten) stem leaves
 a stem finding ``unverified``. Templated variants of one parent are one grouped line per
 status with their count, never item versions, and no note names options on items without.
@@ -31,7 +32,8 @@ REVIEWER = Source("Invented reviewer", kind="person")
 ITEMS = 200
 _ROOT = "syn-root"
 
-#: The row a child gets, from the truth: (status, rank) per key fate of a key finding...
+#: The row a child gets, from the truth: (status, rank) per key fate of a key finding
+#: (a translated key's rank: see ``_expected``)...
 KEY_ROW = {"copied": ("inherited", None), "translated": ("inherited", 2), "recomputed": ("re-check", 3),
            "edited": ("unaffected", 4), "added": ("unaffected", 4), "dropped": ("unaffected", 4),
            "absent": ("unaffected", 4)}
@@ -60,8 +62,11 @@ def _sure(graph: LineageGraph, ref: str) -> bool:
     return edge.method not in ("fuzzy", "unverified") and not edge.ambiguous
 
 
-def _expected(graph: LineageGraph, child: str, table: dict[str, tuple[str, int | None]], fate: str) -> tuple[str, int]:
-    status, rank = table[fate]
+def _expected(graph: LineageGraph, child: str, table: dict[str, tuple[str, int | None]], t: dict[str, Any],
+              target: str) -> tuple[str, int]:
+    status, rank = table[t[target]]
+    if target == "key" and t["key"] == "translated" and t["key_same"]:
+        rank = None  # a translated key carried by its option's place: as sure as the link
     return status, rank if rank is not None else (1 if _sure(graph, child) else 2)
 
 
@@ -73,7 +78,7 @@ def _check(q: Queue, graph: LineageGraph, children: list[dict[str, Any]], target
     for t in children:
         ref = f"{t['child_dataset']}:{t['child_item']}"
         row = q.row(ref)
-        want = _expected(graph, ref, table, t[target])
+        want = _expected(graph, ref, table, t, target)
         if (row.status, row.rank) != want:
             wrong.append((ref, t["kind"], t[target], want, (row.status, row.rank), row.note))
         seen[row.status] += 1
