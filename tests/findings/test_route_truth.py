@@ -123,6 +123,27 @@ def test_route_statuses_follow_the_truth(tmp_path: Path, shape: str, seed: int) 
                 assert not [r.note for r in q.rows if "option" in r.note]
     assert seen[("key", "inherited")] and seen[("key", "re-check")]
     assert seen[("stem", "inherited")] and seen[("stem", "unverified")]
+    _check_upwards(graph, truth)
+
+
+#: A finding on a child: the root item's status per fate of the questioned content.
+UP_ROW = {"key": {"copied": "added", "translated": "added", "recomputed": "unaffected"},
+          "stem": {"copied": "added", "translated": "added", "edited": "unverified"}}
+
+
+def _check_upwards(graph: LineageGraph, truth: list[dict[str, Any]]) -> None:
+    """A finding on the first child of each derivation reaches the root where the content
+    came from it: the key where copied or translated (there it first appears), a rewritten
+    stem unverified, a recomputed key not at all."""
+    wrong = []
+    for dataset in sorted({t["child_dataset"] for t in truth}):
+        t = next(r for r in truth if r["child_dataset"] == dataset)
+        for target, kind in (("key", "wrong_key"), ("stem", "bad_question_clarity")):
+            q = route(graph, Finding(item=f"{dataset}:{t['child_item']}", target=target, kind=kind, source=REVIEWER))
+            root = q.row(f"{_ROOT}:{t['parent_item']}")
+            if root.status != UP_ROW[target][t[target]]:
+                wrong.append((dataset, target, t[target], root.status, root.note))
+    assert wrong == []
 
 
 @pytest.mark.parametrize("shape", SHAPES)
