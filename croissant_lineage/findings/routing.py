@@ -279,6 +279,19 @@ def _letter_at(graph: LineageGraph, node: CarryNode, target: str) -> str | None:
     return None
 
 
+def _carrier_row(
+    graph: LineageGraph, node: CarryNode, path: list[TreeStep], target: str, finding: Finding | None, start: bool
+) -> tuple[str, str, int, str | None, str]:
+    """Status, certainty, rank, letter and note of a relative that carries the content
+    (``start``: the routed item itself, never unverified)."""
+    if node.unverified and not start:
+        return "unverified", "unverified", 3, None, f"unverified: {node.unverified}; the questioned {target} may not be there"
+    certain = node.sure and all(s.edge is None or edge_sure(s.edge) for s in path)
+    certainty, rank = ("certain", 1) if certain else ("probable", 2)
+    status = "added" if node.origin else "inherited"
+    return status, certainty, rank, _letter_at(graph, node, target), _carrier_note(graph, node, target, finding)
+
+
 def _route_one(
     graph: LineageGraph,
     finding: Finding | None,
@@ -298,18 +311,11 @@ def _route_one(
     for ref, path in paths.items():
         relation = "source_annotation" if ref == source_item else relation_of(path)
         node = carriers.get(ref)
-        if node is not None and node.unverified and ref != item:
-            status, certainty, rank, letter = "unverified", "unverified", 3, None
-            note = f"unverified: {node.unverified}; the questioned {target} may not be there"
-        elif node is not None:
-            status = "added" if node.origin else "inherited"
-            certain = node.sure and all(s.edge is None or edge_sure(s.edge) for s in path)
-            certainty, rank = ("certain", 1) if certain else ("probable", 2)
-            letter = _letter_at(graph, node, target)
-            note = _carrier_note(graph, node, target, finding)
-        else:
+        if node is None:
             note, recheck = _unaffected_why(graph, path, carriers, mode)
             status, certainty, rank, letter = ("re-check", "unverified", 3, None) if recheck else ("unaffected", "none", 4, None)
+        else:
+            status, certainty, rank, letter, note = _carrier_row(graph, node, path, target, finding, ref == item)
         if finding is not None and ref == item:
             note = f"{finding.kind} on the {target} ({finding.status}); {note}"
         if finding is not None and relation == "source_annotation":
