@@ -40,6 +40,7 @@ class Carry:
     index: int | None = None
     why: str = ""
     recheck: bool = False  # not carried, but the far side was made from it (a recomputed key)
+    unverified: bool = False  # carried perhaps: rewritten on the way (an edited stem)
 
 
 def subject_of(graph: LineageGraph, ref: str) -> str | None:
@@ -86,7 +87,7 @@ def carry_along(graph: LineageGraph, edge: Edge, mode: str, index: int | None, *
     if mode in ("solution", "tests"):
         return _carry_content(mode, getattr(edge, f"{mode}_status"), edge.activity)
     if mode == "stem" and _stem_edited(edge):
-        return Carry(True, known=False, why=f"stem edited at {edge.activity}")
+        return Carry(True, known=False, why=f"stem edited at {edge.activity}", unverified=True)
     if mode == "stem" and edge.stem_status == "translated":
         return Carry(True, known=False, why=f"stem translated at {edge.activity}, not compared")
     return Carry(True)
@@ -160,6 +161,13 @@ class CarryNode:
     sure: bool
     proposed: int | None = None  # the proposed answer's option index here, if traced
     origin: bool = False
+    unverified: str | None = None  # why the content may not be here (rewritten on the way), if so
+
+
+def _unverified(node: CarryNode, c: Carry) -> str | None:
+    """Why the far side of a carry from ``node`` is unverified: the node's reason, else the
+    carry's (a rewritten content), else None."""
+    return node.unverified or (c.why if c.unverified else None)
 
 
 def follow_edge(graph: LineageGraph, edge: Edge, index: int | None, *, up: bool) -> int | None:
@@ -194,7 +202,8 @@ def find_carriers(
                 if e.parent not in nodes:
                     sure = node.sure and c.known and edge_sure(e)
                     nodes[e.parent] = CarryNode(
-                        e.parent, c.index, sure, follow_edge(graph, e, node.proposed, up=True)
+                        e.parent, c.index, sure, follow_edge(graph, e, node.proposed, up=True),
+                        unverified=_unverified(node, c),
                     )
                     up.append(e.parent)
             node.origin = not carried_up
@@ -216,7 +225,8 @@ def find_carriers_down(graph: LineageGraph, nodes: dict[str, CarryNode], ref: st
         c = carry_along(graph, e, mode, node.index, up=False)
         if c.carried:
             sure = node.sure and c.known and edge_sure(e)
-            nodes[e.child] = CarryNode(e.child, c.index, sure, follow_edge(graph, e, node.proposed, up=False))
+            nodes[e.child] = CarryNode(e.child, c.index, sure, follow_edge(graph, e, node.proposed, up=False),
+                                       unverified=_unverified(node, c))
             added.append(e.child)
     for dup in graph.duplicates(ref):
         if dup not in nodes:
@@ -225,6 +235,7 @@ def find_carriers_down(graph: LineageGraph, nodes: dict[str, CarryNode], ref: st
                 same_option(graph, ref, dup, node.index),
                 node.sure,
                 same_option(graph, ref, dup, node.proposed),
+                unverified=node.unverified,
             )
             added.append(dup)
     return added

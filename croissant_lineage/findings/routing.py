@@ -9,14 +9,17 @@ the item (ancestors, their descendants, duplicates, translations) and says, for 
   is where the content first appears);
 * ``unaffected``: the content is not there (an option added later, a key changed on
   the way, a line that branched off before the content entered);
-* ``unverified``: documented coverage only (a translation with no item data here);
+* ``unverified``: documented coverage only (a translation with no item data here), or
+  the content rewritten on the way (a stem finding across an ``edited`` stem: the
+  questioned wording may or may not be there);
 * ``re-check``: a child whose key was recomputed from the questioned one (its stem
   changed and its key differs: ``key_status`` ``recomputed``): not inherited,
   but made from it.
 
 The edge evidence decides, never the activity's name: a key is carried where the
 edge's ``key_status`` is ``copied`` (or ``translated`` by the option map), else where
-``key_inherited`` is true; a stem is unverified across an ``edited`` stem; an option
+``key_inherited`` is true; a stem is unverified across an ``edited`` stem (and at every
+relative reached through it); an option
 is carried where ``option_map`` maps it (``-1`` marks an option added at that step);
 a stem or the whole item travels along every edge. Fuzzy or ambiguous links, and
 edges whose evidence is unknown, make a row *probable* rather than *certain*.
@@ -81,8 +84,8 @@ RANKS = {
     "the routed one contradicts, refines or duplicates",
     1: "certainly carries the questioned content",
     2: "probably carries it (fuzzy or ambiguous link, or unknown edge evidence)",
-    3: "unverified: documented coverage only, or made from the questioned content "
-    "(a key recomputed from it: re-check)",
+    3: "unverified: documented coverage only, or rewritten or made from the questioned content "
+    "(a stem edited on the way: unverified; a key recomputed from it: re-check)",
     4: "the questioned content does not reach it",
 }
 
@@ -281,6 +284,23 @@ def _letter_at(graph: LineageGraph, node: CarryNode, target: str) -> str | None:
     return None
 
 
+def _carrier_row(
+    graph: LineageGraph, node: CarryNode, path: list[TreeStep], target: str, finding: Finding | None, start: bool,
+    mode: str,
+) -> tuple[str, str, int, str | None, str]:
+    """Status, certainty, rank, letter and note of a relative that carries the content
+    (``start``: the routed item itself, never unverified)."""
+    if node.unverified and not start:
+        return "unverified", "unverified", 3, None, f"unverified: {node.unverified}; the questioned {target} may not be there"
+    certain = node.sure and all(s.edge is None or edge_sure(s.edge) for s in path)
+    certainty, rank = ("certain", 1) if certain else ("probable", 2)
+    status = "added" if node.origin else "inherited"
+    note = _carrier_note(graph, node, target, finding)
+    if not certain:
+        note += "".join(f"; {why}" for why in dict.fromkeys(path_doubts(graph, path, mode)))
+    return status, certainty, rank, _letter_at(graph, node, target), note
+
+
 def _route_one(
     graph: LineageGraph,
     finding: Finding | None,
@@ -300,17 +320,11 @@ def _route_one(
     for ref, path in paths.items():
         relation = "source_annotation" if ref == source_item else relation_of(path)
         node = carriers.get(ref)
-        if node is not None:
-            status = "added" if node.origin else "inherited"
-            certain = node.sure and all(s.edge is None or edge_sure(s.edge) for s in path)
-            certainty, rank = ("certain", 1) if certain else ("probable", 2)
-            letter = _letter_at(graph, node, target)
-            note = _carrier_note(graph, node, target, finding)
-            if not certain:
-                note += "".join(f"; {why}" for why in dict.fromkeys(path_doubts(graph, path, mode)))
-        else:
+        if node is None:
             note, recheck = _unaffected_why(graph, path, carriers, mode)
             status, certainty, rank, letter = ("re-check", "unverified", 3, None) if recheck else ("unaffected", "none", 4, None)
+        else:
+            status, certainty, rank, letter, note = _carrier_row(graph, node, path, target, finding, ref == item, mode)
         if finding is not None and ref == item:
             note = f"{finding.kind} on the {target} ({finding.status}); {note}"
         if finding is not None and relation == "source_annotation":

@@ -10,11 +10,13 @@ items, never from the derivation's activity name:
 * ``edited``: both have it and it differs (options: reordered, added, dropped, re-cased
   or reworded; key: differs while the stem was copied, a re-annotation or a key
   corrected beside new options);
-* ``recomputed`` (key only): the key differs from the parent's and the stem changed
-  too (values perturbed, the answer recomputed);
+* ``recomputed`` (key only): the key differs from the parent's and the stem was edited
+  too (values perturbed, the answer recomputed; a key that differs beside a translated,
+  added or dropped stem is ``edited``);
 * ``translated``: the edge is a translation and the content differs (stems and options
   of a translation are not compared, as linking does not compare them; a translated
-  option key is carried by the option map: ``key_inherited`` true; a text, set or tests
+  option key is carried by the option map, and a text key that is one of its item's
+  options by its option's place: ``key_inherited`` true; any other text, set or tests
   key across languages is not compared: ``key_inherited`` null);
 * ``added`` / ``dropped``: only the child / only the parent has it;
 * ``absent``: neither has it.
@@ -175,7 +177,9 @@ def content_statuses(
     equal = np.zeros(len(ci), bool) if stem_changed is None else ~np.asarray(stem_changed, bool)
     stem = _texts(_presence(cs)[ci], _presence(ps)[pi], equal, translated)
     options = _options_status(child.n_options[ci], parent.n_options[pi], opts, translated)
-    changed = stem != _COPIED  # the values the key is computed from are the stem's
+    # the values the key is computed from are the stem's: changed where the stem was edited
+    # (a translated stem says the same; a key changed beside it was edited, not recomputed)
+    changed = stem == _EDITED
     codes = {
         "stem": stem,
         "options": options,

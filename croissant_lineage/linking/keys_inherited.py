@@ -10,8 +10,10 @@ both items have a key of the same kind:
 * ``set``: equal sets of normalised answers;
 * ``tests``: equal reference solutions once white space is collapsed.
 
-Across a translation only numbers compare (a text, a set or a solution in another language
-is not the same text): the others stay unknown (None).
+Across a translation numbers compare, and a text key that is one of its item's options
+is carried by its option's place (a translation pairs options by position: kept where the
+two keys sit at the same place among as many options); the others stay unknown (None): a
+text, a set or a solution in another language is not the same text.
 
 Numbers, texts and solutions are compared over whole columns (NumPy and Arrow compute); set
 keys, whose answers are compared as sets, one pair at a time.
@@ -73,6 +75,29 @@ def _sets(c: pa.Array, p: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return same, known
 
 
+def _option_places(texts: pa.Array, options: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the place of the key text among the item's options (-1: not one of them),
+    and the number of options (one row at a time: the text keys of translations only)."""
+    places, counts = [], []
+    for text, opts in zip(texts.to_pylist(), options.to_pylist(), strict=True):
+        normal = [normalize_option(str(o)) for o in opts or ()]
+        want = None if text is None else normalize_option(str(text))
+        places.append(normal.index(want) if want is not None and want in normal else -1)
+        counts.append(len(normal))
+    return np.array(places, np.int64), np.array(counts, np.int64)
+
+
+def _translated_texts(child: pa.Table, parent: pa.Table, ci: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Text keys across a translation, by their options' places (unknown where either key
+    is not one of its item's options, or the option counts differ)."""
+    if "options" not in child.column_names or "options" not in parent.column_names:
+        return np.zeros(len(ci), bool), np.zeros(len(ci), bool)
+    cp, cn = _option_places(take_rows(child.column("key_text"), ci), take_rows(child.column("options"), ci))
+    pp, pn = _option_places(take_rows(parent.column("key_text"), pi), take_rows(parent.column("options"), pi))
+    known = (cp >= 0) & (pp >= 0) & (cn == pn)
+    return known & (cp == pp), known
+
+
 def free_key_inherited(
     child: pa.Table, parent: pa.Table, ci: np.ndarray, pi: np.ndarray, *, tolerance: float, translated: bool
 ) -> pa.Array | None:
@@ -98,4 +123,7 @@ def free_key_inherited(
         if len(rows):
             eq, ok = compare(take_rows(child.column(column), ci[rows]), take_rows(parent.column(column), pi[rows]))
             same[rows], known[rows] = eq, ok
+    rows = np.flatnonzero(kind == "text") if translated else np.zeros(0, np.int64)
+    if len(rows):
+        same[rows], known[rows] = _translated_texts(child, parent, ci[rows], pi[rows])
     return pa.array(same, pa.bool_(), mask=~known)

@@ -191,17 +191,26 @@ def _norm(text: str) -> str:
 
 def same_key(shape: str, child: Contents, parent: Contents, *, translated: bool) -> bool | None:
     """Does the child's key equal the parent's, as key readers compare them (numbers by
-    value, texts normalised, sets as sets, solutions with spaces collapsed)? None where a
-    translation makes them incomparable (every kind but ``number``)."""
+    value, texts normalised, sets as sets, solutions with spaces collapsed; across a
+    translation, a text key among its options by its option's place)? None where a
+    translation makes them incomparable (sets, solutions, a text key not among its options)."""
     if shape == "number":
         return _number_value(child.key) == _number_value(parent.key)
     if translated:
-        return None
+        return _same_place(child, parent) if shape == "text" else None
     if shape == "set":
         return {_norm(k) for k in child.key} == {_norm(k) for k in parent.key}
     if shape == "code":
         return " ".join(str(child.key).split()) == " ".join(str(parent.key).split())
     return _norm(child.key) == _norm(parent.key)
+
+
+def _same_place(child: Contents, parent: Contents) -> bool | None:
+    """Are two text keys at the same place among as many options (None: one is not an option)?"""
+    c_opts, p_opts = [_norm(o) for o in child.options or ()], [_norm(o) for o in parent.options or ()]
+    if _norm(child.key) not in c_opts or _norm(parent.key) not in p_opts or len(c_opts) != len(p_opts):
+        return None
+    return c_opts.index(_norm(child.key)) == p_opts.index(_norm(parent.key))
 
 
 def _number_value(text: str) -> Fraction:

@@ -26,7 +26,13 @@ invented problems (:mod:`croissant_lineage.testing.problems`) and six derivative
 (``kind``), the activity the spec declares (``activity``), the fate of each content
 (``stem``, ``options``, ``key``, ``solution``, ``tests``: one of :data:`FATES`) and
 ``key_same`` (the child's key equals the parent's as the key readers compare them; null
-where a translation makes them incomparable).
+where a translation makes them incomparable: set and code keys).
+
+A fate is what the derivation did as the data shows it: a content the derivation edited
+or recomputed that came out equal to the parent's (a variant whose answer is its parent's,
+a perturbed code item whose tests' integer division gives the same results) is
+``copied``. :func:`fate_status` names the ``<content>_status`` an edge of the linker holds
+for a fate (the two vocabularies differ in one word: ``recomputed`` is a key status only).
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ __all__ = [
     "TEMPLATED_VARIANTS",
     "ShapedOutput",
     "Twin",
+    "fate_status",
     "spec_activity",
     "write_shaped",
 ]
@@ -72,6 +79,19 @@ _CLOSEST = {PERTURBATION: RE_ANNOTATION, TEMPLATED_VARIANTS: RE_ANNOTATION, FORM
 
 #: What a derivation did to one content of an item.
 FATES = ("copied", "edited", "recomputed", "translated", "added", "dropped", "absent")
+
+#: Contents whose ``recomputed`` fate the linker reads as ``edited``: it compares the
+#: key alone against the stem to tell a recomputed content from an edited one.
+_EDITED_WHEN_RECOMPUTED = ("stem", "options", "solution", "tests")
+
+
+def fate_status(content: str, fate: str) -> str:
+    """The ``<content>_status`` of the edge that carries a content of fate ``fate``:
+    the fate itself, except a recomputed stem, options, solution or tests (``edited``)."""
+    if fate == "recomputed" and content in _EDITED_WHEN_RECOMPUTED:
+        return "edited"
+    return fate
+
 
 #: Templated variants per parent.
 VARIANTS_PER_PARENT = 50
@@ -137,14 +157,35 @@ class _Truth:
         absent = {"options": self.shape != "text", "solution": False, "tests": self.shape != "code"}
         row_values = {"child_dataset": child, "child_item": str(row), "parent_dataset": _ROOT,
                       "parent_item": str(parent_row), "kind": kind, "activity": spec_activity(kind)}
+        key_same = same_key(self.shape, c, p, translated=translated)
         for content in _CONTENTS:
-            row_values[content] = "absent" if absent.get(content) else fates.get(content, "copied")
+            fate = "absent" if absent.get(content) else fates.get(content, "copied")
+            if fate in ("edited", "recomputed") and _equal(content, c, p, key_same):
+                fate = "copied"  # changed by the derivation, equal to the parent's all the same
+            row_values[content] = fate
         for k, v in row_values.items():
             self.columns[k].append(v)
-        self.columns["key_same"].append(same_key(self.shape, c, p, translated=translated))
+        self.columns["key_same"].append(key_same)
 
     def __len__(self) -> int:
         return len(self.columns["child_item"])
+
+
+def _spaced(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def _equal(content: str, c: Contents, p: Contents, key_same: bool | None) -> bool:
+    """The child's ``content`` equals the parent's as the linker compares it (stems
+    case-folded, solutions and tests with white space collapsed, keys by their reader)."""
+    if content == "key":
+        return bool(key_same)
+    if content == "stem":
+        return _spaced(c.stem).casefold() == _spaced(p.stem).casefold()
+    if content == "options":
+        return c.options == p.options
+    mine, theirs = getattr(c, content), getattr(p, content)
+    return mine is not None and theirs is not None and _spaced(mine) == _spaced(theirs)
 
 
 def _row(c: Contents, layout: dict[str, str], shape: str, *, key_text: Any = None) -> dict[str, Any]:

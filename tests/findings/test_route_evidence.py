@@ -82,5 +82,10 @@ def test_templated_variants_are_one_grouped_line_not_versions(graph: LineageGrap
 def test_a_stem_finding_is_unverified_across_an_edited_stem(graph: LineageGraph) -> None:
     q = route(graph, Finding(item="root:0", target="stem", kind="bad_question_clarity", source=REVIEWER))
     assert (q.row("copy:0").status, q.row("copy:0").certainty) == ("inherited", "certain")
-    assert (q.row("pert:0").status, q.row("pert:0").certainty) == ("inherited", "probable")
-    assert q.row("pert:0").rank == 2
+    pert = q.row("pert:0")
+    assert (pert.status, pert.certainty, pert.rank, pert.letter) == ("unverified", "unverified", 3, None)
+    assert pert.note.startswith("unverified: stem edited at perturbation")
+    assert {q.row(f"tmpl:{i}").status for i in range(50) if i != 3} == {"unverified"}
+    assert q.row("tmpl:3").status == "inherited"  # the parent's stem, word for word
+    (group,) = [ln for ln in q.lines() if ln.kind == "group"]
+    assert (group.count, group.status, group.rank) == (49, "unverified", 3)

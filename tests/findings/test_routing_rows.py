@@ -37,7 +37,8 @@ def pin(q: Queue) -> list[tuple[Any, ...]]:
 
 def _probable() -> LineageGraph:
     """base:s/0 -> pro:10 (fuzzy 91.4), -> trans:s/0 (ambiguous, fuzzy 88), -> ann:s/7
-    (key inheritance unknown), pro:10 -> prosnap:10 (stem edited)."""
+    (key inheritance unknown), pro:10 -> prosnap:10 (stem edited: a stem finding is
+    unverified across it, and beyond)."""
     return LineageGraph(lineage(
         [items_table("base", BASE), items_table("pro", PRO[:1]), items_table("trans", TRANS),
          items_table("ann", [dict(BASE[0], item="s/7")]), items_table("prosnap", [dict(PRO[0], stem="Edited?")])],
@@ -159,14 +160,14 @@ EXPECTED: dict[str, list[tuple[Any, ...]]] = {
         ('ps', 1, 'ann:s/7', 'descendant', 'inherited', 'certain', None, 'down:re_annotation', 1, 'carries the questioned stem'),
         ('ps', 2, 'pro:10', 'descendant', 'inherited', 'probable', None, 'down:option_expansion (fuzzy 91)', 1, 'carries the questioned stem'),
         ('ps', 2, 'trans:s/0', 'descendant', 'inherited', 'probable', None, 'down:translation (fuzzy 88, ambiguous)', 1, 'carries the questioned stem'),
-        ('ps', 2, 'prosnap:10', 'descendant', 'inherited', 'probable', None, 'down:option_expansion (fuzzy 91), down:snapshot', 2, 'carries the questioned stem; stem edited at snapshot'),
+        ('ps', 3, 'prosnap:10', 'descendant', 'unverified', 'unverified', None, 'down:option_expansion (fuzzy 91), down:snapshot', 2, 'unverified: stem edited at snapshot; the questioned stem may not be there'),
     ],
     'stem_from_snapshot': [
         ('ss', 1, 'prosnap:10', 'finding_item', 'inherited', 'certain', None, '', 0, 'bad_question_clarity on the stem (proposed); carries the questioned stem'),
-        ('ss', 2, 'pro:10', 'ancestor', 'inherited', 'probable', None, 'up:snapshot', 1, 'carries the questioned stem; stem edited at snapshot'),
-        ('ss', 2, 'base:s/0', 'ancestor', 'added', 'probable', None, 'up:snapshot, up:option_expansion (fuzzy 91)', 2, 'the questioned stem first appears here (no parent item known); stem edited at snapshot'),
-        ('ss', 2, 'ann:s/7', 'collateral', 'inherited', 'probable', None, 'up:snapshot, up:option_expansion (fuzzy 91), down:re_annotation', 3, 'carries the questioned stem; stem edited at snapshot'),
-        ('ss', 2, 'trans:s/0', 'collateral', 'inherited', 'probable', None, 'up:snapshot, up:option_expansion (fuzzy 91), down:translation (fuzzy 88, ambiguous)', 3, 'carries the questioned stem; stem edited at snapshot'),
+        ('ss', 3, 'pro:10', 'ancestor', 'unverified', 'unverified', None, 'up:snapshot', 1, 'unverified: stem edited at snapshot; the questioned stem may not be there'),
+        ('ss', 3, 'base:s/0', 'ancestor', 'unverified', 'unverified', None, 'up:snapshot, up:option_expansion (fuzzy 91)', 2, 'unverified: stem edited at snapshot; the questioned stem may not be there'),
+        ('ss', 3, 'ann:s/7', 'collateral', 'unverified', 'unverified', None, 'up:snapshot, up:option_expansion (fuzzy 91), down:re_annotation', 3, 'unverified: stem edited at snapshot; the questioned stem may not be there'),
+        ('ss', 3, 'trans:s/0', 'collateral', 'unverified', 'unverified', None, 'up:snapshot, up:option_expansion (fuzzy 91), down:translation (fuzzy 88, ambiguous)', 3, 'unverified: stem edited at snapshot; the questioned stem may not be there'),
     ],
     'key_unknown': [
         ('ku', 1, 'base:s/0', 'finding_item', 'added', 'certain', 'B', '', 0, 'wrong_key on the key (proposed); the questioned key first appears here (no parent item known); proposed answer is option A here'),
@@ -431,7 +432,7 @@ def test_a_stem_finding_crosses_a_translation_for_sure() -> None:
                    edge("pro:10", "base:s/0", "option_expansion", P10, stem_changed=True)])
     q = route(lin, _f("s", "base:s/0", "stem", "bad_question_clarity"))
     assert (q.row("trans:s/0").rank, q.row("trans:s/0").certainty) == (1, "certain")
-    assert (q.row("pro:10").rank, q.row("pro:10").certainty) == (2, "probable")
+    assert (q.row("pro:10").rank, q.row("pro:10").status) == (3, "unverified")  # an edited stem
 
 
 def test_a_copy_missing_from_the_items_is_still_queued() -> None:

@@ -204,3 +204,19 @@ def test_free_keys_compared_over_columns_as_pair_by_pair(pairs: list[Any], trans
         for c, p in pairs
     ]
     assert got.to_pylist() == want
+
+
+def test_a_translated_text_key_among_its_options_is_carried_by_its_place() -> None:
+    """A text key that is one of its item's options is followed across a translation by its
+    option's place, as an option letter is; elsewhere it stays unknown."""
+    def text(item: str, options: list[str] | None, key: str) -> dict[str, Any]:
+        return {"item": item, "stem": "Q", "options": options, "key_kind": "text", "key_text": key}
+
+    parent = items_table("p", [text("0", ["red", "blue", "green"], "blue"), text("1", ["red", "blue", "green"], "blue"),
+                               text("2", None, "blue"), text("3", ["red", "blue"], "blue")])
+    child = items_table("c", [text("0", ["rot", "blau", "gruen"], "blau"), text("1", ["rot", "blau", "gruen"], "gruen"),
+                              text("2", None, "blau"), text("3", ["rot", "blau", "gruen"], "blau")])
+    deriv = Derivation("c", "p", "translation", LinkRule(by="id"))
+    edges = sorted(link_derivation(deriv, child, parent)[0].to_pylist(), key=lambda e: e["child_item"])
+    assert [e["key_inherited"] for e in edges] == [True, False, None, None]
+    assert [e["key_status"] for e in edges] == ["translated", "edited", "translated", "translated"]

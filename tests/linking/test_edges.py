@@ -77,7 +77,7 @@ def _statuses(child: Side, parent: Side, m: Match, key_inh: bool | None, transla
     copt, popt = child.raw_options[m.child] or [], parent.raw_options[m.parent] or []
     same = not translated and bool(copt) and bool(popt) and _options_copied(diff, list(copt), list(popt))
     options = _text_status(bool(copt), bool(popt), same, translated)
-    changed = stem != "copied"
+    changed = stem == "edited"  # a key computed from an edited stem; beside a translated one: edited
     ck, pk = _present(child.keys[m.child]), _present(parent.keys[m.parent])
     if ck and pk:
         if key_inh is None:
