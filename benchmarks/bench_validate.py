@@ -88,6 +88,11 @@ def _run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     return out
 
 
+def _name(path: Path) -> str:
+    """A descriptor's name in the report: its folder's for ``metadata.json``/``croissant.json``."""
+    return path.parent.name if path.name in ("metadata.json", "croissant.json") else path.stem
+
+
 def _median(runs: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
@@ -98,7 +103,7 @@ def measure(examples: list[Path], runs: int, *, pycache: bool) -> dict[str, Any]
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "import mlcroissant": [sys.executable, "-c", "import mlcroissant"],
-        **{p.parent.name: [sys.executable, "-c", _VALIDATE, str(p)] for p in examples},
+        **{_name(p): [sys.executable, "-c", _VALIDATE, str(p)] for p in examples},
     }
     with tempfile.TemporaryDirectory(prefix="bench-validate-pyc-") as cache:
         if pycache:
@@ -119,8 +124,8 @@ def summarise(raw: dict[str, list[dict[str, float]]], examples: list[Path], load
     base = raw["import mlcroissant"]
     per = {}
     for p in examples:
-        runs = raw[p.parent.name]
-        per[p.parent.name] = {
+        runs = raw[_name(p)]
+        per[_name(p)] = {
             "bytes": p.stat().st_size,
             "wall_s": round(_median(runs, "wall"), 3),
             "cpu_s": round(_median(runs, "cpu"), 3),
@@ -193,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     missing = [str(p) for p in examples if not p.is_file()]
     if missing:
         print(f"not found: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if len({_name(p) for p in examples}) < len(examples):
+        print("two descriptors have the same name (their folder's): give files of different folders", file=sys.stderr)
         return 2
     load = os.getloadavg()[0]
     raw = measure(examples, args.runs, pycache=not args.no_pycache)
