@@ -171,3 +171,24 @@ def test_update_benchmark_checks_the_content_and_prints_ratios(tmp_path: Path) -
     assert figures["update"]["update"] == "linked: syn-pro@2 <- syn-pro"
     assert all(figures[k]["wall"] > 0 for k in ("update", "alone", "full"))
     assert "wall / derivation alone" in proc.stdout
+
+
+def test_validate_benchmark_prints_ratios(tmp_path: Path) -> None:
+    """``bench_validate.py`` on one shipped descriptor, one round: the baseline, the ratios, the figures."""
+    out, raw = tmp_path / "validate.json", tmp_path / "raw.json"
+    desc = REPO / "croissant_lineage" / "family" / "families" / "mmlu" / "descriptors" / "mmlu-2020.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_validate.py"), "--runs", "1", "--examples", str(desc),
+         "--out", str(out), "--json", str(raw)],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert (figures["descriptors"], figures["runs"], figures["pycache"]) == (1, 1, True)
+    one = figures["per_descriptor"]["mmlu-2020"]
+    assert one["ratio_cpu"] > 0 and one["ratio_cpu_paired"] > 1 and one["after_import_cpu_s"] > 0
+    assert figures["ratio_cpu_max"] == one["ratio_cpu"]
+    runs = json.loads(raw.read_text(encoding="utf-8"))["runs"]
+    assert set(runs) == {"python -c pass", "import mlcroissant", "mmlu-2020"}
+    assert runs["mmlu-2020"][0]["status"] in (0, 1)
+    assert "paired cpu" in proc.stdout and "target <= 1.2" in proc.stdout

@@ -147,13 +147,40 @@ def test_validating_a_plain_descriptor_loads_no_lineage_machinery() -> None:
         "    status = main(['validate', 'croissant_lineage/family/families/mmlu/descriptors/mmlu-2020.json'])\n"
         "stages = sorted({m.split('.')[1] for m in sys.modules if m.startswith('croissant_lineage.')})\n"
         "parts = [m for m in ('croissant_lineage.findings.routing', 'croissant_lineage.lineage.graph') if m in sys.modules]\n"
-        "print(json.dumps([status, stages, parts, 'apache_beam' in sys.modules]))"
+        f"libs = [m for m in {_NOT_FOR_A_DESCRIPTOR!r} if m in sys.modules]\n"
+        "print(json.dumps([status, stages, parts, libs]))"
     )
-    status, stages, parts, beam = json.loads(_fresh(code))
+    status, stages, parts, libs = json.loads(_fresh(code))
     assert status in (0, 1)  # it ran (valid or with issues), not a usage error
-    for stage in ("linking", "findings", "prov", "enrich", "audits", "discovery", "hub", "beam", "workflows"):
+    for stage in ("lineage", "family", "linking", "findings", "prov", "enrich", "audits", "discovery", "hub", "beam",
+                  "workflows"):
         assert stage not in stages, stage
-    assert parts == [] and beam is False
+    assert parts == []
+    assert libs == []
+
+
+#: What validating a plain descriptor does not need, and mlcroissant does not load either (so
+#: it would be paid on top of ``import mlcroissant``): the family spec's JSON Schema
+#: validator, pyarrow's Parquet reader, the lineage checks, the card and family checks.
+_NOT_FOR_A_DESCRIPTOR = (
+    "apache_beam", "jsonschema", "pyarrow.parquet", "croissant_lineage.validate.lineage",
+    "croissant_lineage.validate.card", "croissant_lineage.validate.family", "croissant_lineage.validate.findings",
+    "croissant_lineage.croissant.limits", "croissant_lineage.croissant.describe",
+)
+
+
+def test_validating_a_family_spec_still_loads_its_checks() -> None:
+    """The other side of the lazy imports: a family spec given with a descriptor brings its checks."""
+    code = (
+        "import json, sys, contextlib, io\n"
+        "from croissant_lineage.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = main(['validate', 'examples/toy/family.json', 'croissant_lineage/family/families/mmlu/descriptors/mmlu-2020.json'])\n"
+        "print(json.dumps([status, [m for m in ('croissant_lineage.validate.family', 'jsonschema') if m in sys.modules]]))"
+    )
+    status, loaded = json.loads(_fresh(code))
+    assert status in (0, 1)
+    assert loaded == ["croissant_lineage.validate.family", "jsonschema"]
 
 
 def test_a_command_imports_only_its_own_modules() -> None:

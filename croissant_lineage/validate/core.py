@@ -11,35 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from croissant_lineage.croissant.descriptor import Descriptor, check_croissant
-from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import InputError, LineageError, SizeLimitError
-from croissant_lineage.family.spec import builtin_family_path
-from croissant_lineage.validate.card import check_card
 from croissant_lineage.validate.codes import expand_selection, issue
 from croissant_lineage.validate.context import check_context
 from croissant_lineage.validate.croissant import check_with_mlcroissant
 from croissant_lineage.validate.detect import Target, detect, expand_folder
-from croissant_lineage.validate.family import check_family
 from croissant_lineage.validate.files import FileCheck, check_files, file_checks
-from croissant_lineage.validate.lineage import (
-    ItemIndex,
-    check_cycles,
-    check_cycles_across,
-    check_edges,
-    check_items,
-    check_lineage_folder,
-    check_references,
-    edge_pairs,
-    read_lineage_table,
-)
+from croissant_lineage.validate.references import check_references
 from croissant_lineage.validate.report import Checked, Issue, ValidationReport
 from croissant_lineage.validate.structure import check_structure
+
+if TYPE_CHECKING:
+    from croissant_lineage.validate.lineage import ItemIndex
 
 __all__ = ["validate"]
 
@@ -47,6 +33,8 @@ _DESCRIPTOR_NAMES = ("croissant.json", "metadata.json")
 
 
 def _family_path(family: str | Path) -> Path:
+    from croissant_lineage.family.spec import builtin_family_path
+
     path = builtin_family_path(str(family)) or Path(family)
     if not path.is_file():
         raise InputError("family spec not found", path=path, hint="give a spec file or a built-in family name")
@@ -86,6 +74,9 @@ def _collect(paths: Sequence[str | Path]) -> tuple[list[Target], list[Issue]]:
 def _findings_doc(t: Target) -> Any:
     if t.path.suffix.lower() != ".parquet":
         return t.doc
+    import pyarrow.parquet as pq
+
+    from croissant_lineage.croissant.limits import check_cells, check_parquet
     from croissant_lineage.findings.parquet import findings_entries
 
     check_parquet(t.path)
@@ -95,6 +86,13 @@ def _findings_doc(t: Target) -> Any:
 def _check_table(t: Target, where: str, index: ItemIndex, edges: dict[str, list[tuple[str, str]]]) -> list[Issue]:
     """Check one lineage table; an edge table's (child, parent) pairs go to ``edges``, for
     the cycle check across every edge table of the run."""
+    from croissant_lineage.validate.lineage import (
+        check_edges,
+        check_items,
+        edge_pairs,
+        read_lineage_table,
+    )
+
     assert t.table is not None
     table, problems = read_lineage_table(t.path, t.table, where)
     if table is None:
@@ -138,7 +136,22 @@ def _card_descriptor(card: Path, descriptors: dict[Path, Target]) -> Descriptor 
     return None
 
 
-def _run(targets: list[Target], files: dict[Path, FileCheck]) -> list[Issue]:
+#: Kinds whose checks read item tables (findings are checked against the items of the run).
+_ITEM_KINDS = ("lineage", "lineage-table", "findings")
+
+
+def _item_index(targets: list[Target]) -> tuple[ItemIndex | None, list[Issue]]:
+    """The items of the run's lineage folders and items tables (checked on the way), or None
+    when no target of the run reads items (then no lineage table machinery is loaded)."""
+    if not any(t.kind in _ITEM_KINDS for t in targets):
+        return None, []
+    from croissant_lineage.validate.lineage import (
+        ItemIndex,
+        check_items,
+        check_lineage_folder,
+        read_lineage_table,
+    )
+
     index = ItemIndex()
     out: list[Issue] = []
     # Items first: findings and standalone edge tables are checked against them.
@@ -152,6 +165,46 @@ def _run(targets: list[Target], files: dict[Path, FileCheck]) -> list[Issue]:
             if table is not None:
                 out += check_items(table, _name(t.path))
                 index.add(table)
+    return index, out
+
+
+def _findings_issues(t: Target, where: str, index: ItemIndex) -> list[Issue]:
+    import pyarrow as pa
+
+    try:
+        doc = _findings_doc(t)
+    except SizeLimitError as exc:
+        return [issue("CLV001", f"findings table does not read: {exc.message}"[:300], where)]
+    except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError) as exc:
+        return [issue("CLV001", f"findings table does not read: {exc}"[:300], where)]
+    # Findings files only: a plain descriptor loads no routing or lineage graph.
+    from croissant_lineage.validate.findings import check_findings
+
+    return check_findings(doc, where, index)
+
+
+def _card_issues(t: Target, where: str, descriptors: dict[Path, Target]) -> list[Issue]:
+    try:
+        text = t.path.read_text("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [issue("CLV001", f"cannot read: {exc}"[:300], where)]
+    from croissant_lineage.validate.card import check_card
+
+    return check_card(t.path, text, where, _card_descriptor(t.path, descriptors))
+
+
+def _dataset_cycles(t: Target, where: str) -> list[Issue]:
+    """``CLV303`` between the datasets of a lineage folder's ``family.json`` given alone."""
+    from croissant_lineage.validate.lineage import check_cycles
+
+    derivs = t.doc.get("derivations", [])
+    pairs = [(d["child"], d["parent"]) for d in derivs if isinstance(derivs, list) and isinstance(d, dict)
+             and isinstance(d.get("child"), str) and isinstance(d.get("parent"), str)]
+    return check_cycles(pairs, where, what="dataset")
+
+
+def _run(targets: list[Target], files: dict[Path, FileCheck]) -> list[Issue]:
+    index, out = _item_index(targets)
     descriptors = {t.path.resolve(): t for t in targets if t.kind in ("descriptor", "enriched-descriptor")}
     edges: dict[str, list[tuple[str, str]]] = {}  # standalone edge tables, checked for cycles together
     for t in targets:
@@ -169,35 +222,24 @@ def _run(targets: list[Target], files: dict[Path, FileCheck]) -> list[Issue]:
                 continue
             out += _descriptor_issues(t, where, files.get(t.path.resolve()))
         elif t.kind == "lineage-table" and t.table != "items.parquet":
+            assert index is not None  # a lineage table makes the run read items
             out += _check_table(t, where, index, edges)
         elif t.kind == "lineage-family":
-            derivs = t.doc.get("derivations", [])
-            pairs = [(d["child"], d["parent"]) for d in derivs if isinstance(derivs, list) and isinstance(d, dict)
-                     and isinstance(d.get("child"), str) and isinstance(d.get("parent"), str)]
-            out += check_cycles(pairs, where, what="dataset")
+            out += _dataset_cycles(t, where)
         elif t.kind == "family":
+            from croissant_lineage.validate.family import check_family
+
             out += check_family(t.doc, t.path, where)
         elif t.kind == "findings":
-            try:
-                doc = _findings_doc(t)
-            except SizeLimitError as exc:
-                out.append(issue("CLV001", f"findings table does not read: {exc.message}"[:300], where))
-                continue
-            except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError) as exc:
-                out.append(issue("CLV001", f"findings table does not read: {exc}"[:300], where))
-                continue
-            # Findings files only: a plain descriptor loads no routing or lineage graph.
-            from croissant_lineage.validate.findings import check_findings
-
-            out += check_findings(doc, where, index)
+            assert index is not None  # a findings file makes the run read items
+            out += _findings_issues(t, where, index)
         elif t.kind == "card":
-            try:
-                text = t.path.read_text("utf-8-sig")
-            except (OSError, UnicodeDecodeError) as exc:
-                out.append(issue("CLV001", f"cannot read: {exc}"[:300], where))
-                continue
-            out += check_card(t.path, text, where, _card_descriptor(t.path, descriptors))
-    return out + check_cycles_across(edges)
+            out += _card_issues(t, where, descriptors)
+    if edges:
+        from croissant_lineage.validate.lineage import check_cycles_across
+
+        out += check_cycles_across(edges)
+    return out
 
 
 def _select(issues: Iterable[Issue], select: set[str] | None, ignore: set[str] | None, strict: bool) -> list[Issue]:

@@ -15,15 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-import yaml
-
 from croissant_lineage import _io
 from croissant_lineage._io import DuplicateKeyError, load_yaml, loads_json
 from croissant_lineage.croissant.jsonld import JsonLdContext, walk
 from croissant_lineage.croissant.namespaces import PROV_NS
-from croissant_lineage.validate.lineage import table_kind
 
 __all__ = ["Target", "detect", "expand_folder", "is_enriched", "is_lineage_folder"]
 
@@ -98,14 +93,7 @@ def detect(path: Path) -> Target:
     if suffix == ".md":
         return Target(path, "card")
     if suffix == ".parquet":
-        try:
-            schema = pq.read_schema(path)
-        except (pa.ArrowInvalid, OSError) as exc:
-            return Target(path, "unknown", problem=f"not a Parquet file: {exc}"[:300])
-        if set(schema.names) >= _FINDINGS_COLUMNS:
-            return Target(path, "findings")
-        name = table_kind(schema)
-        return Target(path, "lineage-table" if name else "unknown", table=name)
+        return _parquet_target(path)
     if suffix in (".json", ".jsonld", ".yaml", ".yml"):
         try:
             if path.stat().st_size > _io.reads.MAX_DOCUMENT_BYTES:
@@ -113,16 +101,44 @@ def detect(path: Path) -> Target:
             text = path.read_text("utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             return Target(path, "unknown", problem=f"cannot read: {exc}"[:300])
-        try:
-            doc = loads_json(text) if suffix in (".json", ".jsonld") else load_yaml(text)
-        except DuplicateKeyError as exc:
-            return Target(path, "unknown", problem=exc.msg)
-        except json.JSONDecodeError as exc:
-            return Target(path, "unknown", problem=f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
-        except yaml.YAMLError as exc:
-            return Target(path, "unknown", problem=f"does not parse as YAML: {exc}".replace("\n", " ")[:300])
-        return Target(path, _json_kind(doc), doc=doc)
+        if suffix in (".json", ".jsonld"):
+            try:
+                doc = loads_json(text)
+            except DuplicateKeyError as exc:
+                return Target(path, "unknown", problem=exc.msg)
+            except json.JSONDecodeError as exc:
+                return Target(path, "unknown", problem=f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+            return Target(path, _json_kind(doc), doc=doc)
+        return _yaml_target(path, text)
     return Target(path, "unknown")
+
+
+def _parquet_target(path: Path) -> Target:
+    """A Parquet file: findings or a lineage table, by its columns (pyarrow's Parquet reader
+    and the lineage schemas are loaded for Parquet files only)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from croissant_lineage.validate.lineage import table_kind
+
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        return Target(path, "unknown", problem=f"not a Parquet file: {exc}"[:300])
+    if set(schema.names) >= _FINDINGS_COLUMNS:
+        return Target(path, "findings")
+    name = table_kind(schema)
+    return Target(path, "lineage-table" if name else "unknown", table=name)
+
+
+def _yaml_target(path: Path, text: str) -> Target:
+    import yaml
+
+    try:
+        doc = load_yaml(text)
+    except yaml.YAMLError as exc:
+        return Target(path, "unknown", problem=f"does not parse as YAML: {exc}".replace("\n", " ")[:300])
+    return Target(path, _json_kind(doc), doc=doc)
 
 
 def _has_header(path: Path) -> bool:

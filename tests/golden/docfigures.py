@@ -42,6 +42,8 @@ SOURCES: dict[str, Callable[[], dict[str, Any]]] = {
     "real": figures.load,
     # the last run of benchmarks/bench_unblocked.py (fuzzy linking without blocks)
     "unblocked": lambda: json.loads((REPO / "benchmarks" / "unblocked.json").read_text("utf-8")),
+    # the last run of benchmarks/bench_validate.py (validate of one descriptor against import mlcroissant)
+    "validate": lambda: json.loads((REPO / "benchmarks" / "validate.json").read_text("utf-8")),
 }
 
 
