@@ -439,11 +439,12 @@ def _update(spec: FamilySpec, out: Path, inputs: LinkInputs, *, data_dir: str | 
         names = [*touched_by(plan), *plan.load]
         tables = {n: kept.items_of(n) for n in names if n not in plan.load}
         records = {n: kept.records_of(n) for n in tables}
+    packed: dict[str, PackedRecords] = dict(records)
     for n in plan.load:
-        tables[n] = load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside)
+        tables[n], packed[n] = load_items_packed(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside)
     tables = {n: tables[n] for n in dict.fromkeys(names)}
     try:
-        lineage = link_family(spec, tables, records=records, derivations=plan.derivations, progress=progress,
+        lineage = link_family(spec, tables, records=packed, derivations=plan.derivations, progress=progress,
                               kept=kept)
     except ValueError as exc:  # (tables that do not hold their summary's counts)
         return str(exc)

@@ -234,9 +234,13 @@ class Lineage(Result):
             group = table.slice(start, ITEMS_ROW_GROUP)
             if packed is not None:
                 group = _with_records(group, packed, start)
-            if kept is not None:
-                group = kept.fill(group, start)
-            yield conform(group, schema)
+            if kept is None:
+                yield conform(group, schema)
+            else:  # (kept rows copied from their file a query group at a time)
+                for at in range(0, group.num_rows, QUERY_ROW_GROUP):
+                    yield conform(kept.fill(group.slice(at, QUERY_ROW_GROUP), start + at), schema)
+                if not group.num_rows:
+                    yield conform(group, schema)
             del group  # the group's records, built for writing only
             release_memory()
 

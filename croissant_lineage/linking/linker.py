@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 from croissant_lineage.errors import SpecError
 from croissant_lineage.family.spec import ONE_CHILD_PER_PARENT, Derivation, FamilySpec, LinkRule
 from croissant_lineage.lineage.info import LinkSummary, family_info
-from croissant_lineage.lineage.kept import KeptFolder, KeptRows
+from croissant_lineage.lineage.kept import KeptFolder, KeptRows, NullRecords
 from croissant_lineage.lineage.keys import keys_unread
 from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
@@ -256,10 +256,8 @@ def _release_normaliser_caches() -> None:
 
 def _link_kept(spec: FamilySpec, kept: KeptFolder, tables: Mapping[str, pa.Table],
                records: Mapping[str, PackedRecords], derivations: list[Derivation], progress: bool) -> Lineage:
-    """:func:`link_family` with ``kept`` (see there): the new datasets' tables hold their
-    raw records in their ``record`` column; ``records`` holds those of kept datasets."""
-    if set(records) - set(kept.summary.items):
-        raise ValueError("an update takes the new datasets' tables with their records (load_items)")
+    """:func:`link_family` with ``kept`` (see there): ``records`` holds the raw records of
+    every dataset of ``tables`` (the new ones' packed, the kept ones' in the kept file)."""
     with _collector_paused():
         try:
             release_memory()
@@ -290,11 +288,22 @@ def _link_kept(spec: FamilySpec, kept: KeptFolder, tables: Mapping[str, pa.Table
                     parts.append(tables[n])
                 at += parts[-1].num_rows
             lineage = assemble_lineage(spec, parts, e_all, u_all, s_all, found, names=names)
+            held = [records[n] if n not in kept.summary.items else NullRecords(p.num_rows)
+                    for n, p in zip(names, parts, strict=True)]
+            lineage.items = _one_record_chunk_each(lineage.items, held)
+            lineage.hold_packed_records(held)
             lineage.hold_kept_rows(KeptRows(kept.items_file, tuple(ranges)))
             release_memory()
             return lineage
         finally:
             _release_normaliser_caches()
+
+
+def _one_record_chunk_each(items: pa.Table, parts: Sequence[PackedRecords]) -> pa.Table:
+    """``items`` with its ``record`` column null, one chunk per part of ``parts``."""
+    i = items.schema.get_field_index("record")
+    nulls = pa.chunked_array([pa.nulls(len(p), pa.string()) for p in parts], pa.string())
+    return items.set_column(i, items.schema.field("record"), nulls)
 
 
 def kept_items(items: pa.Table, name: str) -> pa.Table:

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from croissant_lineage.lineage import kept as kept_module
 from croissant_lineage.lineage import model
 from croissant_lineage.lineage.kept import HEAVY_COLUMNS, KeptFolder
 from croissant_lineage.lineage.model import Lineage
@@ -39,6 +40,7 @@ def _toy(tmp_path: Path, without: str | None = None, name: str = "family.json") 
 def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model, "QUERY_ROW_GROUP", GROUP)
     monkeypatch.setattr(model, "ITEMS_ROW_GROUP", 2 * GROUP)
+    monkeypatch.setattr(kept_module, "READ_GROUPS", 2)  # (two row groups of GROUP rows per read)
 
 
 class _Reads:
@@ -47,11 +49,11 @@ class _Reads:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, kept_items: Path):
         self.reads: list[tuple[tuple[str, ...], int]] = []
         self.whole: list[Any] = []
-        real_group, real_table = pq.ParquetFile.read_row_group, pq.read_table
+        real_group, real_table = pq.ParquetFile.read_row_groups, pq.read_table
         reads, whole, inode = self.reads, self.whole, kept_items.stat().st_ino
 
-        def read_row_group(pf: pq.ParquetFile, i: int, columns: Any = None, **kw: Any) -> Any:
-            t = real_group(pf, i, columns=columns, **kw)
+        def read_row_groups(pf: pq.ParquetFile, groups: Any, columns: Any = None, **kw: Any) -> Any:
+            t = real_group(pf, groups, columns=columns, **kw)
             reads.append((tuple(t.column_names), t.num_rows))
             return t
 
@@ -60,12 +62,12 @@ class _Reads:
                 whole.append(kw.get("columns"))
             return real_table(source, *a, **kw)
 
-        monkeypatch.setattr(pq.ParquetFile, "read_row_group", read_row_group)
+        monkeypatch.setattr(pq.ParquetFile, "read_row_groups", read_row_groups)
         monkeypatch.setattr(pq, "read_table", read_table)
 
 
 @pytest.mark.parametrize("added", ["toy-pro-v2", "toy-redux"])
-def test_update_reads_kept_records_a_row_group_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_update_reads_kept_records_a_block_of_row_groups_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          small_groups: None, added: str) -> None:
     full = write_lineage(_toy(tmp_path), tmp_path / "full").path
     out = tmp_path / "out"
@@ -77,7 +79,7 @@ def test_update_reads_kept_records_a_row_group_at_a_time(tmp_path: Path, monkeyp
     assert got.update is not None and got.update.startswith("linked: ")
     assert spy.whole == []  # the kept items file is never read whole
     with_records = [n for cols, n in spy.reads if "record" in cols]
-    assert with_records and max(with_records) <= GROUP  # records: one row group per read
+    assert with_records and max(with_records) <= 2 * GROUP  # records: two row groups per read
     assert sum(n for cols, n in spy.reads if "record" in cols and len(cols) > 1) == kept_rows  # copied once
     assert all("stem" not in cols for cols, _n in spy.reads if "record" in cols and len(cols) == 1)
     monkeypatch.undo()
