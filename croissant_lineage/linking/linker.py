@@ -50,7 +50,7 @@ from croissant_lineage.linking.normalize import (
 )
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "kept_items", "link_derivation", "link_family", "link_pairs"]
+__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link_derivation", "link_family", "link_pairs"]
 
 
 def link_derivation(
@@ -304,16 +304,6 @@ def _one_record_chunk_each(items: pa.Table, parts: Sequence[PackedRecords]) -> p
     i = items.schema.get_field_index("record")
     nulls = pa.chunked_array([pa.nulls(len(p), pa.string()) for p in parts], pa.string())
     return items.set_column(i, items.schema.field("record"), nulls)
-
-
-def kept_items(items: pa.Table, name: str) -> pa.Table:
-    """The rows of dataset ``name`` (contiguous: a lineage holds its datasets one after another)."""
-    ds = items.column("dataset")
-    at = pc.indices_nonzero(pc.equal(ds, name))
-    if not len(at):
-        return items.slice(0, 0)
-    first, last = at[0].as_py(), at[len(at) - 1].as_py()
-    return items.slice(first, last - first + 1)
 
 
 def _kept_parts(kept: KeptFolder) -> dict[tuple[str, str], tuple[pa.Table, pa.Table, dict[str, Any]]]:
