@@ -9,6 +9,8 @@ with ``update=True``. Baselines of the same run, each a fresh interpreter:
   parent (load both, link the one derivation, write the folder);
 * **full link**: ``write_lineage`` of the whole spec with the snapshot.
 
+The family without the snapshot is linked once into ``WORK/base`` (kept: a later run
+with the same ``--work`` reuses it) and copied to the folder each update rewrites.
 The update's folder is checked to hold the full link's tables (content), and the ratios
 are printed::
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -63,15 +66,20 @@ def _specs(work: Path, items: int) -> dict[str, Path]:
     return paths
 
 
-def run(work: Path, items: int) -> dict[str, Any]:
+def run(work: Path, items: int, *, base_only: bool = False) -> dict[str, Any]:
     specs = _specs(work, items)
-    upd, full, alone = work / "updated", work / "full", work / "alone"
+    base, upd, full, alone = work / "base", work / "updated", work / "full", work / "alone"
 
     def go(spec: Path, out: Path, update: bool = False) -> dict[str, Any]:
         return python_subprocess(_RUN.format(spec=str(specs[spec] if isinstance(spec, str) else spec), out=str(out),
                                              update=update), timeout=7200)
 
-    go("without", upd)  # (the folder to update; not timed)
+    if not (base / "inputs.json").exists():  # (the lineage to update, linked once and kept; not timed)
+        go("without", base)
+    shutil.rmtree(upd, ignore_errors=True)
+    shutil.copytree(base, upd)
+    if base_only:
+        return {}
     got = {"update": go("with", upd, update=True), "alone": go("alone", alone), "full": go("with", full)}
     same = python_subprocess(
         "from croissant_lineage.lineage.model import Lineage\n"
@@ -101,10 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--items", type=int, default=200_000)
     p.add_argument("--work", type=Path, help="folder for the family and lineages (kept; reused by a later run)")
     p.add_argument("--json", type=Path, help="write the raw figures here")
+    p.add_argument("--base-only", action="store_true",
+                   help="only link the family without the snapshot into WORK/base (what later runs update a copy of)")
     args = p.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-update-"))
     work.mkdir(parents=True, exist_ok=True)
-    r = run(work, args.items)
+    r = run(work, args.items, base_only=args.base_only)
+    if not r:
+        return 0
     print(report(r))
     if args.json:
         args.json.write_text(json.dumps(r, indent=1))

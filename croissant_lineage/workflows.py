@@ -50,9 +50,10 @@ from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_linea
 from croissant_lineage.lineage.info import INPUTS_FILE, LinkInputs, family_info
 from croissant_lineage.lineage.inputs import UPDATE_NOTICE, link_inputs, plan_update, touched_by
 from croissant_lineage.lineage.items import load_items, load_items_packed
+from croissant_lineage.lineage.kept import KeptFolder
 from croissant_lineage.lineage.model import Lineage, is_lineage_folder, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
-from croissant_lineage.linking.linker import kept_items, link_family
+from croissant_lineage.linking.linker import link_family
 
 __all__ = [
     "RUNNERS",
@@ -422,18 +423,29 @@ def _update(spec: FamilySpec, out: Path, inputs: LinkInputs, *, data_dir: str | 
             allow_outside: bool, progress: bool) -> tuple[Lineage, Sequence[Derivation]] | str:
     """The lineage of ``spec`` from the one in ``out`` and the derivations the spec adds,
     or why the whole family must be linked (see :mod:`croissant_lineage.lineage.inputs`)."""
-    # (the folder read is the output this run replaces, read whole before it is: not an input)
+    # (the folder read is the output this run replaces, read before it is: not an input; its
+    # items are read only in part: those the new derivations link against, without their
+    # records, and the others' ids; the rest is copied from its items file as the new one is written)
     with probing_outputs():
         if not is_lineage_folder(out) or not (out / INPUTS_FILE).is_file():
             return f"{out} holds no lineage written with {INPUTS_FILE}"
         plan = plan_update(LinkInputs.from_dict(read_json(out / INPUTS_FILE)), spec, inputs)
         if isinstance(plan, str):
             return plan
-        kept = Lineage.read(out)
-    tables = {n: load_items(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside) if n in plan.load
-              else kept_items(kept.items, n) for n in [*touched_by(plan), *plan.load]}
+        try:
+            kept = KeptFolder(out)
+        except ValueError as exc:  # (an items file that does not hold its summary's counts)
+            return str(exc)
+        names = [*touched_by(plan), *plan.load]
+        tables = {n: kept.items_of(n) for n in names if n not in plan.load}
+        records = {n: kept.records_of(n) for n in tables}
+    packed: dict[str, PackedRecords] = dict(records)
+    for n in plan.load:
+        tables[n], packed[n] = load_items_packed(spec.dataset(n), data_dir=data_dir, allow_outside=allow_outside)
+    tables = {n: tables[n] for n in dict.fromkeys(names)}
     try:
-        lineage = link_family(spec, tables, derivations=plan.derivations, progress=progress, kept=kept)
+        lineage = link_family(spec, tables, records=packed, derivations=plan.derivations, progress=progress,
+                              kept=kept)
     except ValueError as exc:  # (tables that do not hold their summary's counts)
         return str(exc)
     return lineage, plan.derivations

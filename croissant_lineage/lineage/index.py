@@ -89,7 +89,8 @@ def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Ta
         _part(parent, PARENT_OF, child),
         _duplicate_part(duplicates),
     ])
-    table = table.filter(pc.is_valid(table.column("ref")))
+    if table.column("ref").null_count:  # (a copy of the whole index only when there is something to drop)
+        table = table.filter(pc.is_valid(table.column("ref")))
     return table.sort_by([("ref", "ascending"), ("kind", "ascending"), ("row", "ascending")]).combine_chunks()
 
 

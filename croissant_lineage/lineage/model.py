@@ -59,6 +59,7 @@ from croissant_lineage.lineage.info import (
     LinkSummary,
     family_info,
 )
+from croissant_lineage.lineage.kept import ItemsFile, KeptRows
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.lineage.schema import (
     DUPLICATES_SCHEMA,
@@ -175,7 +176,7 @@ class Lineage(Result):
     def __repr__(self) -> str:
         groups = self.duplicates.group_by(["dataset", "group"]).aggregate([]).num_rows
         return (  # the item count without building records held packed
-            f"Lineage(items={items_without_records(self).num_rows}, edges={self.edges.num_rows}, "
+            f"Lineage(items={_held_items(self).num_rows}, edges={self.edges.num_rows}, "
             f"duplicate_groups={groups}, unmatched={self.unmatched.num_rows})"
         )
 
@@ -205,35 +206,52 @@ class Lineage(Result):
             _packed=tuple(packed),
         )
 
+    def hold_kept_rows(self, kept: KeptRows) -> None:
+        """Keep the rows ``kept`` names in the lineage file they were read from: the items
+        table holds them light (without their texts and records: what a link update reads,
+        :mod:`croissant_lineage.lineage.kept`). :attr:`items` gives the whole table (read on
+        first access, then kept); :meth:`write` copies those rows from the file a row group
+        at a time, then reads them from the file it wrote."""
+        self.__dict__["_kept"] = kept
+
     def __getstate__(self) -> dict[str, Any]:
         """Pickled with its items table whole (the records built)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_items", "_packed", GRAPH_SLOT)}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_items", "_packed", "_kept", GRAPH_SLOT)}
         state["_items"] = self._items_table()
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__dict__["_packed"] = None
+        self.__dict__.update(_packed=None, _kept=None)
 
     def _item_groups(self, schema: pa.Schema) -> Iterator[pa.Table]:
         """The items table (cast to ``schema``) as the row groups of ``items.parquet``:
         :data:`ITEMS_ROW_GROUP` rows each (one group when fewer), records held packed built a
         group at a time (a million synthetic items: 60 MB of records alive, not 462)."""
-        packed = self.__dict__.get("_packed")
-        table = self.items if packed is None else self.__dict__["_items"]
+        packed, kept = self.__dict__.get("_packed"), self.__dict__.get("_kept")
+        table = self.items if packed is None and kept is None else self.__dict__["_items"]
         for start in range(0, max(table.num_rows, 1), ITEMS_ROW_GROUP):
             group = table.slice(start, ITEMS_ROW_GROUP)
             if packed is not None:
                 group = _with_records(group, packed, start)
-            yield conform(group, schema)
+            if kept is None:
+                yield conform(group, schema)
+            else:  # (kept rows copied from their file a query group at a time)
+                for at in range(0, group.num_rows, QUERY_ROW_GROUP):
+                    yield conform(kept.fill(group.slice(at, QUERY_ROW_GROUP), start + at), schema)
+                if not group.num_rows:
+                    yield conform(group, schema)
             del group  # the group's records, built for writing only
             release_memory()
 
     def _items_table(self) -> pa.Table:
         """The items table with its records, built without keeping it when they are held
         packed (what writing and pickling need once)."""
-        packed = self.__dict__.get("_packed")
-        return self.items if packed is None else _with_records(self.__dict__["_items"], packed)
+        packed, kept = self.__dict__.get("_packed"), self.__dict__.get("_kept")
+        if packed is None and kept is None:
+            return self.items
+        table = self.__dict__["_items"] if packed is None else _with_records(self.__dict__["_items"], packed)
+        return table if kept is None else kept.fill(table)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: :attr:`summary`, the counts written to ``summary.json`` (what
@@ -298,13 +316,16 @@ class Lineage(Result):
                 else:
                     table = getattr(self, name.split(".")[0]).cast(schema)
                     atomic_write_parquet_groups(tmp / name, schema, _query_groups(table))
-            index = build_index(items_without_records(self), self.edges, self.duplicates)
+            index = build_index(_held_items(self), self.edges, self.duplicates)
             atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index), statistics=["ref"])
             del index
             atomic_write_json(tmp / "family.json", self.family.to_dict())
             if inputs is not None:
                 atomic_write_json(tmp / INPUTS_FILE, inputs.to_dict())
             atomic_write_json(tmp / "summary.json", {"generator": GENERATOR, **self.summary.to_dict()})
+        kept = self.__dict__.get("_kept")
+        if kept is not None:  # (the file read from is gone when the folder written replaced it)
+            self.__dict__["_kept"] = kept.moved_to(ItemsFile(out / "items.parquet"))
         return out
 
     @classmethod
@@ -359,6 +380,8 @@ def _items(self: Lineage) -> pa.Table:
     state = self.__dict__
     if state.get("_packed") is not None:
         state.update(_items=_with_records(state["_items"], state["_packed"]), _packed=None)
+    if state.get("_kept") is not None:
+        state.update(_items=state["_kept"].fill(state["_items"]), _kept=None)
     table: pa.Table = state["_items"]
     return table
 
@@ -381,7 +404,7 @@ def _with_records(base: pa.Table, packed: Sequence[PackedRecords], start: int = 
 
 
 def _set_items(self: Lineage, table: pa.Table) -> None:
-    self.__dict__.update(_items=table, _packed=None)
+    self.__dict__.update(_items=table, _packed=None, _kept=None)
 
 
 # The dataclass field ``items`` read and set through a property (set by ``__init__``).
@@ -410,8 +433,21 @@ _TRIM: Any = None
 def items_without_records(lineage: Lineage) -> pa.Table:
     """``lineage.items`` for a reader that never looks at the raw records: without building
     them when they are held packed (the ``record`` column is then all null)."""
-    base = lineage.__dict__.get("_items")
-    return base if base is not None and lineage.__dict__.get("_packed") is not None else lineage.items
+    state = lineage.__dict__
+    if state.get("_kept") is not None:  # (its kept rows read from the file, not kept)
+        return state["_kept"].fill(state["_items"], records=False)
+    base = state.get("_items")
+    return base if base is not None and state.get("_packed") is not None else lineage.items
+
+
+def _held_items(lineage: Lineage) -> pa.Table:
+    """The items table as held, without building records or reading kept rows: its ids
+    (``dataset``, ``item``) and keys are those of :attr:`Lineage.items`, row for row."""
+    state = lineage.__dict__
+    if state.get("_kept") is not None or state.get("_packed") is not None:
+        table: pa.Table = state["_items"]
+        return table
+    return lineage.items
 
 
 def _read_table(path: Path, schema: pa.Schema, *, records: bool) -> pa.Table:

@@ -34,6 +34,7 @@ from tqdm.auto import tqdm
 from croissant_lineage.errors import SpecError
 from croissant_lineage.family.spec import ONE_CHILD_PER_PARENT, Derivation, FamilySpec, LinkRule
 from croissant_lineage.lineage.info import LinkSummary, family_info
+from croissant_lineage.lineage.kept import KeptFolder, KeptRows, NullRecords
 from croissant_lineage.lineage.keys import keys_unread
 from croissant_lineage.lineage.model import Lineage, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
@@ -49,7 +50,7 @@ from croissant_lineage.linking.normalize import (
 )
 from croissant_lineage.linking.sides import Side
 
-__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "kept_items", "link_derivation", "link_family", "link_pairs"]
+__all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link_derivation", "link_family", "link_pairs"]
 
 
 def link_derivation(
@@ -200,7 +201,7 @@ def link_family(
     records: Mapping[str, PackedRecords] | None = None,
     derivations: Sequence[Derivation] | None = None,
     progress: bool = False,
-    kept: Lineage | None = None,
+    kept: KeptFolder | None = None,
 ) -> Lineage:
     """Link the loaded items of a family: the one builder of a linked :class:`Lineage`.
 
@@ -217,11 +218,13 @@ def link_family(
         derivations: The derivations to link (default: every item derivation of ``spec``);
             both their datasets must be in ``tables``.
         progress: Show progress bars (tqdm; works in terminals and notebooks).
-        kept: A lineage of ``spec`` linked before (read with its records) whose
-            derivations are kept as they are: ``derivations`` (those it lacks) are
-            linked among ``tables`` (the datasets it lacks and those they link with),
-            and the result holds its items, edges, unmatched rows and duplicate groups
-            with the new ones, in spec order: what linking the whole family gives.
+        kept: The folder of a lineage of ``spec`` linked before, whose derivations are
+            kept as they are: ``derivations`` (those it lacks) are linked among ``tables``
+            (the datasets it lacks, with their records, and those they link with, read
+            from it with ``records`` from it), and the result holds its items (left in
+            its file until written: :meth:`Lineage.hold_kept_rows`), edges, unmatched
+            rows and duplicate groups with the new ones, in spec order: what linking the
+            whole family gives.
 
     Raises:
         LineageError: a link rule that cannot be applied (a field the records lack).
@@ -251,13 +254,10 @@ def _release_normaliser_caches() -> None:
     normalize_option_cased.cache_clear()
 
 
-def _link_kept(spec: FamilySpec, kept: Lineage, tables: Mapping[str, pa.Table], records: Mapping[str, PackedRecords],
-               derivations: list[Derivation], progress: bool) -> Lineage:
-    """:func:`link_family` with ``kept`` (see there): ``tables`` hold the raw records in
-    their ``record`` column, or ``records`` holds them (a dataset's items are then written
-    with them)."""
-    if records:
-        raise ValueError("an update takes tables with their records (load_items), not packed records")
+def _link_kept(spec: FamilySpec, kept: KeptFolder, tables: Mapping[str, pa.Table],
+               records: Mapping[str, PackedRecords], derivations: list[Derivation], progress: bool) -> Lineage:
+    """:func:`link_family` with ``kept`` (see there): ``records`` holds the raw records of
+    every dataset of ``tables`` (the new ones' packed, the kept ones' in the kept file)."""
     with _collector_paused():
         try:
             release_memory()
@@ -279,25 +279,34 @@ def _link_kept(spec: FamilySpec, kept: Lineage, tables: Mapping[str, pa.Table], 
                     s_all.append(st)
             found += _kept_groups(kept.duplicates, set(tables))
             names = [d.name for d in spec.datasets.values() if d.has_items]
-            parts = [tables[n] if n in tables else kept_items(kept.items, n) for n in names]
+            parts, ranges, at = [], [], 0
+            for n in names:
+                if n in kept.summary.items:  # (light: its rows are copied from the kept file)
+                    parts.append(kept.light_items(n))
+                    ranges.append((at, kept.rows(n)[0], parts[-1].num_rows))
+                else:
+                    parts.append(tables[n])
+                at += parts[-1].num_rows
             lineage = assemble_lineage(spec, parts, e_all, u_all, s_all, found, names=names)
+            held = [records[n] if n not in kept.summary.items else NullRecords(p.num_rows)
+                    for n, p in zip(names, parts, strict=True)]
+            lineage.items = _one_record_chunk_each(lineage.items, held)
+            lineage.hold_packed_records(held)
+            lineage.hold_kept_rows(KeptRows(kept.items_file, tuple(ranges)))
             release_memory()
             return lineage
         finally:
             _release_normaliser_caches()
 
 
-def kept_items(items: pa.Table, name: str) -> pa.Table:
-    """The rows of dataset ``name`` (contiguous: a lineage holds its datasets one after another)."""
-    ds = items.column("dataset")
-    at = pc.indices_nonzero(pc.equal(ds, name))
-    if not len(at):
-        return items.slice(0, 0)
-    first, last = at[0].as_py(), at[len(at) - 1].as_py()
-    return items.slice(first, last - first + 1)
+def _one_record_chunk_each(items: pa.Table, parts: Sequence[PackedRecords]) -> pa.Table:
+    """``items`` with its ``record`` column null, one chunk per part of ``parts``."""
+    i = items.schema.get_field_index("record")
+    nulls = pa.chunked_array([pa.nulls(len(p), pa.string()) for p in parts], pa.string())
+    return items.set_column(i, items.schema.field("record"), nulls)
 
 
-def _kept_parts(kept: Lineage) -> dict[tuple[str, str], tuple[pa.Table, pa.Table, dict[str, Any]]]:
+def _kept_parts(kept: KeptFolder) -> dict[tuple[str, str], tuple[pa.Table, pa.Table, dict[str, Any]]]:
     """Each derivation of ``kept``: its edges, its unmatched rows and its counts (the tables
     hold the derivations one after another, in the order of the summary's counts)."""
     out = {}

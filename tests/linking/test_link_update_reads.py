@@ -1,0 +1,117 @@
+"""``link --update`` reads of the kept folder only what the new derivations link against:
+the kept items' raw records are copied a row group at a time, never read whole."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from croissant_lineage.lineage import kept as kept_module
+from croissant_lineage.lineage import model
+from croissant_lineage.lineage.kept import HEAVY_COLUMNS, KeptFolder
+from croissant_lineage.lineage.model import Lineage
+from croissant_lineage.workflows import write_lineage
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: Rows per row group of the lineage tables in these tests: the toy family's items in many groups.
+GROUP = 8
+
+
+def _toy(tmp_path: Path, without: str | None = None, name: str = "family.json") -> Path:
+    root = tmp_path / "toy"
+    if not root.exists():
+        shutil.copytree(REPO / "examples" / "toy", root)
+    doc = json.loads((root / "family.json").read_text())
+    if without:
+        doc["datasets"] = [d for d in doc["datasets"] if d["name"] != without]
+        doc["derivations"] = [d for d in doc["derivations"] if without not in (d["child"], d["parent"])]
+    (root / name).write_text(json.dumps(doc))
+    return root / name
+
+
+@pytest.fixture
+def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model, "QUERY_ROW_GROUP", GROUP)
+    monkeypatch.setattr(model, "ITEMS_ROW_GROUP", 2 * GROUP)
+    monkeypatch.setattr(kept_module, "READ_GROUPS", 2)  # (two row groups of GROUP rows per read)
+
+
+class _Reads:
+    """Every read of a kept ``items.parquet``: (columns, rows returned)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, kept_items: Path):
+        self.reads: list[tuple[tuple[str, ...], int]] = []
+        self.whole: list[Any] = []
+        real_group, real_table = pq.ParquetFile.read_row_groups, pq.read_table
+        reads, whole, inode = self.reads, self.whole, kept_items.stat().st_ino
+
+        def read_row_groups(pf: pq.ParquetFile, groups: Any, columns: Any = None, **kw: Any) -> Any:
+            t = real_group(pf, groups, columns=columns, **kw)
+            reads.append((tuple(t.column_names), t.num_rows))
+            return t
+
+        def read_table(source: Any, *a: Any, **kw: Any) -> Any:
+            if isinstance(source, (str, Path)) and Path(source).exists() and Path(source).stat().st_ino == inode:
+                whole.append(kw.get("columns"))
+            return real_table(source, *a, **kw)
+
+        monkeypatch.setattr(pq.ParquetFile, "read_row_groups", read_row_groups)
+        monkeypatch.setattr(pq, "read_table", read_table)
+
+
+@pytest.mark.parametrize("added", ["toy-pro-v2", "toy-redux"])
+def test_update_reads_kept_records_a_block_of_row_groups_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         small_groups: None, added: str) -> None:
+    full = write_lineage(_toy(tmp_path), tmp_path / "full").path
+    out = tmp_path / "out"
+    write_lineage(_toy(tmp_path, added, "minus.json"), out)
+    kept_rows = pq.ParquetFile(out / "items.parquet").metadata.num_rows
+    assert pq.ParquetFile(out / "items.parquet").metadata.num_row_groups > 4
+    spy = _Reads(monkeypatch, out / "items.parquet")
+    got = write_lineage(_toy(tmp_path), out, update=True)
+    assert got.update is not None and got.update.startswith("linked: ")
+    assert spy.whole == []  # the kept items file is never read whole
+    with_records = [n for cols, n in spy.reads if "record" in cols]
+    assert with_records and max(with_records) <= 2 * GROUP  # records: two row groups per read
+    assert sum(n for cols, n in spy.reads if "record" in cols and len(cols) > 1) == kept_rows  # copied once
+    assert all("stem" not in cols for cols, _n in spy.reads if "record" in cols and len(cols) == 1)
+    monkeypatch.undo()
+    x, y = Lineage.read(out), Lineage.read(full)
+    for name in ("items", "edges", "duplicates", "unmatched"):
+        assert getattr(x, name).equals(getattr(y, name)), name
+    assert x.summary == y.summary
+    # the lineage returned: its kept rows read from the folder written, on first access
+    assert got.lineage.items.equals(y.items)
+    assert pickle.loads(pickle.dumps(got.lineage)).items.equals(y.items)
+
+
+def test_kept_folder_reads_light_rows(tmp_path: Path) -> None:
+    out = write_lineage(_toy(tmp_path), tmp_path / "out").path
+    kept, whole = KeptFolder(out), Lineage.read(out)
+    name = next(iter(kept.summary.items))
+    light, items = kept.light_items(name), whole.items_of(name)
+    assert light.column("item").equals(items.column("item"))
+    assert all(light.column(c).null_count == light.num_rows for c in HEAVY_COLUMNS)
+    linked = kept.items_of(name)
+    assert linked.column("stem").equals(items.column("stem"))
+    assert linked.column("record").null_count == linked.num_rows
+    assert kept.records_of(name).array().equals(items.column("record").combine_chunks())
+    assert kept.edges.equals(whole.edges) and kept.duplicates.equals(whole.duplicates)
+
+
+def test_an_items_file_short_of_its_summary_links_the_whole_family(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_lineage(_toy(tmp_path, "toy-pro-v2", "minus.json"), out)
+    summary = json.loads((out / "summary.json").read_text())
+    first = next(iter(summary["items"]))
+    summary["items"][first] += 1
+    (out / "summary.json").write_text(json.dumps(summary))
+    got = write_lineage(_toy(tmp_path), out, update=True)
+    assert got.update is not None and got.update.startswith("CL-W003")
