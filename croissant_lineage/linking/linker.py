@@ -49,7 +49,7 @@ from croissant_lineage.linking.normalize import (
     normalize_stem,
 )
 from croissant_lineage.linking.sides import Side
-from croissant_lineage.linking.threads import thread_count, threaded_map
+from croissant_lineage.linking.threads import MAX_THREADED_ITEMS, thread_count, threaded_map
 
 __all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "kept_items", "link_derivation", "link_family", "link_pairs"]
 
@@ -402,7 +402,7 @@ def _link_derivations(
     for name in tables:
         if name not in last_use:
             found.extend(side_duplicates(name, Side(tables[name])))
-    if thread_count() > 1 and len(derivations) > 1:
+    if len(derivations) > 1 and sum(t.num_rows for t in tables.values()) <= MAX_THREADED_ITEMS and thread_count() > 1:
         edge_parts, unmatched_parts, stats, groups = _link_threaded(spec, tables, records or {}, derivations, progress)
         for k, deriv in enumerate(derivations):  # the order one thread releases the sides in
             for name in dict.fromkeys((deriv.child, deriv.parent)):

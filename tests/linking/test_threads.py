@@ -139,3 +139,25 @@ def test_mmlu_family_is_the_same_with_and_without_threads(
     alone = link("mmlu", data_dir=shared_data)
     monkeypatch.setenv(ENV, "2")
     _same(alone, link("mmlu", data_dir=shared_data))
+
+
+def test_a_large_family_links_its_derivations_on_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above MAX_THREADED_ITEMS items the derivations link one after the other (memory), the
+    same lineage either way."""
+    from croissant_lineage.linking import linker
+
+    calls: list[int] = []
+    real = linker._link_threaded
+
+    def spy(*a, **k):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(linker, "_link_threaded", spy)
+    monkeypatch.setenv(ENV, "2")
+    threaded = link(TOY / "family.json")
+    assert calls == [1]
+    monkeypatch.setattr(linker, "MAX_THREADED_ITEMS", 10)
+    alone = link(TOY / "family.json")
+    assert calls == [1]
+    _same(alone, threaded)
