@@ -44,7 +44,7 @@ from croissant_lineage.beam.pipeline import link_beam
 from croissant_lineage.enrich.family import FamilyEnrichResult
 from croissant_lineage.enrich.family import enrich_family as _enrich_here
 from croissant_lineage.errors import ArgumentError, InputError
-from croissant_lineage.family.spec import Derivation, FamilySpec, as_spec
+from croissant_lineage.family.spec import DatasetSpec, Derivation, FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.lineage.graph import LineageLike, as_lineage, check_lineage_arg
 from croissant_lineage.lineage.info import INPUTS_FILE, LinkInputs, family_info
@@ -54,6 +54,7 @@ from croissant_lineage.lineage.kept import KeptFolder
 from croissant_lineage.lineage.model import Lineage, is_lineage_folder, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.linking.linker import link_family
+from croissant_lineage.linking.threads import threaded_map
 
 __all__ = [
     "RUNNERS",
@@ -360,8 +361,16 @@ def link(
     with_items = [d for d in spec.datasets.values() if d.has_items]
     tables: dict[str, pa.Table] = {}
     records: dict[str, PackedRecords] = {}  # the raw records, compressed until written
-    for ds in tqdm(with_items, desc="load", unit="dataset", disable=not progress):
-        tables[ds.name], records[ds.name] = load_items_packed(ds, data_dir=data_dir, allow_outside=allow_outside)
+    with tqdm(total=len(with_items), desc="load", unit="dataset", disable=not progress) as bar:
+
+        def load(ds: DatasetSpec) -> tuple[pa.Table, PackedRecords]:
+            out = load_items_packed(ds, data_dir=data_dir, allow_outside=allow_outside)
+            bar.update()
+            return out
+
+        # datasets load on threads (CROISSANT_LINEAGE_THREADS), kept in spec order
+        for ds, (table, packed) in zip(with_items, threaded_map(load, with_items), strict=True):
+            tables[ds.name], records[ds.name] = table, packed
     release_memory()
     return link_family(spec, tables, records=records, progress=progress)
 

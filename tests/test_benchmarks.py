@@ -35,7 +35,8 @@ def test_prints_every_section_with_ratios(quick: tuple[str, dict]) -> None:
     ratio = r"\s+\d+(\.\d+)?\s+\d+(\.\d+)?"
     for label in (
         r"\(a\) link / mlcroissant, same datasets",
-        r"\(b\) link / pyarrow read, whole family",
+        r"\(b\) link \+ write / \(pyarrow read \+ plain write\)",
+        r"\(b0\) link \+ write / pyarrow read alone",
         r"\(b''\) loading the items, whole family / pyarrow read",
         r"\(b''\) writing the lineage folder / pyarrow read",
         r"speed-up of rapidfuzz over difflib",
@@ -53,8 +54,12 @@ def test_json_holds_the_figures(quick: tuple[str, dict]) -> None:
     assert set(sections) == {"link", "fuzzy", "enrich", "resolve", "scale", "prov"}
     link = sections["link"]
     assert link["mlcroissant_readable"]  # the synthetic descriptors are readable by mlcroissant
-    for name in ("link_all", "link_same", "pyarrow_all", "mlcroissant_same", "load_all", "write_all"):
+    for name in ("link_all", "link_same", "pyarrow_all", "pyarrow_all_write", "mlcroissant_same", "load_all",
+                 "write_all"):
         assert link["times"][name]["median_wall"] > 0
+    # 1b's baseline: the read and a plain write of the lineage folder's tables
+    assert link["ratios"]["link_all_over_pyarrow_write"][0] > 0
+    assert any(t["name"].startswith("1b link + write / (pyarrow read + plain write)") for t in data["targets"])
     # the parts of link each cost less than the whole link (same family, same run)
     for part in ("load_all", "write_all"):
         assert link["times"][part]["median_cpu"] < link["times"]["link_all"]["median_cpu"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import weakref
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -98,24 +99,32 @@ UNVERIFIED_METHOD = "unverified"
 
 class TokenWeights:
     """Inverse document frequency of tokens among one parent dataset's subject, built
-    the first time a group is asked for."""
+    the first time a group is asked for (once, whichever of the threads sharing them asks
+    first: the others wait for it)."""
 
     def __init__(self, members: Mapping[tuple[str, str | None], Sequence[JoinItem]]):
         self._members = members
         self._fns: dict[tuple[str, str | None], Callable[[str], float]] = {}
+        self._lock = threading.RLock()
 
     def read(self, groups: Iterable[tuple[str, str | None]]) -> None:
         """Read in one :meth:`JoinItem.read_evidence` call the evidence of the members of
         ``groups`` whose weights are not built yet (what :meth:`for_group` of each would read
         one group at a time: the column-wide gates and their patterns run once, not per group)."""
-        pending = [k for k in dict.fromkeys(groups) if k not in self._fns]
-        JoinItem.read_evidence([item for k in pending for item in self._members.get(k, ())])
+        with self._lock:
+            pending = [k for k in dict.fromkeys(groups) if k not in self._fns]
+            JoinItem.read_evidence([item for k in pending for item in self._members.get(k, ())])
 
     def for_group(self, dataset: str, subject: str | None) -> Callable[[str], float]:
         """Token -> weight among the items of ``dataset`` in ``subject``."""
         fn = self._fns.get((dataset, subject))
         if fn is not None:
             return fn
+        with self._lock:
+            fn = self._fns.get((dataset, subject))
+            return fn if fn is not None else self._build(dataset, subject)
+
+    def _build(self, dataset: str, subject: str | None) -> Callable[[str], float]:
         members = self._members.get((dataset, subject), ())
         JoinItem.read_evidence(members)
         n = len(members)
@@ -425,6 +434,7 @@ class _RowIndex(Mapping[str, int]):
 _PARENT_CHECKERS: weakref.WeakKeyDictionary[Side, dict[tuple[str, NumberReader], Checker]] = (
     weakref.WeakKeyDictionary()
 )
+_CHECKERS_LOCK = threading.Lock()
 
 
 def _checker(deriv: Derivation, child: Side, parent: Side) -> Checker:
@@ -436,11 +446,12 @@ def _checker(deriv: Derivation, child: Side, parent: Side) -> Checker:
     def items(side: Side, name: str) -> pa.Table:
         return side.table.select(cols).append_column("dataset", pa.array([name] * len(side), pa.string()))
 
-    cached = _PARENT_CHECKERS.setdefault(parent, {})
     key = (deriv.parent, readers[deriv.parent])
-    base = cached.get(key)
-    if base is None:
-        base = cached[key] = Checker(items(parent, deriv.parent), {deriv.parent: readers[deriv.parent]})
+    with _CHECKERS_LOCK:  # derivations linked on several threads share one parent checker
+        cached = _PARENT_CHECKERS.setdefault(parent, {})
+        base = cached.get(key)
+        if base is None:
+            base = cached[key] = Checker(items(parent, deriv.parent), {deriv.parent: readers[deriv.parent]})
     return base.extended(items(child, deriv.child), {deriv.child: readers[deriv.child]})
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -49,6 +50,7 @@ from croissant_lineage.linking.normalize import (
     normalize_stem,
 )
 from croissant_lineage.linking.sides import Side
+from croissant_lineage.linking.threads import MAX_THREADED_ITEMS, thread_count, threaded_map
 
 __all__ = ["ONE_CHILD_PER_PARENT", "assemble_lineage", "link_derivation", "link_family", "link_pairs"]
 
@@ -405,22 +407,24 @@ def _link_derivations(
     """
     derivations = spec.item_derivations() if derivations is None else list(derivations)
     last_use = {name: k for k, d in enumerate(derivations) for name in (d.child, d.parent)}
-    sides: dict[str, Side] = {}
     found: list[DuplicateGroup] = []
     for name in tables:
         if name not in last_use:
             found.extend(side_duplicates(name, Side(tables[name])))
+    if len(derivations) > 1 and sum(t.num_rows for t in tables.values()) <= MAX_THREADED_ITEMS and thread_count() > 1:
+        edge_parts, unmatched_parts, stats, groups = _link_threaded(spec, tables, records or {}, derivations, progress)
+        for k, deriv in enumerate(derivations):  # the order one thread releases the sides in
+            for name in dict.fromkeys((deriv.child, deriv.parent)):
+                if last_use[name] == k:
+                    found.extend(groups[name])
+        return edge_parts, unmatched_parts, stats, found
+    sides: dict[str, Side] = {}
     edge_parts, unmatched_parts, stats = [], [], []
     for k, deriv in enumerate(tqdm(derivations, desc="link", unit="derivation", disable=not progress)):
         for name in (deriv.child, deriv.parent):
             if name not in sides:
                 sides[name] = Side(tables[name], (records or {}).get(name))
-        try:
-            e, u, s = _link_sides(deriv, sides[deriv.child], sides[deriv.parent])
-        except SpecError as exc:  # a link rule names a field the records lack: point at the spec
-            if exc.path is not None:
-                raise
-            raise SpecError(exc.message, path=spec.path, hint=exc.hint) from None
+        e, u, s = _link_one(spec, deriv, sides[deriv.child], sides[deriv.parent])
         edge_parts.append(e)
         unmatched_parts.append(u)
         stats.append(s)
@@ -429,3 +433,69 @@ def _link_derivations(
                 found.extend(side_duplicates(name, sides.pop(name)))
         release_memory()
     return edge_parts, unmatched_parts, stats, found
+
+
+def _link_one(spec: FamilySpec, deriv: Derivation, child: Side, parent: Side) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    """:func:`_link_sides` of one derivation; a link rule naming a field the records lack points at the spec."""
+    try:
+        return _link_sides(deriv, child, parent)
+    except SpecError as exc:
+        if exc.path is not None:
+            raise
+        raise SpecError(exc.message, path=spec.path, hint=exc.hint) from None
+
+
+class _SharedSides:
+    """The sides of the derivations linked on several threads: each dataset's side made by
+    the first derivation that asks for it, shared, and handed back (for its duplicate
+    groups) when the last derivation using it is done."""
+
+    def __init__(self, tables: Mapping[str, pa.Table], records: Mapping[str, PackedRecords],
+                 derivations: Sequence[Derivation]):
+        self._tables, self._records = tables, records
+        self._uses: Counter[str] = Counter(n for d in derivations for n in dict.fromkeys((d.child, d.parent)))
+        self._sides: dict[str, Side] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> Side:
+        with self._lock:
+            side = self._sides.get(name)
+            if side is None:
+                side = self._sides[name] = Side(self._tables[name], self._records.get(name))
+            return side
+
+    def done(self, deriv: Derivation) -> list[tuple[str, Side]]:
+        """The sides no derivation uses any more once ``deriv`` is linked (no longer shared)."""
+        out = []
+        with self._lock:
+            for name in dict.fromkeys((deriv.child, deriv.parent)):
+                self._uses[name] -= 1
+                if not self._uses[name]:
+                    out.append((name, self._sides.pop(name)))
+        return out
+
+
+def _link_threaded(
+    spec: FamilySpec, tables: Mapping[str, pa.Table], records: Mapping[str, PackedRecords],
+    derivations: Sequence[Derivation], progress: bool,
+) -> tuple[list[pa.Table], list[pa.Table], list[dict[str, Any]], dict[str, list[DuplicateGroup]]]:
+    """:func:`_link_derivations`' derivations on :func:`.threads.thread_count` threads (in
+    spec order; each result is what one thread gives), and the duplicate groups per dataset."""
+    sides = _SharedSides(tables, records, derivations)
+    groups: dict[str, list[DuplicateGroup]] = {}
+    bar = tqdm(total=len(derivations), desc="link", unit="derivation", disable=not progress)
+
+    def one(deriv: Derivation) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+        out = _link_one(spec, deriv, sides.get(deriv.child), sides.get(deriv.parent))
+        for name, side in sides.done(deriv):
+            groups[name] = side_duplicates(name, side)
+            del side
+        release_memory()
+        bar.update()
+        return out
+
+    try:
+        results = threaded_map(one, derivations)
+    finally:
+        bar.close()
+    return [r[0] for r in results], [r[1] for r in results], [r[2] for r in results], groups
