@@ -14,6 +14,12 @@ with min/max statistics: a look-up of a few refs reads the footer and the few ro
 whose ``ref`` range holds them (the statistics prune the rest), whatever the family's size.
 The tables it points into are written in row groups of :data:`QUERY_ROW_GROUP` rows, so
 that reading one item's rows decodes a few small groups, not the whole table.
+
+A table of more than :data:`MAX_GROUPS` groups of that size gets bigger groups (the size
+doubled until the groups are at most :data:`MAX_GROUPS`; :func:`group_rows`): a Parquet
+reader parses the whole footer, which holds every group's column metadata, so a query's
+cost would otherwise grow with the family (at ten million items, 10,000 groups of items and
+6,500 of edges: ~21 MB of footer, ~250 MB of memory to parse it for one query).
 """
 
 from __future__ import annotations
@@ -30,8 +36,8 @@ import pyarrow.parquet as pq
 from croissant_lineage.lineage.refids import joined_refs
 
 __all__ = [
-    "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "QUERY_ROW_GROUP", "RefIndex", "RowReader", "build_index",
-    "read_rows",
+    "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "MAX_GROUPS", "QUERY_ROW_GROUP", "RefIndex", "RowReader",
+    "build_index", "group_rows", "read_rows",
 ]
 
 #: The index's file name in a lineage folder.
@@ -40,6 +46,20 @@ INDEX_FILE = "index.parquet"
 INDEX_ROW_GROUP = 1 << 11
 #: Rows per row group of ``items.parquet``, ``edges.parquet`` and ``duplicates.parquet``.
 QUERY_ROW_GROUP = 1 << 10
+#: Row groups per table above which the groups grow (:func:`group_rows`).
+MAX_GROUPS = 1 << 10
+#: The largest group :func:`group_rows` gives (a divisor of the items' write chunk, 2**17 rows).
+_LARGEST_GROUP = 1 << 17
+
+
+def group_rows(rows: int, base: int | None = None) -> int:
+    """Rows per row group for a table of ``rows`` rows: ``base`` (default
+    :data:`QUERY_ROW_GROUP`), doubled while the table would have more than
+    :data:`MAX_GROUPS` groups (at most 2**17)."""
+    size = QUERY_ROW_GROUP if base is None else base
+    while size * MAX_GROUPS < rows and size < _LARGEST_GROUP:
+        size <<= 1
+    return size
 
 ITEM, CHILD_OF, PARENT_OF, DUPLICATE = 0, 1, 2, 3
 
@@ -96,8 +116,9 @@ def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Ta
 
 def index_groups(table: pa.Table) -> Iterable[pa.Table]:
     """The index cut into its row groups."""
-    for start in range(0, max(table.num_rows, 1), INDEX_ROW_GROUP):
-        yield table.slice(start, INDEX_ROW_GROUP)
+    size = group_rows(table.num_rows, INDEX_ROW_GROUP)
+    for start in range(0, max(table.num_rows, 1), size):
+        yield table.slice(start, size)
 
 
 class RefIndex:

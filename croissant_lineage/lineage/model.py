@@ -48,8 +48,8 @@ from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.index import (
     INDEX_FILE,
     INDEX_SCHEMA,
-    QUERY_ROW_GROUP,
     build_index,
+    group_rows,
     index_groups,
 )
 from croissant_lineage.lineage.info import (
@@ -225,20 +225,22 @@ class Lineage(Result):
         self.__dict__.update(_packed=None, _kept=None)
 
     def _item_groups(self, schema: pa.Schema) -> Iterator[pa.Table]:
-        """The items table (cast to ``schema``) as the row groups of ``items.parquet``:
-        :data:`ITEMS_ROW_GROUP` rows each (one group when fewer), records held packed built a
-        group at a time (a million synthetic items: 60 MB of records alive, not 462)."""
+        """The items table (cast to ``schema``) as the row groups of ``items.parquet``
+        (:func:`~croissant_lineage.lineage.index.group_rows` rows each), records held packed
+        built :data:`ITEMS_ROW_GROUP` rows at a time (a million synthetic items: 60 MB of
+        records alive, not 462)."""
         packed, kept = self.__dict__.get("_packed"), self.__dict__.get("_kept")
         table = self.items if packed is None and kept is None else self.__dict__["_items"]
+        size = group_rows(table.num_rows)
         for start in range(0, max(table.num_rows, 1), ITEMS_ROW_GROUP):
             group = table.slice(start, ITEMS_ROW_GROUP)
             if packed is not None:
                 group = _with_records(group, packed, start)
             if kept is None:
-                yield conform(group, schema)
+                yield from _query_groups(conform(group, schema), size)
             else:  # (kept rows copied from their file a query group at a time)
-                for at in range(0, group.num_rows, QUERY_ROW_GROUP):
-                    yield conform(kept.fill(group.slice(at, QUERY_ROW_GROUP), start + at), schema)
+                for at in range(0, group.num_rows, size):
+                    yield conform(kept.fill(group.slice(at, size), start + at), schema)
                 if not group.num_rows:
                     yield conform(group, schema)
             del group  # the group's records, built for writing only
@@ -309,8 +311,7 @@ class Lineage(Result):
         with atomic_folder(out, drop=(INPUTS_FILE,)) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
                 if name == "items.parquet":
-                    groups = (g for big in self._item_groups(schema) for g in _query_groups(big))
-                    atomic_write_parquet_groups(tmp / name, schema, groups)
+                    atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema))
                 elif name == "unmatched.parquet":
                     atomic_write_parquet(tmp / name, self.unmatched.cast(schema))
                 else:
@@ -366,11 +367,13 @@ class Lineage(Result):
         )
 
 
-def _query_groups(table: pa.Table) -> Iterator[pa.Table]:
-    """``table`` cut into row groups of :data:`~croissant_lineage.lineage.index.QUERY_ROW_GROUP`
-    rows (one, empty, for an empty table): what a query of one item reads a few of."""
-    for start in range(0, max(table.num_rows, 1), QUERY_ROW_GROUP):
-        yield table.slice(start, QUERY_ROW_GROUP)
+def _query_groups(table: pa.Table, size: int | None = None) -> Iterator[pa.Table]:
+    """``table`` cut into row groups of ``size`` rows (default
+    :func:`~croissant_lineage.lineage.index.group_rows` of its rows; one, empty, for an empty
+    table): what a query of one item reads a few of."""
+    size = group_rows(table.num_rows) if size is None else size
+    for start in range(0, max(table.num_rows, 1), size):
+        yield table.slice(start, size)
 
 
 def _items(self: Lineage) -> pa.Table:

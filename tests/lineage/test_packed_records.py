@@ -202,10 +202,11 @@ def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
     """Held or not, ``items.parquet`` has row groups of ITEMS_ROW_GROUP rows (one when fewer):
     the bytes ``pq.write_table`` gives for that group size, the records built a group at a time."""
     from croissant_lineage._io import _PARQUET_OPTIONS
+    from croissant_lineage.lineage import index as index_module
     from croissant_lineage.lineage import model
 
     monkeypatch.setattr(model, "ITEMS_ROW_GROUP", group)
-    monkeypatch.setattr(model, "QUERY_ROW_GROUP", 1 << 20)  # (the query groups cut below: not tested here)
+    monkeypatch.setattr(index_module, "QUERY_ROW_GROUP", 1 << 17)  # (the query groups cut below: not tested here)
     monkeypatch.setattr(packed_records, "CHUNK_ROWS", 512)
     monkeypatch.setattr(packed_records, "PLAIN_UP_TO", plain_up_to)
     recs = [[f'{{"q": "{"x" * (i % 50)}", "n": {i}}}' for i in range(3_000)], [None, '{"a": "é"}'] * 350, []]

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from croissant_lineage.lineage import index as index_module
 from croissant_lineage.lineage import kept as kept_module
 from croissant_lineage.lineage import model
 from croissant_lineage.lineage.kept import HEAVY_COLUMNS, KeptFolder
@@ -38,7 +39,7 @@ def _toy(tmp_path: Path, without: str | None = None, name: str = "family.json") 
 
 @pytest.fixture
 def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(model, "QUERY_ROW_GROUP", GROUP)
+    monkeypatch.setattr(index_module, "QUERY_ROW_GROUP", GROUP)
     monkeypatch.setattr(model, "ITEMS_ROW_GROUP", 2 * GROUP)
     monkeypatch.setattr(kept_module, "READ_GROUPS", 2)  # (two row groups of GROUP rows per read)
 
