@@ -451,7 +451,7 @@ def family_picture(
     """
     if max_items < 1:
         raise InputError("max_items must be at least 1")
-    graph = as_graph(lineage_or_graph, "lineage_or_graph")
+    graph = as_graph(lineage_or_graph, "lineage_or_graph", refs=[ref])  # (a folder: its family rows alone)
     graph.ancestors(ref)  # raises InputError for an unknown item
     found = list(findings or [])
     routing = _routing(graph, ref, found, findings, queue)

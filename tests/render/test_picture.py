@@ -179,3 +179,16 @@ def test_real_3542_svg_names_every_item_of_its_queue(mmlu_graph, mmlu_redux, tmp
     assert pic.node("mmlu-prox").status == "unverified"
     assert any("bad_question_clarity" in m for m in pic.node("mmlu:college_chemistry/test/86").marks)
     assert any("source annotation" in m for m in pic.node("mmlu-redux:college_chemistry/99").marks)
+
+
+def test_a_folder_is_read_for_the_item_family_alone(toy: LineageGraph, toy_lineage_path: Path, monkeypatch) -> None:
+    def whole(*_a: object, **_k: object) -> None:
+        raise AssertionError("the whole lineage was read")
+
+    monkeypatch.setattr(Lineage, "read", whole)
+    for ref in ("toy-pro:101", "toy-math:m1"):
+        from_folder = family_picture(toy_lineage_path, ref)
+        from_graph = family_picture(toy, ref)
+        assert (from_folder.nodes, from_folder.edges, from_folder.omitted) == (from_graph.nodes, from_graph.edges, from_graph.omitted)
+    with pytest.raises(InputError):
+        family_picture(toy_lineage_path, "toy-pro:no-such-item")
