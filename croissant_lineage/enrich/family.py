@@ -15,12 +15,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 from tqdm.auto import tqdm
 
 from croissant_lineage._io import (
     atomic_folder,
     atomic_write_json,
     atomic_write_parquet,
+    atomic_write_parquet_groups,
     read_json,
 )
 from croissant_lineage._results import Result
@@ -37,8 +39,8 @@ from croissant_lineage.enrich.descriptor import (
     used_descriptor,
 )
 from croissant_lineage.enrich.files import (
-    FILE_KINDS,
     RECORD_SETS,
+    WRITTEN_KINDS,
     is_lineage_file,
     items_table,
     lineage_table,
@@ -51,12 +53,14 @@ from croissant_lineage.enrich.marks import (
     seal,
     strip_enrichment,
 )
+from croissant_lineage.enrich.index import INDEX_KIND, index_table, query_groups
 from croissant_lineage.enrich.places import EnrichWarning, in_place_names, load_warning, rebase_urls
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
+from croissant_lineage.lineage.index import INDEX_SCHEMA, index_groups
 from croissant_lineage.lineage.info import DatasetInfo, DerivationInfo, FamilyInfo
 from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
 from croissant_lineage.prov.graph import (
@@ -447,9 +451,9 @@ def _place(desc: Path, members: Sequence[Any], stem: str, out: Path, in_place: s
         raise InputError("its files resolve against the data folder: give --data-dir DIR",
                          path=desc, hint="--in-place and --rebase-urls need to know where the data is")
     if in_place is None:
-        return Place(out, f"{stem}.json", {kind: f"{stem}.{kind}.parquet" for kind in FILE_KINDS}, base, desc)
+        return Place(out, f"{stem}.json", {kind: f"{stem}.{kind}.parquet" for kind in WRITTEN_KINDS}, base, desc)
     assert base is not None
-    name, files = in_place_names(read_json(desc), in_place, stem, FILE_KINDS)
+    name, files = in_place_names(read_json(desc), in_place, stem, WRITTEN_KINDS)
     return Place(base, name, files, base, desc)
 
 
@@ -487,34 +491,63 @@ def _write_tables(
 ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
     """Write the lineage files beside the descriptor (``names``: file kind -> file name),
     building each table (``tables``: file kind -> builder) when its file is written and
-    freeing it before the next is built.
+    freeing it before the next is built; then the reference index of the items and
+    lineage files (:mod:`croissant_lineage.enrich.index`), when ``names`` has one.
+
+    The items and lineage files are written in row groups of 1,024 rows, with the min/max
+    statistics of their refs, so that one item's rows are read without the whole file.
 
     Returns:
         Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
     """
     file_nodes, files, rows = [], {}, {}
+    kept: dict[str, pa.Table] = {}  # the columns the index needs, of the items and lineage tables
     for kind, build in tables.items():
-        file_name = names[kind]
         table = build()
-        digest = atomic_write_parquet(out / file_name, table)  # streamed, hashed as written
+        stats = _STATISTICS.get(kind)
+        if stats is None:
+            digest = atomic_write_parquet(out / names[kind], table)  # streamed, hashed as written
+        else:
+            digest = atomic_write_parquet_groups(out / names[kind], table.schema, query_groups(table),
+                                                 statistics=[stats])
+            kept[kind] = table.select(_INDEXED[kind])
         rows[kind] = table.num_rows
         del table
         release_memory()  # what building and writing it freed, before the next table
-        files[kind] = file_name
-        fid = f"cl-{kind}-file"
-        file_nodes.append(
-            {
-                "@index": MARK,
-                "@type": "cr:FileObject",
-                "@id": fid,
-                "name": fid,
-                "description": f"croissant-lineage {kind} table (Parquet).",
-                "contentUrl": file_name,
-                "encodingFormat": "application/x-parquet",
-                "sha256": digest,
-            }
-        )
+        file_nodes.append(_file_node(kind, names[kind], digest))
+        files[kind] = names[kind]
+    if INDEX_KIND in names and set(kept) == set(_INDEXED):
+        index = index_table(kept["items"], kept["lineage"])
+        del kept
+        digest = atomic_write_parquet_groups(out / names[INDEX_KIND], INDEX_SCHEMA, index_groups(index),
+                                             statistics=["ref"])
+        del index
+        release_memory()
+        file_nodes.append(_file_node(INDEX_KIND, names[INDEX_KIND], digest))
+        files[INDEX_KIND] = names[INDEX_KIND]
     return file_nodes, files, rows
+
+
+#: File kind -> the column whose min/max each row group records.
+_STATISTICS = {"items": "ref", "lineage": "child"}
+#: File kind -> the columns :func:`~croissant_lineage.enrich.index.index_table` reads.
+_INDEXED = {"items": ["ref", "dataset", "item", "duplicate_group"], "lineage": ["child", "parent"]}
+
+
+def _file_node(kind: str, file_name: str, digest: str) -> dict[str, Any]:
+    """The marked FileObject of one file beside the descriptor."""
+    fid = f"cl-{kind}-file"
+    what = "reference index (Parquet: ref, kind, row, other)" if kind == INDEX_KIND else "table (Parquet)"
+    return {
+        "@index": MARK,
+        "@type": "cr:FileObject",
+        "@id": fid,
+        "name": fid,
+        "description": f"croissant-lineage {kind} {what}.",
+        "contentUrl": file_name,
+        "encodingFormat": "application/x-parquet",
+        "sha256": digest,
+    }
 
 
 def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:

@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.index import INDEX_SCHEMA
 from croissant_lineage.lineage.refs import iri_column, ref_column, take_last
 from croissant_lineage.lineage.schema import (
     FINDINGS_SCHEMA,
@@ -54,6 +55,7 @@ __all__ = [
     "ITEMS_FILE_SCHEMA",
     "LINEAGE_FILE_SCHEMA",
     "RECORD_SETS",
+    "WRITTEN_KINDS",
     "FileTables",
     "is_lineage_file",
     "items_table",
@@ -78,6 +80,11 @@ FILE_KINDS: dict[str, pa.Schema] = {
     "lineage": LINEAGE_FILE_SCHEMA,
     "findings": FINDINGS_SCHEMA,
 }
+
+#: Every file written beside an enriched descriptor, kind -> schema: the three tables, and
+#: the reference index of the first two (:mod:`croissant_lineage.enrich.index`), which
+#: no RecordSet declares (a reader's look-up structure, not data).
+WRITTEN_KINDS: dict[str, pa.Schema] = {**FILE_KINDS, "index": INDEX_SCHEMA}
 
 
 @dataclass(frozen=True)
@@ -296,13 +303,13 @@ def lineage_table(edges: pa.Table, iris: Mapping[str, str], datasets: Iterable[s
 
 
 def is_lineage_file(path: str | Path, kind: str) -> bool:
-    """True when ``path`` is a Parquet file of this kind (see :data:`FILE_KINDS`) that
+    """True when ``path`` is a Parquet file of this kind (see :data:`WRITTEN_KINDS`) that
     enrichment wrote: its columns are among the kind's, starting with the same one."""
     try:
         names = pq.read_schema(path).names
     except (pa.ArrowInvalid, OSError):
         return False
-    schema = FILE_KINDS[kind]
+    schema = WRITTEN_KINDS[kind]
     return bool(names) and names[0] == schema.names[0] and set(names) <= set(schema.names)
 
 
