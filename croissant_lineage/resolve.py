@@ -25,9 +25,9 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 

@@ -26,7 +26,11 @@ if TYPE_CHECKING:
         ensure_context,
         parent_link,
     )
-    from croissant_lineage.enrich.family import EnrichedDescriptor, FamilyEnrichResult, enrich_family
+    from croissant_lineage.enrich.family import (
+        EnrichedDescriptor,
+        FamilyEnrichResult,
+        enrich_family,
+    )
     from croissant_lineage.enrich.marks import is_ours, strip_enrichment
 
 #: Name -> the module that provides it.

@@ -46,6 +46,7 @@ from croissant_lineage.enrich.files import (
     lineage_table,
     record_set_node,
 )
+from croissant_lineage.enrich.index import INDEX_KIND, index_table, query_groups
 from croissant_lineage.enrich.marks import (
     is_our_descriptor,
     is_ours,
@@ -53,7 +54,6 @@ from croissant_lineage.enrich.marks import (
     seal,
     strip_enrichment,
 )
-from croissant_lineage.enrich.index import INDEX_KIND, index_table, query_groups
 from croissant_lineage.enrich.places import EnrichWarning, in_place_names, load_warning, rebase_urls
 from croissant_lineage.errors import DescriptorError, InputError, OutputExistsError
 from croissant_lineage.family.spec import FamilySpec, as_spec

@@ -25,7 +25,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from croissant_lineage.lineage.index import INDEX_SCHEMA, QUERY_ROW_GROUP, RefIndex, RowReader, build_index
+from croissant_lineage.lineage.index import (
+    INDEX_SCHEMA,
+    QUERY_ROW_GROUP,
+    RefIndex,
+    RowReader,
+    build_index,
+)
 
 __all__ = ["INDEX_KIND", "EnrichedRows", "index_table", "query_groups"]
 

@@ -91,7 +91,7 @@ def test_sources_are_sorted_with_their_files_and_family(folder: Path, resolver: 
     for s in resolver.sources:
         stem = s.path.name.removesuffix(".json")
         assert s.family == "toy"
-        assert s.files == {k: folder / f"{stem}.{k}.parquet" for k in ("items", "lineage", "findings")}
+        assert s.files == {k: folder / f"{stem}.{k}.parquet" for k in ("items", "lineage", "findings", "index")}
         assert [_key(d) for d in s.datasets] == [_key(d) for d in json.loads(s.path.read_text())["cl:familyDataset"]]
     assert [f.id for f in resolver.findings] == [f.id for f in _findings()]
 
