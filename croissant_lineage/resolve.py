@@ -420,10 +420,12 @@ class Resolver:
 
 
 def _stamp(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
+    """Each file's absolute path (symbolic links kept: resolving them cost more than a
+    warm query), modification time and size."""
     out = []
     for p in paths:
-        st = p.stat()
-        out.append((str(p.resolve()), st.st_mtime_ns, st.st_size))
+        st = os.stat(p)
+        out.append((os.path.abspath(p), st.st_mtime_ns, st.st_size))
     return tuple(out)
 
 
@@ -446,6 +448,7 @@ class _FamilyReader:
         tables = [read_tables({k: p for k, p in s.files.items() if k == "findings"}, skip=_UNREAD)
                   for s in self.sources]
         self.findings = findings_from_table(pa.concat_tables([t.findings for t in tables])) if tables else []
+        self._no_findings = FILE_KINDS["findings"].empty_table()
         self._finding_refs = frozenset(
             r for f in self.findings for r in (f.item, f.source.item, *f.related) if r is not None
         )
@@ -468,8 +471,8 @@ class _FamilyReader:
 
     def family(self, ref: str) -> Relatives:
         members, rows = self._component(ref)
-        tables = [FileTables(reader.items(i), reader.lineage(e), FILE_KINDS["findings"].empty_table())
-                  for reader, (i, e) in zip(self._rows, rows, strict=True)]
+        tables = [FileTables(reader.items(i), reader.lineage(e), self._no_findings)
+                  for reader, (i, e) in zip(self._rows, rows, strict=True) if i or e]
         graph = LineageGraph(_lineage(self.info, tables))
         fam = relatives_of(graph, ref)
         if members.isdisjoint(self._finding_refs):  # (as Resolver.family: no finding in its component)

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -79,7 +78,10 @@ class EnrichedRows:
         self._index = RefIndex(files[INDEX_KIND])
         self._items = RowReader(files["items"], items_columns) if "items" in files else None
         self._lineage = RowReader(files["lineage"], lineage_columns) if "lineage" in files else None
-        self._items_columns, self._lineage_columns = items_columns, lineage_columns
+        from croissant_lineage.enrich.files import FILE_KINDS
+
+        self._empty = {kind: pa.schema([FILE_KINDS[kind].field(c) for c in columns]).empty_table()
+                       for kind, columns in (("items", items_columns), ("lineage", lineage_columns))}
 
     def lookup(self, refs: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
         """Ref -> its (kind, row, other) entries (refs this descriptor does not hold: absent)."""
@@ -87,18 +89,14 @@ class EnrichedRows:
 
     def items(self, rows: Iterable[int]) -> pa.Table:
         """Rows of the items file, in file order."""
-        return self._read(self._items, rows, self._items_columns, "items")
+        return self._read(self._items, rows, "items")
 
     def lineage(self, rows: Iterable[int]) -> pa.Table:
         """Rows of the lineage file, in file order."""
-        return self._read(self._lineage, rows, self._lineage_columns, "lineage")
+        return self._read(self._lineage, rows, "lineage")
 
-    @staticmethod
-    def _read(reader: RowReader | None, rows: Iterable[int], columns: list[str], kind: str) -> pa.Table:
-        from croissant_lineage.enrich.files import FILE_KINDS
-
+    def _read(self, reader: RowReader | None, rows: Iterable[int], kind: str) -> pa.Table:
         wanted = sorted(set(rows))
         if reader is None or not wanted:
-            schema = FILE_KINDS[kind]
-            return pa.schema([schema.field(c) for c in columns]).empty_table()
-        return reader.rows(np.asarray(wanted, np.int64).tolist())
+            return self._empty[kind]
+        return reader.rows(wanted)

@@ -179,7 +179,7 @@ def test_foreign_files_and_nodes_are_skipped(folder: Path, resolver: Resolver, t
             del dist["@index"]
     (dest / "toy-pro.json").write_text(json.dumps(pro))
     src = {s.path.name: s for s in find_enriched(dest)}["toy-pro.json"]
-    assert sorted(src.files) == ["lineage"]
+    assert sorted(src.files) == ["index", "lineage"]
 
 
 def test_nothing_enriched_is_a_coded_error(folder: Path, tmp_path: Path) -> None:
