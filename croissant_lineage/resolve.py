@@ -437,10 +437,9 @@ class _FamilyReader:
     def __init__(self, sources: Sequence[EnrichedSource]):
         self.sources = list(sources)
         self.info = _family(self.sources)
-        items_columns = [c for c in FILE_KINDS["items"].names if c not in _UNREAD]
-        lineage_columns = [c for c in FILE_KINDS["lineage"].names if c not in _UNREAD]
+        items, lineage = (pa.schema([f for f in FILE_KINDS[k] if f.name not in _UNREAD]) for k in ("items", "lineage"))
         try:
-            self._rows = [EnrichedRows(s.files, items_columns, lineage_columns) for s in self.sources]
+            self._rows = [EnrichedRows(s.files, items, lineage) for s in self.sources]
         except FileNotFoundError as exc:
             raise InputError("lineage file missing beside its descriptor", path=exc.filename) from None
         except (pa.ArrowInvalid, OSError) as exc:

@@ -8,21 +8,18 @@ files beside it (:mod:`croissant_lineage.enrich.files`), following the rules of
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 from tqdm.auto import tqdm
 
 from croissant_lineage._io import (
     atomic_folder,
     atomic_write_json,
-    atomic_write_parquet,
-    atomic_write_parquet_groups,
     read_json,
 )
 from croissant_lineage._results import Result
@@ -45,8 +42,8 @@ from croissant_lineage.enrich.files import (
     items_table,
     lineage_table,
     record_set_node,
+    write_files,
 )
-from croissant_lineage.enrich.index import INDEX_KIND, index_table, query_groups
 from croissant_lineage.enrich.marks import (
     is_our_descriptor,
     is_ours,
@@ -60,9 +57,8 @@ from croissant_lineage.family.spec import FamilySpec, as_spec
 from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
-from croissant_lineage.lineage.index import INDEX_SCHEMA, index_groups
 from croissant_lineage.lineage.info import DatasetInfo, DerivationInfo, FamilyInfo
-from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
+from croissant_lineage.lineage.model import Lineage, items_without_records
 from croissant_lineage.prov.graph import (
     derivation_activities,
     enrichment_node,
@@ -486,70 +482,6 @@ def _check_outputs(out: Path, places: Iterable[Place], force: bool, *, in_place:
             ensure_replaceable(place.folder / name, force=force, ours=partial(is_lineage_file, kind=kind))
 
 
-def _write_tables(
-    out: Path, names: Mapping[str, str], tables: Mapping[str, Callable[[], Any]]
-) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
-    """Write the lineage files beside the descriptor (``names``: file kind -> file name),
-    building each table (``tables``: file kind -> builder) when its file is written and
-    freeing it before the next is built; then the reference index of the items and
-    lineage files (:mod:`croissant_lineage.enrich.index`), when ``names`` has one.
-
-    The items and lineage files are written in row groups of 1,024 rows, with the min/max
-    statistics of their refs, so that one item's rows are read without the whole file.
-
-    Returns:
-        Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
-    """
-    file_nodes, files, rows = [], {}, {}
-    kept: dict[str, pa.Table] = {}  # the columns the index needs, of the items and lineage tables
-    for kind, build in tables.items():
-        table = build()
-        stats = _STATISTICS.get(kind)
-        if stats is None:
-            digest = atomic_write_parquet(out / names[kind], table)  # streamed, hashed as written
-        else:
-            digest = atomic_write_parquet_groups(out / names[kind], table.schema, query_groups(table),
-                                                 statistics=[stats])
-            kept[kind] = table.select(_INDEXED[kind])
-        rows[kind] = table.num_rows
-        del table
-        release_memory()  # what building and writing it freed, before the next table
-        file_nodes.append(_file_node(kind, names[kind], digest))
-        files[kind] = names[kind]
-    if INDEX_KIND in names and set(kept) == set(_INDEXED):
-        index = index_table(kept["items"], kept["lineage"])
-        del kept
-        digest = atomic_write_parquet_groups(out / names[INDEX_KIND], INDEX_SCHEMA, index_groups(index),
-                                             statistics=["ref"])
-        del index
-        release_memory()
-        file_nodes.append(_file_node(INDEX_KIND, names[INDEX_KIND], digest))
-        files[INDEX_KIND] = names[INDEX_KIND]
-    return file_nodes, files, rows
-
-
-#: File kind -> the column whose min/max each row group records.
-_STATISTICS = {"items": "ref", "lineage": "child"}
-#: File kind -> the columns :func:`~croissant_lineage.enrich.index.index_table` reads.
-_INDEXED = {"items": ["ref", "dataset", "item", "duplicate_group"], "lineage": ["child", "parent"]}
-
-
-def _file_node(kind: str, file_name: str, digest: str) -> dict[str, Any]:
-    """The marked FileObject of one file beside the descriptor."""
-    fid = f"cl-{kind}-file"
-    what = "reference index (Parquet: ref, kind, row, other)" if kind == INDEX_KIND else "table (Parquet)"
-    return {
-        "@index": MARK,
-        "@type": "cr:FileObject",
-        "@id": fid,
-        "name": fid,
-        "description": f"croissant-lineage {kind} {what}.",
-        "contentUrl": file_name,
-        "encodingFormat": "application/x-parquet",
-        "sha256": digest,
-    }
-
-
 def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
     """The value-level annotation and the RecordSet/Field derivations of each member dataset."""
     aids = derivation_activities(run.family, run.derivations, run.iris)
@@ -608,7 +540,7 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     write_to = place.folder if run.in_place else run.write_to
     added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
     rebased = rebase_urls(doc_out, place.base, place.folder) if run.rebase and place.base is not None else []
-    file_nodes, files, counts = _write_tables(write_to, place.files, {
+    file_nodes, files, counts = write_files(write_to, place.files, {
         "items": lambda: items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
         "lineage": lambda: lineage_table(run.lin.edges, run.iris, names),
         "findings": lambda: findings_table(run.found, run.iris, names),

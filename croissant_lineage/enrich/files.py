@@ -32,7 +32,7 @@ table ``publish`` writes too. :func:`read_tables` reads the files back with pyar
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from croissant_lineage._io import atomic_write_parquet, atomic_write_parquet_groups
+from croissant_lineage.croissant.namespaces import MARK as _MARK
+from croissant_lineage.enrich.index import INDEX_KIND, index_table, query_groups
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.index import INDEX_SCHEMA
+from croissant_lineage.lineage.index import INDEX_SCHEMA, index_groups
+from croissant_lineage.lineage.model import release_memory
 from croissant_lineage.lineage.refs import iri_column, ref_column, take_last
 from croissant_lineage.lineage.schema import (
     FINDINGS_SCHEMA,
@@ -62,6 +66,7 @@ __all__ = [
     "lineage_table",
     "read_tables",
     "record_set_node",
+    "write_files",
 ]
 
 
@@ -357,3 +362,67 @@ def read_tables(files: Mapping[str, Path], *, skip: Iterable[str] = ()) -> FileT
         path = files.get(kind)
         tables[kind] = schema.empty_table() if path is None else _read(path, schema)
     return FileTables(tables["items"], tables["lineage"], tables["findings"])
+
+
+def write_files(
+    out: Path, names: Mapping[str, str], tables: Mapping[str, Callable[[], Any]]
+) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
+    """Write the lineage files beside the descriptor (``names``: file kind -> file name),
+    building each table (``tables``: file kind -> builder) when its file is written and
+    freeing it before the next is built; then the reference index of the items and
+    lineage files (:mod:`croissant_lineage.enrich.index`), when ``names`` has one.
+
+    The items and lineage files are written in row groups of 1,024 rows, with the min/max
+    statistics of their refs, so that one item's rows are read without the whole file.
+
+    Returns:
+        Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
+    """
+    file_nodes, files, rows = [], {}, {}
+    kept: dict[str, pa.Table] = {}  # the columns the index needs, of the items and lineage tables
+    for kind, build in tables.items():
+        table = build()
+        stats = _STATISTICS.get(kind)
+        if stats is None:
+            digest = atomic_write_parquet(out / names[kind], table)  # streamed, hashed as written
+        else:
+            digest = atomic_write_parquet_groups(out / names[kind], table.schema, query_groups(table),
+                                                 statistics=[stats])
+            kept[kind] = table.select(_INDEXED[kind])
+        rows[kind] = table.num_rows
+        del table
+        release_memory()  # what building and writing it freed, before the next table
+        file_nodes.append(_file_node(kind, names[kind], digest))
+        files[kind] = names[kind]
+    if INDEX_KIND in names and set(kept) == set(_INDEXED):
+        index = index_table(kept["items"], kept["lineage"])
+        del kept
+        digest = atomic_write_parquet_groups(out / names[INDEX_KIND], INDEX_SCHEMA, index_groups(index),
+                                             statistics=["ref"])
+        del index
+        release_memory()
+        file_nodes.append(_file_node(INDEX_KIND, names[INDEX_KIND], digest))
+        files[INDEX_KIND] = names[INDEX_KIND]
+    return file_nodes, files, rows
+
+
+#: File kind -> the column whose min/max each row group records.
+_STATISTICS = {"items": "ref", "lineage": "child"}
+#: File kind -> the columns :func:`~croissant_lineage.enrich.index.index_table` reads.
+_INDEXED = {"items": ["ref", "dataset", "item", "duplicate_group"], "lineage": ["child", "parent"]}
+
+
+def _file_node(kind: str, file_name: str, digest: str) -> dict[str, Any]:
+    """The marked FileObject of one file beside the descriptor."""
+    fid = f"cl-{kind}-file"
+    what = "reference index (Parquet: ref, kind, row, other)" if kind == INDEX_KIND else "table (Parquet)"
+    return {
+        "@index": _MARK,
+        "@type": "cr:FileObject",
+        "@id": fid,
+        "name": fid,
+        "description": f"croissant-lineage {kind} {what}.",
+        "contentUrl": file_name,
+        "encodingFormat": "application/x-parquet",
+        "sha256": digest,
+    }

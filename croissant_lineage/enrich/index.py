@@ -74,14 +74,12 @@ class EnrichedRows:
     row groups that can hold a ref and the files' row groups that hold its rows, each
     decoded once and kept (:class:`~croissant_lineage.lineage.index.RowReader`)."""
 
-    def __init__(self, files: Mapping[str, Path], items_columns: list[str], lineage_columns: list[str]):
+    def __init__(self, files: Mapping[str, Path], items: pa.Schema, lineage: pa.Schema):
+        """``items`` and ``lineage``: the columns read of each file (their names and types)."""
         self._index = RefIndex(files[INDEX_KIND])
-        self._items = RowReader(files["items"], items_columns) if "items" in files else None
-        self._lineage = RowReader(files["lineage"], lineage_columns) if "lineage" in files else None
-        from croissant_lineage.enrich.files import FILE_KINDS
-
-        self._empty = {kind: pa.schema([FILE_KINDS[kind].field(c) for c in columns]).empty_table()
-                       for kind, columns in (("items", items_columns), ("lineage", lineage_columns))}
+        self._items = RowReader(files["items"], items.names) if "items" in files else None
+        self._lineage = RowReader(files["lineage"], lineage.names) if "lineage" in files else None
+        self._empty = {"items": items.empty_table(), "lineage": lineage.empty_table()}
 
     def lookup(self, refs: Iterable[str]) -> dict[str, list[tuple[int, int, str]]]:
         """Ref -> its (kind, row, other) entries (refs this descriptor does not hold: absent)."""
