@@ -26,8 +26,12 @@ benchmark's own files), but declares no Croissant ``references`` (mlcroissant 1.
 second read: see the comment above :data:`FILE_KINDS`).
 
 The findings file is :data:`croissant_lineage.findings.parquet.FINDINGS_SCHEMA`, the
-table ``publish`` writes too. :func:`read_tables` reads the files back with pyarrow
-(what ``resolve`` does).
+table ``publish`` writes too. :func:`write_files` writes them (the items and lineage files in
+row groups of 1,024 rows), and beside them ``<stem>.index.parquet``, the reference index of
+the items and lineage files (:mod:`croissant_lineage.enrich.index`), which no RecordSet
+declares. :func:`read_tables` reads the files back with pyarrow, whole (what
+:class:`~croissant_lineage.resolve.Resolver` does); ``resolve`` reads one item's rows
+through the index.
 """
 
 from __future__ import annotations
