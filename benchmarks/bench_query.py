@@ -13,10 +13,16 @@ For each lineage folder (MMLU linked from ``../shared/data``; a synthetic family
   script or a notebook calls it.
 * **cold, whole lineage**: the same relatives query the way it was read before the
   reference index (``Lineage.read`` + ``LineageGraph``), for reference.
+* **cold resolve**: ``resolve(ref, folder)`` of the lineage enriched (``enrich --family``
+  into ``<lineage>-enriched``): the item's family read from the enriched descriptors and
+  the files beside them (through their reference indexes), what ``croissant-lineage
+  resolve`` runs; **cold resolve whole**: ``Resolver.load`` of every file + its query, for
+  reference.
 * **baseline**: a fresh interpreter doing ``import croissant_lineage`` and reading the
   item's own rows with pyarrow (``pq.read_table`` of ``items.parquet`` and
   ``edges.parquet`` with ``filters=`` on the item's dataset and id).
-* **warm**: in one process, a family read + ``relatives_of`` per item (ms per query).
+* **warm**: in one process, a family read + ``relatives_of`` per item (ms per query); and
+  ``resolve`` per item after a first (its readers of the files kept).
 
 Ratios are printed against the baseline of the same run, and the 1M figures against
 MMLU's (cost independent of the family's size: target ≤ 1.5x)::
@@ -73,6 +79,14 @@ CODES = {
         "from croissant_lineage.lineage.graph import LineageGraph, relatives_of\n"
         "r = relatives_of(LineageGraph(Lineage.read({folder!r})), {ref!r}); r.to_dict()\n"
     ),
+    "resolve": (
+        "from croissant_lineage import resolve\n"
+        "r = resolve({ref!r}, {enriched!r}); r.to_dict()\n"
+    ),
+    "resolve whole": (
+        "from croissant_lineage.resolve import Resolver\n"
+        "r = Resolver.load({enriched!r}).family({ref!r}); r.to_dict()\n"
+    ),
     "baseline": (
         "import croissant_lineage\n"
         "import pyarrow.parquet as pq\n"
@@ -94,7 +108,8 @@ def _sample(folder: Path, n: int, seed: int = 0) -> list[str]:
     return [f"{t.column('dataset')[r].as_py()}:{t.column('item')[r].as_py()}" for r in rows]
 
 
-def _cold(folder: Path, refs: list[str], runs: int, measures: list[str]) -> dict[str, dict[str, float]]:
+def _cold(folder: Path, refs: list[str], runs: int, measures: list[str],
+          enriched: Path | None = None) -> dict[str, dict[str, float]]:
     """Median wall, CPU and peak RSS per measure over ``runs`` x the items, interleaved."""
     got: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": [], "rss_mb": []} for k in measures}
     for _ in range(runs):
@@ -102,7 +117,7 @@ def _cold(folder: Path, refs: list[str], runs: int, measures: list[str]) -> dict
             ds, item = ref.split(":", 1)
             for name in measures:
                 code = CODES[name]
-                out = python_subprocess(_CLOCK + code.format(folder=str(folder), ref=ref, ds=ds, item=item)
+                out = python_subprocess(_CLOCK + code.format(folder=str(folder), ref=ref, ds=ds, item=item, enriched=str(enriched))
                                         + _PEAK + _REPORT)
                 for k in got[name]:
                     got[name][k].append(out[k])
@@ -121,6 +136,30 @@ def _warm(folder: Path, refs: list[str]) -> tuple[float, float]:
     for ref in refs:
         relatives_of(LineageGraph(family_lineage(folder, ref, texts=[ref])), ref)
     return (time.perf_counter() - start) * 1000 / len(refs), (time.process_time() - cpu) * 1000 / len(refs)
+
+
+def _warm_resolve(enriched: Path, refs: list[str]) -> tuple[float, float]:
+    """Milliseconds per ``resolve`` in one process after a first query, wall and CPU."""
+    from croissant_lineage import resolve
+
+    resolve(refs[0], enriched)  # (imports, the readers of the files)
+    start, cpu = time.perf_counter(), time.process_time()
+    for ref in refs:
+        resolve(ref, enriched)
+    return (time.perf_counter() - start) * 1000 / len(refs), (time.process_time() - cpu) * 1000 / len(refs)
+
+
+def _enriched(folder: Path, spec: str) -> Path:
+    """The lineage folder enriched (``enrich --family``) beside it, made once."""
+    out = folder.parent / f"{folder.name}-enriched"
+    if not out.is_dir():
+        python_subprocess(
+            "from croissant_lineage.enrich import enrich_family\n"
+            "from croissant_lineage.lineage.model import Lineage\n"
+            f"enrich_family(Lineage.read({str(folder)!r}, records=False), {spec!r}, {str(out)!r})\nprint('{{}}')\n",
+            timeout=7200,
+        )
+    return out
 
 
 def _mmlu(work: Path) -> Path:
@@ -154,14 +193,19 @@ def _size(text: str) -> int:
 def run(work: Path, sizes: list[str], runs: int, n_items: int, *, mmlu: bool = True,
         measures: list[str] | None = None) -> dict[str, Any]:
     folders = {**({"MMLU": _mmlu(work)} if mmlu else {}), **{s: _synthetic(work, _size(s)) for s in sizes}}
+    specs = {label: "mmlu" if label == "MMLU" else str(work / f"synthetic-{_size(label)}" / "family.json")
+             for label in folders}
     chosen = [m for m in CODES if measures is None or m in measures or m == "baseline"]  # (in CODES' order)
     results: dict[str, Any] = {}
     for label, folder in folders.items():
+        enriched = _enriched(folder, specs[label]) if any(m.startswith("resolve") for m in chosen) else None
         refs = _sample(folder, n_items)
-        cold = _cold(folder, refs, runs, chosen)
+        cold = _cold(folder, refs, runs, chosen, enriched)
         warm_refs = _sample(folder, 200, seed=1)  # (a thousand items' lineage has as many)
         wall, cpu = _warm(folder, warm_refs)
         results[label] = {"cold": cold, "warm_ms": wall, "warm_cpu_ms": cpu, "items_sampled": refs}
+        if enriched is not None:
+            results[label]["warm_resolve_ms"], results[label]["warm_resolve_cpu_ms"] = _warm_resolve(enriched, warm_refs)
     return results
 
 
@@ -176,11 +220,14 @@ def report(results: dict[str, Any]) -> str:
             lines.append(f"| {label} | cold {name} | {m['wall']:.2f} s | {m['cpu']:.2f} s | {m['rss_mb']:.0f} MB | "
                          f"{m['wall'] / base['wall']:.2f} / {m['rss_mb'] / base['rss_mb']:.2f} |")
         lines.append(f"| {label} | warm relatives | {r['warm_ms']:.2f} ms per query | {r['warm_cpu_ms']:.2f} ms | | |")
+        if "warm_resolve_ms" in r:
+            lines.append(f"| {label} | warm resolve | {r['warm_resolve_ms']:.2f} ms per query | "
+                         f"{r['warm_resolve_cpu_ms']:.2f} ms | | |")
     mmlu = results.get("MMLU")
     for label, r in results.items():
         if label == "MMLU" or mmlu is None:
             continue
-        for name in ("relatives", "route", "library route"):
+        for name in ("relatives", "route", "library route", "resolve"):
             if name not in r["cold"] or name not in mmlu["cold"]:
                 continue
             a, b = r["cold"][name], mmlu["cold"][name]

@@ -10,8 +10,14 @@ dataset-level derivations) and their ``items`` / ``lineage`` / ``findings`` file
 :class:`~croissant_lineage.lineage.graph.Relatives` that :func:`croissant_lineage.lineage.graph.relatives_of`
 gives on the original lineage, plus the findings on the item's relatives.
 
-For many queries, load once with :class:`Resolver` (``resolve`` keeps the last few
-resolvers, keyed by the files' sizes and modification times).
+:func:`resolve` reads the rows of the item's family alone: the descriptors' reference
+indexes (``<stem>.index.parquet``, :mod:`croissant_lineage.enrich.index`) give the rows of
+the item's connected component (edges and duplicate groups, direction ignored), and only
+the row groups holding them are decoded; the findings files are read whole (they are
+small). The open readers are kept for the last few sets of files (keyed by the files'
+sizes and modification times), so a later query reads only the row groups it has not
+decoded yet. Descriptors enriched before the indexes existed are loaded whole, once.
+:class:`Resolver` loads every file whole (for a program that walks the whole family).
 """
 
 from __future__ import annotations
@@ -19,9 +25,9 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +37,9 @@ import pyarrow.compute as pc
 
 from croissant_lineage._io import read_json, resolve_inside
 from croissant_lineage.croissant.descriptor import Descriptor, as_list
-from croissant_lineage.croissant.namespaces import CL_NS, PROV_NS
-from croissant_lineage.enrich.files import FILE_KINDS, FileTables, read_tables
+from croissant_lineage.croissant.namespaces import CL_NS, MARK, PROV_NS
+from croissant_lineage.enrich.files import FILE_KINDS, WRITTEN_KINDS, FileTables, read_tables
+from croissant_lineage.enrich.index import INDEX_KIND, EnrichedRows
 from croissant_lineage.errors import InputError
 from croissant_lineage.findings.parquet import findings_from_table
 from croissant_lineage.lineage.graph import LineageGraph, Relatives, relatives_of
@@ -46,11 +53,10 @@ from croissant_lineage.lineage.schema import (
     conform,
     split_ref,
 )
-from croissant_lineage.prov.vocab import MARK, unwrap
 
 __all__ = ["EnrichedSource", "Resolver", "find_enriched", "resolve"]
 
-_FILE_IDS = {f"cl-{kind}-file": kind for kind in FILE_KINDS}
+_FILE_IDS = {f"cl-{kind}-file": kind for kind in WRITTEN_KINDS}
 
 #: Columns of the enriched files that :func:`_lineage` does not use (IRIs and joined refs:
 #: a fifth of the files' bytes), left unread.
@@ -143,8 +149,17 @@ def find_enriched(descriptors: str | Path | Sequence[str | Path]) -> list[Enrich
     return sources
 
 
+def _unwrap(value: Any) -> Any:
+    """The plain value of a JSON-LD value object (or list of them); other values as they are."""
+    if isinstance(value, list):
+        return [_unwrap(v) for v in value]
+    if isinstance(value, dict) and "@value" in value:
+        return value["@value"]
+    return value
+
+
 def _v(node: Mapping[str, Any], key: str, default: Any = None) -> Any:
-    return unwrap(node[key]) if key in node else default
+    return _unwrap(node[key]) if key in node else default
 
 
 def _derivations(node: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -405,16 +420,90 @@ class Resolver:
 
 
 def _stamp(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
+    """Each file's absolute path (symbolic links kept: resolving them cost more than a
+    warm query), modification time and size."""
     out = []
     for p in paths:
-        st = p.stat()
-        out.append((str(p.resolve()), st.st_mtime_ns, st.st_size))
+        st = os.stat(p)
+        out.append((os.path.abspath(p), st.st_mtime_ns, st.st_size))
     return tuple(out)
 
 
-@lru_cache(maxsize=4)
-def _cached(stamp: tuple[tuple[str, int, int], ...]) -> Resolver:
-    return Resolver.load([Path(p) for p, _, _ in stamp])
+class _FamilyReader:
+    """Answers read from the rows of the item's family alone, through each descriptor's
+    reference index (:class:`~croissant_lineage.enrich.index.EnrichedRows`): what
+    :meth:`Resolver.family` of the whole files answers."""
+
+    def __init__(self, sources: Sequence[EnrichedSource]):
+        self.sources = list(sources)
+        self.info = _family(self.sources)
+        items, lineage = (pa.schema([f for f in FILE_KINDS[k] if f.name not in _UNREAD]) for k in ("items", "lineage"))
+        try:
+            self._rows = [EnrichedRows(s.files, items, lineage) for s in self.sources]
+        except FileNotFoundError as exc:
+            raise InputError("lineage file missing beside its descriptor", path=exc.filename) from None
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"not a croissant-lineage file: {exc}") from None
+        tables = [read_tables({k: p for k, p in s.files.items() if k == "findings"}, skip=_UNREAD)
+                  for s in self.sources]
+        self.findings = findings_from_table(pa.concat_tables([t.findings for t in tables])) if tables else []
+        self._no_findings = FILE_KINDS["findings"].empty_table()
+        self._finding_refs = frozenset(
+            r for f in self.findings for r in (f.item, f.source.item, *f.related) if r is not None
+        )
+
+    def _component(self, ref: str) -> tuple[frozenset[str], list[tuple[set[int], set[int]]]]:
+        """The refs of ``ref``'s connected component, and per descriptor the rows of its items
+        and lineage files that hold them (one step of edges and groups at a time)."""
+        rows: list[tuple[set[int], set[int]]] = [(set(), set()) for _ in self._rows]
+        members, frontier = {ref}, [ref]
+        while frontier:
+            found: set[str] = set()
+            for (items, edges), reader in zip(rows, self._rows, strict=True):
+                for entries in reader.lookup(frontier).values():
+                    for kind, row, other in entries:
+                        (items if kind in (0, 3) else edges).add(row)
+                        found.add(other)
+            frontier = sorted(found - members)
+            members |= found
+        return frozenset(members), rows
+
+    def family(self, ref: str) -> Relatives:
+        members, rows = self._component(ref)
+        tables = [FileTables(reader.items(i), reader.lineage(e), self._no_findings)
+                  for reader, (i, e) in zip(self._rows, rows, strict=True) if i or e]
+        graph = LineageGraph(_lineage(self.info, tables))
+        fam = relatives_of(graph, ref)
+        if members.isdisjoint(self._finding_refs):  # (as Resolver.family: no finding in its component)
+            return fam
+        from croissant_lineage.findings.routing import relevant_findings
+
+        found = relevant_findings(graph, ref, self.findings)
+        return replace(fam, findings=tuple(f.to_dict() for f in found))
+
+
+def _reader(paths: Sequence[Path]) -> _FamilyReader | Resolver:
+    """The family reader of enriched descriptors whose files all have an index; the whole
+    files' :class:`Resolver` otherwise (descriptors enriched before the indexes)."""
+    sources = find_enriched(paths)
+    if all(INDEX_KIND in s.files for s in sources):
+        return _FamilyReader(sources)
+    return Resolver(sources)
+
+
+#: The readers of the last few sets of files, by their stamp (:func:`_stamp`).
+_READERS: OrderedDict[tuple[tuple[str, int, int], ...], _FamilyReader | Resolver] = OrderedDict()
+_KEEP = 4
+
+
+def _cached(stamp: tuple[tuple[str, int, int], ...]) -> _FamilyReader | Resolver:
+    reader = _READERS.get(stamp)
+    if reader is None:
+        reader = _READERS[stamp] = _reader([Path(p) for p, _, _ in stamp])
+        while len(_READERS) > _KEEP:
+            _READERS.popitem(last=False)
+    _READERS.move_to_end(stamp)
+    return reader
 
 
 #: ``dataset:id``: a dataset name (no colon, slash or space), a colon, then the item's id.

@@ -142,7 +142,8 @@ def test_query_benchmark_prints_ratios(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     figures = json.loads(out.read_text(encoding="utf-8"))["1000"]
-    assert set(figures["cold"]) == {"relatives", "route", "library route", "whole", "baseline"}
+    assert set(figures["cold"]) == {"relatives", "route", "library route", "whole", "resolve", "resolve whole", "baseline"}
+    assert figures["warm_resolve_ms"] > 0 and "cold resolve" in proc.stdout
     assert figures["warm_ms"] > 0
     assert "cold relatives" in proc.stdout and "warm relatives" in proc.stdout
     assert figures["warm_cpu_ms"] > 0

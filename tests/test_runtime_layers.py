@@ -193,3 +193,23 @@ def test_a_command_imports_only_its_own_modules() -> None:
     assert json.loads(_fresh(code)) == [
         "croissant_lineage.cli.flags", "croissant_lineage.cli.options", "croissant_lineage.cli.resolve",
     ]  # the flag registry is what options declares its flags from
+
+
+def test_resolve_of_one_item_loads_no_rdflib_and_no_prov(toy_lineage, tmp_path: Path) -> None:
+    """``croissant-lineage resolve`` of one item, in a fresh interpreter: it reads the enriched
+    files with pyarrow; the PROV-O layer, rdflib, SciPy and the writers of enrich stay unloaded."""
+    from croissant_lineage.enrich import enrich_family
+
+    out = tmp_path / "enriched"
+    enrich_family(toy_lineage, REPO / "examples" / "toy" / "family.json", out)
+    code = (
+        "import json, sys, contextlib, io\n"
+        "from croissant_lineage.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as text:\n"
+        f"    status = main(['resolve', 'toy-base:astronomy/test/0', {str(out)!r}, '--json'])\n"
+        "loaded = [m for m in ('rdflib', 'scipy', 'tqdm', 'mlcroissant', 'croissant_lineage.prov',\n"
+        "          'croissant_lineage.enrich.family', 'croissant_lineage.enrich.descriptor') if m in sys.modules]\n"
+        "print(json.dumps([status, json.loads(text.getvalue())['item']['ref'], loaded]))"
+    )
+    status, ref, loaded = json.loads(_fresh(code))
+    assert (status, ref, loaded) == (0, "toy-base:astronomy/test/0", [])

@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import rdflib
+from typing import TYPE_CHECKING, Any
 
 from croissant_lineage._io import read_json
 from croissant_lineage.croissant.namespaces import CROISSANT_NS, PROV_NS, XSD_NS
 from croissant_lineage.errors import DescriptorError
+
+if TYPE_CHECKING:
+    import rdflib  # (imported where a graph is built: reading JSON needs no rdflib)
 
 __all__ = [
     "CONTEXT_URLS",
@@ -303,6 +304,8 @@ def to_graph(
         data = json.dumps(inlined, allow_nan=False)
     except ValueError:
         raise DescriptorError("invalid JSON-LD: NaN or Infinity is not a JSON value", path=path) from None
+    import rdflib
+
     graph = rdflib.Graph()
     try:
         with offline_documents():

@@ -8,7 +8,7 @@ files beside it (:mod:`croissant_lineage.enrich.files`), following the rules of
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -20,7 +20,6 @@ from tqdm.auto import tqdm
 from croissant_lineage._io import (
     atomic_folder,
     atomic_write_json,
-    atomic_write_parquet,
     read_json,
 )
 from croissant_lineage._results import Result
@@ -37,12 +36,13 @@ from croissant_lineage.enrich.descriptor import (
     used_descriptor,
 )
 from croissant_lineage.enrich.files import (
-    FILE_KINDS,
     RECORD_SETS,
+    WRITTEN_KINDS,
     is_lineage_file,
     items_table,
     lineage_table,
     record_set_node,
+    write_files,
 )
 from croissant_lineage.enrich.marks import (
     is_our_descriptor,
@@ -58,7 +58,7 @@ from croissant_lineage.findings.files import load_findings
 from croissant_lineage.findings.parquet import findings_table
 from croissant_lineage.lineage.graph import LineageLike, as_lineage
 from croissant_lineage.lineage.info import DatasetInfo, DerivationInfo, FamilyInfo
-from croissant_lineage.lineage.model import Lineage, items_without_records, release_memory
+from croissant_lineage.lineage.model import Lineage, items_without_records
 from croissant_lineage.prov.graph import (
     derivation_activities,
     enrichment_node,
@@ -447,9 +447,9 @@ def _place(desc: Path, members: Sequence[Any], stem: str, out: Path, in_place: s
         raise InputError("its files resolve against the data folder: give --data-dir DIR",
                          path=desc, hint="--in-place and --rebase-urls need to know where the data is")
     if in_place is None:
-        return Place(out, f"{stem}.json", {kind: f"{stem}.{kind}.parquet" for kind in FILE_KINDS}, base, desc)
+        return Place(out, f"{stem}.json", {kind: f"{stem}.{kind}.parquet" for kind in WRITTEN_KINDS}, base, desc)
     assert base is not None
-    name, files = in_place_names(read_json(desc), in_place, stem, FILE_KINDS)
+    name, files = in_place_names(read_json(desc), in_place, stem, WRITTEN_KINDS)
     return Place(base, name, files, base, desc)
 
 
@@ -480,41 +480,6 @@ def _check_outputs(out: Path, places: Iterable[Place], force: bool, *, in_place:
         ensure_replaceable(place.folder / place.name, force=force, ours=is_our_descriptor)
         for kind, name in place.files.items():
             ensure_replaceable(place.folder / name, force=force, ours=partial(is_lineage_file, kind=kind))
-
-
-def _write_tables(
-    out: Path, names: Mapping[str, str], tables: Mapping[str, Callable[[], Any]]
-) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
-    """Write the lineage files beside the descriptor (``names``: file kind -> file name),
-    building each table (``tables``: file kind -> builder) when its file is written and
-    freeing it before the next is built.
-
-    Returns:
-        Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
-    """
-    file_nodes, files, rows = [], {}, {}
-    for kind, build in tables.items():
-        file_name = names[kind]
-        table = build()
-        digest = atomic_write_parquet(out / file_name, table)  # streamed, hashed as written
-        rows[kind] = table.num_rows
-        del table
-        release_memory()  # what building and writing it freed, before the next table
-        files[kind] = file_name
-        fid = f"cl-{kind}-file"
-        file_nodes.append(
-            {
-                "@index": MARK,
-                "@type": "cr:FileObject",
-                "@id": fid,
-                "name": fid,
-                "description": f"croissant-lineage {kind} table (Parquet).",
-                "contentUrl": file_name,
-                "encodingFormat": "application/x-parquet",
-                "sha256": digest,
-            }
-        )
-    return file_nodes, files, rows
 
 
 def _add_schema_level(run: FamilyRun, doc_out: dict[str, Any], members: Sequence[Any], desc_path: Path) -> None:
@@ -575,7 +540,7 @@ def enrich_descriptor_file(run: FamilyRun, desc_path: Path, members: Sequence[An
     write_to = place.folder if run.in_place else run.write_to
     added_terms = ensure_context(doc_out, FAMILY_TERMS, path=desc_path)
     rebased = rebase_urls(doc_out, place.base, place.folder) if run.rebase and place.base is not None else []
-    file_nodes, files, counts = _write_tables(write_to, place.files, {
+    file_nodes, files, counts = write_files(write_to, place.files, {
         "items": lambda: items_table(items_without_records(run.lin), run.lin.duplicates, run.iris, names),
         "lineage": lambda: lineage_table(run.lin.edges, run.iris, names),
         "findings": lambda: findings_table(run.found, run.iris, names),

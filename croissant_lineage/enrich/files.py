@@ -26,13 +26,17 @@ benchmark's own files), but declares no Croissant ``references`` (mlcroissant 1.
 second read: see the comment above :data:`FILE_KINDS`).
 
 The findings file is :data:`croissant_lineage.findings.parquet.FINDINGS_SCHEMA`, the
-table ``publish`` writes too. :func:`read_tables` reads the files back with pyarrow
-(what ``resolve`` does).
+table ``publish`` writes too. :func:`write_files` writes them (the items and lineage files in
+row groups of 1,024 rows), and beside them ``<stem>.index.parquet``, the reference index of
+the items and lineage files (:mod:`croissant_lineage.enrich.index`), which no RecordSet
+declares. :func:`read_tables` reads the files back with pyarrow, whole (what
+:class:`~croissant_lineage.resolve.Resolver` does); ``resolve`` reads one item's rows
+through the index.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +45,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from croissant_lineage._io import atomic_write_parquet, atomic_write_parquet_groups
+from croissant_lineage.croissant.namespaces import MARK as _MARK
+from croissant_lineage.enrich.index import INDEX_KIND, index_table, query_groups
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.index import INDEX_SCHEMA, index_groups
+from croissant_lineage.lineage.model import release_memory
 from croissant_lineage.lineage.refs import iri_column, ref_column, take_last
 from croissant_lineage.lineage.schema import (
     FINDINGS_SCHEMA,
@@ -54,12 +63,14 @@ __all__ = [
     "ITEMS_FILE_SCHEMA",
     "LINEAGE_FILE_SCHEMA",
     "RECORD_SETS",
+    "WRITTEN_KINDS",
     "FileTables",
     "is_lineage_file",
     "items_table",
     "lineage_table",
     "read_tables",
     "record_set_node",
+    "write_files",
 ]
 
 
@@ -78,6 +89,11 @@ FILE_KINDS: dict[str, pa.Schema] = {
     "lineage": LINEAGE_FILE_SCHEMA,
     "findings": FINDINGS_SCHEMA,
 }
+
+#: Every file written beside an enriched descriptor, kind -> schema: the three tables, and
+#: the reference index of the first two (:mod:`croissant_lineage.enrich.index`), which
+#: no RecordSet declares (a reader's look-up structure, not data).
+WRITTEN_KINDS: dict[str, pa.Schema] = {**FILE_KINDS, "index": INDEX_SCHEMA}
 
 
 @dataclass(frozen=True)
@@ -296,13 +312,13 @@ def lineage_table(edges: pa.Table, iris: Mapping[str, str], datasets: Iterable[s
 
 
 def is_lineage_file(path: str | Path, kind: str) -> bool:
-    """True when ``path`` is a Parquet file of this kind (see :data:`FILE_KINDS`) that
+    """True when ``path`` is a Parquet file of this kind (see :data:`WRITTEN_KINDS`) that
     enrichment wrote: its columns are among the kind's, starting with the same one."""
     try:
         names = pq.read_schema(path).names
     except (pa.ArrowInvalid, OSError):
         return False
-    schema = FILE_KINDS[kind]
+    schema = WRITTEN_KINDS[kind]
     return bool(names) and names[0] == schema.names[0] and set(names) <= set(schema.names)
 
 
@@ -350,3 +366,67 @@ def read_tables(files: Mapping[str, Path], *, skip: Iterable[str] = ()) -> FileT
         path = files.get(kind)
         tables[kind] = schema.empty_table() if path is None else _read(path, schema)
     return FileTables(tables["items"], tables["lineage"], tables["findings"])
+
+
+def write_files(
+    out: Path, names: Mapping[str, str], tables: Mapping[str, Callable[[], Any]]
+) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, int]]:
+    """Write the lineage files beside the descriptor (``names``: file kind -> file name),
+    building each table (``tables``: file kind -> builder) when its file is written and
+    freeing it before the next is built; then the reference index of the items and
+    lineage files (:mod:`croissant_lineage.enrich.index`), when ``names`` has one.
+
+    The items and lineage files are written in row groups of 1,024 rows, with the min/max
+    statistics of their refs, so that one item's rows are read without the whole file.
+
+    Returns:
+        Their marked FileObject nodes, file kind -> file name, and file kind -> rows.
+    """
+    file_nodes, files, rows = [], {}, {}
+    kept: dict[str, pa.Table] = {}  # the columns the index needs, of the items and lineage tables
+    for kind, build in tables.items():
+        table = build()
+        stats = _STATISTICS.get(kind)
+        if stats is None:
+            digest = atomic_write_parquet(out / names[kind], table)  # streamed, hashed as written
+        else:
+            digest = atomic_write_parquet_groups(out / names[kind], table.schema, query_groups(table),
+                                                 statistics=[stats])
+            kept[kind] = table.select(_INDEXED[kind])
+        rows[kind] = table.num_rows
+        del table
+        release_memory()  # what building and writing it freed, before the next table
+        file_nodes.append(_file_node(kind, names[kind], digest))
+        files[kind] = names[kind]
+    if INDEX_KIND in names and set(kept) == set(_INDEXED):
+        index = index_table(kept["items"], kept["lineage"])
+        del kept
+        digest = atomic_write_parquet_groups(out / names[INDEX_KIND], INDEX_SCHEMA, index_groups(index),
+                                             statistics=["ref"])
+        del index
+        release_memory()
+        file_nodes.append(_file_node(INDEX_KIND, names[INDEX_KIND], digest))
+        files[INDEX_KIND] = names[INDEX_KIND]
+    return file_nodes, files, rows
+
+
+#: File kind -> the column whose min/max each row group records.
+_STATISTICS = {"items": "ref", "lineage": "child"}
+#: File kind -> the columns :func:`~croissant_lineage.enrich.index.index_table` reads.
+_INDEXED = {"items": ["ref", "dataset", "item", "duplicate_group"], "lineage": ["child", "parent"]}
+
+
+def _file_node(kind: str, file_name: str, digest: str) -> dict[str, Any]:
+    """The marked FileObject of one file beside the descriptor."""
+    fid = f"cl-{kind}-file"
+    what = "reference index (Parquet: ref, kind, row, other)" if kind == INDEX_KIND else "table (Parquet)"
+    return {
+        "@index": _MARK,
+        "@type": "cr:FileObject",
+        "@id": fid,
+        "name": fid,
+        "description": f"croissant-lineage {kind} {what}.",
+        "contentUrl": file_name,
+        "encodingFormat": "application/x-parquet",
+        "sha256": digest,
+    }

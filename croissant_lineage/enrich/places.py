@@ -41,7 +41,7 @@ from croissant_lineage.croissant.descriptor import as_list, match_files
 from croissant_lineage.croissant.jsonld import JsonLdContext, pointer
 from croissant_lineage.croissant.namespaces import CROISSANT_NS
 from croissant_lineage.croissant.resources import local_path, resource_kind
-from croissant_lineage.enrich.files import FILE_KINDS, is_lineage_file
+from croissant_lineage.enrich.files import WRITTEN_KINDS, is_lineage_file
 from croissant_lineage.enrich.marks import is_ours
 from croissant_lineage.errors import InputError
 from croissant_lineage.prov.vocab import MARK
@@ -125,7 +125,7 @@ def _escapes(path: str) -> bool:
 
 def is_any_lineage_file(path: str | Path) -> bool:
     """True for a lineage file that enrichment wrote (any kind; ``.parquet`` or ``.pq``)."""
-    return Path(path).suffix in (".parquet", ".pq") and any(is_lineage_file(path, kind) for kind in FILE_KINDS)
+    return Path(path).suffix in (".parquet", ".pq") and any(is_lineage_file(path, kind) for kind in WRITTEN_KINDS)
 
 
 def takes_lineage_files(folder: str | Path, matched: Iterable[str]) -> bool:

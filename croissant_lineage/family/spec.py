@@ -28,6 +28,7 @@ its group named ``key`` if it has one, else group 1, else the whole match. The r
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -35,9 +36,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
 from croissant_lineage._io import (
@@ -52,6 +52,9 @@ from croissant_lineage._results import is_uri
 from croissant_lineage.croissant.hub import parse_hub_id
 from croissant_lineage.errors import ArgumentError, InputError, SpecError
 from croissant_lineage.family.shipped import builtin_families, builtin_family_path
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = [
     "ACTIVITIES",
@@ -341,8 +344,13 @@ class FamilySpec:
 
 #: The schema's ``format`` keywords, enforced (jsonschema only annotates ``uri`` unless a
 #: checker for it is installed): a dataset ``iri`` must be an absolute URI.
-_FORMATS = jsonschema.FormatChecker(formats=())
-_FORMATS.checks("uri")(is_uri)
+@functools.cache
+def _formats() -> jsonschema.FormatChecker:
+    import jsonschema  # (here: reading a lineage's family needs no schema check)
+
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("uri")(is_uri)
+    return checker
 
 
 def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
@@ -353,8 +361,10 @@ def parse_family(doc: Any, path: Path | None = None) -> FamilySpec:
     Raises:
         SpecError: the document does not follow the schema, or names unknown datasets.
     """
+    import jsonschema
+
     try:
-        jsonschema.validate(doc, _schema(), format_checker=_FORMATS)
+        jsonschema.validate(doc, _schema(), format_checker=_formats())
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
         raise SpecError(f"at {where}: {exc.message}", path=path) from None

@@ -74,9 +74,14 @@ def descriptor_parquet(doc: dict[str, Any], folder: Path, own: Iterable[str]) ->
 
 def _point_at_tables(doc: dict[str, Any], files: dict[str, bytes]) -> dict[str, Any]:
     """``doc`` with its lineage FileObjects (enrichment's, ``cl-<kind>-file``) reading the
-    published tables: ``contentUrl`` and ``sha256`` of the files in the repository."""
+    published tables: ``contentUrl`` and ``sha256`` of the files in the repository. The
+    reference index beside an enriched descriptor (``cl-index-file``) points into the files
+    it was written with, not into the published tables: it is left out."""
     by_id = {f"cl-{kind}-file": table_path(config) for config, (kind, _) in TABLES.items()}
     out = copy.deepcopy(doc)
+    if isinstance(out.get("distribution"), list):
+        out["distribution"] = [fo for fo in out["distribution"]
+                               if not (is_ours(fo) and node_id(fo) == "cl-index-file")]
     for fo in as_list(out.get("distribution")):
         path = by_id.get(str(node_id(fo))) if is_ours(fo) else None
         if path is not None:

@@ -91,7 +91,7 @@ def test_sources_are_sorted_with_their_files_and_family(folder: Path, resolver: 
     for s in resolver.sources:
         stem = s.path.name.removesuffix(".json")
         assert s.family == "toy"
-        assert s.files == {k: folder / f"{stem}.{k}.parquet" for k in ("items", "lineage", "findings")}
+        assert s.files == {k: folder / f"{stem}.{k}.parquet" for k in ("items", "lineage", "findings", "index")}
         assert [_key(d) for d in s.datasets] == [_key(d) for d in json.loads(s.path.read_text())["cl:familyDataset"]]
     assert [f.id for f in resolver.findings] == [f.id for f in _findings()]
 
@@ -179,7 +179,7 @@ def test_foreign_files_and_nodes_are_skipped(folder: Path, resolver: Resolver, t
             del dist["@index"]
     (dest / "toy-pro.json").write_text(json.dumps(pro))
     src = {s.path.name: s for s in find_enriched(dest)}["toy-pro.json"]
-    assert sorted(src.files) == ["lineage"]
+    assert sorted(src.files) == ["index", "lineage"]
 
 
 def test_nothing_enriched_is_a_coded_error(folder: Path, tmp_path: Path) -> None:
