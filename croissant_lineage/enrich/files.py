@@ -47,9 +47,9 @@ import pyarrow.parquet as pq
 
 from croissant_lineage._io import atomic_write_parquet, atomic_write_parquet_groups
 from croissant_lineage.croissant.namespaces import MARK as _MARK
-from croissant_lineage.enrich.index import INDEX_KIND, index_table, query_groups
+from croissant_lineage.enrich.index import INDEX_KIND, index_table
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.index import INDEX_SCHEMA, index_groups
+from croissant_lineage.lineage.index import INDEX_SCHEMA, index_groups, query_groups
 from croissant_lineage.lineage.model import release_memory
 from croissant_lineage.lineage.refs import iri_column, ref_column, take_last
 from croissant_lineage.lineage.schema import (

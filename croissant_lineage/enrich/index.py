@@ -11,14 +11,14 @@ the descriptor's own files:
     row     the row in that file
     other   the edge's far end (kinds 1 and 2), the member (kind 3), the ref itself (kind 0)
 
-The items and lineage files are written in row groups of
-:data:`~croissant_lineage.lineage.index.QUERY_ROW_GROUP` rows, so that reading one item's
+The items and lineage files are written in the row groups of a lineage folder's tables
+(:func:`~croissant_lineage.lineage.index.query_groups`), so that reading one item's
 family decodes a few small groups of each, not the whole files (:class:`EnrichedRows`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pyarrow as pa
@@ -26,22 +26,15 @@ import pyarrow.compute as pc
 
 from croissant_lineage.lineage.index import (
     INDEX_SCHEMA,
-    QUERY_ROW_GROUP,
     RefIndex,
     RowReader,
     build_index,
 )
 
-__all__ = ["INDEX_KIND", "EnrichedRows", "index_table", "query_groups"]
+__all__ = ["INDEX_KIND", "EnrichedRows", "index_table"]
 
 #: The file kind of the index (``<stem>.index.parquet``, FileObject ``cl-index-file``).
 INDEX_KIND = "index"
-
-
-def query_groups(table: pa.Table) -> Iterator[pa.Table]:
-    """``table`` cut into row groups of :data:`~croissant_lineage.lineage.index.QUERY_ROW_GROUP` rows."""
-    for start in range(0, max(table.num_rows, 1), QUERY_ROW_GROUP):
-        yield table.slice(start, QUERY_ROW_GROUP)
 
 
 def _split(refs: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -37,7 +37,7 @@ from croissant_lineage.lineage.refids import joined_refs
 
 __all__ = [
     "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "MAX_GROUPS", "QUERY_ROW_GROUP", "RefIndex", "RowReader",
-    "build_index", "group_rows", "read_rows",
+    "build_index", "group_rows", "query_groups", "read_rows",
 ]
 
 #: The index's file name in a lineage folder.
@@ -60,6 +60,14 @@ def group_rows(rows: int, base: int | None = None) -> int:
     while size * MAX_GROUPS < rows and size < _LARGEST_GROUP:
         size <<= 1
     return size
+
+
+def query_groups(table: pa.Table, size: int | None = None) -> Iterator[pa.Table]:
+    """``table`` cut into row groups of ``size`` rows (default :func:`group_rows` of its rows;
+    one, empty, for an empty table): what a query of one item reads a few of."""
+    size = group_rows(table.num_rows) if size is None else size
+    for start in range(0, max(table.num_rows, 1), size):
+        yield table.slice(start, size)
 
 ITEM, CHILD_OF, PARENT_OF, DUPLICATE = 0, 1, 2, 3
 

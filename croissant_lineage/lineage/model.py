@@ -51,6 +51,7 @@ from croissant_lineage.lineage.index import (
     build_index,
     group_rows,
     index_groups,
+    query_groups,
 )
 from croissant_lineage.lineage.info import (
     INPUTS_FILE,
@@ -237,7 +238,7 @@ class Lineage(Result):
             if packed is not None:
                 group = _with_records(group, packed, start)
             if kept is None:
-                yield from _query_groups(conform(group, schema), size)
+                yield from query_groups(conform(group, schema), size)
             else:  # (kept rows copied from their file a query group at a time)
                 for at in range(0, group.num_rows, size):
                     yield conform(kept.fill(group.slice(at, size), start + at), schema)
@@ -316,7 +317,7 @@ class Lineage(Result):
                     atomic_write_parquet(tmp / name, self.unmatched.cast(schema))
                 else:
                     table = getattr(self, name.split(".")[0]).cast(schema)
-                    atomic_write_parquet_groups(tmp / name, schema, _query_groups(table))
+                    atomic_write_parquet_groups(tmp / name, schema, query_groups(table))
             index = build_index(_held_items(self), self.edges, self.duplicates)
             atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index), statistics=["ref"])
             del index
@@ -365,15 +366,6 @@ class Lineage(Result):
             **tables,
             records=records,
         )
-
-
-def _query_groups(table: pa.Table, size: int | None = None) -> Iterator[pa.Table]:
-    """``table`` cut into row groups of ``size`` rows (default
-    :func:`~croissant_lineage.lineage.index.group_rows` of its rows; one, empty, for an empty
-    table): what a query of one item reads a few of."""
-    size = group_rows(table.num_rows) if size is None else size
-    for start in range(0, max(table.num_rows, 1), size):
-        yield table.slice(start, size)
 
 
 def _items(self: Lineage) -> pa.Table:

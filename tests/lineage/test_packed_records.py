@@ -45,7 +45,9 @@ def test_packed_values_come_back_the_same_however_split(
         mp.setattr(packed_records, "SPILL_FROM", spill_from)
         mp.setattr(packed_records, "PLAIN_UP_TO", plain_up_to)
         packed = PackedRecords(_split(values, cuts))
-    plain_bytes = sum(chunk.nbytes for chunk in _split(values, cuts))  # what the parts take uncompressed
+        # what the parts take uncompressed: each CHUNK_ROWS piece's own bytes (a one-row
+        # slice counts its offsets and a validity byte, so pieces can sum past the whole)
+        plain_bytes = sum(piece.nbytes for piece in packed_records._pieces(_split(values, cuts)))
     held_plain = plain_up_to is not None and plain_bytes <= plain_up_to
     buffers = [b for p in packed._parts for b in p._buffers()]
     if held_plain:  # held as they are: nothing compressed, the buffers' own bytes
