@@ -121,10 +121,11 @@ class Sampler:
 
 def _instrument(sampler: Sampler) -> None:
     """Name the linker's steps (wrappers around the functions it calls; nothing else changes)."""
-    from croissant_lineage.lineage import items
+    from croissant_lineage import workflows
+    from croissant_lineage.lineage import items, model
     from croissant_lineage.linking import linker, sides
 
-    sampler.wrap(linker, "load_items_packed", "link/read (load_items_packed)")
+    sampler.wrap(workflows, "load_items_packed", "link/read (load_items_packed)")
     sampler.wrap(items, "records_json", "link/read/records (records_json)")
     sampler.wrap(linker, "match_text", "link/match (match_text)")
     sampler.wrap(linker, "id_matches", "link/match (id_matches)")
@@ -133,6 +134,8 @@ def _instrument(sampler: Sampler) -> None:
     sampler.wrap(linker, "side_duplicates", "link/duplicates (side_duplicates)")
     sampler.wrap(linker, "duplicates_table", "link/duplicates (table)")
     sampler.wrap(linker, "_link_derivations", "link/derivations (all)")
+    sampler.wrap(model, "atomic_write_parquet_groups", "write/tables (atomic_write_parquet_groups)")
+    sampler.wrap(model, "build_index", "write/index (build_index)")
     resolve = importlib.import_module("croissant_lineage.resolve")  # the module, not the function
     sampler.wrap(resolve, "read_tables", "resolve/read (read_tables)")
     sampler.wrap(resolve, "_lineage", "resolve/lineage (_lineage)")

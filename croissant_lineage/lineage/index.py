@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -53,29 +54,38 @@ INDEX_SCHEMA = pa.schema([
 
 def _part(ref: pa.ChunkedArray, kind: int, other: pa.ChunkedArray, rows: pa.Array | None = None) -> pa.Table:
     n = len(ref)
-    row = pa.array(range(n), pa.int64()) if rows is None else rows
-    return pa.table([ref, pa.array([kind] * n, pa.int8()) if n else pa.array([], pa.int8()), row, other],
-                    schema=INDEX_SCHEMA)
+    row = pa.array(np.arange(n, dtype=np.int64)) if rows is None else rows
+    return pa.table([ref, pa.array(np.full(n, kind, np.int8)), row, other], schema=INDEX_SCHEMA)
+
+
+def _codes(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Per row, the code of its value (equal values, equal codes)."""
+    encoded = pc.dictionary_encode(values)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    parts = [np.asarray(c.indices.to_numpy(zero_copy_only=False), np.int64) for c in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
 def _duplicate_part(duplicates: pa.Table) -> pa.Table:
-    """Kind 3: each member of a group, paired with every member's row (its own included)."""
-    refs = joined_refs(duplicates.column("dataset"), duplicates.column("item")).to_pylist()
-    keys = list(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
-    groups: dict[tuple[object, object], list[int]] = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, []).append(i)
-    ref_col: list[str] = []
-    rows: list[int] = []
-    other: list[str] = []
-    for members in groups.values():
-        for m in members:
-            for j in members:
-                ref_col.append(refs[m])
-                rows.append(j)
-                other.append(refs[j])
-    return pa.table([pa.array(ref_col, pa.string()), pa.array([DUPLICATE] * len(rows), pa.int8()),
-                     pa.array(rows, pa.int64()), pa.array(other, pa.string())], schema=INDEX_SCHEMA)
+    """Kind 3: each member of a group, paired with every member's row (its own included).
+    A group is a (dataset, group) pair; the pairs are built over whole arrays (the index is
+    sorted afterwards, so their order here does not matter)."""
+    n = duplicates.num_rows
+    if not n:
+        return INDEX_SCHEMA.empty_table()
+    refs = joined_refs(duplicates.column("dataset"), duplicates.column("item")).combine_chunks()
+    datasets, groups = _codes(duplicates.column("dataset")), _codes(duplicates.column("group"))
+    _, group = np.unique(datasets * (int(groups.max()) + 1) + groups, return_inverse=True)
+    members = np.argsort(group, kind="stable")  # the rows, group by group
+    sizes = np.bincount(group)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    size_of = sizes[group[members]]  # per member (in ``members`` order): its group's size
+    ref_rows = np.repeat(members, size_of)
+    first = np.repeat(starts[group[members]], size_of)  # where each pair's group starts in ``members``
+    within = np.arange(len(ref_rows)) - np.repeat(np.cumsum(size_of) - size_of, size_of)
+    rows = members[first + within]
+    return pa.table([refs.take(pa.array(ref_rows)), pa.array(np.full(len(rows), DUPLICATE, np.int8)),
+                     pa.array(rows.astype(np.int64)), refs.take(pa.array(rows))], schema=INDEX_SCHEMA)
 
 
 def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Table:
