@@ -6,7 +6,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croissant_lineage.lineage.index import DUPLICATE, INDEX_SCHEMA, build_index
+from croissant_lineage.lineage.index import DUPLICATE, INDEX_SCHEMA, build_index, index_groups
 from croissant_lineage.lineage.schema import DUPLICATES_SCHEMA, EDGES_SCHEMA, ITEMS_SCHEMA
 
 
@@ -34,3 +34,19 @@ def test_duplicate_entries_pair_every_member_of_a_group(rows: list[tuple[str, st
     assert index.schema == INDEX_SCHEMA
     got = list(zip(*(index.column(c).to_pylist() for c in INDEX_SCHEMA.names), strict=True)) if index.num_rows else []
     assert got == _expected(rows)
+
+
+def test_row_groups_are_the_sorted_index_cut() -> None:
+    n = 5000
+    items = pa.table({"dataset": ["b"] * n, "item": [f"i{(i * 7919) % n}" for i in range(n)]})
+    edges = pa.table({"child_dataset": ["c"] * 3, "child_item": ["x", "y", "z"], "parent_dataset": ["b"] * 3,
+                      "parent_item": ["i3", "i1", "i3"]})
+    dups = _duplicates([("b", "i1", "i1"), ("b", "i2", "i1"), ("c", "x", "x")])
+    whole = build_index(items, edges, dups)
+    groups = list(index_groups(items, edges, dups))
+    assert [g.num_rows for g in groups] == [2048, 2048, whole.num_rows - 4096]
+    assert pa.concat_tables(groups).equals(whole)
+    assert whole.column("ref").to_pylist() == sorted(whole.column("ref").to_pylist())
+    assert whole.num_rows == n + 6 + 5
+    empty = list(index_groups(items.slice(0, 0), edges.slice(0, 0), dups.slice(0, 0)))
+    assert [g.num_rows for g in empty] == [0]
