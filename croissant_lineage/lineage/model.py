@@ -328,8 +328,8 @@ class Lineage(Result):
                     table = getattr(self, name.split(".")[0]).cast(schema)
                     atomic_write_parquet_groups(tmp / name, schema, _query_groups(table),
                                                 dictionary=_DICTIONARY_COLUMNS[name])
-            groups = index_groups(_held_items(self), self.edges, self.duplicates)
-            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, groups, statistics=["ref"], dictionary=("kind",))
+            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(_held_items(self), self.edges,
+                                        self.duplicates), statistics=["ref"], dictionary=("kind",))
             atomic_write_json(tmp / "family.json", self.family.to_dict())
             if inputs is not None:
                 atomic_write_json(tmp / INPUTS_FILE, inputs.to_dict())
