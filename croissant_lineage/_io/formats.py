@@ -36,27 +36,50 @@ def atomic_write_parquet(path: str | Path, table: pa.Table) -> str:
 
 
 class _Sha256Writer:
-    """A binary file that hashes what is written to it (what Arrow's writer needs of a file)."""
+    """A binary file that hashes what is written to it (what Arrow's writer needs of a file).
+    Arrow writes a Parquet file a page header and a page at a time: the pieces are gathered
+    up to :data:`_WRITE_BYTES` and hashed and written together (a Python call per piece
+    costs more than hashing it)."""
 
     def __init__(self, fh: IO[bytes]):
         self._fh, self._sha, self._at, self.closed = fh, hashlib.sha256(), 0, False
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
 
     def write(self, data: Any) -> int:
-        self._sha.update(data)
-        self._at += len(memoryview(data))
-        return self._fh.write(data)
+        piece = bytes(data)  # (a copy: Arrow may reuse its buffer once the call returns)
+        self._pending.append(piece)
+        self._pending_bytes += len(piece)
+        self._at += len(piece)
+        if self._pending_bytes >= _WRITE_BYTES:
+            self._drain()
+        return len(piece)
+
+    def _drain(self) -> None:
+        if self._pending:
+            joined = b"".join(self._pending)
+            self._sha.update(joined)
+            self._fh.write(joined)
+            self._pending, self._pending_bytes = [], 0
 
     def tell(self) -> int:
         return self._at
 
     def flush(self) -> None:
+        self._drain()
         self._fh.flush()
 
     def close(self) -> None:
+        self._drain()
         self.closed = True  # the file is the caller's to close
 
     def hexdigest(self) -> str:
+        self._drain()
         return self._sha.hexdigest()
+
+
+#: Bytes :class:`_Sha256Writer` gathers before hashing and writing them.
+_WRITE_BYTES = 1 << 20
 
 
 def atomic_write_parquet_groups(
