@@ -74,14 +74,19 @@ class Sampler:
             s = self.stats.setdefault(name, {"calls": 0, "start_rss": rss, "peak_rss": rss, "start_arrow": arrow,
                                              "peak_arrow": arrow, "seconds": 0.0})
             s["calls"] += 1
-            s["_t"] = time.perf_counter()
-            self.stack.append(name)
+            s["_depth"] = s.get("_depth", 0) + 1
+            if s["_depth"] == 1:  # (nested or concurrent calls, from the link's threads: timed once)
+                s["_t"] = time.perf_counter()
+                self.stack.append(name)
 
     def leave(self, name: str) -> None:
         self._sample()
         with self._lock:
-            self.stack.remove(name)
             s = self.stats[name]
+            s["_depth"] -= 1
+            if s["_depth"]:
+                return
+            self.stack.remove(name)
             s["end_rss"] = _rss()
             s["end_arrow"] = self._pa.total_allocated_bytes()
             s["seconds"] += time.perf_counter() - s.pop("_t")
@@ -116,15 +121,16 @@ class Sampler:
                 "arrow_end_mb": round(s.get("end_arrow", 0) * mb),
             }
             for name, s in self.stats.items()
-        }
+        }  # ("_depth" is 0 once every call has returned)
 
 
 def _instrument(sampler: Sampler) -> None:
     """Name the linker's steps (wrappers around the functions it calls; nothing else changes)."""
-    from croissant_lineage.lineage import items
+    from croissant_lineage import workflows
+    from croissant_lineage.lineage import items, model
     from croissant_lineage.linking import linker, sides
 
-    sampler.wrap(linker, "load_items_packed", "link/read (load_items_packed)")
+    sampler.wrap(workflows, "load_items_packed", "link/read (load_items_packed)")
     sampler.wrap(items, "records_json", "link/read/records (records_json)")
     sampler.wrap(linker, "match_text", "link/match (match_text)")
     sampler.wrap(linker, "id_matches", "link/match (id_matches)")
@@ -133,6 +139,7 @@ def _instrument(sampler: Sampler) -> None:
     sampler.wrap(linker, "side_duplicates", "link/duplicates (side_duplicates)")
     sampler.wrap(linker, "duplicates_table", "link/duplicates (table)")
     sampler.wrap(linker, "_link_derivations", "link/derivations (all)")
+    sampler.wrap(model, "atomic_write_parquet_groups", "write/tables and index (atomic_write_parquet_groups)")
     resolve = importlib.import_module("croissant_lineage.resolve")  # the module, not the function
     sampler.wrap(resolve, "read_tables", "resolve/read (read_tables)")
     sampler.wrap(resolve, "_lineage", "resolve/lineage (_lineage)")

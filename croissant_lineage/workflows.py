@@ -54,7 +54,7 @@ from croissant_lineage.lineage.kept import KeptFolder
 from croissant_lineage.lineage.model import Lineage, is_lineage_folder, release_memory
 from croissant_lineage.lineage.packed_records import PackedRecords
 from croissant_lineage.linking.linker import link_family
-from croissant_lineage.linking.threads import threaded_map
+from croissant_lineage.linking.threads import load_threads, threaded_map
 
 __all__ = [
     "RUNNERS",
@@ -368,8 +368,12 @@ def link(
             bar.update()
             return out
 
-        # datasets load on threads (CROISSANT_LINEAGE_THREADS), kept in spec order
-        for ds, (table, packed) in zip(with_items, threaded_map(load, with_items), strict=True):
+        # datasets load on threads (CROISSANT_LINEAGE_THREADS), kept in spec order; the first
+        # alone, and the rest one at a time when the family looks large (load_threads)
+        loaded = [load(ds) for ds in with_items[:1]]
+        threads = load_threads(loaded[0][0].num_rows, len(with_items)) if loaded else 1
+        loaded += threaded_map(load, with_items[1:], threads=threads)
+        for ds, (table, packed) in zip(with_items, loaded, strict=True):
             tables[ds.name], records[ds.name] = table, packed
     release_memory()
     return link_family(spec, tables, records=records, progress=progress)

@@ -49,7 +49,7 @@ from croissant_lineage._io import atomic_write_parquet, atomic_write_parquet_gro
 from croissant_lineage.croissant.namespaces import MARK as _MARK
 from croissant_lineage.enrich.index import INDEX_KIND, index_table
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.index import INDEX_SCHEMA, index_groups, query_groups
+from croissant_lineage.lineage.index import INDEX_ROW_GROUP, INDEX_SCHEMA, group_rows, query_groups
 from croissant_lineage.lineage.model import release_memory
 from croissant_lineage.lineage.refs import iri_column, ref_column, take_last
 from croissant_lineage.lineage.schema import (
@@ -401,7 +401,8 @@ def write_files(
     if INDEX_KIND in names and set(kept) == set(_INDEXED):
         index = index_table(kept["items"], kept["lineage"])
         del kept
-        digest = atomic_write_parquet_groups(out / names[INDEX_KIND], INDEX_SCHEMA, index_groups(index),
+        digest = atomic_write_parquet_groups(out / names[INDEX_KIND], INDEX_SCHEMA,
+                                             query_groups(index, group_rows(index.num_rows, INDEX_ROW_GROUP)),
                                              statistics=["ref"])
         del index
         release_memory()

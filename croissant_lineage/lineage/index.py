@@ -29,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -37,7 +38,7 @@ from croissant_lineage.lineage.refids import joined_refs
 
 __all__ = [
     "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "MAX_GROUPS", "QUERY_ROW_GROUP", "RefIndex", "RowReader",
-    "build_index", "group_rows", "query_groups", "read_rows",
+    "build_index", "group_rows", "index_groups", "query_groups", "read_rows",
 ]
 
 #: The index's file name in a lineage folder.
@@ -79,54 +80,102 @@ INDEX_SCHEMA = pa.schema([
 ])
 
 
-def _part(ref: pa.ChunkedArray, kind: int, other: pa.ChunkedArray, rows: pa.Array | None = None) -> pa.Table:
-    n = len(ref)
-    row = pa.array(range(n), pa.int64()) if rows is None else rows
-    return pa.table([ref, pa.array([kind] * n, pa.int8()) if n else pa.array([], pa.int8()), row, other],
-                    schema=INDEX_SCHEMA)
+def _codes(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Per row, the code of its value (equal values, equal codes)."""
+    encoded = pc.dictionary_encode(values)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    parts = [np.asarray(c.indices.to_numpy(zero_copy_only=False), np.int64) for c in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
-def _duplicate_part(duplicates: pa.Table) -> pa.Table:
-    """Kind 3: each member of a group, paired with every member's row (its own included)."""
-    refs = joined_refs(duplicates.column("dataset"), duplicates.column("item")).to_pylist()
-    keys = list(zip(duplicates.column("dataset").to_pylist(), duplicates.column("group").to_pylist(), strict=True))
-    groups: dict[tuple[object, object], list[int]] = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, []).append(i)
-    ref_col: list[str] = []
-    rows: list[int] = []
-    other: list[str] = []
-    for members in groups.values():
-        for m in members:
-            for j in members:
-                ref_col.append(refs[m])
-                rows.append(j)
-                other.append(refs[j])
-    return pa.table([pa.array(ref_col, pa.string()), pa.array([DUPLICATE] * len(rows), pa.int8()),
-                     pa.array(rows, pa.int64()), pa.array(other, pa.string())], schema=INDEX_SCHEMA)
+def _duplicate_pairs(duplicates: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """Kind 3: per pair, the member's row and the row it points to: each member of a
+    group paired with every member (its own row included). A group is a (dataset, group)
+    pair; the pairs are built over whole arrays (the index is sorted afterwards, so their
+    order here does not matter)."""
+    if not duplicates.num_rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    datasets, groups = _codes(duplicates.column("dataset")), _codes(duplicates.column("group"))
+    _, group = np.unique(datasets * (int(groups.max()) + 1) + groups, return_inverse=True)
+    group = group.reshape(-1)
+    members = np.argsort(group, kind="stable")  # the rows, group by group
+    sizes = np.bincount(group)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    size_of = sizes[group[members]]  # per member (in ``members`` order): its group's size
+    first = np.repeat(starts[group[members]], size_of)  # where each pair's group starts in ``members``
+    within = np.arange(int(size_of.sum())) - np.repeat(np.cumsum(size_of) - size_of, size_of)
+    return np.repeat(members, size_of).astype(np.int64), members[first + within].astype(np.int64)
+
+
+class _Unsorted:
+    """The index's rows before sorting, each text held once: ``refs`` holds the refs of the
+    items, of the edges' children and parents, of the duplicate pairs' members and of the
+    duplicates, one after the other (the first ``n`` are the rows' refs); ``other`` is where
+    each row's far end is among them. A row group is then taken from these arrays by the
+    sorted order, and the sorted index is never held whole."""
+
+    def __init__(self, items: pa.Table, edges: pa.Table, duplicates: pa.Table):
+        item_refs = joined_refs(items.column("dataset"), items.column("item"))
+        child = joined_refs(edges.column("child_dataset"), edges.column("child_item"))
+        parent = joined_refs(edges.column("parent_dataset"), edges.column("parent_item"))
+        dup_refs = joined_refs(duplicates.column("dataset"), duplicates.column("item"))
+        ref_rows, rows = _duplicate_pairs(duplicates)
+        dup_pair_refs = dup_refs.take(pa.array(ref_rows)) if len(ref_rows) else pa.chunked_array([], pa.string())
+        sizes = [len(item_refs), len(child), len(parent), len(ref_rows)]
+        at = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        self.n = at[4]
+        self.refs = _one_array([item_refs, child, parent, dup_pair_refs, dup_refs])
+        kinds = [np.full(k, kind, np.int8) for k, kind in zip(sizes, (ITEM, CHILD_OF, PARENT_OF, DUPLICATE), strict=True)]
+        self.kind = pa.array(np.concatenate(kinds))
+        self.row = pa.array(np.concatenate([np.arange(sizes[0], dtype=np.int64), np.arange(sizes[1], dtype=np.int64),
+                                            np.arange(sizes[2], dtype=np.int64), rows]))
+        self.other = pa.array(np.concatenate([
+            np.arange(sizes[0], dtype=np.int64),  # an item: itself
+            at[2] + np.arange(sizes[1], dtype=np.int64),  # the child of an edge: its parent
+            at[1] + np.arange(sizes[2], dtype=np.int64),  # the parent: its child
+            at[4] + rows,  # a duplicate: the member its row is
+        ]))
+
+    def order(self) -> pa.Array:
+        """The rows sorted by ref, kind and row, the rows without a ref left out."""
+        keys = pa.table([self.refs.slice(0, self.n), self.kind, self.row], names=["ref", "kind", "row"])
+        order = pc.sort_indices(keys, sort_keys=[("ref", "ascending"), ("kind", "ascending"), ("row", "ascending")])
+        valid = self.n - self.refs.slice(0, self.n).null_count  # (nulls sort last)
+        return order.slice(0, valid)
+
+    def rows(self, at: pa.Array) -> pa.Table:
+        """The rows ``at`` (positions among the first ``n``), in that order."""
+        ref, other = self.refs.take(at), self.refs.take(self.other.take(at))
+        if ref.type != pa.string():
+            ref, other = ref.cast(pa.string()), other.cast(pa.string())
+        return pa.table([ref, self.kind.take(at), self.row.take(at), other], schema=INDEX_SCHEMA)
+
+
+def _one_array(parts: list[pa.ChunkedArray]) -> pa.Array:
+    """The texts of ``parts`` as one array (``large_string`` past 2 GiB of text)."""
+    chunks = [c for p in parts for c in p.chunks]
+    if sum(c.nbytes for c in chunks) >= (1 << 31) - 1:
+        chunks = [c.cast(pa.large_string()) for c in chunks]
+        return pa.concat_arrays(chunks) if chunks else pa.array([], pa.large_string())
+    return pa.concat_arrays([c.cast(pa.string()) for c in chunks]) if chunks else pa.array([], pa.string())
 
 
 def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Table:
     """The index of a lineage's three tables (see the module docstring), sorted."""
-    item_refs = joined_refs(items.column("dataset"), items.column("item"))
-    child = joined_refs(edges.column("child_dataset"), edges.column("child_item"))
-    parent = joined_refs(edges.column("parent_dataset"), edges.column("parent_item"))
-    table = pa.concat_tables([
-        _part(item_refs, ITEM, item_refs),
-        _part(child, CHILD_OF, parent),
-        _part(parent, PARENT_OF, child),
-        _duplicate_part(duplicates),
-    ])
-    if table.column("ref").null_count:  # (a copy of the whole index only when there is something to drop)
-        table = table.filter(pc.is_valid(table.column("ref")))
-    return table.sort_by([("ref", "ascending"), ("kind", "ascending"), ("row", "ascending")]).combine_chunks()
+    unsorted = _Unsorted(items, edges, duplicates)
+    return unsorted.rows(unsorted.order())
 
 
-def index_groups(table: pa.Table) -> Iterable[pa.Table]:
-    """The index cut into its row groups."""
-    size = group_rows(table.num_rows, INDEX_ROW_GROUP)
-    for start in range(0, max(table.num_rows, 1), size):
-        yield table.slice(start, size)
+def index_groups(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> Iterator[pa.Table]:
+    """The index of a lineage's three tables (:func:`build_index`) in its row groups of
+    :data:`INDEX_ROW_GROUP` rows (bigger past :data:`MAX_GROUPS` groups: :func:`group_rows`;
+    one, empty, for an empty index), each taken by the sorted order when it is written: the
+    sorted index is never held whole."""
+    unsorted = _Unsorted(items, edges, duplicates)
+    order = unsorted.order()
+    size = group_rows(len(order), INDEX_ROW_GROUP)
+    for start in range(0, max(len(order), 1), size):
+        yield unsorted.rows(order.slice(start, size))
 
 
 class RefIndex:

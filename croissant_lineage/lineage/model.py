@@ -48,7 +48,6 @@ from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.index import (
     INDEX_FILE,
     INDEX_SCHEMA,
-    build_index,
     group_rows,
     index_groups,
     query_groups,
@@ -126,6 +125,18 @@ LINEAGE_FILES: dict[str, pa.Schema] = {
     "edges.parquet": EDGES_SCHEMA,
     "duplicates.parquet": DUPLICATES_SCHEMA,
     "unmatched.parquet": UNMATCHED_SCHEMA,
+}
+
+#: The columns of the lineage files written dictionary-encoded: those whose values repeat
+#: (names, kinds, statuses, flags). Ids, texts, records, scores and option maps are written
+#: plain: in row groups of a thousand rows a dictionary of values that seldom repeat costs
+#: CPU and bytes and saves nothing. (Only the encoding: the content is the same.)
+_DICTIONARY_COLUMNS: dict[str, tuple[str, ...]] = {
+    "items.parquet": ("dataset", "subject", "key", "source_file", "key_kind"),
+    "edges.parquet": ("child_dataset", "parent_dataset", "activity", "method", "key_inherited", "stem_changed",
+                      "ambiguous", "text_repaired", "stem_status", "options_status", "key_status",
+                      "solution_status", "tests_status", "options_copied", "options_added", "options_dropped"),
+    "duplicates.parquet": ("dataset", "parent_dataset", "size"),
 }
 
 
@@ -312,15 +323,16 @@ class Lineage(Result):
         with atomic_folder(out, drop=(INPUTS_FILE,)) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
                 if name == "items.parquet":
-                    atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema))
+                    atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema),
+                                                dictionary=_DICTIONARY_COLUMNS[name])
                 elif name == "unmatched.parquet":
                     atomic_write_parquet(tmp / name, self.unmatched.cast(schema))
                 else:
                     table = getattr(self, name.split(".")[0]).cast(schema)
-                    atomic_write_parquet_groups(tmp / name, schema, query_groups(table))
-            index = build_index(_held_items(self), self.edges, self.duplicates)
-            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(index), statistics=["ref"])
-            del index
+                    atomic_write_parquet_groups(tmp / name, schema, query_groups(table),
+                                                dictionary=_DICTIONARY_COLUMNS[name])
+            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(_held_items(self), self.edges,
+                                        self.duplicates), statistics=["ref"], dictionary=("kind",))
             atomic_write_json(tmp / "family.json", self.family.to_dict())
             if inputs is not None:
                 atomic_write_json(tmp / INPUTS_FILE, inputs.to_dict())

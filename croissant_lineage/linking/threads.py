@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from croissant_lineage.errors import InputError
 
-__all__ = ["ENV", "MAX_THREADED_ITEMS", "MAX_THREADS", "thread_count", "threaded_map"]
+__all__ = ["ENV", "MAX_THREADED_ITEMS", "MAX_THREADS", "load_threads", "thread_count", "threaded_map"]
 
 #: The environment variable that sets the number of threads.
 ENV = "CROISSANT_LINEAGE_THREADS"
@@ -63,6 +63,17 @@ def thread_count() -> int:
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
     return max(1, min(MAX_THREADS, cores))
+
+
+def load_threads(first_items: int, datasets: int) -> int:
+    """Threads for loading the rest of a family's ``datasets`` once its first has been
+    loaded alone, holding ``first_items`` items: one (no threads) when the family is
+    likely larger than :data:`MAX_THREADED_ITEMS` items (the first dataset's size for every
+    dataset), else :func:`thread_count`. Two large datasets read at once add one's working
+    memory to the other's: a million-item synthetic family's loading alone peaked at
+    1,181-1,236 MB on two threads and 994-1,041 MB on one, in the same 6 s."""
+    threads = thread_count()  # (a bad CROISSANT_LINEAGE_THREADS is refused whatever the size)
+    return 1 if first_items * datasets > MAX_THREADED_ITEMS else threads
 
 
 def threaded_map(fn: Callable[[T], R], items: Iterable[T], *, threads: int | None = None) -> list[R]:

@@ -215,7 +215,8 @@ def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
     table = _items(recs)
     _write_plain_and_held(table, tmp_path)
     full = conform(table, ITEMS_SCHEMA)  # what is written: every column of ITEMS_SCHEMA
-    pq.write_table(full, tmp_path / "whole.parquet", row_group_size=group, **_PARQUET_OPTIONS)
+    pq.write_table(full, tmp_path / "whole.parquet", row_group_size=group, **_PARQUET_OPTIONS,
+                   use_dictionary=list(model._DICTIONARY_COLUMNS["items.parquet"]))
     want = (tmp_path / "whole.parquet").read_bytes()
     assert (tmp_path / "held" / "items.parquet").read_bytes() == want
     assert (tmp_path / "plain" / "items.parquet").read_bytes() == want
@@ -227,11 +228,13 @@ def test_items_written_a_row_group_at_a_time_are_what_write_table_writes(
 
 def test_an_empty_items_table_is_written_as_write_table_writes_it(tmp_path: Path) -> None:
     from croissant_lineage._io import _PARQUET_OPTIONS
+    from croissant_lineage.lineage import model
 
     held = Lineage({}, ITEMS_SCHEMA.empty_table(), EDGES_SCHEMA.empty_table())
     held.hold_packed_records([PackedRecords([c]) for c in ITEMS_SCHEMA.empty_table().column("record").chunks])
     held.write(tmp_path / "held")
-    pq.write_table(ITEMS_SCHEMA.empty_table(), tmp_path / "whole.parquet", **_PARQUET_OPTIONS)
+    pq.write_table(ITEMS_SCHEMA.empty_table(), tmp_path / "whole.parquet", **_PARQUET_OPTIONS,
+                   use_dictionary=list(model._DICTIONARY_COLUMNS["items.parquet"]))
     assert (tmp_path / "held" / "items.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
 
 

@@ -14,7 +14,14 @@ import pytest
 from croissant_lineage._io import check_output, input_guard, note_input
 from croissant_lineage.errors import InputError, OutputExistsError
 from croissant_lineage.lineage.model import Lineage
-from croissant_lineage.linking.threads import ENV, MAX_THREADS, thread_count, threaded_map
+from croissant_lineage.linking.threads import (
+    ENV,
+    MAX_THREADED_ITEMS,
+    MAX_THREADS,
+    load_threads,
+    thread_count,
+    threaded_map,
+)
 from croissant_lineage.workflows import link
 
 TOY = Path(__file__).resolve().parents[2] / "examples" / "toy"
@@ -161,3 +168,12 @@ def test_a_large_family_links_its_derivations_on_one_thread(monkeypatch: pytest.
     alone = link(TOY / "family.json")
     assert calls == [1]
     _same(alone, threaded)
+
+
+def test_a_large_family_loads_its_datasets_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV, "2")
+    assert load_threads(MAX_THREADED_ITEMS // 5, 5) == 2
+    assert load_threads(MAX_THREADED_ITEMS // 5 + 1, 5) == 1
+    monkeypatch.setenv(ENV, "none")
+    with pytest.raises(InputError):
+        load_threads(1, 1)
