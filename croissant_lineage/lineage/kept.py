@@ -108,7 +108,22 @@ class ItemsFile:
             yield from table.column("record").chunks
 
 
-class FileRecords(PackedRecords):
+class _Unheld(PackedRecords):
+    """Records this object does not hold (no bytes in memory or spilled): they are read
+    from elsewhere when asked for."""
+
+    __slots__ = ()
+
+    @property
+    def nbytes(self) -> int:
+        return 0
+
+    @property
+    def memory(self) -> int:
+        return 0
+
+
+class FileRecords(_Unheld):
     """A kept dataset's raw records, left in ``items.parquet`` and read a row group at a
     time when a link rule reads their fields (what :class:`PackedRecords` gives)."""
 
@@ -121,14 +136,6 @@ class FileRecords(PackedRecords):
     def __len__(self) -> int:
         return self._stop - self._start
 
-    @property
-    def nbytes(self) -> int:
-        return 0
-
-    @property
-    def memory(self) -> int:
-        return 0
-
     def chunks(self, start: int = 0, stop: int | None = None) -> Iterator[pa.Array]:
         end = len(self) if stop is None else min(stop, len(self))
         yield from self._file.records(self._start + start, self._start + end)
@@ -138,7 +145,7 @@ class FileRecords(PackedRecords):
         return pa.concat_arrays(chunks) if chunks else pa.array([], pa.string())
 
 
-class NullRecords(PackedRecords):
+class NullRecords(_Unheld):
     """``n`` null records: a kept dataset's part of a lineage's records held packed (its
     rows, records included, come from the kept file: :class:`KeptRows`)."""
 
@@ -150,14 +157,6 @@ class NullRecords(PackedRecords):
 
     def __len__(self) -> int:
         return self._n
-
-    @property
-    def nbytes(self) -> int:
-        return 0
-
-    @property
-    def memory(self) -> int:
-        return 0
 
     def chunks(self, start: int = 0, stop: int | None = None) -> Iterator[pa.Array]:
         end = self._n if stop is None else min(stop, self._n)
