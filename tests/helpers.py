@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -37,3 +39,17 @@ def family_item_tables(data_dir: Any) -> Iterator[tuple[Any, pa.Table]]:
     for ds in load_family("mmlu").datasets.values():
         if ds.has_items:
             yield ds, load_items(ds, data_dir=data_dir)
+
+
+def toy_spec_without(tmp_path: Path, without: str | None = None, name: str = "family.json") -> Path:
+    """The toy family copied to ``tmp_path`` (once), its spec written as ``name`` without
+    dataset ``without`` (and the derivations that touch it)."""
+    root = tmp_path / "toy"
+    if not root.exists():
+        shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "toy", root)
+    doc = json.loads((root / "family.json").read_text())
+    if without:
+        doc["datasets"] = [d for d in doc["datasets"] if d["name"] != without]
+        doc["derivations"] = [d for d in doc["derivations"] if without not in (d["child"], d["parent"])]
+    (root / name).write_text(json.dumps(doc))
+    return root / name

@@ -15,21 +15,10 @@ from croissant_lineage.lineage.info import INPUTS_FILE
 from croissant_lineage.lineage.inputs import UPDATE_NOTICE
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.workflows import write_lineage
+from tests.helpers import toy_spec_without as _toy
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def _toy(tmp_path: Path, without: str | None = None, name: str = "family.json") -> Path:
-    """The toy family copied to ``tmp_path`` (once), its spec without dataset ``without``."""
-    root = tmp_path / "toy"
-    if not root.exists():
-        shutil.copytree(REPO / "examples" / "toy", root)
-    doc = json.loads((root / "family.json").read_text())
-    if without:
-        doc["datasets"] = [d for d in doc["datasets"] if d["name"] != without]
-        doc["derivations"] = [d for d in doc["derivations"] if without not in (d["child"], d["parent"])]
-    (root / name).write_text(json.dumps(doc))
-    return root / name
 
 
 def _same_tables(a: Path, b: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,23 +17,13 @@ from croissant_lineage.lineage import model
 from croissant_lineage.lineage.kept import HEAVY_COLUMNS, KeptFolder
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.workflows import write_lineage
+from tests.helpers import toy_spec_without as _toy
 
 REPO = Path(__file__).resolve().parents[2]
 
 #: Rows per row group of the lineage tables in these tests: the toy family's items in many groups.
 GROUP = 8
 
-
-def _toy(tmp_path: Path, without: str | None = None, name: str = "family.json") -> Path:
-    root = tmp_path / "toy"
-    if not root.exists():
-        shutil.copytree(REPO / "examples" / "toy", root)
-    doc = json.loads((root / "family.json").read_text())
-    if without:
-        doc["datasets"] = [d for d in doc["datasets"] if d["name"] != without]
-        doc["derivations"] = [d for d in doc["derivations"] if without not in (d["child"], d["parent"])]
-    (root / name).write_text(json.dumps(doc))
-    return root / name
 
 
 @pytest.fixture
