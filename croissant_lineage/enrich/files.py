@@ -49,7 +49,8 @@ from croissant_lineage._io import atomic_write_parquet, atomic_write_parquet_gro
 from croissant_lineage.croissant.namespaces import MARK as _MARK
 from croissant_lineage.enrich.index import INDEX_KIND, index_table
 from croissant_lineage.errors import InputError
-from croissant_lineage.lineage.index import INDEX_ROW_GROUP, INDEX_SCHEMA, group_rows, query_groups
+from croissant_lineage.lineage.footers import write_footer_blocks
+from croissant_lineage.lineage.index import INDEX_ROW_GROUP, INDEX_SCHEMA, query_groups
 from croissant_lineage.lineage.model import release_memory
 from croissant_lineage.lineage.refs import iri_column, ref_column, take_last
 from croissant_lineage.lineage.schema import (
@@ -392,6 +393,7 @@ def write_files(
         else:
             digest = atomic_write_parquet_groups(out / names[kind], table.schema, query_groups(table),
                                                  statistics=[stats])
+            write_footer_blocks(out / names[kind])  # (past a million rows: see lineage.footers)
             kept[kind] = table.select(_INDEXED[kind])
         rows[kind] = table.num_rows
         del table
@@ -402,8 +404,8 @@ def write_files(
         index = index_table(kept["items"], kept["lineage"])
         del kept
         digest = atomic_write_parquet_groups(out / names[INDEX_KIND], INDEX_SCHEMA,
-                                             query_groups(index, group_rows(index.num_rows, INDEX_ROW_GROUP)),
-                                             statistics=["ref"])
+                                             query_groups(index, INDEX_ROW_GROUP), statistics=["ref"])
+        write_footer_blocks(out / names[INDEX_KIND], "ref")
         del index
         release_memory()
         file_nodes.append(_file_node(INDEX_KIND, names[INDEX_KIND], digest))

@@ -15,11 +15,12 @@ whose ``ref`` range holds them (the statistics prune the rest), whatever the fam
 The tables it points into are written in row groups of :data:`QUERY_ROW_GROUP` rows, so
 that reading one item's rows decodes a few small groups, not the whole table.
 
-A table of more than :data:`MAX_GROUPS` groups of that size gets bigger groups (the size
-doubled until the groups are at most :data:`MAX_GROUPS`; :func:`group_rows`): a Parquet
-reader parses the whole footer, which holds every group's column metadata, so a query's
-cost would otherwise grow with the family (at ten million items, 10,000 groups of items and
-6,500 of edges: ~21 MB of footer, ~250 MB of memory to parse it for one query).
+A table of more than :data:`~croissant_lineage.lineage.footers.BLOCK_THRESHOLD` groups
+(past a million items) has its footer cut into blocks beside it
+(:mod:`croissant_lineage.lineage.footers`): a Parquet reader parses the whole footer, which
+holds every group's column metadata, so a query's cost would otherwise grow with the family
+(at ten million items, 10,000 groups of items and 6,500 of edges: ~21 MB of footer, ~250 MB
+of memory to parse it for one query); through the blocks, a query parses the few it reads.
 """
 
 from __future__ import annotations
@@ -32,13 +33,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from croissant_lineage.lineage.footers import GroupedFile
 from croissant_lineage.lineage.refids import joined_refs
 
 __all__ = [
-    "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "MAX_GROUPS", "QUERY_ROW_GROUP", "RefIndex", "RowReader",
-    "build_index", "group_rows", "index_groups", "query_groups", "read_rows",
+    "INDEX_FILE", "INDEX_ROW_GROUP", "INDEX_SCHEMA", "QUERY_ROW_GROUP", "RefIndex", "RowReader",
+    "build_index", "index_groups", "query_groups", "read_rows",
 ]
 
 #: The index's file name in a lineage folder.
@@ -47,26 +48,12 @@ INDEX_FILE = "index.parquet"
 INDEX_ROW_GROUP = 1 << 11
 #: Rows per row group of ``items.parquet``, ``edges.parquet`` and ``duplicates.parquet``.
 QUERY_ROW_GROUP = 1 << 10
-#: Row groups per table above which the groups grow (:func:`group_rows`).
-MAX_GROUPS = 1 << 10
-#: The largest group :func:`group_rows` gives (a divisor of the items' write chunk, 2**17 rows).
-_LARGEST_GROUP = 1 << 17
-
-
-def group_rows(rows: int, base: int | None = None) -> int:
-    """Rows per row group for a table of ``rows`` rows: ``base`` (default
-    :data:`QUERY_ROW_GROUP`), doubled while the table would have more than
-    :data:`MAX_GROUPS` groups (at most 2**17)."""
-    size = QUERY_ROW_GROUP if base is None else base
-    while size * MAX_GROUPS < rows and size < _LARGEST_GROUP:
-        size <<= 1
-    return size
 
 
 def query_groups(table: pa.Table, size: int | None = None) -> Iterator[pa.Table]:
-    """``table`` cut into row groups of ``size`` rows (default :func:`group_rows` of its rows;
+    """``table`` cut into row groups of ``size`` rows (default :data:`QUERY_ROW_GROUP`;
     one, empty, for an empty table): what a query of one item reads a few of."""
-    size = group_rows(table.num_rows) if size is None else size
+    size = QUERY_ROW_GROUP if size is None else size
     for start in range(0, max(table.num_rows, 1), size):
         yield table.slice(start, size)
 
@@ -168,42 +155,50 @@ def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Ta
 
 def index_groups(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> Iterator[pa.Table]:
     """The index of a lineage's three tables (:func:`build_index`) in its row groups of
-    :data:`INDEX_ROW_GROUP` rows (bigger past :data:`MAX_GROUPS` groups: :func:`group_rows`;
-    one, empty, for an empty index), each taken by the sorted order when it is written: the
-    sorted index is never held whole."""
+    :data:`INDEX_ROW_GROUP` rows (one, empty, for an empty index), each taken by the sorted
+    order when it is written: the sorted index is never held whole."""
     unsorted = _Unsorted(items, edges, duplicates)
     order = unsorted.order()
-    size = group_rows(len(order), INDEX_ROW_GROUP)
+    size = INDEX_ROW_GROUP
     for start in range(0, max(len(order), 1), size):
         yield unsorted.rows(order.slice(start, size))
 
 
 class RefIndex:
     """Look-ups in a folder's ``index.parquet``: the row groups whose ``ref`` statistics
-    can hold a ref are read, the others never (predicate pushdown by min/max)."""
+    can hold a ref are read, the others never (predicate pushdown by min/max), and of a
+    file with footer blocks only the blocks whose ``ref`` range can hold it are parsed."""
 
     def __init__(self, path: Path):
-        self._file = pq.ParquetFile(path)
-        meta = self._file.metadata
-        self._mins: list[str] = []
-        self._maxs: list[str] = []
-        for g in range(meta.num_row_groups):
-            stats = meta.row_group(g).column(0).statistics
-            if stats is None or not stats.has_min_max:  # (no statistics: every group is read)
-                self._mins, self._maxs = [], []
-                break
-            self._mins.append(stats.min)
-            self._maxs.append(stats.max)
-        self._groups = meta.num_row_groups
-        self._cache = KeptGroups(lambda g: self._file.read_row_group(g, use_threads=False))
+        self._file = GroupedFile(path)
+        self._block_mins = [b.min for b in self._file.blocks]
+        self._block_maxs = [b.max for b in self._file.blocks]
+        self._ranges: dict[int, tuple[list[str], list[str]] | None] = {}
+        self._cache = KeptGroups(self._file.read_row_group)
+
+    def _group_ranges(self, b: int) -> tuple[list[str], list[str]] | None:
+        """The ``ref`` min/max of each group of block ``b`` (None: a group has none)."""
+        if b not in self._ranges:
+            stats = self._file.group_stats(b, 0)
+            self._ranges[b] = None if any(s is None for s in stats) else (
+                [s[0] for s in stats if s is not None], [s[1] for s in stats if s is not None])
+        return self._ranges[b]
 
     def _candidates(self, ref: str) -> list[int]:
-        if not self._mins:
-            return list(range(self._groups))
-        # groups are sorted by ref: those with min <= ref, from the first whose max >= ref
-        stop = bisect.bisect_right(self._mins, ref)
-        start = bisect.bisect_left(self._maxs, ref)
-        return list(range(start, stop))
+        out: list[int] = []
+        for b, block in enumerate(self._file.blocks):
+            if block.min is not None and not block.min <= ref <= block.max:
+                continue
+            ranges = self._group_ranges(b)
+            if ranges is None:
+                out.extend(range(block.first_group, block.first_group + block.groups))
+                continue
+            mins, maxs = ranges
+            # groups are sorted by ref: those with min <= ref, from the first whose max >= ref
+            stop = bisect.bisect_right(mins, ref)
+            start = bisect.bisect_left(maxs, ref)
+            out.extend(block.first_group + g for g in range(start, stop))
+        return out
 
     def _entries(self, g: int, ref: str) -> list[tuple[int, int, str]]:
         """The entries of ``ref`` in group ``g`` (a vectorised equality: no Python list
@@ -254,32 +249,36 @@ class KeptGroups:
 
 class RowReader:
     """The rows of a Parquet file by number, reading (and keeping, up to
-    :data:`KEPT_BYTES`) only the row groups that hold them; ``check(group, first_row)``,
-    when given, is called on each group once, when it is decoded."""
+    :data:`KEPT_BYTES`) only the row groups that hold them (through the file's footer
+    blocks when it has them: :class:`~croissant_lineage.lineage.footers.GroupedFile`);
+    ``check(group, first_row)``, when given, is called on each group once, when it is decoded."""
 
     def __init__(self, path: Path, columns: list[str] | None = None,
-                 check: Callable[[pa.Table, int], object] | None = None):
-        self._file = pq.ParquetFile(path)
+                 check: Callable[[pa.Table, int], object] | None = None, *, file: GroupedFile | None = None):
+        self._file = GroupedFile(path) if file is None else file
         self._columns = columns
         self._check = check
-        meta = self._file.metadata
-        self._starts = [0]
-        for g in range(meta.num_row_groups):
-            self._starts.append(self._starts[-1] + meta.row_group(g).num_rows)
         self._kept = KeptGroups(self._decode)
+        self._firsts: dict[int, int] = {}
+
+    @property
+    def file(self) -> GroupedFile:
+        """The file read (shared by readers of other columns of it)."""
+        return self._file
 
     def _decode(self, g: int) -> pa.Table:
-        got = self._file.read_row_group(g, columns=self._columns, use_threads=False)
+        got = self._file.read_row_group(g, columns=self._columns)
         if self._check is not None:  # (once per group decoded, not per query)
-            self._check(got, self._starts[g])
+            self._check(got, self._firsts[g])
         return got
 
     def rows(self, rows: Iterable[int]) -> pa.Table:
         """The rows ``rows``, in ascending row order."""
         by_group: dict[int, list[int]] = {}
         for r in sorted(set(rows)):
-            g = bisect.bisect_right(self._starts, r) - 1
-            by_group.setdefault(g, []).append(r - self._starts[g])
+            g, local = self._file.locate(r)
+            self._firsts.setdefault(g, r - local)
+            by_group.setdefault(g, []).append(local)
         parts = [self._kept.get(g).take(pa.array(local, pa.int64())) for g, local in sorted(by_group.items())]
         if not parts:
             schema = self._file.schema_arrow

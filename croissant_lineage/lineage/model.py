@@ -44,11 +44,12 @@ from croissant_lineage._io import (
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
+from croissant_lineage.lineage import index as query_index
+from croissant_lineage.lineage.footers import footers_path, write_footer_blocks
 from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.index import (
     INDEX_FILE,
     INDEX_SCHEMA,
-    group_rows,
     index_groups,
     query_groups,
 )
@@ -126,6 +127,10 @@ LINEAGE_FILES: dict[str, pa.Schema] = {
     "duplicates.parquet": DUPLICATES_SCHEMA,
     "unmatched.parquet": UNMATCHED_SCHEMA,
 }
+
+#: The files a query of one item reads row groups of (those past a million rows get
+#: footer blocks: :mod:`croissant_lineage.lineage.footers`).
+_QUERIED = ("items.parquet", "edges.parquet", "duplicates.parquet", INDEX_FILE)
 
 #: The columns of the lineage files written dictionary-encoded: those whose values repeat
 #: (names, kinds, statuses, flags). Ids, texts, records, scores and option maps are written
@@ -238,12 +243,12 @@ class Lineage(Result):
 
     def _item_groups(self, schema: pa.Schema) -> Iterator[pa.Table]:
         """The items table (cast to ``schema``) as the row groups of ``items.parquet``
-        (:func:`~croissant_lineage.lineage.index.group_rows` rows each), records held packed
+        (:data:`~croissant_lineage.lineage.index.QUERY_ROW_GROUP` rows each), records held packed
         built :data:`ITEMS_ROW_GROUP` rows at a time (a million synthetic items: 60 MB of
         records alive, not 462)."""
         packed, kept = self.__dict__.get("_packed"), self.__dict__.get("_kept")
         table = self.items if packed is None and kept is None else self.__dict__["_items"]
-        size = group_rows(table.num_rows)
+        size = query_index.QUERY_ROW_GROUP  # (read when written: tests set it)
         for start in range(0, max(table.num_rows, 1), ITEMS_ROW_GROUP):
             group = table.slice(start, ITEMS_ROW_GROUP)
             if packed is not None:
@@ -320,7 +325,7 @@ class Lineage(Result):
             )
         release_memory()  # before building the records the items file needs
         # (an earlier run's inputs.json is never carried over: it describes that run's inputs)
-        with atomic_folder(out, drop=(INPUTS_FILE,)) as tmp:  # a killed run leaves the old folder or the new one
+        with atomic_folder(out, drop=(INPUTS_FILE, *(footers_path(n).name for n in _QUERIED))) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
                 if name == "items.parquet":
                     atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema),
@@ -333,6 +338,8 @@ class Lineage(Result):
                                                 dictionary=_DICTIONARY_COLUMNS[name])
             atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(_held_items(self), self.edges,
                                         self.duplicates), statistics=["ref"], dictionary=("kind",))
+            for name in _QUERIED:  # (past a million rows: see lineage.footers)
+                write_footer_blocks(tmp / name, "ref" if name == INDEX_FILE else None)
             atomic_write_json(tmp / "family.json", self.family.to_dict())
             if inputs is not None:
                 atomic_write_json(tmp / INPUTS_FILE, inputs.to_dict())

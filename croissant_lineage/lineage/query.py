@@ -25,11 +25,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from croissant_lineage._io import note_input, read_json
 from croissant_lineage.croissant.limits import check_cells
 from croissant_lineage.errors import InputError
+from croissant_lineage.lineage.footers import GroupedFile
 from croissant_lineage.lineage.index import (
     CHILD_OF,
     DUPLICATE,
@@ -128,13 +128,14 @@ class _Opened:
         self.index = RefIndex(src / INDEX_FILE)
         # the rows read are held to the cell limit as a whole-folder read is (Lineage.read),
         # each row group once, when it is decoded
-        have = set(pq.ParquetFile(src / "items.parquet").schema_arrow.names)
+        items = GroupedFile(src / "items.parquet")
+        have = set(items.schema_arrow.names)
         self.items = RowReader(src / "items.parquet", [n for n in ITEMS_SCHEMA.names if n != "record" and n in have],
-                               check=_checker(src / "items.parquet"))
+                               check=_checker(src / "items.parquet"), file=items)
         # the items' refs and few-valued columns alone: what a relatives query reads of
         # every member but the one asked about
         self.item_keys = RowReader(src / "items.parquet", [n for n in _ITEM_KEYS if n in have],
-                                   check=_checker(src / "items.parquet"))
+                                   check=_checker(src / "items.parquet"), file=items)
         self.edges = RowReader(src / "edges.parquet", check=_checker(src / "edges.parquet"))
         self.duplicates = RowReader(src / "duplicates.parquet", check=_checker(src / "duplicates.parquet"))
         self.family = FamilyInfo.from_dict(read_json(src / "family.json"))

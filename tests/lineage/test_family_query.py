@@ -168,32 +168,37 @@ def test_relatives_of_a_folder_without_index(toy_lineage, toy_lineage_path, tmp_
         assert relatives_of(old, ref).to_dict() == relatives_of(whole, ref).to_dict()
 
 
-def test_group_rows_bounds_the_groups_per_table():
-    from croissant_lineage.lineage.index import MAX_GROUPS, group_rows
-
-    assert group_rows(0) == group_rows(MAX_GROUPS * QUERY_ROW_GROUP) == QUERY_ROW_GROUP
-    assert group_rows(MAX_GROUPS * QUERY_ROW_GROUP + 1) == 2 * QUERY_ROW_GROUP
-    assert group_rows(10_041_189) == 16 * QUERY_ROW_GROUP  # a ten-million-item family: 613 groups
-    assert group_rows(10**12) == 1 << 17  # (a divisor of the items' write chunk)
-    for n in (1, 5 * 10**5, 3 * 10**6, 4 * 10**7):
-        assert -(-n // group_rows(n)) <= MAX_GROUPS
-
-
-def test_bigger_groups_past_the_bound_answer_the_same(tmp_path, monkeypatch):
-    from croissant_lineage.lineage import index as index_module
+def test_footer_blocks_past_the_threshold_answer_the_same(tmp_path, monkeypatch):
+    from croissant_lineage.lineage import footers
     from croissant_lineage.testing.synthetic import generate_family
     from croissant_lineage.workflows import link
 
-    monkeypatch.setattr(index_module, "MAX_GROUPS", 2)
+    monkeypatch.setattr(footers, "BLOCK_THRESHOLD", 2)
+    monkeypatch.setattr(footers, "BLOCK_GROUPS", 2)
     fam = generate_family(tmp_path / "data", items=5 * QUERY_ROW_GROUP, seed=3)
     lineage = link(fam.spec)
     folder = lineage.write(tmp_path / "lineage")
     for name in ("items.parquet", "edges.parquet", INDEX_FILE):
         meta = pq.ParquetFile(folder / name).metadata
-        assert meta.num_row_groups <= 2, name
-    assert pq.ParquetFile(folder / "items.parquet").metadata.row_group(0).num_rows > QUERY_ROW_GROUP
+        assert meta.num_row_groups > 2 and meta.row_group(0).num_rows >= QUERY_ROW_GROUP, name
+        blocks = footers.read_footer_blocks(folder / name)
+        assert blocks is not None and len(blocks) == -(-meta.num_row_groups // 2), name
+    assert footers.read_footer_blocks(folder / "duplicates.parquet") is None  # (two groups or fewer: none)
     assert Lineage.read(folder) == lineage
+    # every query of the family opens block footers only, never a whole footer
+    opened: list[bool] = []
+    real = footers.pq.ParquetFile
+
+    class Spy(real):  # type: ignore[misc, valid-type]
+        def __init__(self, source, **kw):
+            opened.append(kw.get("metadata") is not None or not str(source).endswith(("items.parquet", "edges.parquet", INDEX_FILE)))
+            super().__init__(source, **kw)
+
+    monkeypatch.setattr(footers.pq, "ParquetFile", Spy)
     whole = LineageGraph(Lineage.read(folder))
-    for ref in random.Random(3).sample(_refs(Lineage.read(folder, records=False)), 30):
+    refs = random.Random(3).sample(_refs(Lineage.read(folder, records=False)), 30)
+    opened.clear()
+    for ref in refs:
         _same_relatives(folder, whole, ref)
         _same_route(folder, whole, ref)
+    assert opened and all(opened)

@@ -144,3 +144,21 @@ def test_mmlu_family_reads_as_the_whole_files(mmlu_lineage, mmlu_enriched):
     whole, part = Resolver(sources), module._FamilyReader(sources)
     for ref in ["mmlu-pro:3542", "mmlu:college_chemistry/test/86", *random.Random(3).sample(_refs(mmlu_lineage), 15)]:
         assert part.family(ref) == whole.family(ref), ref
+
+
+def test_enriched_files_with_footer_blocks_resolve_the_same(generated, tmp_path, monkeypatch):
+    from croissant_lineage.lineage import footers
+
+    lineage, out = generated
+    monkeypatch.setattr(footers, "BLOCK_THRESHOLD", 0)  # (every file: ~800 items a dataset, one group)
+    monkeypatch.setattr(footers, "BLOCK_GROUPS", 1)
+    from croissant_lineage.testing.synthetic import generate_family
+
+    fam = generate_family(tmp_path / "family", items=4000, seed=3)
+    blocked = tmp_path / "enriched"
+    enrich_family(lineage, fam.spec, blocked)
+    sides = sorted(p.name for p in blocked.rglob("*.footers"))
+    assert sum(".index." in n for n in sides) == sum(".items." in n for n in sides) == 5
+    whole, part = Resolver(find_enriched(out)), module._FamilyReader(find_enriched(blocked))
+    for ref in random.Random(7).sample(_refs(lineage), 60):
+        assert part.family(ref) == whole.family(ref), ref
