@@ -133,3 +133,16 @@ def test_a_lineage_table_with_a_giant_stem_is_refused(tmp_path: Path, monkeypatc
         err = capsys.readouterr().err
         assert "CL-E008" in err and err.count("\n") == 1 and "Traceback" not in err
     Lineage.read(out, records=False)  # the good folder still reads
+
+
+def test_cells_are_measured_only_where_a_column_holds_more_than_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_CELL_BYTES", 1000)
+    small = pa.table({"c": ["y" * 10] * 20, "n": [["a"] * 5] * 20})  # (under 1,000 bytes a column)
+    real = limits._cell_lengths
+    monkeypatch.setattr(limits, "_cell_lengths", lambda a: pytest.fail("measured"))
+    assert limits.check_cells(small, "x") is small
+    monkeypatch.setattr(limits, "_cell_lengths", real)
+    many = pa.table({"c": ["y" * 999] * 50, "n": [["y" * 999] * 3] * 50})  # (over in all, no cell over)
+    assert limits.check_cells(many, "x") is many
+    with pytest.raises(SizeLimitError):
+        limits.check_cells(pa.table({"c": ["y" * 999] * 50 + ["y" * 1001]}), "x")

@@ -173,6 +173,8 @@ def check_cells(table: pa.Table, path: Path | str, *, row_offset: int = 0) -> pa
     """
     for name, column in zip(table.column_names, table.columns, strict=True):
         for start, chunk in _chunks(column):
+            if chunk.nbytes <= MAX_CELL_BYTES:  # (its buffers hold every value: none can be longer)
+                continue
             lengths = _cell_lengths(chunk)
             if lengths is None or not len(lengths):
                 continue

@@ -58,8 +58,9 @@ BLOCK_GROUPS = 1 << 8
 BLOCK_THRESHOLD = 1 << 10
 #: The sidecar's suffix, in place of ``.parquet``.
 FOOTERS_SUFFIX = ".footers"
-#: Blocks a :class:`GroupedFile` keeps parsed (the least recently used dropped first).
-KEPT_BLOCKS = 32
+#: Blocks a :class:`GroupedFile` keeps parsed (the least recently used dropped first; a
+#: parsed block of 256 groups of items takes about 3 MB: ten million items have 39).
+KEPT_BLOCKS = 64
 
 _MAGIC = b"CLFOOTERS1\n"
 _TAIL = 1 << 16
@@ -312,7 +313,7 @@ class GroupedFile:
         blocks = read_footer_blocks(self.path)
         self._files: OrderedDict[int, pq.ParquetFile] = OrderedDict()
         if blocks is None:
-            whole = pq.ParquetFile(self.path)
+            whole = pq.ParquetFile(self.path, pre_buffer=False)
             meta = whole.metadata
             blocks = [Block(0, meta.num_row_groups, 0, meta.num_rows)]
             self._files[0] = whole
@@ -347,7 +348,8 @@ class GroupedFile:
         with open(footers_path(self.path), "rb") as fh:
             fh.seek(block.offset or 0)
             footer = fh.read(block.length or 0)
-        got = self._files[b] = pq.ParquetFile(self.path, metadata=pq.read_metadata(_as_file(footer)))
+        # (no pre-buffering: a local group of a few hundred KB reads faster in one pass)
+        got = self._files[b] = pq.ParquetFile(self.path, metadata=pq.read_metadata(_as_file(footer)), pre_buffer=False)
         while len(self._files) > KEPT_BLOCKS and not self._pinned:
             self._files.popitem(last=False)
         return got
