@@ -293,14 +293,15 @@ def read_footer_blocks(path: str | Path) -> list[Block] | None:
             head = fh.read(len(_MAGIC) + 4)
             if head[: len(_MAGIC)] != _MAGIC:
                 return None
-            header = json.loads(fh.read(struct.unpack("<I", head[len(_MAGIC):])[0]))
+            length = struct.unpack("<I", head[len(_MAGIC):])[0]
+            header = json.loads(fh.read(length))
         size = path.stat().st_size
         if header["file_size"] != size:
             return None
         tail, footer_length = _tail(path, size)
         if footer_length != header["footer_length"] or hashlib.sha256(tail).hexdigest() != header["tail_sha256"]:
             return None
-        start = len(_MAGIC) + 4 + len(json.dumps(header, sort_keys=True).encode())
+        start = len(_MAGIC) + 4 + length
         return [Block(b["first_group"], b["groups"], b["first_row"], b["rows"], start + b["offset"], b["length"],
                       b["min"], b["max"]) for b in header["blocks"]]
     except (OSError, ValueError, KeyError, TypeError, struct.error):
@@ -352,8 +353,13 @@ class GroupedFile:
         with open(footers_path(self.path), "rb") as fh:
             fh.seek(block.offset or 0)
             footer = fh.read(block.length or 0)
+        try:
+            meta = pq.read_metadata(_as_file(footer))
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise ValueError(f"{footers_path(self.path).name}: footer block {b} unreadable ({exc}); "
+                             "without this file the table is read through its own footer") from None
         # (no pre-buffering: a local group of a few hundred KB reads faster in one pass)
-        got = self._files[b] = pq.ParquetFile(self.path, metadata=pq.read_metadata(_as_file(footer)), pre_buffer=False)
+        got = self._files[b] = pq.ParquetFile(self.path, metadata=meta, pre_buffer=False)
         while len(self._files) > KEPT_BLOCKS and not self._pinned:
             self._files.popitem(last=False)
         return got

@@ -90,3 +90,29 @@ def test_a_lineage_rewritten_small_drops_the_old_sidecars(tmp_path, monkeypatch)
     lineage.write(folder)  # (the threshold back at its default)
     assert not list(folder.glob("*.footers"))
     assert Lineage.read(folder) == lineage
+
+
+def test_a_damaged_block_is_a_coded_error_not_a_traceback(tmp_path, monkeypatch):
+    from croissant_lineage.errors import InputError
+    from croissant_lineage.lineage.index import QUERY_ROW_GROUP
+    from croissant_lineage.lineage.query import family_lineage
+    from croissant_lineage.testing.synthetic import generate_family
+    from croissant_lineage.workflows import link
+
+    fam = generate_family(tmp_path / "data", items=3 * QUERY_ROW_GROUP, seed=5)
+    lineage = link(fam.spec)
+    monkeypatch.setattr(footers, "BLOCK_THRESHOLD", 1)
+    monkeypatch.setattr(footers, "BLOCK_GROUPS", 1)
+    folder = lineage.write(tmp_path / "lineage")
+    side = folder / "index.footers"
+    data = bytearray(side.read_bytes())
+    blocks = read_footer_blocks(folder / "index.parquet")
+    assert blocks is not None
+    for b in blocks:  # the header kept, every block's bytes overwritten
+        assert b.offset is not None and b.length is not None
+        data[b.offset:b.offset + b.length] = b"\x07" * b.length
+    side.write_bytes(bytes(data))
+    ref = lineage.items.column("dataset")[0].as_py() + ":" + lineage.items.column("item")[0].as_py()
+    with pytest.raises(InputError) as caught:
+        family_lineage(folder, ref)
+    assert caught.value.code == "CL-E001" and "index.footers" in caught.value.message
