@@ -135,14 +135,19 @@ def test_a_lineage_table_with_a_giant_stem_is_refused(tmp_path: Path, monkeypatc
     Lineage.read(out, records=False)  # the good folder still reads
 
 
-def test_cells_are_measured_only_where_a_column_holds_more_than_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cells_are_measured_only_in_chunks_larger_than_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk whose bytes are within the cell limit holds no cell over it: its cells are not
+    measured; a larger chunk still is, and a long cell in it is refused at its row."""
     monkeypatch.setattr(limits, "MAX_CELL_BYTES", 1000)
-    small = pa.table({"c": ["y" * 10] * 20, "n": [["a"] * 5] * 20})  # (under 1,000 bytes a column)
-    real = limits._cell_lengths
-    monkeypatch.setattr(limits, "_cell_lengths", lambda a: pytest.fail("measured"))
-    assert limits.check_cells(small, "x") is small
-    monkeypatch.setattr(limits, "_cell_lengths", real)
-    many = pa.table({"c": ["y" * 999] * 50, "n": [["y" * 999] * 3] * 50})  # (over in all, no cell over)
-    assert limits.check_cells(many, "x") is many
-    with pytest.raises(SizeLimitError):
-        limits.check_cells(pa.table({"c": ["y" * 999] * 50 + ["y" * 1001]}), "x")
+    measured: list[int] = []
+    cell_lengths = limits._cell_lengths
+    monkeypatch.setattr(limits, "_cell_lengths", lambda arr: measured.append(len(arr)) or cell_lengths(arr))
+    small = pa.chunked_array([["s" * 100] * 5, ["t" * 100] * 4])  # 9 cells, under 1,000 bytes per chunk
+    limits.check_cells(pa.table({"a": small, "b": [["x" * 10] * 3] * 9}), "x")
+    assert measured == []
+    big = pa.chunked_array([["s" * 100] * 5, ["t" * 200] * 4 + ["y" * 1001]])  # the second chunk: over
+    with pytest.raises(SizeLimitError) as err:
+        limits.check_cells(pa.table({"a": big}), "x")
+    assert measured == [5] and "row 9" in err.value.message
+    limits.check_cells(pa.table({"a": pa.chunked_array([["t" * 200] * 6])}), "x")  # measured, none over
+    assert measured == [5, 6]

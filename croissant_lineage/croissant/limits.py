@@ -172,8 +172,10 @@ def check_cells(table: pa.Table, path: Path | str, *, row_offset: int = 0) -> pa
             the column alone).
     """
     for name, column in zip(table.column_names, table.columns, strict=True):
+        if column.nbytes <= MAX_CELL_BYTES:  # (no cell holds more bytes than its whole column)
+            continue
         for start, chunk in _chunks(column):
-            if chunk.nbytes <= MAX_CELL_BYTES:  # (its buffers hold every value: none can be longer)
+            if chunk.nbytes <= MAX_CELL_BYTES:
                 continue
             lengths = _cell_lengths(chunk)
             if lengths is None or not len(lengths):

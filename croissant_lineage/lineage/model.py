@@ -45,6 +45,7 @@ from croissant_lineage._results import Result
 from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
 from croissant_lineage.lineage import index as query_index
+from croissant_lineage.lineage.beside import beside
 from croissant_lineage.lineage.footers import footers_path, write_footer_blocks
 from croissant_lineage.lineage.hf import to_hf_dataset
 from croissant_lineage.lineage.index import (
@@ -241,6 +242,11 @@ class Lineage(Result):
         self.__dict__.update(state)
         self.__dict__.update(_packed=None, _kept=None)
 
+    def _write_items(self, path: Path) -> None:
+        """Write ``items.parquet`` (:meth:`_item_groups`) to ``path``."""
+        schema = LINEAGE_FILES["items.parquet"]
+        atomic_write_parquet_groups(path, schema, self._item_groups(schema), dictionary=_DICTIONARY_COLUMNS["items.parquet"])
+
     def _item_groups(self, schema: pa.Schema) -> Iterator[pa.Table]:
         """The items table (cast to ``schema``) as the row groups of ``items.parquet``
         (:data:`~croissant_lineage.lineage.index.QUERY_ROW_GROUP` rows each), records held packed
@@ -326,18 +332,16 @@ class Lineage(Result):
         release_memory()  # before building the records the items file needs
         # (an earlier run's inputs.json is never carried over: it describes that run's inputs)
         with atomic_folder(out, drop=(INPUTS_FILE, *(footers_path(n).name for n in _QUERIED))) as tmp:  # a killed run leaves the old folder or the new one
-            for name, schema in LINEAGE_FILES.items():
-                if name == "items.parquet":
-                    atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema),
-                                                dictionary=_DICTIONARY_COLUMNS[name])
-                elif name == "unmatched.parquet":
-                    atomic_write_parquet(tmp / name, self.unmatched.cast(schema))
-                else:
-                    table = getattr(self, name.split(".")[0]).cast(schema)
-                    atomic_write_parquet_groups(tmp / name, schema, query_groups(table),
-                                                dictionary=_DICTIONARY_COLUMNS[name])
-            atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(_held_items(self), self.edges,
-                                        self.duplicates), statistics=["ref"], dictionary=("kind",))
+            with beside(lambda: self._write_items(tmp / "items.parquet"), _held_items(self).num_rows):  # (on a thread)
+                for name, schema in LINEAGE_FILES.items():
+                    if name == "unmatched.parquet":
+                        atomic_write_parquet(tmp / name, self.unmatched.cast(schema))
+                    elif name != "items.parquet":
+                        table = getattr(self, name.split(".")[0]).cast(schema)
+                        atomic_write_parquet_groups(tmp / name, schema, query_groups(table),
+                                                    dictionary=_DICTIONARY_COLUMNS[name])
+                atomic_write_parquet_groups(tmp / INDEX_FILE, INDEX_SCHEMA, index_groups(_held_items(self), self.edges,
+                                            self.duplicates), statistics=["ref"], dictionary=("kind",))
             for name in _QUERIED:  # (past a million rows: see lineage.footers)
                 write_footer_blocks(tmp / name, "ref" if name == INDEX_FILE else None)
             atomic_write_json(tmp / "family.json", self.family.to_dict())

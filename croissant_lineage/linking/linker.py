@@ -494,8 +494,31 @@ def _link_threaded(
         bar.update()
         return out
 
+    order = _costliest_first(derivations, tables)
     try:
-        results = threaded_map(one, derivations)
+        done = threaded_map(one, [derivations[k] for k in order])
     finally:
         bar.close()
+    results: list[Any] = [None] * len(derivations)
+    for k, result in zip(order, done, strict=True):
+        results[k] = result
     return [r[0] for r in results], [r[1] for r in results], [r[2] for r in results], groups
+
+
+def _costliest_first(derivations: Sequence[Derivation], tables: Mapping[str, pa.Table]) -> list[int]:
+    """The derivations' indices, those likely to take longest first (then in spec order), so
+    that a long one does not start last while the other thread has nothing left to do:
+    matching by text reads both sides' texts, the first index join to a parent reads the
+    evidence of the parent's items (those after it share it), a join by id only takes rows."""
+    costs, evidence_read = [], set()
+    for d in derivations:
+        child, parent = tables[d.child].num_rows, tables[d.parent].num_rows
+        by = d.link.by if d.link is not None else "id"
+        if by == "text":
+            costs.append(child + parent)
+        elif by == "index" and d.parent not in evidence_read:
+            evidence_read.add(d.parent)
+            costs.append(parent)
+        else:
+            costs.append(child // 4)
+    return sorted(range(len(derivations)), key=lambda k: (-costs[k], k))

@@ -15,6 +15,7 @@ parent of several children is read once and shared by their derivations.
 from __future__ import annotations
 
 import json
+import threading
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -143,10 +144,16 @@ class _RecordColumns(Mapping[str, list[Any]]):
         return not any(pc.any(pc.match_substring(c, needle)).as_py() for c in self._side.record_chunks())
 
     def _load(self, key: str) -> None:
-        if self._names is not None and (key in self._cols or key not in self._names):
+        if self._loaded(key):
             return
-        if key in self._absent:
-            return
+        with self._side._lock:  # (one thread parses a shared side's records, once)
+            if not self._loaded(key):
+                self._load_unlocked(key)
+
+    def _loaded(self, key: str) -> bool:
+        return (self._names is not None and (key in self._cols or key not in self._names)) or key in self._absent
+
+    def _load_unlocked(self, key: str) -> None:
         if key and self._names is None and self._absent_from_text(key):
             self._absent.add(key)
             return
@@ -231,6 +238,9 @@ class Side:
         self._raw_opts: Rows[list[str] | None] | None = None
         self._repaired: np.ndarray | None = None
         self._key_indices: np.ndarray | None = None
+        # A side is shared by the derivations linking on threads: each column is computed
+        # once, by the first thread that asks; the others wait for it, not compute it again.
+        self._lock = threading.RLock()
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -259,12 +269,16 @@ class Side:
     def norm_stems(self) -> Rows[str]:
         """Stems through ``normalize_stem`` (computed column-wise: :mod:`.normalize_columns`), in table order."""
         if self._norm is None:
-            self._norm = Rows(_stem_keys(self.table.column("stem")))
+            with self._lock:
+                if self._norm is None:
+                    self._norm = Rows(_stem_keys(self.table.column("stem")))
         return self._norm
 
     def _normalise_options(self) -> None:
-        cased, folded = _option_keys(self.table.column("options"))
-        self._cased_opts, self._norm_opts = Rows(cased), Rows(folded)
+        with self._lock:
+            if self._norm_opts is None:
+                cased, folded = _option_keys(self.table.column("options"))
+                self._cased_opts, self._norm_opts = Rows(cased), Rows(folded)
 
     @property
     def norm_options(self) -> Rows[list[str] | None]:
@@ -352,6 +366,12 @@ class Side:
     def repaired_rows(self) -> np.ndarray:
         """Per item, whether ``ftfy`` repairs the encoding of its stem or an option (only
         items with text it may change are asked: :func:`.normalize_columns.repair_may_change`)."""
+        if self._repaired is not None:
+            return self._repaired
+        with self._lock:
+            return self._repaired_rows()
+
+    def _repaired_rows(self) -> np.ndarray:
         if self._repaired is None:
             stems = self.table.column("stem")
             options = self.table.column("options")
@@ -375,6 +395,12 @@ class Side:
     @property
     def key_indices(self) -> np.ndarray:
         """Per item, the index of its key letter in ``LETTERS`` (-1 when it has none)."""
+        if self._key_indices is not None:
+            return self._key_indices
+        with self._lock:
+            return self._key_indices_built()
+
+    def _key_indices_built(self) -> np.ndarray:
         if self._key_indices is None:
             distinct = pc.unique(self.keys.array)
             known = np.array(

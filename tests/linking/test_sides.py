@@ -226,3 +226,43 @@ def test_a_field_no_record_names_is_not_parsed_for(monkeypatch: pytest.MonkeyPat
     assert "nope" not in side._columns
     with pytest.raises(AssertionError, match="parsed"):
         _ = "src" in side._columns  # a field the records do name: parsed
+
+
+def test_a_shared_side_computes_each_column_once_across_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads asking a shared side for its normalised stems and options at once: one
+    computes each, the other waits for it and reads the same arrays."""
+    import threading
+    import time
+
+    table = _table([{"stem": f"Stem {n}", "options": ["a", "B"], "key": "A"} for n in range(5)])
+    side = Side(table)
+    calls: dict[str, int] = {"stems": 0, "options": 0}
+    stem_keys, option_keys = sides_module._stem_keys, sides_module._option_keys
+
+    def slow_stems(col: Any) -> Any:
+        calls["stems"] += 1
+        time.sleep(0.05)  # the other thread arrives while this one computes
+        return stem_keys(col)
+
+    def slow_options(col: Any) -> Any:
+        calls["options"] += 1
+        time.sleep(0.05)
+        return option_keys(col)
+
+    monkeypatch.setattr(sides_module, "_stem_keys", slow_stems)
+    monkeypatch.setattr(sides_module, "_option_keys", slow_options)
+    start = threading.Barrier(2)
+    seen: list[tuple[Any, ...]] = []
+
+    def ask() -> None:
+        start.wait()
+        seen.append((side.norm_stems, side.norm_options, side.cased_options, side.key_indices, side.repaired_rows))
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == {"stems": 1, "options": 1}
+    assert len(seen) == 2 and all(a is b for a, b in zip(*seen, strict=True))
+    assert side.norm_stems.to_list() == [normalize_stem(f"Stem {n}") for n in range(5)]

@@ -177,3 +177,24 @@ def test_a_large_family_loads_its_datasets_one_at_a_time(monkeypatch: pytest.Mon
     monkeypatch.setenv(ENV, "none")
     with pytest.raises(InputError):
         load_threads(1, 1)
+
+
+def test_derivations_start_costliest_first_and_come_back_in_spec_order() -> None:
+    """Text matches by both sides' rows, the first index join to a parent by the parent's (a
+    second shares its evidence), id joins last; ties keep spec order."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+
+    from croissant_lineage.linking.linker import _costliest_first
+
+    rows = {"p": 1000, "a": 400, "b": 300, "c": 50, "d": 60, "e": 2000}
+    tables = {n: pa.table({"x": [0] * k}) for n, k in rows.items()}
+
+    def deriv(child: str, parent: str, by: str) -> SimpleNamespace:
+        return SimpleNamespace(child=child, parent=parent, link=SimpleNamespace(by=by))
+
+    derivations = [deriv("e", "p", "id"), deriv("c", "p", "index"), deriv("d", "p", "index"),
+                   deriv("a", "p", "text"), deriv("b", "a", "text")]
+    # costs: 500, 1000, 15, 1400, 700
+    assert _costliest_first(derivations, tables) == [3, 1, 4, 0, 2]  # type: ignore[arg-type]
