@@ -97,6 +97,14 @@ class ItemsFile:
             self._last = (key, check_cells(self._file.read_row_groups(groups, columns=list(names)), self.path))
         return self._last[1]
 
+    def columns(self, start: int, stop: int, names: Sequence[str]) -> Iterator[pa.Table]:
+        """Rows ``start`` to ``stop`` of the columns ``names`` alone (typed as in
+        ``ITEMS_SCHEMA``; null where the file lacks one), as :meth:`groups` reads them."""
+        fields = [ITEMS_SCHEMA.field(n) for n in names]
+        for table in self._groups(start, stop, names):
+            yield pa.table([table.column(f.name).cast(f.type) if f.name in table.column_names
+                            else pa.nulls(table.num_rows, f.type) for f in fields], schema=pa.schema(fields))
+
     def read(self, start: int, stop: int, columns: Sequence[str] | None = None) -> pa.Table:
         """Rows ``start`` to ``stop`` as one table (see :meth:`groups`)."""
         parts = list(self.groups(start, stop, columns))
@@ -181,25 +189,34 @@ class KeptRows:
         return KeptRows(file, tuple((at, at, n) for at, _f, n in self.ranges))
 
     def fill(self, table: pa.Table, start: int = 0, *, records: bool = True) -> pa.Table:
-        """``table`` (rows ``start``... of the items table) with its kept rows read whole
-        from the file (without records unless ``records``), the others as they are."""
+        """``table`` (rows ``start``... of the items table) with the :data:`HEAVY_COLUMNS` of
+        its kept rows (``record`` only if ``records``) read from the file: the kept rows
+        hold their other columns already (read from the same file,
+        :meth:`KeptFolder.light_items`), the others are as they are. Only the heavy
+        columns of the kept rows are read, and each column is spliced, not the rows."""
         stop = start + table.num_rows
-        parts: list[pa.Table] = []
+        spans = [(max(first, start), min(first + n, stop), in_file - first) for first, in_file, n in self.ranges
+                 if max(first, start) < min(first + n, stop)]
+        if not spans:
+            return table
+        names = [n for n in HEAVY_COLUMNS if records or n != "record"]
+        pieces: dict[str, list[pa.Array]] = {n: [] for n in names}
         at = start
-        columns = None if records else [n for n in ITEMS_SCHEMA.names if n != "record"]
-        for first, in_file, n in self.ranges:
-            lo, hi = max(first, start), min(first + n, stop)
-            if lo >= hi:
-                continue
+        for lo, hi, shift in spans:
             if lo > at:
-                parts.append(table.slice(at - start, lo - at))
-            parts.extend(self.file.groups(in_file + lo - first, in_file + hi - first, columns))
+                for n in names:
+                    pieces[n].extend(table.column(n).slice(at - start, lo - at).chunks)
+            for part in self.file.columns(lo + shift, hi + shift, names):
+                for n in names:
+                    pieces[n].extend(part.column(n).chunks)
             at = hi
         if at < stop:
-            parts.append(table.slice(at - start, stop - at))
-        if not parts:
-            return table
-        return pa.concat_tables([conform(p, ITEMS_SCHEMA) for p in parts])
+            for n in names:
+                pieces[n].extend(table.column(n).slice(at - start, stop - at).chunks)
+        for n in names:
+            i = table.schema.get_field_index(n)
+            table = table.set_column(i, table.schema.field(n), pa.chunked_array(pieces[n], table.schema.field(n).type))
+        return table
 
 
 class KeptFolder:
