@@ -13,13 +13,16 @@ duplicates, unmatched rows, counts: the small tables) and, of ``items.parquet``,
 The kept rows of the new lineage are then copied from the file row group by row group as
 the new folder is written (:class:`KeptRows`, held by the
 :class:`~croissant_lineage.lineage.model.Lineage`): a kept item's raw record is never in
-memory with the others'.
+memory with the others'. Only their heavy columns are read then (the rows hold the light
+ones already), and the next block of row groups is read on a thread while the writer
+encodes the rows of the last.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +72,7 @@ class ItemsFile:
         present = set(self._file.schema_arrow.names)
         self._names = [n for n in ITEMS_SCHEMA.names if n in present]
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None  # the last block read
+        self._ahead: tuple[tuple[int, tuple[str, ...]], Future[pa.Table]] | None = None  # the next, being read
 
     def groups(self, start: int, stop: int, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
         """Rows ``start`` to ``stop`` (``ITEMS_SCHEMA``; columns not read are null), read
@@ -76,34 +80,53 @@ class ItemsFile:
         for table in self._groups(start, stop, columns):
             yield conform(table, ITEMS_SCHEMA)
 
-    def _groups(self, start: int, stop: int, columns: Sequence[str] | None) -> Iterator[pa.Table]:
+    def _groups(self, start: int, stop: int, columns: Sequence[str] | None,
+                until: int | None = None) -> Iterator[pa.Table]:
+        """(``until``: rows up to it are read next, in order: the block after each block read
+        is read ahead, on a thread, while the caller works, if it starts before ``until``;
+        default ``stop``.)"""
         names = self._names if columns is None else [n for n in self._names if n in columns]
         n_groups = len(self._starts) - 1
         b = max(bisect.bisect_right(self._starts, start) - 1, 0) // READ_GROUPS
         while b * READ_GROUPS < n_groups and self._starts[b * READ_GROUPS] < stop:
             lo, hi = self._starts[b * READ_GROUPS], self._starts[min((b + 1) * READ_GROUPS, n_groups)]
-            table = self._block(b, names)
+            table = self._block(b, names, stop if until is None else until)
             yield table.slice(max(start - lo, 0), min(stop, hi) - max(start, lo))
             b += 1
 
-    def _block(self, b: int, names: Sequence[str]) -> pa.Table:
+    def _block(self, b: int, names: Sequence[str], until: int) -> pa.Table:
         """Row groups ``b * READ_GROUPS`` on (columns ``names``), checked against the data
         limits; the last block read is kept, so that rows read in order read each block once
-        where a range ends within it."""
+        where a range ends within it. The next block is read ahead when it starts before
+        row ``until`` (one read at a time: the file is never read by two threads at once)."""
         key = (b, tuple(names))
         if self._last is None or self._last[0] != key:
             self._last = None  # (before the next block is read)
-            groups = list(range(b * READ_GROUPS, min((b + 1) * READ_GROUPS, len(self._starts) - 1)))
-            self._last = (key, check_cells(self._file.read_row_groups(groups, columns=list(names)), self.path))
+            ahead, self._ahead = self._ahead, None
+            if ahead is not None and ahead[0] == key:
+                table = ahead[1].result()
+            else:
+                if ahead is not None:  # (another block: waited for, its table or error dropped)
+                    ahead[1].exception()
+                table = self._read_block(b, names)
+            self._last = (key, table)
+            n_groups = len(self._starts) - 1
+            if (b + 1) * READ_GROUPS < n_groups and self._starts[(b + 1) * READ_GROUPS] < until:
+                self._ahead = ((b + 1, key[1]), _reader().submit(self._read_block, b + 1, names))
         return self._last[1]
 
-    def columns(self, start: int, stop: int, names: Sequence[str]) -> Iterator[pa.Table]:
+    def _read_block(self, b: int, names: Sequence[str]) -> pa.Table:
+        groups = list(range(b * READ_GROUPS, min((b + 1) * READ_GROUPS, len(self._starts) - 1)))
+        return check_cells(self._file.read_row_groups(groups, columns=list(names)), self.path)
+
+    def columns(self, start: int, stop: int, names: Sequence[str], until: int | None = None) -> Iterator[pa.Table]:
         """Rows ``start`` to ``stop`` of the columns ``names`` alone (typed as in
-        ``ITEMS_SCHEMA``; null where the file lacks one), as :meth:`groups` reads them."""
+        ``ITEMS_SCHEMA``; null where the file lacks one), as :meth:`groups` reads them;
+        ``until``: the rows up to it are asked for next, in order (the blocks they need are
+        read ahead)."""
         fields = [ITEMS_SCHEMA.field(n) for n in names]
-        for table in self._groups(start, stop, names):
-            yield pa.table([table.column(f.name).cast(f.type) if f.name in table.column_names
-                            else pa.nulls(table.num_rows, f.type) for f in fields], schema=pa.schema(fields))
+        for table in self._groups(start, stop, names, until):
+            yield pa.table([_typed(table, f) for f in fields], schema=pa.schema(fields))
 
     def read(self, start: int, stop: int, columns: Sequence[str] | None = None) -> pa.Table:
         """Rows ``start`` to ``stop`` as one table (see :meth:`groups`)."""
@@ -114,6 +137,25 @@ class ItemsFile:
         """The ``record`` column of rows ``start`` to ``stop``, a block of row groups at a time."""
         for table in self._groups(start, stop, ["record"]):
             yield from table.column("record").chunks
+
+
+def _typed(table: pa.Table, f: pa.Field) -> pa.ChunkedArray:
+    """Column ``f`` of ``table`` as ``f`` types it (nulls when ``table`` lacks it)."""
+    if f.name not in table.column_names:
+        return pa.chunked_array([pa.nulls(table.num_rows, f.type)], f.type)
+    column = table.column(f.name)
+    return column if column.type == f.type else column.cast(f.type)
+
+
+_READER: ThreadPoolExecutor | None = None
+
+
+def _reader() -> ThreadPoolExecutor:
+    """The one thread that reads blocks ahead (Arrow decodes without holding the GIL)."""
+    global _READER
+    if _READER is None:
+        _READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kept-items")
+    return _READER
 
 
 class _Unheld(PackedRecords):
@@ -195,18 +237,20 @@ class KeptRows:
         :meth:`KeptFolder.light_items`), the others are as they are. Only the heavy
         columns of the kept rows are read, and each column is spliced, not the rows."""
         stop = start + table.num_rows
-        spans = [(max(first, start), min(first + n, stop), in_file - first) for first, in_file, n in self.ranges
-                 if max(first, start) < min(first + n, stop)]
+        # (per kept range met: its rows here, their shift into the file, and where the range
+        # ends in the file: the rows the next calls ask for, read ahead)
+        spans = [(max(first, start), min(first + n, stop), in_file - first, in_file + n)
+                 for first, in_file, n in self.ranges if max(first, start) < min(first + n, stop)]
         if not spans:
             return table
         names = [n for n in HEAVY_COLUMNS if records or n != "record"]
         pieces: dict[str, list[pa.Array]] = {n: [] for n in names}
         at = start
-        for lo, hi, shift in spans:
+        for lo, hi, shift, until in spans:
             if lo > at:
                 for n in names:
                     pieces[n].extend(table.column(n).slice(at - start, lo - at).chunks)
-            for part in self.file.columns(lo + shift, hi + shift, names):
+            for part in self.file.columns(lo + shift, hi + shift, names, until):
                 for n in names:
                     pieces[n].extend(part.column(n).chunks)
             at = hi
