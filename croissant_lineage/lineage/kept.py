@@ -74,6 +74,11 @@ class ItemsFile:
         self._last: tuple[tuple[int, tuple[str, ...]], pa.Table] | None = None  # the last block read
         self._ahead: tuple[tuple[int, tuple[str, ...]], Future[pa.Table]] | None = None  # the next, being read
 
+    @property
+    def starts(self) -> list[int]:
+        """The first row of each row group, then the number of rows."""
+        return self._starts
+
     def groups(self, start: int, stop: int, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
         """Rows ``start`` to ``stop`` (``ITEMS_SCHEMA``; columns not read are null), read
         :data:`READ_GROUPS` row groups of the file at a time, cut to those rows."""
@@ -224,6 +229,26 @@ class KeptRows:
 
     file: ItemsFile
     ranges: tuple[tuple[int, int, int], ...]
+
+    def segments(self, rows: int, *, raw: bool = True) -> Iterator[tuple[int, int] | tuple[int, int, int, int]]:
+        """The items table's ``rows`` rows in order, cut where they are written from: ``(start,
+        stop)``, rows to encode (the rows held, the kept ones filled by :meth:`fill`); ``(start,
+        stop, first group, stop group)``, kept rows that are whole row groups of the file,
+        copied as bytes (none unless ``raw``)."""
+        at = 0
+        for first, in_file, n in (self.ranges if raw else ()):
+            starts = self.file.starts
+            g0 = bisect.bisect_left(starts, in_file)
+            g1 = bisect.bisect_right(starts, in_file + n) - 1
+            if g1 <= g0 or g0 >= len(starts) - 1:
+                continue
+            lo, hi = first + starts[g0] - in_file, first + starts[g1] - in_file
+            if lo > at:
+                yield (at, lo)
+            yield (lo, hi, g0, g1)
+            at = hi
+        if at < rows or not rows:
+            yield (at, rows)
 
     def moved_to(self, file: ItemsFile) -> KeptRows:
         """The same rows in ``file``, which holds the whole table at its rows (the items

@@ -41,6 +41,7 @@ from croissant_lineage._io import (
     probing_outputs,
     read_json,
 )
+from croissant_lineage._io.splice import RawGroups, atomic_write_parquet_spliced, copyable
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
@@ -258,6 +259,29 @@ class Lineage(Result):
             del group  # the group's records, built for writing only
             release_memory()
 
+    def _item_parts(self, schema: pa.Schema, raw: bool) -> Iterator[pa.Table | RawGroups]:
+        """The items table (cast to ``schema``) as the parts of ``items.parquet`` when it
+        holds kept rows (:meth:`hold_kept_rows`): the kept rows that are whole row groups of
+        their file copied as bytes (unless not ``raw``), the others encoded in groups of
+        :func:`~croissant_lineage.lineage.index.group_rows` rows, each run of rows from its
+        start, records held packed built :data:`ITEMS_ROW_GROUP` rows at a time."""
+        packed, kept = self.__dict__.get("_packed"), self.__dict__["_kept"]
+        table = self.__dict__["_items"]
+        size = group_rows(table.num_rows)
+        for segment in kept.segments(table.num_rows, raw=raw):
+            if len(segment) == 4:
+                yield RawGroups(kept.file.path, segment[2], segment[3])
+                continue
+            start, stop = segment[0], segment[1]
+            for block in range(start, max(stop, start + 1), ITEMS_ROW_GROUP):
+                group = table.slice(block, min(ITEMS_ROW_GROUP, stop - block))
+                if packed is not None:
+                    group = _with_records(group, packed, block)
+                for at in range(0, max(group.num_rows, 1), size):
+                    yield conform(kept.fill(group.slice(at, size), block + at), schema)
+                del group
+                release_memory()
+
     def _items_table(self) -> pa.Table:
         """The items table with its records, built without keeping it when they are held
         packed (what writing and pickling need once)."""
@@ -322,7 +346,10 @@ class Lineage(Result):
         # (an earlier run's inputs.json is never carried over: it describes that run's inputs)
         with atomic_folder(out, drop=(INPUTS_FILE,)) as tmp:  # a killed run leaves the old folder or the new one
             for name, schema in LINEAGE_FILES.items():
-                if name == "items.parquet":
+                if name == "items.parquet" and self.__dict__.get("_kept") is not None:  # (kept rows copied)
+                    atomic_write_parquet_spliced(tmp / name, schema, self._item_parts(
+                        schema, copyable(self.__dict__["_kept"].file.path, schema)), dictionary=_DICTIONARY_COLUMNS[name])
+                elif name == "items.parquet":
                     atomic_write_parquet_groups(tmp / name, schema, self._item_groups(schema),
                                                 dictionary=_DICTIONARY_COLUMNS[name])
                 elif name == "unmatched.parquet":

@@ -1,0 +1,208 @@
+"""A Parquet file's footer (``FileMetaData``) read and written as Thrift compact-protocol
+structs, generically: what copying row groups between files needs (their byte ranges, their
+offsets moved), and nothing that interprets the data.
+
+A struct is a list of ``[field id, type, value]`` in the order read (unknown fields are kept
+and written back as they were); a list is ``(element type, [values])``; a map
+``(key type, value type, [(key, value)])``. :func:`encode_struct` writes back the bytes
+:func:`decode_struct` read.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+__all__ = ["Footer", "decode_struct", "encode_struct", "field", "footer_of", "set_field"]
+
+_STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
+
+Struct = list  # [[field id, type, value], ...]
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data, self.at = data, 0
+
+    def byte(self) -> int:
+        b = self.data[self.at]
+        self.at += 1
+        return b
+
+    def varint(self) -> int:
+        shift = out = 0
+        while True:
+            b = self.byte()
+            out |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return out
+            shift += 7
+
+    def zigzag(self) -> int:
+        n = self.varint()
+        return (n >> 1) ^ -(n & 1)
+
+    def value(self, kind: int) -> Any:
+        if kind in (_TRUE, _FALSE):  # (a bool in a list or map: one byte)
+            return self.byte() == 1
+        if kind == _BYTE:
+            return self.byte()
+        if kind in (_I16, _I32, _I64):
+            return self.zigzag()
+        if kind == _DOUBLE:
+            self.at += 8
+            return self.data[self.at - 8:self.at]
+        if kind == _BINARY:
+            n = self.varint()
+            self.at += n
+            return self.data[self.at - n:self.at]
+        if kind in (_LIST, _SET):
+            head = self.byte()
+            size, elem = head >> 4, head & 0x0F
+            if size == 15:
+                size = self.varint()
+            return (elem, [self.value(elem) for _ in range(size)])
+        if kind == _MAP:
+            size = self.varint()
+            if not size:
+                return (0, 0, [])
+            kv = self.byte()
+            return (kv >> 4, kv & 0x0F, [(self.value(kv >> 4), self.value(kv & 0x0F)) for _ in range(size)])
+        if kind == _STRUCT:
+            return self.struct()
+        raise ValueError(f"unknown Thrift compact type {kind}")
+
+    def struct(self) -> Struct:
+        fields: Struct = []
+        last = 0
+        while True:
+            head = self.byte()
+            if head == _STOP:
+                return fields
+            kind, delta = head & 0x0F, head >> 4
+            fid = last + delta if delta else self.zigzag()
+            if kind in (_TRUE, _FALSE):
+                fields.append([fid, _TRUE, kind == _TRUE])
+            else:
+                fields.append([fid, kind, self.value(kind)])
+            last = fid
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        if n < 0x80:
+            out.append(n)
+            return bytes(out)
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+
+
+def _zigzag(n: int) -> bytes:
+    return _varint((n << 1) ^ (n >> 63))
+
+
+def _encode_value(kind: int, value: Any, out: bytearray) -> None:
+    if kind in (_TRUE, _FALSE):
+        out.append(1 if value else 2)  # (within a list or map)
+    elif kind == _BYTE:
+        out.append(value & 0xFF)
+    elif kind in (_I16, _I32, _I64):
+        out += _zigzag(value)
+    elif kind == _DOUBLE:
+        out += value
+    elif kind == _BINARY:
+        out += _varint(len(value))
+        out += value
+    elif kind in (_LIST, _SET):
+        elem, values = value
+        out.append((len(values) << 4 | elem) if len(values) < 15 else (0xF0 | elem))
+        if len(values) >= 15:
+            out += _varint(len(values))
+        for v in values:
+            _encode_value(elem, v, out)
+    elif kind == _MAP:
+        kt, vt, pairs = value
+        out += _varint(len(pairs))
+        if pairs:
+            out.append(kt << 4 | vt)
+            for k, v in pairs:
+                _encode_value(kt, k, out)
+                _encode_value(vt, v, out)
+    elif kind == _STRUCT:
+        _encode_struct(value, out)
+    else:
+        raise ValueError(f"unknown Thrift compact type {kind}")
+
+
+def _encode_struct(fields: Struct, out: bytearray) -> None:
+    last = 0
+    for fid, kind, value in fields:
+        wire = (_TRUE if value else _FALSE) if kind == _TRUE else kind
+        delta = fid - last
+        if 0 < delta <= 15:
+            out.append(delta << 4 | wire)
+        else:
+            out.append(wire)
+            out += _zigzag(fid)
+        if kind != _TRUE:
+            _encode_value(kind, value, out)
+        last = fid
+    out.append(_STOP)
+
+
+def decode_struct(data: bytes) -> Struct:
+    """The struct at the start of ``data``."""
+    return _Reader(data).struct()
+
+
+def encode_struct(fields: Struct) -> bytes:
+    out = bytearray()
+    _encode_struct(fields, out)
+    return bytes(out)
+
+
+def field(fields: Struct, fid: int, default: Any = None) -> Any:
+    """The value of field ``fid`` (``default`` when absent)."""
+    for f in fields:
+        if f[0] == fid:
+            return f[2]
+    return default
+
+
+def set_field(fields: Struct, fid: int, kind: int, value: Any) -> None:
+    """Set field ``fid`` (added in id order when absent)."""
+    for f in fields:
+        if f[0] == fid:
+            f[1], f[2] = kind, value
+            return
+    fields.append([fid, kind, value])
+    fields.sort(key=lambda f: f[0])
+
+
+class Footer:
+    """The footer of a Parquet file's bytes: ``meta`` (the ``FileMetaData`` struct) and
+    ``start``, where it begins (the column chunks end there)."""
+
+    def __init__(self, meta: Struct, start: int):
+        self.meta, self.start = meta, start
+
+    @property
+    def row_groups(self) -> list[Struct]:
+        groups: list[Struct] = field(self.meta, 4, (_STRUCT, []))[1]
+        return groups
+
+
+def footer_of(tail: bytes, size: int) -> Footer:
+    """The footer of a Parquet file of ``size`` bytes whose last bytes are ``tail`` (they
+    must hold the whole footer).
+
+    Raises:
+        ValueError: not a Parquet file's end, or a footer longer than ``tail``.
+    """
+    if tail[-4:] != b"PAR1":
+        raise ValueError("not a Parquet file (no PAR1 at its end)")
+    (length,) = struct.unpack("<I", tail[-8:-4])
+    if length + 8 > len(tail):
+        raise ValueError("the footer is longer than the bytes read")
+    return Footer(decode_struct(tail[-8 - length:-8]), size - 8 - length)

@@ -1,0 +1,183 @@
+"""A Parquet file written from tables and from row groups copied whole, as bytes, out of
+another Parquet file of the same schema: rows a writer would decode and encode again
+unchanged (a lineage's kept items) are copied without either.
+
+The file is what :func:`~croissant_lineage._io.formats.atomic_write_parquet_groups`
+writes of the same rows (the same schema and Arrow metadata, each table its own row group),
+but for the copied groups: their column chunks are the source's bytes (its encodings and
+compression), their offsets moved to where they now are. Same parts, same bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from croissant_lineage._io.atomic import atomic_writer
+from croissant_lineage._io.formats import _PARQUET_OPTIONS, _Sha256Writer
+from croissant_lineage._io.parquet_footer import (
+    Footer,
+    Struct,
+    encode_struct,
+    field,
+    footer_of,
+    set_field,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["RawGroups", "atomic_write_parquet_spliced", "copyable"]
+
+_I16, _I64, _LIST, _STRUCT = 4, 6, 9, 12
+
+#: Bytes copied at once.
+_COPY_BYTES = 8 << 20
+
+
+@dataclass(frozen=True)
+class RawGroups:
+    """Row groups ``first`` to ``stop`` (excluded) of the Parquet file ``path``, copied as bytes."""
+
+    path: Path
+    first: int
+    stop: int
+
+
+def _options(dictionary: Sequence[str] | None) -> dict[str, Any]:
+    return _PARQUET_OPTIONS if dictionary is None else {**_PARQUET_OPTIONS, "use_dictionary": list(dictionary)}
+
+
+def _encoded(schema: pa.Schema, tables: Iterable[pa.Table], options: dict[str, Any]) -> bytes:
+    import io
+
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    with pq.ParquetWriter(buf, schema, **options) as writer:
+        for table in tables:
+            writer.write_table(table)
+    return buf.getvalue()
+
+
+def _footer(data: bytes) -> Footer:
+    return footer_of(data, len(data))
+
+
+def _file_footer(path: Path) -> Footer:
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        fh.seek(max(size - 8, 0))
+        end = fh.read(8)
+        if len(end) < 8 or end[4:] != b"PAR1":
+            raise ValueError(f"{path}: not a Parquet file")
+        (length,) = struct.unpack("<I", end[:4])
+        fh.seek(size - 8 - length)
+        return footer_of(fh.read(length + 8), size)
+
+
+def copyable(path: Path, schema: pa.Schema) -> bool:
+    """True when the row groups of the Parquet file ``path`` can be copied into a file of
+    ``schema`` (the same Parquet schema; no encryption)."""
+    try:
+        source = _file_footer(Path(path))
+    except (OSError, ValueError, IndexError):
+        return False
+    template = _footer(_encoded(schema, [], _PARQUET_OPTIONS))
+    return bool(field(source.meta, 2) == field(template.meta, 2) and field(source.meta, 8) is None)
+
+
+def _chunk_span(chunk: Struct) -> tuple[int, int]:
+    meta = field(chunk, 3)
+    start = field(meta, 11)
+    start = field(meta, 9) if start is None else min(start, field(meta, 9))
+    return start, start + field(meta, 7)
+
+
+def _moved(group: Struct, shift: int) -> Struct:
+    """``group`` (a ``RowGroup``) with every file offset it holds moved by ``shift``."""
+    out = [list(f) for f in group]
+    chunks = []
+    for chunk in field(group, 1)[1]:
+        c = [list(f) for f in chunk]
+        for fid in (2, 4, 6):  # file_offset, offset_index_offset, column_index_offset
+            if field(c, fid) is not None:
+                set_field(c, fid, _I64, field(c, fid) + shift)
+        meta = [list(f) for f in field(c, 3)]
+        for fid in (9, 10, 11, 14):  # data, index, dictionary page offsets; bloom filter offset
+            if field(meta, fid) is not None:
+                set_field(meta, fid, _I64, field(meta, fid) + shift)
+        set_field(c, 3, _STRUCT, meta)
+        chunks.append(c)
+    set_field(out, 1, _LIST, (_STRUCT, chunks))
+    if field(out, 5) is not None:
+        set_field(out, 5, _I64, field(out, 5) + shift)
+    return out
+
+
+def atomic_write_parquet_spliced(path: str | Path, schema: pa.Schema, parts: Iterable[pa.Table | RawGroups], *,
+                                 dictionary: Sequence[str] | None = None) -> str:
+    """Write ``parts`` in order to ``path`` atomically as one Parquet file: each table its
+    own row group (written with the options of
+    :func:`~croissant_lineage._io.formats.atomic_write_parquet_groups`), each
+    :class:`RawGroups` its source's row groups, copied (check :func:`copyable` first).
+    Returns the file's sha256 (hex).
+
+    Raises:
+        ValueError: a source whose Parquet schema is not ``schema``'s.
+    """
+    options = _options(dictionary)
+    template = _footer(_encoded(schema, [], options))
+    sources: dict[Path, Footer] = {}
+    groups: list[Struct] = []
+    with atomic_writer(path, "wb") as fh:
+        out = _Sha256Writer(fh)
+        out.write(b"PAR1")
+        for part in parts:
+            if isinstance(part, RawGroups):
+                groups.extend(_copy(part, sources, template, out))
+                continue
+            data = _encoded(schema, [part], options)
+            footer = _footer(data)
+            shift = out.tell() - 4
+            out.write(memoryview(data)[4:footer.start])
+            groups.extend(_moved(g, shift) for g in footer.row_groups)
+            del data
+        meta = [list(f) for f in template.meta]
+        for ordinal, g in enumerate(groups):
+            if field(g, 7) is not None:
+                set_field(g, 7, _I16, ordinal)
+        set_field(meta, 3, _I64, sum(field(g, 3) for g in groups))
+        set_field(meta, 4, _LIST, (_STRUCT, groups))
+        footer_bytes = encode_struct(meta)
+        out.write(footer_bytes)
+        out.write(struct.pack("<I", len(footer_bytes)) + b"PAR1")
+        return out.hexdigest()
+
+
+def _copy(part: RawGroups, sources: dict[Path, Footer], template: Footer, out: _Sha256Writer) -> list[Struct]:
+    """Copy ``part``'s row groups to ``out``; their structs, moved."""
+    source = sources.get(part.path)
+    if source is None:
+        source = sources[part.path] = _file_footer(part.path)
+        if field(source.meta, 2) != field(template.meta, 2):
+            raise ValueError(f"{part.path}: its Parquet schema is not the file's")
+    chosen = source.row_groups[part.first:part.stop]
+    if not chosen:
+        return []
+    spans = [_chunk_span(c) for g in chosen for c in field(g, 1)[1]]
+    lo, hi = min(s for s, _e in spans), max(e for _s, e in spans)
+    shift = out.tell() - lo
+    with open(part.path, "rb") as fh:
+        fh.seek(lo)
+        left = hi - lo
+        while left:
+            piece = fh.read(min(left, _COPY_BYTES))
+            if not piece:
+                raise ValueError(f"{part.path}: shorter than its footer says")
+            out.write(piece)
+            left -= len(piece)
+    return [_moved(g, shift) for g in chosen]
