@@ -235,8 +235,14 @@ class KeptRows:
         stop)``, rows to encode (the rows held, the kept ones filled by :meth:`fill`); ``(start,
         stop, first group, stop group)``, kept rows that are whole row groups of the file,
         copied as bytes (none unless ``raw``)."""
-        at = 0
+        runs: list[list[int]] = []  # (ranges that follow each other in the table and the file: one run)
         for first, in_file, n in (self.ranges if raw else ()):
+            if runs and runs[-1][0] + runs[-1][2] == first and runs[-1][1] + runs[-1][2] == in_file:
+                runs[-1][2] += n
+            else:
+                runs.append([first, in_file, n])
+        at = 0
+        for first, in_file, n in runs:
             starts = self.file.starts
             g0 = bisect.bisect_left(starts, in_file)
             g1 = bisect.bisect_right(starts, in_file + n) - 1

@@ -142,3 +142,17 @@ def test_items_file_reads_the_next_block_ahead_once(tmp_path: Path, monkeypatch:
         whole.column("stem").slice(0, GROUP))
     last = pa.concat_tables(list(f.columns(5 * GROUP, 6 * GROUP, ["record"])))
     assert last.column("record").equals(whole.column("record").slice(5 * GROUP, GROUP))
+
+
+def test_kept_rows_whole_groups_are_copied_across_datasets(tmp_path: Path) -> None:
+    path = _items_file(tmp_path / "items.parquet", 6 * GROUP)  # six row groups of GROUP rows
+    f = kept_module.ItemsFile(path)
+    # two kept datasets one after the other in the file and the table (the first ends within a group)
+    # then new rows: the run is copied whole, groups 0 to 6; the new rows are encoded
+    kept = kept_module.KeptRows(f, ((0, 0, GROUP + 3), (GROUP + 3, GROUP + 3, 5 * GROUP - 3)))
+    assert list(kept.segments(6 * GROUP + 4)) == [(0, 6 * GROUP, 0, 6), (6 * GROUP, 6 * GROUP + 4)]
+    # a kept range that starts within a group, after new rows: its whole groups copied, the rest encoded
+    kept = kept_module.KeptRows(f, ((2, 3, 2 * GROUP),))
+    assert list(kept.segments(2 * GROUP + 2)) == [(0, 2 + GROUP - 3), (2 + GROUP - 3, 2 + 2 * GROUP - 3, 1, 2),
+                                                  (2 + 2 * GROUP - 3, 2 * GROUP + 2)]
+    assert list(kept.segments(2 * GROUP + 2, raw=False)) == [(0, 2 * GROUP + 2)]
