@@ -30,11 +30,18 @@ class _Reader:
         return b
 
     def varint(self) -> int:
+        data, at = self.data, self.at
+        b = data[at]
+        if b < 0x80:  # (most values: one byte)
+            self.at = at + 1
+            return b
         shift = out = 0
         while True:
-            b = self.byte()
+            b = data[at]
+            at += 1
             out |= (b & 0x7F) << shift
             if not b & 0x80:
+                self.at = at
                 return out
             shift += 7
 
@@ -72,7 +79,7 @@ class _Reader:
             return self.struct()
         raise ValueError(f"unknown Thrift compact type {kind}")
 
-    def struct(self) -> Struct:
+    def struct(self, until: int | None = None) -> Struct:
         fields: Struct = []
         last = 0
         while True:
@@ -81,6 +88,8 @@ class _Reader:
                 return fields
             kind, delta = head & 0x0F, head >> 4
             fid = last + delta if delta else self.zigzag()
+            if until is not None and fid > until:  # (the fields up to ``until`` alone)
+                return fields
             if kind in (_TRUE, _FALSE):
                 fields.append([fid, _TRUE, kind == _TRUE])
             else:
@@ -151,9 +160,9 @@ def _encode_struct(fields: Struct, out: bytearray) -> None:
     out.append(_STOP)
 
 
-def decode_struct(data: bytes) -> Struct:
-    """The struct at the start of ``data``."""
-    return _Reader(data).struct()
+def decode_struct(data: bytes, until: int | None = None) -> Struct:
+    """The struct at the start of ``data`` (its fields up to id ``until``, when given)."""
+    return _Reader(data).struct(until)
 
 
 def encode_struct(fields: Struct) -> bytes:
@@ -193,9 +202,9 @@ class Footer:
         return groups
 
 
-def footer_of(tail: bytes, size: int) -> Footer:
+def footer_of(tail: bytes, size: int, until: int | None = None) -> Footer:
     """The footer of a Parquet file of ``size`` bytes whose last bytes are ``tail`` (they
-    must hold the whole footer).
+    must hold the whole footer); its fields up to id ``until`` alone, when given.
 
     Raises:
         ValueError: not a Parquet file's end, or a footer longer than ``tail``.
@@ -205,4 +214,4 @@ def footer_of(tail: bytes, size: int) -> Footer:
     (length,) = struct.unpack("<I", tail[-8:-4])
     if length + 8 > len(tail):
         raise ValueError("the footer is longer than the bytes read")
-    return Footer(decode_struct(tail[-8 - length:-8]), size - 8 - length)
+    return Footer(decode_struct(tail[-8 - length:-8], until), size - 8 - length)

@@ -67,7 +67,7 @@ def _footer(data: bytes) -> Footer:
     return footer_of(data, len(data))
 
 
-def _file_footer(path: Path) -> Footer:
+def _file_footer(path: Path, until: int | None = None) -> Footer:
     size = path.stat().st_size
     with open(path, "rb") as fh:
         fh.seek(max(size - 8, 0))
@@ -76,18 +76,18 @@ def _file_footer(path: Path) -> Footer:
             raise ValueError(f"{path}: not a Parquet file")
         (length,) = struct.unpack("<I", end[:4])
         fh.seek(size - 8 - length)
-        return footer_of(fh.read(length + 8), size)
+        return footer_of(fh.read(length + 8), size, until)
 
 
 def copyable(path: Path, schema: pa.Schema) -> bool:
     """True when the row groups of the Parquet file ``path`` can be copied into a file of
     ``schema`` (the same Parquet schema; no encryption)."""
     try:
-        source = _file_footer(Path(path))
+        source = _file_footer(Path(path), until=2)  # (the schema; an encrypted footer is not PAR1's)
     except (OSError, ValueError, IndexError):
         return False
     template = _footer(_encoded(schema, [], _PARQUET_OPTIONS))
-    return bool(field(source.meta, 2) == field(template.meta, 2) and field(source.meta, 8) is None)
+    return bool(field(source.meta, 2) == field(template.meta, 2))
 
 
 def _chunk_span(chunk: Struct) -> tuple[int, int]:
@@ -99,23 +99,20 @@ def _chunk_span(chunk: Struct) -> tuple[int, int]:
 
 def _moved(group: Struct, shift: int) -> Struct:
     """``group`` (a ``RowGroup``) with every file offset it holds moved by ``shift``."""
-    out = [list(f) for f in group]
-    chunks = []
-    for chunk in field(group, 1)[1]:
-        c = [list(f) for f in chunk]
-        for fid in (2, 4, 6):  # file_offset, offset_index_offset, column_index_offset
-            if field(c, fid) is not None:
-                set_field(c, fid, _I64, field(c, fid) + shift)
-        meta = [list(f) for f in field(c, 3)]
-        for fid in (9, 10, 11, 14):  # data, index, dictionary page offsets; bloom filter offset
-            if field(meta, fid) is not None:
-                set_field(meta, fid, _I64, field(meta, fid) + shift)
-        set_field(c, 3, _STRUCT, meta)
-        chunks.append(c)
-    set_field(out, 1, _LIST, (_STRUCT, chunks))
-    if field(out, 5) is not None:
-        set_field(out, 5, _I64, field(out, 5) + shift)
-    return out
+    chunks = [[_shifted(f, _CHUNK_OFFSETS, shift) if f[0] != 3 else [3, _STRUCT, [
+        _shifted(m, _META_OFFSETS, shift) for m in f[2]]] for f in chunk] for chunk in field(group, 1)[1]]
+    return [[1, _LIST, (_STRUCT, chunks)] if f[0] == 1 else _shifted(f, (5,), shift) for f in group]
+
+
+#: The fields of a ``ColumnChunk`` that are file offsets (file_offset, offset_index_offset,
+#: column_index_offset), and of a ``ColumnMetaData`` (data, index and dictionary page
+#: offsets; bloom filter offset); a ``RowGroup``'s is its field 5.
+_CHUNK_OFFSETS, _META_OFFSETS = (2, 4, 6), (9, 10, 11, 14)
+
+
+def _shifted(f: list[Any], offsets: tuple[int, ...], shift: int) -> list[Any]:
+    """Field ``f`` (the same list when it is no offset: the source's structs are not changed)."""
+    return [f[0], _I64, f[2] + shift] if f[0] in offsets else f
 
 
 def atomic_write_parquet_spliced(path: str | Path, schema: pa.Schema, parts: Iterable[pa.Table | RawGroups], *,
@@ -147,9 +144,8 @@ def atomic_write_parquet_spliced(path: str | Path, schema: pa.Schema, parts: Ite
             groups.extend(_moved(g, shift) for g in footer.row_groups)
             del data
         meta = [list(f) for f in template.meta]
-        for ordinal, g in enumerate(groups):
-            if field(g, 7) is not None:
-                set_field(g, 7, _I16, ordinal)
+        for ordinal, g in enumerate(groups):  # (each group's list is this file's: _moved built it)
+            g[:] = [[7, _I16, ordinal] if f[0] == 7 else f for f in g]
         set_field(meta, 3, _I64, sum(field(g, 3) for g in groups))
         set_field(meta, 4, _LIST, (_STRUCT, groups))
         footer_bytes = encode_struct(meta)
