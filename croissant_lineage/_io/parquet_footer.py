@@ -50,12 +50,15 @@ class _Reader:
         return (n >> 1) ^ -(n & 1)
 
     def value(self, kind: int) -> Any:
+        if kind in (_I32, _I64, _I16):  # (the most frequent first)
+            n = self.varint()
+            return (n >> 1) ^ -(n & 1)
+        if kind == _STRUCT:
+            return self.struct()
         if kind in (_TRUE, _FALSE):  # (a bool in a list or map: one byte)
             return self.byte() == 1
         if kind == _BYTE:
             return self.byte()
-        if kind in (_I16, _I32, _I64):
-            return self.zigzag()
         if kind == _DOUBLE:
             self.at += 8
             return self.data[self.at - 8:self.at]
@@ -75,71 +78,68 @@ class _Reader:
                 return (0, 0, [])
             kv = self.byte()
             return (kv >> 4, kv & 0x0F, [(self.value(kv >> 4), self.value(kv & 0x0F)) for _ in range(size)])
-        if kind == _STRUCT:
-            return self.struct()
         raise ValueError(f"unknown Thrift compact type {kind}")
 
     def struct(self, until: int | None = None) -> Struct:
         fields: Struct = []
         last = 0
+        data = self.data
         while True:
-            head = self.byte()
+            head = data[self.at]
+            self.at += 1
             if head == _STOP:
                 return fields
             kind, delta = head & 0x0F, head >> 4
             fid = last + delta if delta else self.zigzag()
             if until is not None and fid > until:  # (the fields up to ``until`` alone)
                 return fields
-            if kind in (_TRUE, _FALSE):
+            if kind in (_I32, _I64) and data[self.at] < 0x80:  # (a small integer: one byte, read here)
+                n = data[self.at]
+                self.at += 1
+                fields.append([fid, kind, (n >> 1) ^ -(n & 1)])
+            elif kind in (_TRUE, _FALSE):
                 fields.append([fid, _TRUE, kind == _TRUE])
             else:
                 fields.append([fid, kind, self.value(kind)])
             last = fid
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        if n < 0x80:
-            out.append(n)
-            return bytes(out)
+def _put_varint(out: bytearray, n: int) -> None:
+    while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
         n >>= 7
-
-
-def _zigzag(n: int) -> bytes:
-    return _varint((n << 1) ^ (n >> 63))
+    out.append(n)
 
 
 def _encode_value(kind: int, value: Any, out: bytearray) -> None:
-    if kind in (_TRUE, _FALSE):
+    if kind in (_I32, _I64, _I16):  # (the most frequent first)
+        _put_varint(out, (value << 1) ^ (value >> 63))
+    elif kind == _STRUCT:
+        _encode_struct(value, out)
+    elif kind in (_TRUE, _FALSE):
         out.append(1 if value else 2)  # (within a list or map)
     elif kind == _BYTE:
         out.append(value & 0xFF)
-    elif kind in (_I16, _I32, _I64):
-        out += _zigzag(value)
     elif kind == _DOUBLE:
         out += value
     elif kind == _BINARY:
-        out += _varint(len(value))
+        _put_varint(out, len(value))
         out += value
     elif kind in (_LIST, _SET):
         elem, values = value
         out.append((len(values) << 4 | elem) if len(values) < 15 else (0xF0 | elem))
         if len(values) >= 15:
-            out += _varint(len(values))
+            _put_varint(out, len(values))
         for v in values:
             _encode_value(elem, v, out)
     elif kind == _MAP:
         kt, vt, pairs = value
-        out += _varint(len(pairs))
+        _put_varint(out, len(pairs))
         if pairs:
             out.append(kt << 4 | vt)
             for k, v in pairs:
                 _encode_value(kt, k, out)
                 _encode_value(vt, v, out)
-    elif kind == _STRUCT:
-        _encode_struct(value, out)
     else:
         raise ValueError(f"unknown Thrift compact type {kind}")
 
@@ -153,7 +153,7 @@ def _encode_struct(fields: Struct, out: bytearray) -> None:
             out.append(delta << 4 | wire)
         else:
             out.append(wire)
-            out += _zigzag(fid)
+            _put_varint(out, (fid << 1) ^ (fid >> 63))
         if kind != _TRUE:
             _encode_value(kind, value, out)
         last = fid
