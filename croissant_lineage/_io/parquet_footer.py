@@ -11,9 +11,10 @@ and written back as they were); a list is ``(element type, [values])``; a map
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Footer", "decode_struct", "encode_struct", "field", "footer_of", "set_field"]
+__all__ = ["Footer", "decode_struct", "encode_struct", "field", "footer_of", "row_groups_of", "set_field"]
 
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
@@ -115,7 +116,10 @@ def _encode_value(kind: int, value: Any, out: bytearray) -> None:
     if kind in (_I32, _I64, _I16):  # (the most frequent first)
         _put_varint(out, (value << 1) ^ (value >> 63))
     elif kind == _STRUCT:
-        _encode_struct(value, out)
+        if isinstance(value, (bytes, bytearray)):  # (a struct encoded already)
+            out += value
+        else:
+            _encode_struct(value, out)
     elif kind in (_TRUE, _FALSE):
         out.append(1 if value else 2)  # (within a list or map)
     elif kind == _BYTE:
@@ -200,6 +204,36 @@ class Footer:
     def row_groups(self) -> list[Struct]:
         groups: list[Struct] = field(self.meta, 4, (_STRUCT, []))[1]
         return groups
+
+
+def row_groups_of(tail: bytes, first: int, stop: int) -> Iterator[Struct]:
+    """The ``RowGroup`` structs ``first`` to ``stop`` (excluded) of the footer at the end of
+    ``tail`` (see :func:`footer_of`), decoded one at a time (a large file's footer is never
+    held decoded whole).
+
+    Raises:
+        ValueError: not a Parquet file's end, or a footer longer than ``tail``.
+    """
+    footer = footer_of(tail, len(tail), until=3)  # (checks the ends; the fields before the row groups)
+    reader = _Reader(tail[footer.start:-8])
+    last = 0
+    while True:  # (to field 4, the row groups, skipping the fields before it)
+        head = reader.byte()
+        if head == _STOP:
+            return
+        kind, delta = head & 0x0F, head >> 4
+        fid = last + delta if delta else reader.zigzag()
+        if fid == 4:
+            break
+        if kind not in (_TRUE, _FALSE):
+            reader.value(kind)
+        last = fid
+    head = reader.byte()
+    size = head >> 4 if head >> 4 != 15 else reader.varint()
+    for g in range(min(stop, size)):
+        group = reader.struct()
+        if g >= first:
+            yield group
 
 
 def footer_of(tail: bytes, size: int, until: int | None = None) -> Footer:

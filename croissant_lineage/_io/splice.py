@@ -24,6 +24,7 @@ from croissant_lineage._io.parquet_footer import (
     encode_struct,
     field,
     footer_of,
+    row_groups_of,
     set_field,
 )
 
@@ -67,7 +68,8 @@ def _footer(data: bytes) -> Footer:
     return footer_of(data, len(data))
 
 
-def _file_footer(path: Path, until: int | None = None) -> Footer:
+def _file_tail(path: Path) -> bytes:
+    """The footer of the Parquet file ``path`` and its last 8 bytes."""
     size = path.stat().st_size
     with open(path, "rb") as fh:
         fh.seek(max(size - 8, 0))
@@ -75,8 +77,15 @@ def _file_footer(path: Path, until: int | None = None) -> Footer:
         if len(end) < 8 or end[4:] != b"PAR1":
             raise ValueError(f"{path}: not a Parquet file")
         (length,) = struct.unpack("<I", end[:4])
+        if length + 8 > size:
+            raise ValueError(f"{path}: not a Parquet file")
         fh.seek(size - 8 - length)
-        return footer_of(fh.read(length + 8), size, until)
+        return fh.read(length + 8)
+
+
+def _file_footer(path: Path, until: int | None = None) -> Footer:
+    tail = _file_tail(path)
+    return footer_of(tail, path.stat().st_size, until)
 
 
 def copyable(path: Path, schema: pa.Schema) -> bool:
@@ -128,25 +137,25 @@ def atomic_write_parquet_spliced(path: str | Path, schema: pa.Schema, parts: Ite
     """
     options = _options(dictionary)
     template = _footer(_encoded(schema, [], options))
-    sources: dict[Path, Footer] = {}
-    groups: list[Struct] = []
+    groups: list[bytes] = []  # (each row group's struct, moved and encoded)
+    rows = 0
     with atomic_writer(path, "wb") as fh:
         out = _Sha256Writer(fh)
         out.write(b"PAR1")
         for part in parts:
             if isinstance(part, RawGroups):
-                groups.extend(_copy(part, sources, template, out))
+                rows += _copy(part, template, out, groups)
                 continue
             data = _encoded(schema, [part], options)
             footer = _footer(data)
             shift = out.tell() - 4
             out.write(memoryview(data)[4:footer.start])
-            groups.extend(_moved(g, shift) for g in footer.row_groups)
+            for g in footer.row_groups:
+                rows += field(g, 3)
+                groups.append(_finished(g, shift, len(groups)))
             del data
         meta = [list(f) for f in template.meta]
-        for ordinal, g in enumerate(groups):  # (each group's list is this file's: _moved built it)
-            g[:] = [[7, _I16, ordinal] if f[0] == 7 else f for f in g]
-        set_field(meta, 3, _I64, sum(field(g, 3) for g in groups))
+        set_field(meta, 3, _I64, rows)
         set_field(meta, 4, _LIST, (_STRUCT, groups))
         footer_bytes = encode_struct(meta)
         out.write(footer_bytes)
@@ -154,18 +163,26 @@ def atomic_write_parquet_spliced(path: str | Path, schema: pa.Schema, parts: Ite
         return out.hexdigest()
 
 
-def _copy(part: RawGroups, sources: dict[Path, Footer], template: Footer, out: _Sha256Writer) -> list[Struct]:
-    """Copy ``part``'s row groups to ``out``; their structs, moved."""
-    source = sources.get(part.path)
-    if source is None:
-        source = sources[part.path] = _file_footer(part.path)
-        if field(source.meta, 2) != field(template.meta, 2):
-            raise ValueError(f"{part.path}: its Parquet schema is not the file's")
-    chosen = source.row_groups[part.first:part.stop]
-    if not chosen:
-        return []
-    spans = [_chunk_span(c) for g in chosen for c in field(g, 1)[1]]
-    lo, hi = min(s for s, _e in spans), max(e for _s, e in spans)
+def _finished(group: Struct, shift: int, ordinal: int) -> bytes:
+    """``group`` moved by ``shift``, its ordinal (if it has one) ``ordinal``, encoded."""
+    moved = _moved(group, shift)
+    return encode_struct([[7, _I16, ordinal] if f[0] == 7 else f for f in moved])
+
+
+def _copy(part: RawGroups, template: Footer, out: _Sha256Writer, groups: list[bytes]) -> int:
+    """Copy ``part``'s row groups to ``out`` and their structs, moved and encoded, to
+    ``groups``; returns their rows. The groups are decoded one at a time (twice: the
+    first and last give the bytes to copy, then each is moved)."""
+    if part.stop <= part.first:
+        return 0
+    tail = _file_tail(part.path)
+    if field(footer_of(tail, len(tail), until=2).meta, 2) != field(template.meta, 2):
+        raise ValueError(f"{part.path}: its Parquet schema is not the file's")
+    ends = [*row_groups_of(tail, part.first, part.first + 1), *row_groups_of(tail, part.stop - 1, part.stop)]
+    if len(ends) < 2:
+        raise ValueError(f"{part.path}: holds no row groups {part.first} to {part.stop}")
+    lo = min(_chunk_span(c)[0] for c in field(ends[0], 1)[1])
+    hi = max(_chunk_span(c)[1] for c in field(ends[-1], 1)[1])
     shift = out.tell() - lo
     with open(part.path, "rb") as fh:
         fh.seek(lo)
@@ -176,4 +193,10 @@ def _copy(part: RawGroups, sources: dict[Path, Footer], template: Footer, out: _
                 raise ValueError(f"{part.path}: shorter than its footer says")
             out.write(piece)
             left -= len(piece)
-    return [_moved(g, shift) for g in chosen]
+    rows = 0
+    for g in row_groups_of(tail, part.first, part.stop):
+        if any(not lo <= s <= e <= hi for s, e in (_chunk_span(c) for c in field(g, 1)[1])):
+            raise ValueError(f"{part.path}: its row groups are not one after another")
+        rows += field(g, 3)
+        groups.append(_finished(g, shift, len(groups)))
+    return rows
