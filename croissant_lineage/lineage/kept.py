@@ -89,13 +89,14 @@ class ItemsFile:
                 until: int | None = None) -> Iterator[pa.Table]:
         """(``until``: rows up to it are read next, in order: the block after each block read
         is read ahead, on a thread, while the caller works, if it starts before ``until``;
-        default ``stop``.)"""
+        none by default: a reader that keeps what it reads, or reads few rows, holds no
+        block more.)"""
         names = self._names if columns is None else [n for n in self._names if n in columns]
         n_groups = len(self._starts) - 1
         b = max(bisect.bisect_right(self._starts, start) - 1, 0) // READ_GROUPS
         while b * READ_GROUPS < n_groups and self._starts[b * READ_GROUPS] < stop:
             lo, hi = self._starts[b * READ_GROUPS], self._starts[min((b + 1) * READ_GROUPS, n_groups)]
-            table = self._block(b, names, stop if until is None else until)
+            table = self._block(b, names, 0 if until is None else until)
             yield table.slice(max(start - lo, 0), min(stop, hi) - max(start, lo))
             b += 1
 
