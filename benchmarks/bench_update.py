@@ -95,11 +95,12 @@ def report(r: dict[str, Any]) -> str:
     base = r["alone"]
     lines = [f"synthetic family of {r['items']:,} items, adding {SNAPSHOT} (a copy of {PARENT}, snapshot by id); "
              f"update content == full link: {r['same_as_full']}",
-             "| run | wall | CPU | peak RSS | wall / derivation alone |", "|---|---|---|---|---|"]
+             "| run | wall | CPU | peak RSS | wall / derivation alone | CPU / derivation alone |",
+             "|---|---|---|---|---|---|"]
     for name in ("update", "alone", "full"):
         m = r[name]
         lines.append(f"| {name} | {m['wall']:.2f} s | {m['cpu']:.2f} s | {m['rss_mb']:.0f} MB | "
-                     f"{m['wall'] / base['wall']:.2f} |")
+                     f"{m['wall'] / base['wall']:.2f} | {m['cpu'] / base['cpu']:.2f} |")
     lines.append(f"update said: {r['update']['update']}")
     return "\n".join(lines)
 

@@ -176,7 +176,7 @@ def test_update_benchmark_checks_the_content_and_prints_ratios(tmp_path: Path) -
     assert figures["same_as_full"] is True
     assert figures["update"]["update"] == "linked: syn-pro@2 <- syn-pro"
     assert all(figures[k]["wall"] > 0 for k in ("update", "alone", "full"))
-    assert "wall / derivation alone" in proc.stdout
+    assert "wall / derivation alone" in proc.stdout and "CPU / derivation alone" in proc.stdout
 
 
 def test_validate_benchmark_prints_ratios(tmp_path: Path) -> None:

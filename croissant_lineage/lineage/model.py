@@ -41,6 +41,7 @@ from croissant_lineage._io import (
     probing_outputs,
     read_json,
 )
+from croissant_lineage._io.splice import RawGroups, atomic_write_parquet_spliced, copyable
 from croissant_lineage._results import Result
 from croissant_lineage.croissant.limits import check_cells, check_parquet
 from croissant_lineage.errors import ArgumentError, InputError, OutputError, OutputExistsError
@@ -243,9 +244,16 @@ class Lineage(Result):
         self.__dict__.update(_packed=None, _kept=None)
 
     def _write_items(self, path: Path) -> None:
-        """Write ``items.parquet`` (:meth:`_item_groups`) to ``path``."""
+        """Write ``items.parquet`` (:meth:`_item_groups`; with kept rows, :meth:`_item_parts`,
+        those in whole row groups of their file copied as bytes) to ``path``."""
         schema = LINEAGE_FILES["items.parquet"]
-        atomic_write_parquet_groups(path, schema, self._item_groups(schema), dictionary=_DICTIONARY_COLUMNS["items.parquet"])
+        kept = self.__dict__.get("_kept")
+        if kept is not None:
+            atomic_write_parquet_spliced(path, schema, self._item_parts(schema, copyable(kept.file.path, schema)),
+                                         dictionary=_DICTIONARY_COLUMNS["items.parquet"])
+        else:
+            atomic_write_parquet_groups(path, schema, self._item_groups(schema),
+                                        dictionary=_DICTIONARY_COLUMNS["items.parquet"])
 
     def _item_groups(self, schema: pa.Schema) -> Iterator[pa.Table]:
         """The items table (cast to ``schema``) as the row groups of ``items.parquet``
@@ -268,6 +276,29 @@ class Lineage(Result):
                     yield conform(group, schema)
             del group  # the group's records, built for writing only
             release_memory()
+
+    def _item_parts(self, schema: pa.Schema, raw: bool) -> Iterator[pa.Table | RawGroups]:
+        """The items table (cast to ``schema``) as the parts of ``items.parquet`` when it
+        holds kept rows (:meth:`hold_kept_rows`): the kept rows that are whole row groups of
+        their file copied as bytes (unless not ``raw``), the others encoded in groups of
+        :data:`~croissant_lineage.lineage.index.QUERY_ROW_GROUP` rows, each run of rows from its
+        start, records held packed built :data:`ITEMS_ROW_GROUP` rows at a time."""
+        packed, kept = self.__dict__.get("_packed"), self.__dict__["_kept"]
+        table = self.__dict__["_items"]
+        size = query_index.QUERY_ROW_GROUP
+        for segment in kept.segments(table.num_rows, raw=raw):
+            if len(segment) == 4:
+                yield RawGroups(kept.file.path, segment[2], segment[3])
+                continue
+            start, stop = segment[0], segment[1]
+            for block in range(start, max(stop, start + 1), ITEMS_ROW_GROUP):
+                group = table.slice(block, min(ITEMS_ROW_GROUP, stop - block))
+                if packed is not None:
+                    group = _with_records(group, packed, block)
+                for at in range(0, max(group.num_rows, 1), size):
+                    yield conform(kept.fill(group.slice(at, size), block + at), schema)
+                del group
+                release_memory()
 
     def _items_table(self) -> pa.Table:
         """The items table with its records, built without keeping it when they are held

@@ -8,6 +8,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -17,6 +18,7 @@ from croissant_lineage.lineage import model
 from croissant_lineage.lineage.kept import HEAVY_COLUMNS, KeptFolder
 from croissant_lineage.lineage.model import Lineage
 from croissant_lineage.workflows import write_lineage
+from tests.helpers import items_table
 from tests.helpers import toy_spec_without as _toy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,7 +72,10 @@ def test_update_reads_kept_records_a_block_of_row_groups_at_a_time(tmp_path: Pat
     assert spy.whole == []  # the kept items file is never read whole
     with_records = [n for cols, n in spy.reads if "record" in cols]
     assert with_records and max(with_records) <= 2 * GROUP  # records: two row groups per read
-    assert sum(n for cols, n in spy.reads if "record" in cols and len(cols) > 1) == kept_rows  # copied once
+    copies = [(cols, n) for cols, n in spy.reads if "record" in cols and len(cols) > 1]
+    # the kept rows that are whole row groups are copied as bytes; the others' blocks decoded once
+    assert 0 < sum(n for _cols, n in copies) < kept_rows
+    assert {cols for cols, _n in copies} == {HEAVY_COLUMNS}  # only the heavy columns: the rows hold the others
     assert all("stem" not in cols for cols, _n in spy.reads if "record" in cols and len(cols) == 1)
     monkeypatch.undo()
     x, y = Lineage.read(out), Lineage.read(full)
@@ -105,3 +110,49 @@ def test_an_items_file_short_of_its_summary_links_the_whole_family(tmp_path: Pat
     (out / "summary.json").write_text(json.dumps(summary))
     got = write_lineage(_toy(tmp_path), out, update=True)
     assert got.update is not None and got.update.startswith("CL-W003")
+
+
+def _items_file(path: Path, rows: int) -> Path:
+    table = items_table("ds", [{"item": i, "stem": f"stem {i}", "options": ["a", "b"], "key": "A",
+                                "record": {"n": i}} for i in range(rows)])
+    pq.write_table(table, path, row_group_size=GROUP)
+    return path
+
+
+def test_items_file_reads_the_next_block_ahead_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    small_groups: None) -> None:
+    path = _items_file(tmp_path / "items.parquet", 6 * GROUP)  # three blocks of two row groups
+    whole = pq.read_table(path)
+    spy = _Reads(monkeypatch, path)
+    f = kept_module.ItemsFile(path)
+    names = ("stem", "record")
+    got = list(f.columns(0, GROUP, names, until=5 * GROUP))
+    kept_module._reader().submit(lambda: None).result()  # (one reader thread: what it read ahead is read)
+    assert [n for _cols, n in spy.reads] == [2 * GROUP, 2 * GROUP]  # the next block read before it is asked for
+    got += [t for lo in range(GROUP, 5 * GROUP, GROUP) for t in f.columns(lo, lo + GROUP, names, until=5 * GROUP)]
+    kept_module._reader().submit(lambda: None).result()
+    monkeypatch.undo()
+    assert sum(t.num_rows for t in got) == 5 * GROUP
+    for n in names:
+        assert pa.concat_tables(got).column(n).equals(whole.column(n).slice(0, 5 * GROUP))
+    assert [n for _cols, n in spy.reads] == [2 * GROUP, 2 * GROUP, 2 * GROUP]  # each block read once, none after
+    # a block read ahead but not asked for is dropped: the rows asked for instead are right
+    f = kept_module.ItemsFile(path)
+    assert pa.concat_tables(list(f.columns(0, GROUP, ["stem"], until=6 * GROUP))).column("stem").equals(
+        whole.column("stem").slice(0, GROUP))
+    last = pa.concat_tables(list(f.columns(5 * GROUP, 6 * GROUP, ["record"])))
+    assert last.column("record").equals(whole.column("record").slice(5 * GROUP, GROUP))
+
+
+def test_kept_rows_whole_groups_are_copied_across_datasets(tmp_path: Path) -> None:
+    path = _items_file(tmp_path / "items.parquet", 6 * GROUP)  # six row groups of GROUP rows
+    f = kept_module.ItemsFile(path)
+    # two kept datasets one after the other in the file and the table (the first ends within a group)
+    # then new rows: the run is copied whole, groups 0 to 6; the new rows are encoded
+    kept = kept_module.KeptRows(f, ((0, 0, GROUP + 3), (GROUP + 3, GROUP + 3, 5 * GROUP - 3)))
+    assert list(kept.segments(6 * GROUP + 4)) == [(0, 6 * GROUP, 0, 6), (6 * GROUP, 6 * GROUP + 4)]
+    # a kept range that starts within a group, after new rows: its whole groups copied, the rest encoded
+    kept = kept_module.KeptRows(f, ((2, 3, 2 * GROUP),))
+    assert list(kept.segments(2 * GROUP + 2)) == [(0, 2 + GROUP - 3), (2 + GROUP - 3, 2 + 2 * GROUP - 3, 1, 2),
+                                                  (2 + 2 * GROUP - 3, 2 * GROUP + 2)]
+    assert list(kept.segments(2 * GROUP + 2, raw=False)) == [(0, 2 * GROUP + 2)]
