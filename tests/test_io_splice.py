@@ -3,6 +3,7 @@ the footer codec they use (``_io.parquet_footer``)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pyarrow as pa
@@ -68,3 +69,21 @@ def test_a_source_of_another_schema_is_not_copyable(tmp_path: Path) -> None:
     assert not copyable(tmp_path / "junk.parquet", SCHEMA)
     with pytest.raises(ValueError):
         atomic_write_parquet_spliced(tmp_path / "out.parquet", other, [RawGroups(src, 0, 1)])
+
+
+def test_footer_spans_cover_the_footer_and_each_row_group(tmp_path: Path) -> None:
+    from croissant_lineage._io.parquet_footer import footer_spans
+
+    path = _source(tmp_path / "a.parquet")
+    data = path.read_bytes()
+    footer = data[-8 - int.from_bytes(data[-8:-4], "little"):-8]
+    fields, groups = footer_spans(footer)
+    assert fields[0][1] == 0 and fields[-1][3] == len(footer) - 1  # (then the stop byte)
+    assert all(a[3] == b[1] for a, b in itertools.pairwise(fields))  # one after another
+    assert [f[0] for f in fields][:4] == [1, 2, 3, 4]
+    assert len(groups) == pq.ParquetFile(path).metadata.num_row_groups == 5
+    decoded = decode_struct(footer)
+    for (start, end), group in zip(groups, next(f for f in decoded if f[0] == 4)[2][1], strict=True):
+        assert decode_struct(footer[start:end]) == group  # each span is one RowGroup struct
+    with pytest.raises(ValueError):
+        footer_spans(footer[: len(footer) // 2])

@@ -14,7 +14,10 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Footer", "decode_struct", "encode_struct", "field", "footer_of", "row_groups_of", "set_field"]
+__all__ = [
+    "Footer", "decode_struct", "encode_struct", "field", "footer_of", "footer_spans", "put_varint", "row_groups_of",
+    "set_field",
+]
 
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
@@ -81,6 +84,48 @@ class _Reader:
             return (kv >> 4, kv & 0x0F, [(self.value(kv >> 4), self.value(kv & 0x0F)) for _ in range(size)])
         raise ValueError(f"unknown Thrift compact type {kind}")
 
+    def skip(self, kind: int) -> None:
+        """Past a value of ``kind``, nothing built (what finding byte ranges needs)."""
+        if kind in (_I32, _I64, _I16):
+            self.varint()
+        elif kind == _STRUCT:
+            self.skip_struct()
+        elif kind in (_TRUE, _FALSE, _BYTE):  # (a bool in a list or map: one byte)
+            self.at += 1
+        elif kind == _DOUBLE:
+            self.at += 8
+        elif kind == _BINARY:
+            n = self.varint()
+            self.at += n
+        elif kind in (_LIST, _SET):
+            head = self.byte()
+            size, elem = head >> 4, head & 0x0F
+            if size == 15:
+                size = self.varint()
+            for _ in range(size):
+                self.skip(elem)
+        elif kind == _MAP:
+            size = self.varint()
+            if size:
+                kv = self.byte()
+                for _ in range(size):
+                    self.skip(kv >> 4)
+                    self.skip(kv & 0x0F)
+        else:
+            raise ValueError(f"unknown Thrift compact type {kind}")
+
+    def skip_struct(self) -> None:
+        data = self.data
+        while True:
+            head = data[self.at]
+            self.at += 1
+            if head == _STOP:
+                return
+            if not head >> 4:  # (a long field header: the id follows)
+                self.varint()
+            if head & 0x0F not in (_TRUE, _FALSE):  # (a bool field's value is in its header)
+                self.skip(head & 0x0F)
+
     def struct(self, until: int | None = None) -> Struct:
         fields: Struct = []
         last = 0
@@ -105,7 +150,8 @@ class _Reader:
             last = fid
 
 
-def _put_varint(out: bytearray, n: int) -> None:
+def put_varint(out: bytearray, n: int) -> None:
+    """Append ``n`` (unsigned) as a varint."""
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
         n >>= 7
@@ -114,7 +160,7 @@ def _put_varint(out: bytearray, n: int) -> None:
 
 def _encode_value(kind: int, value: Any, out: bytearray) -> None:
     if kind in (_I32, _I64, _I16):  # (the most frequent first)
-        _put_varint(out, (value << 1) ^ (value >> 63))
+        put_varint(out, (value << 1) ^ (value >> 63))
     elif kind == _STRUCT:
         if isinstance(value, (bytes, bytearray)):  # (a struct encoded already)
             out += value
@@ -127,18 +173,18 @@ def _encode_value(kind: int, value: Any, out: bytearray) -> None:
     elif kind == _DOUBLE:
         out += value
     elif kind == _BINARY:
-        _put_varint(out, len(value))
+        put_varint(out, len(value))
         out += value
     elif kind in (_LIST, _SET):
         elem, values = value
         out.append((len(values) << 4 | elem) if len(values) < 15 else (0xF0 | elem))
         if len(values) >= 15:
-            _put_varint(out, len(values))
+            put_varint(out, len(values))
         for v in values:
             _encode_value(elem, v, out)
     elif kind == _MAP:
         kt, vt, pairs = value
-        _put_varint(out, len(pairs))
+        put_varint(out, len(pairs))
         if pairs:
             out.append(kt << 4 | vt)
             for k, v in pairs:
@@ -157,7 +203,7 @@ def _encode_struct(fields: Struct, out: bytearray) -> None:
             out.append(delta << 4 | wire)
         else:
             out.append(wire)
-            _put_varint(out, (fid << 1) ^ (fid >> 63))
+            put_varint(out, (fid << 1) ^ (fid >> 63))
         if kind != _TRUE:
             _encode_value(kind, value, out)
         last = fid
@@ -249,3 +295,39 @@ def footer_of(tail: bytes, size: int, until: int | None = None) -> Footer:
     if length + 8 > len(tail):
         raise ValueError("the footer is longer than the bytes read")
     return Footer(decode_struct(tail[-8 - length:-8], until), size - 8 - length)
+
+
+def footer_spans(footer: bytes) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int]]]:
+    """Where the parts of a footer's bytes (its ``FileMetaData`` alone) are, nothing decoded:
+    each top-level field as (field id, header start, value start, end), and each row group of
+    field 4 as (start, end).
+
+    Raises:
+        ValueError: not a Thrift compact struct.
+    """
+    reader = _Reader(footer)
+    fields: list[tuple[int, int, int, int]] = []
+    groups: list[tuple[int, int]] = []
+    last = 0
+    try:
+        while True:
+            start = reader.at
+            head = reader.byte()
+            if head == _STOP:
+                return fields, groups
+            kind, delta = head & 0x0F, head >> 4
+            fid = last + delta if delta else reader.zigzag()
+            value = reader.at
+            if fid == 4 and kind == _LIST:  # row_groups: list<RowGroup>
+                head = reader.byte()
+                size = head >> 4 if head >> 4 != 15 else reader.varint()
+                for _ in range(size):
+                    at = reader.at
+                    reader.skip_struct()
+                    groups.append((at, reader.at))
+            elif kind not in (_TRUE, _FALSE):
+                reader.skip(kind)
+            fields.append((fid, start, value, reader.at))
+            last = fid
+    except IndexError:
+        raise ValueError("not a Parquet footer: its bytes end inside a struct") from None

@@ -45,6 +45,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from croissant_lineage._io import atomic_writer
+from croissant_lineage._io.parquet_footer import footer_spans, put_varint
 
 __all__ = [
     "BLOCK_GROUPS", "BLOCK_THRESHOLD", "FOOTERS_SUFFIX", "Block", "GroupedFile", "footers_path",
@@ -66,7 +67,7 @@ _MAGIC = b"CLFOOTERS1\n"
 #: A footer up to this size is parsed by Arrow to count its groups (~10 ms, ~10 MB).
 _SMALL_FOOTER = 1 << 22
 _TAIL = 1 << 16
-_STRUCT, _LIST_OF_STRUCTS = 12, 0xC
+_LIST_OF_STRUCTS = 0xC  # (a list header's element type: struct)
 
 
 def footers_path(path: str | Path) -> Path:
@@ -74,123 +75,21 @@ def footers_path(path: str | Path) -> Path:
     return Path(path).with_suffix(FOOTERS_SUFFIX)
 
 
-# -- the Thrift compact protocol, as far as a footer's row groups need -----------------------
-
-def _varint(b: bytes, i: int) -> tuple[int, int]:
-    out = shift = 0
-    while True:
-        x = b[i]
-        i += 1
-        out |= (x & 0x7F) << shift
-        shift += 7
-        if not x & 0x80:
-            return out, i
-
-
-def _enc_varint(n: int) -> bytes:
+def _cut(footer: bytes, fields: list[tuple[int, int, int, int]], groups: list[tuple[int, int]],
+         first: int, count: int, rows: int) -> bytes:
+    """The footer of the row groups ``first`` .. ``first + count - 1`` alone (``fields`` and
+    ``groups``: the footer's parts, :func:`~croissant_lineage._io.parquet_footer.footer_spans`)."""
     out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-@dataclass(frozen=True)
-class _Footer:
-    """A footer's top-level fields (id, header start, value start, end) and its row
-    groups' spans."""
-
-    fields: list[tuple[int, int, int, int]]
-    groups: list[tuple[int, int]]
-
-
-def _parse(footer: bytes) -> _Footer:
-    fields: list[tuple[int, int, int, int]] = []
-    groups: list[tuple[int, int]] = []
-    i, fid = 0, 0
-    while footer[i]:
-        h0, h = i, footer[i]
-        i += 1
-        ft, delta = h & 0x0F, h >> 4
-        if delta:
-            fid += delta
-        else:
-            z, i = _varint(footer, i)
-            fid = (z >> 1) ^ -(z & 1)
-        start = i
-        if fid == 4 and ft == 9:  # row_groups: list<RowGroup>
-            h = footer[i]
-            i += 1
-            n = h >> 4
-            if n == 15:
-                n, i = _varint(footer, i)
-            for _ in range(n):
-                end = _skip_struct(footer, i)
-                groups.append((i, end))
-                i = end
-        else:
-            i = _skip_value(footer, i, ft)
-        fields.append((fid, h0, start, i))
-    return _Footer(fields, groups)
-
-
-def _skip_struct(b: bytes, i: int) -> int:
-    """The position after the struct at ``i``."""
-    while b[i]:
-        h = b[i]
-        i += 1
-        if not h >> 4:
-            i = _varint(b, i)[1]
-        i = _skip_value(b, i, h & 0x0F)
-    return i + 1
-
-
-def _skip_value(b: bytes, i: int, t: int, in_container: bool = False) -> int:
-    """The position after a value of compact type ``t`` at ``i``."""
-    if t in (1, 2):
-        return i + 1 if in_container else i
-    if t == 3:
-        return i + 1
-    if t in (4, 5, 6):
-        return _varint(b, i)[1]
-    if t == 7:
-        return i + 8
-    if t == 8:
-        n, i = _varint(b, i)
-        return i + n
-    if t in (9, 10):
-        h = b[i]
-        i += 1
-        n, et = h >> 4, h & 0x0F
-        if n == 15:
-            n, i = _varint(b, i)
-        for _ in range(n):
-            i = _skip_value(b, i, et, True)
-        return i
-    if t == 11:
-        n, i = _varint(b, i)
-        if n:
-            kv = b[i]
-            i += 1
-            for _ in range(n):
-                i = _skip_value(b, _skip_value(b, i, kv >> 4, True), kv & 0x0F, True)
-        return i
-    if t == _STRUCT:
-        return _skip_struct(b, i)
-    raise ValueError(f"not a Parquet footer: Thrift type {t}")
-
-
-def _cut(footer: bytes, parsed: _Footer, first: int, count: int, rows: int) -> bytes:
-    """The footer of the row groups ``first`` .. ``first + count - 1`` alone."""
-    out = bytearray()
-    for fid, h0, start, end in parsed.fields:
+    for fid, h0, start, end in fields:
         if fid == 3:  # num_rows (i64, zigzag)
-            out += footer[h0:start] + _enc_varint(rows << 1)
-        elif fid == 4:
             out += footer[h0:start]
-            out += bytes([(count << 4) | _LIST_OF_STRUCTS]) if count < 15 else bytes([0xF0 | _LIST_OF_STRUCTS]) + _enc_varint(count)
-            out += footer[parsed.groups[first][0]:parsed.groups[first + count - 1][1]]
+            put_varint(out, rows << 1)
+        elif fid == 4:  # row_groups: a list of structs of ``count`` elements
+            out += footer[h0:start]
+            out.append((count << 4) | _LIST_OF_STRUCTS if count < 15 else 0xF0 | _LIST_OF_STRUCTS)
+            if count >= 15:
+                put_varint(out, count)
+            out += footer[groups[first][0]:groups[first + count - 1][1]]
         else:
             out += footer[h0:end]
     out.append(0)
@@ -250,17 +149,17 @@ def write_footer_blocks(path: str | Path, stats_column: str | None = None, *,
     with open(path, "rb") as fh:
         fh.seek(size - 8 - footer_length)
         footer = fh.read(footer_length)
-    parsed = _parse(footer)  # (the whole footer is never parsed by Arrow: a block at a time)
-    groups = len(parsed.groups)
+    fields, spans = footer_spans(footer)  # (the whole footer is never parsed by Arrow: a block at a time)
+    groups = len(spans)
     if groups <= threshold:
         side.unlink(missing_ok=True)
         return None
     blocks, bodies, offset, row = [], [], 0, 0
     for first in range(0, groups, block_groups):
         count = min(block_groups, groups - first)
-        meta = pq.read_metadata(_as_file(_cut(footer, parsed, first, count, 0)))
+        meta = pq.read_metadata(_as_file(_cut(footer, fields, spans, first, count, 0)))
         rows = sum(meta.row_group(g).num_rows for g in range(count))
-        body = _cut(footer, parsed, first, count, rows)
+        body = _cut(footer, fields, spans, first, count, rows)
         low = high = None
         column = meta.schema.to_arrow_schema().get_field_index(stats_column) if stats_column else -1
         if column >= 0:
