@@ -97,8 +97,10 @@ def _duplicate_pairs(duplicates: pa.Table) -> tuple[np.ndarray, np.ndarray]:
 class _Unsorted:
     """The index's rows before sorting, each text held once: ``refs`` holds the refs of the
     items, of the edges' children and parents, of the duplicate pairs' members and of the
-    duplicates, one after the other (the first ``n`` are the rows' refs); ``other`` is where
-    each row's far end is among them. A row group is then taken from these arrays by the
+    duplicates, one after the other (the first ``n`` are the rows' refs). A row's kind,
+    table row and far end follow from its place there (the rows of each kind are its
+    table's rows in order, but for the duplicate pairs, whose rows are kept), so no array
+    of them is held for every row. A row group is then taken from these arrays by the
     sorted order, and the sorted index is never held whole."""
 
     def __init__(self, items: pa.Table, edges: pa.Table, duplicates: pa.Table):
@@ -107,35 +109,39 @@ class _Unsorted:
         parent = joined_refs(edges.column("parent_dataset"), edges.column("parent_item"))
         dup_refs = joined_refs(duplicates.column("dataset"), duplicates.column("item"))
         ref_rows, rows = _duplicate_pairs(duplicates)
+        # the pairs by the row they point to, so that a ref's pairs come in row order
+        by_row = np.argsort(rows, kind="stable")
+        ref_rows, self._pair_rows = ref_rows[by_row], rows[by_row]
         dup_pair_refs = dup_refs.take(pa.array(ref_rows)) if len(ref_rows) else pa.chunked_array([], pa.string())
-        sizes = [len(item_refs), len(child), len(parent), len(ref_rows)]
-        at = np.concatenate(([0], np.cumsum(sizes))).tolist()
-        self.n = at[4]
-        self.refs = _one_array([item_refs, child, parent, dup_pair_refs, dup_refs])
-        kinds = [np.full(k, kind, np.int8) for k, kind in zip(sizes, (ITEM, CHILD_OF, PARENT_OF, DUPLICATE), strict=True)]
-        self.kind = pa.array(np.concatenate(kinds))
-        self.row = pa.array(np.concatenate([np.arange(sizes[0], dtype=np.int64), np.arange(sizes[1], dtype=np.int64),
-                                            np.arange(sizes[2], dtype=np.int64), rows]))
-        self.other = pa.array(np.concatenate([
-            np.arange(sizes[0], dtype=np.int64),  # an item: itself
-            at[2] + np.arange(sizes[1], dtype=np.int64),  # the child of an edge: its parent
-            at[1] + np.arange(sizes[2], dtype=np.int64),  # the parent: its child
-            at[4] + rows,  # a duplicate: the member its row is
-        ]))
+        del ref_rows, by_row
+        sizes = [len(item_refs), len(child), len(parent), len(self._pair_rows)]
+        self._at = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        self.n = int(self._at[4])
+        parts = [item_refs, child, parent, dup_pair_refs, dup_refs]
+        del item_refs, child, parent, dup_pair_refs, dup_refs
+        self.refs = _one_array(parts)
 
     def order(self) -> pa.Array:
-        """The rows sorted by ref, kind and row, the rows without a ref left out."""
-        keys = pa.table([self.refs.slice(0, self.n), self.kind, self.row], names=["ref", "kind", "row"])
-        order = pc.sort_indices(keys, sort_keys=[("ref", "ascending"), ("kind", "ascending"), ("row", "ascending")])
-        valid = self.n - self.refs.slice(0, self.n).null_count  # (nulls sort last)
-        return order.slice(0, valid)
+        """The rows sorted by ref, kind and row, the rows without a ref left out: a stable
+        sort by ref alone, the rows being in (kind, row) order already (nulls sort last)."""
+        refs = self.refs.slice(0, self.n)
+        order = pc.sort_indices(refs)
+        return order.slice(0, self.n - refs.null_count)
 
     def rows(self, at: pa.Array) -> pa.Table:
         """The rows ``at`` (positions among the first ``n``), in that order."""
-        ref, other = self.refs.take(at), self.refs.take(self.other.take(at))
+        pos = np.asarray(at.to_numpy(zero_copy_only=False), np.int64)
+        kind = (np.searchsorted(self._at, pos, side="right") - 1).astype(np.int8)
+        row = pos - self._at[kind]
+        pairs = kind == DUPLICATE
+        row[pairs] = self._pair_rows[row[pairs]]
+        # the far end: an item itself; an edge's child its parent and the parent its
+        # child (same edge row); a duplicate pair the member its row is
+        other = row + np.array([0, self._at[2], self._at[1], self._at[4]], np.int64)[kind]
+        ref, far = self.refs.take(at), self.refs.take(pa.array(other))
         if ref.type != pa.string():
-            ref, other = ref.cast(pa.string()), other.cast(pa.string())
-        return pa.table([ref, self.kind.take(at), self.row.take(at), other], schema=INDEX_SCHEMA)
+            ref, far = ref.cast(pa.string()), far.cast(pa.string())
+        return pa.table([ref, pa.array(kind), pa.array(row), far], schema=INDEX_SCHEMA)
 
 
 def _one_array(parts: list[pa.ChunkedArray]) -> pa.Array:
