@@ -95,56 +95,79 @@ def _duplicate_pairs(duplicates: pa.Table) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Unsorted:
-    """The index's rows before sorting, each text held once: ``refs`` holds the refs of the
-    items, of the edges' children and parents, of the duplicate pairs' members and of the
-    duplicates, one after the other (the first ``n`` are the rows' refs); ``other`` is where
-    each row's far end is among them. A row group is then taken from these arrays by the
-    sorted order, and the sorted index is never held whole."""
+    """The index's rows before sorting, each text held once: the refs of the items, of the
+    edges' children and parents, of the duplicate pairs' members and of the duplicates,
+    one after the other (the first ``n`` are the rows' refs), in the chunks they were
+    joined in: never concatenated (a second copy of every ref while it is made). A row's
+    kind, table row and far end follow from its place among them (the rows of each kind
+    are its table's rows in order, but for the duplicate pairs, whose rows are kept), so
+    no array of them is held for every row. A row group is then taken from these arrays
+    by the sorted order, and the sorted index is never held whole."""
 
     def __init__(self, items: pa.Table, edges: pa.Table, duplicates: pa.Table):
-        item_refs = joined_refs(items.column("dataset"), items.column("item"))
-        child = joined_refs(edges.column("child_dataset"), edges.column("child_item"))
-        parent = joined_refs(edges.column("parent_dataset"), edges.column("parent_item"))
+        chunks: list[pa.Array] = []
+        sizes = []
+        for dataset, item in (("dataset", "item"), ("child_dataset", "child_item"), ("parent_dataset", "parent_item")):
+            table = items if dataset == "dataset" else edges
+            part = joined_refs(table.column(dataset), table.column(item))
+            chunks.extend(part.chunks)
+            sizes.append(len(part))
+            del part
         dup_refs = joined_refs(duplicates.column("dataset"), duplicates.column("item"))
         ref_rows, rows = _duplicate_pairs(duplicates)
-        dup_pair_refs = dup_refs.take(pa.array(ref_rows)) if len(ref_rows) else pa.chunked_array([], pa.string())
-        sizes = [len(item_refs), len(child), len(parent), len(ref_rows)]
-        at = np.concatenate(([0], np.cumsum(sizes))).tolist()
-        self.n = at[4]
-        self.refs = _one_array([item_refs, child, parent, dup_pair_refs, dup_refs])
-        kinds = [np.full(k, kind, np.int8) for k, kind in zip(sizes, (ITEM, CHILD_OF, PARENT_OF, DUPLICATE), strict=True)]
-        self.kind = pa.array(np.concatenate(kinds))
-        self.row = pa.array(np.concatenate([np.arange(sizes[0], dtype=np.int64), np.arange(sizes[1], dtype=np.int64),
-                                            np.arange(sizes[2], dtype=np.int64), rows]))
-        self.other = pa.array(np.concatenate([
-            np.arange(sizes[0], dtype=np.int64),  # an item: itself
-            at[2] + np.arange(sizes[1], dtype=np.int64),  # the child of an edge: its parent
-            at[1] + np.arange(sizes[2], dtype=np.int64),  # the parent: its child
-            at[4] + rows,  # a duplicate: the member its row is
-        ]))
+        # the pairs by the row they point to, so that a ref's pairs come in row order
+        by_row = np.argsort(rows, kind="stable")
+        ref_rows, self._pair_rows = ref_rows[by_row], rows[by_row]
+        if len(ref_rows):
+            chunks.extend(dup_refs.take(pa.array(ref_rows)).chunks)
+        sizes.append(len(ref_rows))
+        del ref_rows, by_row
+        self._at = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        self.n = int(self._at[4])
+        self._sorted_chunks = [c for c in chunks if len(c)]  # (the rows' refs)
+        self._chunks = self._sorted_chunks + [c for c in dup_refs.chunks if len(c)]
+        lengths = [len(c) for c in self._chunks]
+        self._starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64) if lengths else np.zeros(0, np.int64)
 
     def order(self) -> pa.Array:
-        """The rows sorted by ref, kind and row, the rows without a ref left out."""
-        keys = pa.table([self.refs.slice(0, self.n), self.kind, self.row], names=["ref", "kind", "row"])
-        order = pc.sort_indices(keys, sort_keys=[("ref", "ascending"), ("kind", "ascending"), ("row", "ascending")])
-        valid = self.n - self.refs.slice(0, self.n).null_count  # (nulls sort last)
-        return order.slice(0, valid)
+        """The rows sorted by ref, kind and row, the rows without a ref left out: a stable
+        sort by ref alone, the rows being in (kind, row) order already (nulls sort last)."""
+        refs = pa.chunked_array(self._sorted_chunks, pa.string())
+        order = pc.sort_indices(refs)
+        return order.slice(0, self.n - refs.null_count)
+
+    def _refs_at(self, pos: np.ndarray) -> pa.Array:
+        """The refs at places ``pos``, in that order: taken from each chunk they are in."""
+        if len(self._chunks) == 1:
+            return self._chunks[0].take(pa.array(pos))
+        chunk = np.searchsorted(self._starts, pos, side="right") - 1
+        if len(self._chunks) < (1 << 15):  # (a stable sort of 16-bit numbers is a radix sort)
+            chunk = chunk.astype(np.int16)
+        by_chunk = np.argsort(chunk, kind="stable")
+        local = pos[by_chunk] - self._starts[chunk[by_chunk]]
+        ends = np.searchsorted(chunk[by_chunk], np.arange(len(self._chunks)), side="right")
+        parts, begin = [], 0
+        for c, end in enumerate(ends.tolist()):
+            if end > begin:
+                parts.append(self._chunks[c].take(pa.array(local[begin:end])))
+            begin = end
+        if not parts:
+            return pa.array([], pa.string())
+        back = np.empty(len(pos), np.int64)
+        back[by_chunk] = np.arange(len(pos), dtype=np.int64)
+        return pa.concat_arrays(parts).take(pa.array(back))
 
     def rows(self, at: pa.Array) -> pa.Table:
         """The rows ``at`` (positions among the first ``n``), in that order."""
-        ref, other = self.refs.take(at), self.refs.take(self.other.take(at))
-        if ref.type != pa.string():
-            ref, other = ref.cast(pa.string()), other.cast(pa.string())
-        return pa.table([ref, self.kind.take(at), self.row.take(at), other], schema=INDEX_SCHEMA)
-
-
-def _one_array(parts: list[pa.ChunkedArray]) -> pa.Array:
-    """The texts of ``parts`` as one array (``large_string`` past 2 GiB of text)."""
-    chunks = [c for p in parts for c in p.chunks]
-    if sum(c.nbytes for c in chunks) >= (1 << 31) - 1:
-        chunks = [c.cast(pa.large_string()) for c in chunks]
-        return pa.concat_arrays(chunks) if chunks else pa.array([], pa.large_string())
-    return pa.concat_arrays([c.cast(pa.string()) for c in chunks]) if chunks else pa.array([], pa.string())
+        pos = np.asarray(at.to_numpy(zero_copy_only=False), np.int64)
+        kind = (np.searchsorted(self._at, pos, side="right") - 1).astype(np.int8)
+        row = pos - self._at[kind]
+        pairs = kind == DUPLICATE
+        row[pairs] = self._pair_rows[row[pairs]]
+        # the far end: an item itself; an edge's child its parent and the parent its
+        # child (same edge row); a duplicate pair the member its row is
+        other = row + np.array([0, self._at[2], self._at[1], self._at[4]], np.int64)[kind]
+        return pa.table([self._refs_at(pos), pa.array(kind), pa.array(row), self._refs_at(other)], schema=INDEX_SCHEMA)
 
 
 def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Table:
@@ -156,12 +179,20 @@ def build_index(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> pa.Ta
 def index_groups(items: pa.Table, edges: pa.Table, duplicates: pa.Table) -> Iterator[pa.Table]:
     """The index of a lineage's three tables (:func:`build_index`) in its row groups of
     :data:`INDEX_ROW_GROUP` rows (one, empty, for an empty index), each taken by the sorted
-    order when it is written: the sorted index is never held whole."""
+    order when it is written (:data:`_TAKEN_GROUPS` groups at a time): the sorted index is
+    never held whole."""
     unsorted = _Unsorted(items, edges, duplicates)
     order = unsorted.order()
     size = INDEX_ROW_GROUP
-    for start in range(0, max(len(order), 1), size):
-        yield unsorted.rows(order.slice(start, size))
+    for start in range(0, max(len(order), 1), size * _TAKEN_GROUPS):
+        taken = unsorted.rows(order.slice(start, size * _TAKEN_GROUPS))
+        for at in range(0, max(taken.num_rows, 1), size):
+            yield taken.slice(at, size)
+
+
+#: Row groups of the index taken from its unsorted refs at once (a take per chunk of the
+#: refs costs the same for one group as for these).
+_TAKEN_GROUPS = 32
 
 
 class RefIndex:

@@ -58,8 +58,8 @@ def _compared(
 
 
 def _stem_columns(
-    child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, methods: list[str], scores: list[float]
-) -> tuple[list[float], list[bool]]:
+    child: Side, parent: Side, ci: np.ndarray, pi: np.ndarray, methods: list[str], scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Per pair, the stem score (the match's for text links, else 100 or RapidFuzz's ratio
     of the normalised stems) and whether the normalised stems differ."""
     cs, ps = child.norm_stems, parent.norm_stems
@@ -69,7 +69,7 @@ def _stem_columns(
     ratio = np.flatnonzero(~by_text & changed)  # only these stems are built as Python strings
     for row, c, p in zip(ratio.tolist(), cs.take(ci[ratio]), ps.take(pi[ratio]), strict=True):
         out[row] = round(fuzz.ratio(c, p), 2)
-    return out.tolist(), changed.tolist()
+    return out, np.asarray(changed, bool)  # (arrays: no Python object per edge)
 
 
 def _alternatives(parent: Side, matches: Sequence[Match]) -> pa.Array:
@@ -112,18 +112,18 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
     n = len(matches)
     if isinstance(matches, IdMatches):  # one method, score 100, no alternatives: no object per match
         ci, pi = matches.child, matches.parent
-        methods, scores = [matches.method] * n, [100.0] * n
+        methods, scores = [matches.method] * n, np.full(n, 100.0)
         ambiguous, alternatives = pa.repeat(pa.scalar(False), n), _no_alternatives(n)
     else:
         ci = np.fromiter((m.child for m in matches), np.int64, n)
         pi = np.fromiter((m.parent for m in matches), np.int64, n)
         methods = [m.method for m in matches]
-        scores = [float(m.score) for m in matches]
+        scores = np.fromiter((m.score for m in matches), np.float64, n)
         ambiguous, alternatives = pa.array([m.ambiguous for m in matches], pa.bool_()), _alternatives(parent, matches)
     ck, pk = child.key_indices[ci], parent.key_indices[pi]
     if translated:
         opts, key_inherited = _positional(child.n_options[ci], parent.n_options[pi], ck, pk)
-        stem_changed: list[bool] | None = None
+        stem_changed: np.ndarray | None = None
         repaired: pa.Array = pa.nulls(n, pa.bool_())
     else:
         opts, key_inherited = _compared(child, parent, ci, pi, ck, pk)
@@ -135,7 +135,7 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         key_inherited = pc.coalesce(key_inherited, free)
     statuses = content_statuses(
         child, parent, ci, pi, key_inherited=key_inherited, translated=translated,
-        stem_changed=None if stem_changed is None else np.asarray(stem_changed, bool),
+        stem_changed=stem_changed,
         opts=None if translated else opts,
     )
 
@@ -156,7 +156,7 @@ def edges_table(deriv: Derivation, child: Side, parent: Side, matches: Sequence[
         "options_added": pa.array(opts.added, pa.int32()),
         "options_dropped": pa.array(opts.dropped, pa.int32()),
         "key_inherited": key_inherited,
-        "stem_changed": pa.array(stem_changed if stem_changed is not None else [None] * n, pa.bool_()),
+        "stem_changed": pa.nulls(n, pa.bool_()) if stem_changed is None else pa.array(stem_changed, pa.bool_()),
         "ambiguous": ambiguous,
         "alternatives": alternatives,
         "text_repaired": repaired,

@@ -428,9 +428,11 @@ def _link_derivations(
         edge_parts.append(e)
         unmatched_parts.append(u)
         stats.append(s)
-        for name in dict.fromkeys((deriv.child, deriv.parent)):
-            if last_use[name] == k:
-                found.extend(side_duplicates(name, sides.pop(name)))
+        done = [name for name in dict.fromkeys((deriv.child, deriv.parent)) if last_use[name] == k]
+        if done:
+            release_memory()  # what the derivation freed, before the duplicates are ranked
+        for name in done:
+            found.extend(side_duplicates(name, sides.pop(name)))
         release_memory()
     return edge_parts, unmatched_parts, stats, found
 

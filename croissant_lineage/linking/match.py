@@ -70,7 +70,7 @@ _NO_ROWS = np.zeros(0, np.int64)
 _Evidence = tuple[bool, float, int, int, int, int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """The chosen parent of one child item (indices into the parent table)."""
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 
 import pyarrow as pa
@@ -145,12 +145,34 @@ def repair_may_change(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     Returns:
         A ``bool`` array without nulls (every non-ASCII row when the tests have no RE2 form).
     """
-    values = pc.fill_null(_as_string_array(values), "")
-    non_ascii = pc.invert(pc.string_is_ascii(values))  # an ASCII text has no lead byte: cheap to tell
     rules = _rules()
+    masks: list[pa.Array] = []
+    picked: list[pa.Array] = []  # the non-ASCII texts, in order: what the tests read
+    for piece in _pieces(values):
+        piece = pc.fill_null(piece if piece.type == pa.string() else piece.cast(pa.string()), "")
+        mask = pc.invert(pc.string_is_ascii(piece))  # an ASCII text has no lead byte: cheap to tell
+        masks.append(mask)
+        if rules is not None and pc.any(mask).as_py():
+            picked.append(pc.filter(piece, mask))
+        del piece
+    non_ascii = pa.concat_arrays(masks) if masks else pa.array([], pa.bool_())
     if rules is None:
         return non_ascii
-    return _where(non_ascii, non_ascii, lambda: _mojibake(pc.filter(values, non_ascii), rules))
+    return _where(non_ascii, non_ascii, lambda: _mojibake(pa.concat_arrays(picked), rules))
+
+
+#: Rows per piece in which :func:`repair_may_change` reads a column: its working copies
+#: (nulls filled, the ASCII test) are of one piece at a time, not of the whole column (the
+#: flattened options of millions of items are gigabytes of text).
+REPAIR_PIECE_ROWS = 1 << 20
+
+
+def _pieces(values: pa.Array | pa.ChunkedArray) -> Iterator[pa.Array]:
+    """The arrays of ``values`` (a chunked column's chunks) cut into slices of at most
+    :data:`REPAIR_PIECE_ROWS` rows (no copy)."""
+    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
+        for start in range(0, len(chunk), REPAIR_PIECE_ROWS):
+            yield chunk.slice(start, REPAIR_PIECE_ROWS)
 
 
 #: Texts with a lead byte below which ftfy's ``is_bad`` runs as its own Python pattern:

@@ -221,3 +221,13 @@ def test_plain_non_ascii_texts_settle_without_the_reference(text: str) -> None:
         patch.object(normalize_columns, "normalize_option_cased", side_effect=refused),
     ):
         assert (_stems([text, None]), _options([text])) == expected
+
+
+@given(_TEXTS, st.integers(1, 5))
+def test_repair_may_change_read_in_pieces_is_the_same(values: list[str | None], rows: int) -> None:
+    """A column read a few rows at a time, in chunks or not, gives the mask of the whole."""
+    whole = repair_may_change(pa.array(values, pa.string())).to_pylist()
+    chunked = pa.chunked_array([pa.array(values[:3], pa.string()), pa.array(values[3:], pa.string())])
+    with patch.object(normalize_columns, "REPAIR_PIECE_ROWS", rows):
+        assert repair_may_change(chunked).to_pylist() == whole
+        assert repair_may_change(pa.array(values, pa.large_string())).to_pylist() == whole
