@@ -205,12 +205,14 @@ def _cell_error(path: Path | str, where: str, size: int) -> SizeLimitError:
     )
 
 
-def check_parquet(path: Path, columns: list[str] | None = None) -> list[str]:
+def check_parquet(path: Path, columns: list[str] | None = None, *, groups_read: int | None = None) -> list[str]:
     """The names of the columns of the Parquet file ``path`` to read (``columns`` that it
     has; all when None), after the limits its metadata lets be checked unread: the
-    uncompressed size of those columns (:data:`MAX_DECOMPRESSED_BYTES`) and, per column
-    chunk, more than four times :data:`MAX_CELL_BYTES` per value (a page may hold a value
-    three times) or a value longer than :data:`MAX_CELL_BYTES` in its statistics.
+    uncompressed size of those columns (:data:`MAX_DECOMPRESSED_BYTES`; with
+    ``groups_read``, of each run of that many row groups: what a reader that holds that many
+    at a time decompresses at once) and, per column chunk, more than four times
+    :data:`MAX_CELL_BYTES` per value (a page may hold a value three times) or a value longer
+    than :data:`MAX_CELL_BYTES` in its statistics.
 
     Raises:
         SizeLimitError: a limit is exceeded (the message names the column).
@@ -228,12 +230,16 @@ def check_parquet(path: Path, columns: list[str] | None = None) -> list[str]:
     wanted = {i for i in range(md.num_columns) if md.schema.column(i).path.split(".")[0] in set(keep)}
     size = 0
     for r in range(md.num_row_groups):
+        if groups_read and r % groups_read == 0 and r:
+            check_size(path, size, f"the {len(keep)} Parquet column(s) of {groups_read} row groups read at once")
+            size = 0
         group = md.row_group(r)
         for c in sorted(wanted):
             chunk = group.column(c)
             size += chunk.total_uncompressed_size
             _check_chunk(path, chunk, md.schema.column(c).path)
-    check_size(path, size, f"the {len(keep)} Parquet column(s) read")
+    what = f"of {groups_read} row groups read at once" if groups_read else "read"
+    check_size(path, size, f"the {len(keep)} Parquet column(s) {what}")
     return keep
 
 

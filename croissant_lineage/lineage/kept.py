@@ -57,11 +57,12 @@ class ItemsFile:
 
     Raises:
         InputError / SizeLimitError: the file exceeds the data limits (checked once, from
-            its metadata).
+            its metadata: the decompressed size of each block of :data:`READ_GROUPS` row
+            groups, what is held at once, so that a lineage of any size is read).
     """
 
     def __init__(self, path: Path):
-        check_parquet(path)
+        check_parquet(path, groups_read=READ_GROUPS)
         self.path = path
         self._file = pq.ParquetFile(path)
         meta = self._file.metadata

@@ -156,3 +156,32 @@ def test_kept_rows_whole_groups_are_copied_across_datasets(tmp_path: Path) -> No
     assert list(kept.segments(2 * GROUP + 2)) == [(0, 2 + GROUP - 3), (2 + GROUP - 3, 2 + 2 * GROUP - 3, 1, 2),
                                                   (2 + 2 * GROUP - 3, 2 * GROUP + 2)]
     assert list(kept.segments(2 * GROUP + 2, raw=False)) == [(0, 2 * GROUP + 2)]
+
+
+def test_a_kept_items_file_over_the_limit_whole_but_not_per_block_is_updated(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_groups: None) -> None:
+    from croissant_lineage.croissant import limits
+    from croissant_lineage.errors import SizeLimitError
+
+    out = tmp_path / "out"
+    write_lineage(_toy(tmp_path, "toy-pro-v2", "minus.json"), out)
+    full = write_lineage(_toy(tmp_path), tmp_path / "full").path
+
+    def blocks(path: Path) -> list[int]:  # the bytes of each two row groups (READ_GROUPS is 2 here)
+        meta = pq.ParquetFile(path).metadata
+        sizes = [sum(meta.row_group(g).column(c).total_uncompressed_size for c in range(meta.num_columns))
+                 for g in range(meta.num_row_groups)]
+        return [sum(sizes[g:g + 2]) for g in range(0, len(sizes), 2)]
+
+    # (the lineage returned reads its kept rows from the folder written: its blocks too)
+    block = max(blocks(out / "items.parquet") + blocks(full / "items.parquet"))
+    assert block < sum(blocks(out / "items.parquet"))
+    monkeypatch.setattr(limits, "MAX_DECOMPRESSED_BYTES", block)  # the whole file over it, each block not
+    with pytest.raises(SizeLimitError):
+        limits.check_parquet(out / "items.parquet")
+    got = write_lineage(_toy(tmp_path), out, update=True)
+    assert got.update is not None and got.update.startswith("linked: ")
+    write_lineage(_toy(tmp_path, "toy-pro-v2", "minus.json"), out, force=True)
+    monkeypatch.setattr(limits, "MAX_DECOMPRESSED_BYTES", min(blocks(out / "items.parquet")) - 1)  # a block over it
+    with pytest.raises(SizeLimitError):
+        write_lineage(_toy(tmp_path), out, update=True)
